@@ -1,0 +1,86 @@
+"""Exact-match edit blocks: where each ``old_text`` is, and why it is not found.
+
+A block must match exactly once in the original text. When it does not, the message shows the
+closest candidate with line numbers, says when the only difference is whitespace, and says how
+to make a multiple match unique.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+MAX_WINDOWS = 20_000
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+
+
+def occurrences(text: str, needle: str, limit: int = 10) -> list[int]:
+    """Start offsets of ``needle`` in ``text`` (overlapping ones too), at most ``limit``."""
+    found: list[int] = []
+    position = text.find(needle)
+    while position != -1 and len(found) < limit:
+        found.append(position)
+        position = text.find(needle, position + 1)
+    return found
+
+
+def line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _squash(line: str) -> str:
+    return " ".join(line.split())
+
+
+def explain_missing(text: str, needle: str) -> str:
+    """Why ``needle`` is not in ``text``, with the closest lines."""
+    lines = text.splitlines()
+    wanted = needle.splitlines() or [needle]
+    size = len(wanted)
+    if not lines:
+        return "the file is empty"
+    squashed_wanted = [_squash(line) for line in wanted]
+    windows = range(max(1, len(lines) - size + 1))
+    for start in windows:
+        window = lines[start : start + size]
+        if [_squash(line) for line in window] == squashed_wanted:
+            return (
+                f"lines {start + 1}-{start + size} match except for whitespace (indentation, "
+                "tabs or trailing spaces differ); copy the exact text from read_file"
+            )
+    best_ratio, best_start = 0.0, 0
+    joined = "\n".join(wanted)
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(joined)
+    step = max(1, len(windows) // MAX_WINDOWS)
+    for start in windows[::step]:
+        matcher.set_seq1("\n".join(lines[start : start + size]))
+        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best_ratio, best_start = ratio, start
+    if best_ratio < 0.5:
+        return "no similar text was found; read the file again to see its current content"
+    shown = "\n".join(
+        f"{number:>6}\t{line}"
+        for number, line in enumerate(lines[best_start : best_start + size], best_start + 1)
+    )
+    return (
+        f"the closest text ({best_ratio:.0%} similar) is at lines {best_start + 1}-"
+        f"{best_start + size}:\n{shown}"
+    )
+
+
+def explain_multiple(text: str, starts: list[int]) -> str:
+    numbers = ", ".join(str(line_of(text, start)) for start in starts)
+    more = " or more" if len(starts) >= 10 else ""
+    return (
+        f"matches {len(starts)}{more} times (at lines {numbers}); include more surrounding "
+        "lines in old_text so that it matches exactly once"
+    )

@@ -1,0 +1,453 @@
+"""File tools: scan, read_file, write_file, edit_file, move_path, make_directory, delete_path.
+
+Every path goes through the workspace resolver; every change is an ``EditPlan`` that the host
+previews, asks about and applies (all or nothing). Outputs are capped for a model's context and
+say what was left out and how to get it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import subprocess
+from pathlib import Path
+from typing import Annotated, Any
+
+import pathspec
+from pydantic import BaseModel, Field
+
+from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.errors import FileReadError, PathRefusedError
+from foehn_lsp.workspace import (
+    DeletePath,
+    EditPlan,
+    FileChange,
+    MakeDirectory,
+    MovePath,
+    WriteFile,
+    execute_plan,
+)
+from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
+from foehn_plugins._ripgrep import check_glob, common_args, ripgrep
+
+MAX_SCAN_ENTRIES = 500
+MAX_READ_LINES = 1000
+MAX_READ_CHARS = 60_000
+MAX_LINE_CHARS = 2_000
+
+
+class ScanArguments(BaseModel):
+    path: Annotated[str, Field(description="Folder to list, relative to the workspace root.")] = "."
+    pattern: Annotated[
+        str, Field(description="Glob on file names, e.g. '*.py' or 'test_*'. '*' lists all.")
+    ] = "*"
+    recursive: Annotated[bool, Field(description="List subfolders too.")] = True
+
+
+async def scan(arguments: ScanArguments, ctx: ToolContext) -> ToolResult:
+    if problem := check_glob(arguments.pattern):
+        return ToolResult.failure(problem)
+    folder = ctx.workspace.resolve(arguments.path)
+    if not folder.is_dir():
+        kind = "a file; use read_file" if folder.exists() else "not there; scan '.' to look"
+        return ToolResult.failure(f"{arguments.path!r} is {kind}")
+    if arguments.recursive:
+        entries = await asyncio.to_thread(_list_recursive, ctx, folder, arguments.pattern)
+    else:
+        entries = await asyncio.to_thread(_list_folder, ctx, folder, arguments.pattern)
+    shown = ctx.workspace.display(folder)
+    depth = "recursive" if arguments.recursive else "this folder only"
+    how = f"{depth}, pattern {arguments.pattern!r}"
+    if not entries:
+        return ToolResult.success(f"no entries under {shown} ({how}, .gitignore honoured)")
+    header = f"{len(entries)} entries under {shown} ({how}, .gitignore honoured):"
+    listed = entries[:MAX_SCAN_ENTRIES]
+    body = "\n".join(listed)
+    if len(entries) > MAX_SCAN_ENTRIES:
+        body += (
+            f"\n... {len(entries) - MAX_SCAN_ENTRIES} more not shown; narrow the listing with "
+            "path= (a subfolder), pattern= (e.g. '*.py') or recursive=false"
+        )
+    return ToolResult.success(f"{header}\n{body}", data={"count": len(entries)})
+
+
+def _list_recursive(ctx: ToolContext, folder: Path, pattern: str) -> list[str]:
+    rg = ripgrep()
+    if rg is None:
+        raise FileNotFoundError("ripgrep (rg) is not installed; pip install ripgrep")
+    args = [rg, "--files", *common_args(ctx.workspace)]
+    if pattern not in ("*", "**", ""):
+        args += ["--glob", pattern]
+    relative = ctx.workspace.display(folder)
+    root = ctx.workspace.root_of(folder) or ctx.workspace.root
+    if relative != ".":
+        args += ["--", os.fspath(folder.relative_to(root))]
+    done = subprocess.run(args, cwd=root, capture_output=True, check=False)
+    if done.returncode not in (0, 1):
+        raise OSError(done.stderr.decode("utf-8", "replace").strip())
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    return sorted(line.removeprefix("./") for line in lines if line)
+
+
+def _ignore_specs(ctx: ToolContext, folder: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
+    """The .gitignore files that apply inside ``folder`` (its own and its ancestors') and the
+    workspace's .foehnignore, each with the folder its patterns are relative to."""
+    root = ctx.workspace.root_of(folder) or ctx.workspace.root
+    specs: list[tuple[Path, pathspec.GitIgnoreSpec]] = []
+    candidates = [(root, root / ".foehnignore")]
+    current = folder
+    while True:
+        candidates.append((current, current / ".gitignore"))
+        if current == root:
+            break
+        current = current.parent
+    for base, file in candidates:
+        if file.is_file() and not file.is_symlink():
+            lines = file.read_text("utf-8", "replace").splitlines()
+            specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+    return specs
+
+
+def _list_folder(ctx: ToolContext, folder: Path, pattern: str) -> list[str]:
+    specs = _ignore_specs(ctx, folder)
+    matcher = pathspec.GitIgnoreSpec.from_lines([pattern]) if pattern not in ("*", "") else None
+    entries = []
+    with os.scandir(folder) as listing:
+        for entry in listing:
+            if entry.name == ".git":
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            path = Path(entry.path)
+            suffix = "/" if is_dir else ""
+            ignored = any(
+                spec.match_file(path.relative_to(base).as_posix() + suffix) for base, spec in specs
+            )
+            if ignored or (matcher and not is_dir and not matcher.match_file(entry.name)):
+                continue
+            entries.append(ctx.workspace.display(path) + suffix)
+    return sorted(entries)
+
+
+class ReadArguments(BaseModel):
+    path: Annotated[str, Field(description="File to read, relative to the workspace root.")]
+    offset: Annotated[
+        int | None, Field(ge=1, description="First line to show (1-based). Default 1.")
+    ] = None
+    limit: Annotated[
+        int | None,
+        Field(ge=1, description=f"How many lines to show. Default and maximum {MAX_READ_LINES}."),
+    ] = None
+
+
+async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
+    path = ctx.workspace.resolve(arguments.path)
+    document = await ctx.files.read(path)
+    lines = document.text.splitlines()
+    total = len(lines)
+    first = arguments.offset or 1
+    if total == 0:
+        return ToolResult.success(f"{ctx.workspace.display(path)} is empty")
+    if first > total:
+        return ToolResult.failure(
+            f"offset {first} is past the end; {ctx.workspace.display(path)} has {total} lines"
+        )
+    limit = min(arguments.limit or MAX_READ_LINES, MAX_READ_LINES)
+    shown: list[str] = []
+    size = 0
+    last = first - 1
+    for number in range(first, min(total, first - 1 + limit) + 1):
+        line = lines[number - 1]
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + f" … ({len(line) - MAX_LINE_CHARS} more characters)"
+        entry = f"{number:>6}\t{line}"
+        if size + len(entry) > MAX_READ_CHARS and shown:
+            break
+        shown.append(entry)
+        size += len(entry) + 1
+        last = number
+    name = ctx.workspace.display(path)
+    source = " (unsaved editor buffer)" if document.from_buffer else ""
+    header = f"{name}{source}: lines {first}-{last} of {total}"
+    footer = ""
+    if last < total:
+        footer = (
+            f"\n... {total - last} more lines; call read_file with offset={last + 1} to continue"
+        )
+    return ToolResult.success(header + "\n" + "\n".join(shown) + footer)
+
+
+class WriteArguments(BaseModel):
+    path: Annotated[str, Field(description="File to create or replace, relative to the root.")]
+    content: Annotated[str, Field(description="The complete new content of the file.")]
+
+
+def _missing_parents(ctx: ToolContext, path: Path) -> list[FileChange]:
+    return [] if path.parent.is_dir() else [MakeDirectory(path=path.parent)]
+
+
+async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | ToolResult:
+    path = ctx.workspace.resolve(arguments.path, write=True)
+    name = ctx.workspace.display(path)
+    if path.is_dir():
+        return ToolResult.failure(f"{name} is a directory; give a file path")
+    if not path.exists():
+        change = WriteFile(path=path, text=arguments.content, old_text=None)
+        lines = arguments.content.count("\n") + 1
+        return EditPlan(
+            tool="write_file",
+            changes=(*_missing_parents(ctx, path), change),
+            summary=f"create {name} ({lines} lines)",
+        )
+    unseen = path not in ctx.files.seen
+    current = await ctx.files.read(path)
+    text = arguments.content
+    if current.newline == "\r\n" and "\r\n" not in text:
+        text = text.replace("\n", "\r\n")
+    if text == current.text:
+        return ToolResult.success(f"{name} already has exactly this content; nothing changed")
+    note = (
+        f" (note: {name} had not been read in this run; its previous "
+        f"{current.text.count(chr(10)) + 1} lines were replaced)"
+        if unseen
+        else ""
+    )
+    change = WriteFile(
+        path=path, text=text, old_text=current.text, old_fingerprint=current.fingerprint
+    )
+    return EditPlan(tool="write_file", changes=(change,), summary=f"replace {name}{note}")
+
+
+class EditBlock(BaseModel):
+    old_text: Annotated[
+        str, Field(description="Exact text to find; must occur exactly once in the file.")
+    ]
+    new_text: Annotated[str, Field(description="Text to put in its place.")]
+
+
+class EditArguments(BaseModel):
+    path: Annotated[str, Field(description="File to edit, relative to the workspace root.")]
+    edits: Annotated[
+        list[EditBlock],
+        Field(
+            min_length=1,
+            description="Replacements, all applied or none. Each old_text is matched against "
+            "the file as it is now, so blocks must not overlap.",
+        ),
+    ]
+
+
+async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | ToolResult:
+    path = ctx.workspace.resolve(arguments.path, write=True)
+    document = await ctx.files.read(path)
+    text = document.text
+    crlf = document.newline == "\r\n"
+    problems: list[str] = []
+    spans: list[tuple[int, int, str, int]] = []
+    for number, block in enumerate(arguments.edits, 1):
+        old, new = block.old_text, block.new_text
+        if crlf and "\r\n" not in old:
+            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        if not old:
+            problems.append(f"block {number}: old_text is empty; to create a file use write_file")
+            continue
+        starts = occurrences(text, old)
+        if not starts:
+            problems.append(f"block {number}: old_text not found; {explain_missing(text, old)}")
+        elif len(starts) > 1:
+            problems.append(f"block {number}: old_text {explain_multiple(text, starts)}")
+        else:
+            spans.append((starts[0], starts[0] + len(old), new, number))
+    spans.sort()
+    for (_, end, _, first), (start, _, _, second) in itertools.pairwise(spans):
+        if start < end:
+            problems.append(f"blocks {first} and {second} overlap; merge them into one block")
+    name = ctx.workspace.display(path)
+    if problems:
+        listed = "\n".join(f"- {p}" for p in problems)
+        return ToolResult.failure(f"no change was made to {name}:\n{listed}")
+    pieces, cursor = [], 0
+    for start, end, new, _ in spans:
+        pieces += [text[cursor:start], new]
+        cursor = end
+    updated = "".join([*pieces, text[cursor:]])
+    if updated == text:
+        return ToolResult.failure(f"the edits leave {name} unchanged (new_text equals old_text)")
+    change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
+    blocks = len(spans)
+    return EditPlan(
+        tool="edit_file",
+        changes=(change,),
+        summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})",
+    )
+
+
+class MoveArguments(BaseModel):
+    source: Annotated[str, Field(description="File or folder to move or rename.")]
+    destination: Annotated[str, Field(description="New path; an existing file there is replaced.")]
+
+
+def _assess_move(arguments: MoveArguments, ctx: ToolContext) -> RiskLevel:
+    try:
+        destination = ctx.workspace.resolve(arguments.destination, write=True)
+    except PathRefusedError:
+        return RiskLevel.WRITE
+    return RiskLevel.DESTRUCTIVE if destination.exists() else RiskLevel.WRITE
+
+
+async def plan_move(arguments: MoveArguments, ctx: ToolContext) -> EditPlan | ToolResult:
+    source = ctx.workspace.resolve(arguments.source, write=True)
+    destination = ctx.workspace.resolve(arguments.destination, write=True)
+    src, dst = ctx.workspace.display(source), ctx.workspace.display(destination)
+    if not source.exists():
+        return ToolResult.failure(f"{src} does not exist")
+    if source in ctx.workspace.roots:
+        return ToolResult.failure("the workspace root cannot be moved")
+    if destination.is_dir():
+        return ToolResult.failure(
+            f"{dst} is an existing folder; give the full new path, e.g. {dst}/{source.name}"
+        )
+    if destination == source:
+        return ToolResult.failure("source and destination are the same path")
+    if source.is_dir() and destination.is_relative_to(source):
+        return ToolResult.failure(f"cannot move {src} into itself")
+    overwrite = destination.exists()
+    changes: list[FileChange] = [*_missing_parents(ctx, destination)]
+    changes.append(MovePath(source=source, destination=destination, overwrite=overwrite))
+    verb = "move (replacing the existing file)" if overwrite else "move"
+    return EditPlan(tool="move_path", changes=tuple(changes), summary=f"{verb} {src} -> {dst}")
+
+
+class DirectoryArguments(BaseModel):
+    path: Annotated[str, Field(description="Folder to create, with any missing parents.")]
+
+
+async def plan_directory(arguments: DirectoryArguments, ctx: ToolContext) -> EditPlan | ToolResult:
+    path = ctx.workspace.resolve(arguments.path, write=True)
+    name = ctx.workspace.display(path)
+    if path.is_dir():
+        return ToolResult.success(f"{name}/ already exists; nothing changed")
+    if path.exists():
+        return ToolResult.failure(f"{name} exists and is a file")
+    return EditPlan(
+        tool="make_directory", changes=(MakeDirectory(path=path),), summary=f"create {name}/"
+    )
+
+
+class DeleteArguments(BaseModel):
+    path: Annotated[str, Field(description="File or folder to delete.")]
+    recursive: Annotated[
+        bool, Field(description="Required to delete a folder and everything in it.")
+    ] = False
+
+
+async def plan_delete(arguments: DeleteArguments, ctx: ToolContext) -> EditPlan | ToolResult:
+    path = ctx.workspace.resolve(arguments.path, write=True)
+    name = ctx.workspace.display(path)
+    if path in ctx.workspace.roots:
+        return ToolResult.failure("the workspace root cannot be deleted")
+    if not path.exists():
+        return ToolResult.failure(f"{name} does not exist")
+    if path.is_dir():
+        if not arguments.recursive:
+            return ToolResult.failure(
+                f"{name} is a folder; pass recursive=true to delete it and everything in it"
+            )
+        count = sum(len(files) for _, _, files in os.walk(path))
+        return EditPlan(
+            tool="delete_path",
+            changes=(DeletePath(path=path, recursive=True),),
+            summary=f"delete folder {name}/ ({count} files)",
+        )
+    old_text: str | None
+    try:
+        old_text = (await ctx.files.read(path)).text
+    except FileReadError:
+        old_text = None
+    return EditPlan(
+        tool="delete_path",
+        changes=(DeletePath(path=path, old_text=old_text),),
+        summary=f"delete {name}",
+    )
+
+
+def _file_tool(
+    name: str, description: str, model: type[BaseModel], plan: Any, risk: RiskLevel, **extra: Any
+) -> Tool:
+    return Tool.from_model(
+        name=name,
+        description=description,
+        model=model,
+        execute=execute_plan(plan),
+        plan=plan,
+        risk=risk,
+        sequential=True,
+        **extra,
+    )
+
+
+def tools() -> list[Tool]:
+    return [
+        Tool.from_model(
+            name="scan",
+            description=(
+                "List files under a folder of the workspace, honouring .gitignore and "
+                f".foehnignore. Returns paths relative to the workspace root, at most "
+                f"{MAX_SCAN_ENTRIES}; with recursive=false, folders are listed too (ending in /)."
+            ),
+            model=ScanArguments,
+            execute=scan,
+            risk=RiskLevel.READ_ONLY,
+        ),
+        Tool.from_model(
+            name="read_file",
+            description=(
+                "Read a text file with line numbers (number, tab, text). Shows the editor's "
+                f"unsaved changes if the file is open. At most {MAX_READ_LINES} lines per call; "
+                "page with offset and limit."
+            ),
+            model=ReadArguments,
+            execute=read_file,
+            risk=RiskLevel.READ_ONLY,
+        ),
+        _file_tool(
+            "write_file",
+            "Create a file, or replace a file's whole content. Missing folders are created. "
+            "Prefer edit_file for changing part of an existing file. Returns the diff.",
+            WriteArguments,
+            plan_write,
+            RiskLevel.WRITE,
+        ),
+        _file_tool(
+            "edit_file",
+            "Change parts of a text file by exact replacement: each old_text must occur exactly "
+            "once (copy it from read_file, without the line numbers). All blocks apply or none "
+            "does. Returns the diff.",
+            EditArguments,
+            plan_edit,
+            RiskLevel.WRITE,
+        ),
+        _file_tool(
+            "move_path",
+            "Move or rename a file or folder inside the workspace. Replacing an existing file "
+            "counts as destructive.",
+            MoveArguments,
+            plan_move,
+            RiskLevel.WRITE,
+            assess=_assess_move,
+        ),
+        _file_tool(
+            "make_directory",
+            "Create a folder and any missing parents.",
+            DirectoryArguments,
+            plan_directory,
+            RiskLevel.WRITE,
+        ),
+        _file_tool(
+            "delete_path",
+            "Delete a file, or a folder with recursive=true.",
+            DeleteArguments,
+            plan_delete,
+            RiskLevel.DESTRUCTIVE,
+        ),
+    ]

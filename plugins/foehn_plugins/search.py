@@ -1,0 +1,105 @@
+"""``search``: find text in the workspace's files with ripgrep, grouped by file and capped."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_plugins._ripgrep import check_glob, common_args, ripgrep
+
+MAX_MATCHES = 200
+MAX_COLUMNS = 300
+
+
+class SearchArguments(BaseModel):
+    pattern: Annotated[str, Field(min_length=1, description="Text (or regex) to find.")]
+    path: Annotated[
+        str | None, Field(description="Folder or file to search; default the whole workspace.")
+    ] = None
+    glob: Annotated[str | None, Field(description="Only files whose names match, e.g. '*.py'.")] = (
+        None
+    )
+    regex: Annotated[
+        bool, Field(description="Treat pattern as a regular expression (Rust syntax).")
+    ] = False
+    case_sensitive: Annotated[bool, Field(description="Match case exactly.")] = False
+
+
+async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
+    if arguments.glob is not None and (problem := check_glob(arguments.glob)):
+        return ToolResult.failure(problem)
+    target = ctx.workspace.resolve(arguments.path or ".")
+    root = ctx.workspace.root_of(target) or ctx.workspace.root
+    rg = ripgrep()
+    if rg is None:
+        return ToolResult.failure("search is unavailable: ripgrep (rg) is not installed")
+    args = [rg, "--null", "--line-number", "--no-heading", *common_args(ctx.workspace)]
+    args += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
+    args.append("--case-sensitive" if arguments.case_sensitive else "--ignore-case")
+    if not arguments.regex:
+        args.append("--fixed-strings")
+    if arguments.glob:
+        args += ["--glob", arguments.glob]
+    args += ["--regexp", arguments.pattern, "--", os.fspath(target.relative_to(root)) or "."]
+    process = await asyncio.create_subprocess_exec(
+        *args,
+        cwd=root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    groups: dict[str, list[str]] = {}
+    matches = 0
+    capped = False
+    try:
+        async for raw in process.stdout:
+            name, _, rest = raw.decode("utf-8", "replace").rstrip("\n").partition("\x00")
+            groups.setdefault(name.removeprefix("./"), []).append(rest)
+            matches += 1
+            if matches >= MAX_MATCHES:
+                capped = True
+                break
+    finally:
+        if process.returncode is None:
+            process.kill()
+        errors = (await process.stderr.read()).decode("utf-8", "replace").strip()
+        code = await process.wait()
+    if not capped and code == 2 and not matches:
+        return ToolResult.failure(f"search failed: {errors or 'ripgrep exited with an error'}")
+    what = f"{'regex' if arguments.regex else 'text'} {arguments.pattern!r}"
+    if not matches:
+        return ToolResult.success(f"no matches for {what}")
+    lines = [f"{matches}{'+' if capped else ''} matches for {what} in {len(groups)} files:"]
+    for name, hits in groups.items():
+        lines.append(name)
+        for hit in hits:
+            number, _, text = hit.partition(":")
+            lines.append(f"{number:>6}: {text}")
+    if capped:
+        lines.append(
+            f"... stopped after {MAX_MATCHES} matches; narrow with path=, glob= or a more "
+            "specific pattern"
+        )
+    return ToolResult.success("\n".join(lines), data={"matches": matches, "capped": capped})
+
+
+def tools() -> list[Tool]:
+    return [
+        Tool.from_model(
+            name="search",
+            description=(
+                "Search file contents in the workspace (ripgrep; .gitignore honoured). Literal "
+                "and case-insensitive unless regex/case_sensitive are set. Returns matching "
+                f"lines with line numbers, grouped by file, at most {MAX_MATCHES}."
+            ),
+            model=SearchArguments,
+            execute=search,
+            risk=RiskLevel.READ_ONLY,
+        )
+    ]

@@ -1,0 +1,3 @@
+from foehn_lsp.cli import main
+
+raise SystemExit(main())

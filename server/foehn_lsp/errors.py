@@ -1,0 +1,88 @@
+"""Foehn's exceptions, in one tree.
+
+Who each failure is for decides how it travels. What the *model* should see (bad arguments,
+unknown tool, a path outside the workspace, a denied call) never becomes an exception at the
+host: it is a failed ``ToolResult``. What a *developer* should see (a malformed tool definition)
+is raised at registration with every problem listed. What the *person* should see (no API key,
+the provider is down) is raised here and rendered once, at the edge, as one clear message.
+
+    FoehnError
+     ├── ConfigError                 settings that cannot work; the message says what to set
+     │    └── MissingApiKeyError     a hosted provider without a key
+     ├── ToolDefinitionError         a tool that breaks the contract (all problems listed)
+     ├── ToolInputError              a call that cannot be done as asked; becomes a failed result
+     │    ├── PathRefusedError       a path the workspace resolver will not touch
+     │    └── FileReadError          a file that cannot be read as text (binary, too large, …)
+     ├── ProviderError               talking to the model failed
+     │    ├── ProviderAuthError      401 / 403: the key was refused
+     │    ├── ProviderRequestError   400 / 404 / 422: the request was refused as it stands
+     │    ├── ProviderUnavailableError  429 / 5xx / connection / timeout, after the retries
+     │    └── ProviderProtocolError  a body or stream that does not follow the wire format
+     └── TranscriptError             a transcript that cannot be read or replayed
+
+Provider modules catch ``httpx.HTTPError`` in exactly one place (``providers/http.py``) and
+raise these ``from`` it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class FoehnError(Exception):
+    """Base of every error Foehn raises on purpose."""
+
+
+class ConfigError(FoehnError):
+    """Settings that cannot work. The message names the setting or variable to change."""
+
+
+class MissingApiKeyError(ConfigError):
+    """A hosted provider was chosen but no API key was found."""
+
+
+class ToolDefinitionError(FoehnError):
+    """A tool definition that breaks the contract; ``problems`` lists every one of them."""
+
+    def __init__(self, name: str, problems: Sequence[str]) -> None:
+        self.name = name
+        self.problems = list(problems)
+        listed = "; ".join(self.problems)
+        super().__init__(f"invalid tool {name!r}: {listed}")
+
+
+class ToolInputError(FoehnError):
+    """A call that cannot be done as asked. The host turns it into a failed result whose text
+    is the message, so tools may raise it from anywhere instead of threading results back."""
+
+
+class PathRefusedError(ToolInputError):
+    """A path the workspace resolver refuses; the message says why, for the model to act on."""
+
+
+class FileReadError(ToolInputError):
+    """A file that cannot be read as text; the message says why and what to do instead."""
+
+
+class ProviderError(FoehnError):
+    """Talking to the model failed."""
+
+
+class ProviderAuthError(ProviderError):
+    """The provider refused the credentials (401/403)."""
+
+
+class ProviderRequestError(ProviderError):
+    """The provider refused the request as it stands (400/404/422); retrying will not help."""
+
+
+class ProviderUnavailableError(ProviderError):
+    """Rate limits, server errors, timeouts or connection failures that outlasted the retries."""
+
+
+class ProviderProtocolError(ProviderError):
+    """A response that does not follow the provider's wire format (bad JSON, cut-off stream)."""
+
+
+class TranscriptError(FoehnError):
+    """A transcript that cannot be read, or a replay that diverged from it."""

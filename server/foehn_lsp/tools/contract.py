@@ -1,0 +1,253 @@
+"""The tool contract: what every tool is, what it returns, and what it may touch.
+
+A tool is a frozen record plus one async callable. The host (``tools.registry``) validates the
+model's arguments against ``parameters`` before ``execute`` runs, assesses the risk, asks for
+approval where policy says so, enforces the timeout, and turns any exception into a failed
+result. Tools never talk to the editor or the person.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pydantic
+
+from foehn_lsp.errors import ToolDefinitionError
+from foehn_lsp.tools.validation import ModelValidator, SchemaValidator, check_schema
+
+if TYPE_CHECKING:
+    from foehn_lsp.workspace.edits import EditPlan
+    from foehn_lsp.workspace.files import FileAccess
+    from foehn_lsp.workspace.paths import Workspace
+
+
+class RiskLevel(enum.Enum):
+    """How much harm a call can do. Ordered ``READ_ONLY < WRITE < DESTRUCTIVE``.
+
+    ``UNDEFINED`` is what a tool that declared nothing gets; it ranks as ``DESTRUCTIVE`` so that
+    an unknown tool fails closed, but keeps its own name so policy can treat it separately.
+    """
+
+    READ_ONLY = "read_only"
+    WRITE = "write"
+    DESTRUCTIVE = "destructive"
+    UNDEFINED = "undefined"
+
+    @property
+    def rank(self) -> int:
+        """Position in the order; ``UNDEFINED`` shares ``DESTRUCTIVE``'s."""
+        return _RANKS[self]
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, RiskLevel):
+            return NotImplemented
+        return self.rank < other.rank
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, RiskLevel):
+            return NotImplemented
+        return self.rank <= other.rank
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, RiskLevel):
+            return NotImplemented
+        return self.rank > other.rank
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, RiskLevel):
+            return NotImplemented
+        return self.rank >= other.rank
+
+
+_RANKS = {
+    RiskLevel.READ_ONLY: 0,
+    RiskLevel.WRITE: 1,
+    RiskLevel.DESTRUCTIVE: 2,
+    RiskLevel.UNDEFINED: 2,
+}
+
+
+def raise_risk(declared: RiskLevel, assessed: RiskLevel) -> RiskLevel:
+    """The risk of one call: an assessment may raise the declared level, never lower it."""
+    return assessed if assessed > declared else declared
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """What a call produced. Expected failures are ``ok=False`` with an actionable message."""
+
+    ok: bool
+    """Whether the call did what was asked."""
+    output: str
+    """The text the model reads."""
+    data: Mapping[str, Any] | None = None
+    """Optional structured detail for the editor (diffs, paths); the model does not see it."""
+
+    @classmethod
+    def success(cls, output: str, data: Mapping[str, Any] | None = None) -> ToolResult:
+        return cls(ok=True, output=output, data=data)
+
+    @classmethod
+    def failure(cls, output: str, data: Mapping[str, Any] | None = None) -> ToolResult:
+        return cls(ok=False, output=output, data=data)
+
+
+class ProgressSink(Protocol):
+    def __call__(self, message: str, /) -> None: ...
+
+
+def _no_progress(message: str, /) -> None:
+    """Progress goes nowhere unless the host passes a sink."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolContext:
+    """Everything a tool may touch during one call."""
+
+    workspace: Workspace
+    """Path resolution confined to the workspace roots."""
+    files: FileAccess
+    """Reads (the editor's unsaved buffer first) and edits applied by the host."""
+    progress: ProgressSink = _no_progress
+    """Short status lines for the person ("Searching 3,000 files…")."""
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("foehn_lsp.tools"))
+    """The host's log; never shown to the model."""
+
+
+Execute = Callable[[Any, ToolContext], Awaitable[ToolResult]]
+"""Runs a call with already-validated arguments (a pydantic model or a dict)."""
+
+Validate = Callable[[Mapping[str, Any]], Any]
+"""Turns a JSON object into the arguments ``execute`` takes, or raises ``InvalidArguments``."""
+
+Assess = Callable[[Any, "ToolContext"], RiskLevel]
+"""Risk of one call from its validated arguments (and the workspace they name); it can only
+raise the declared level."""
+
+Plan = Callable[[Any, ToolContext], Awaitable["EditPlan | ToolResult"]]
+"""For tools that change files: the edits a call would make, without making them."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tool:
+    """A tool the model can call. Build one with ``@tool``, ``Tool.from_model`` or
+    ``Tool.from_schema`` rather than by hand: they derive ``validate`` from the schema."""
+
+    name: str
+    """Unique snake_case name the model calls."""
+    description: str
+    """What it does, what it returns, and its limits: the model reads this."""
+    parameters: Mapping[str, Any]
+    """JSON Schema of the arguments (an object schema)."""
+    risk: RiskLevel
+    """Declared risk of every call."""
+    execute: Execute
+    """Runs one call."""
+    validate: Validate
+    """Checks arguments against ``parameters``; derived, not written by hand."""
+    assess: Assess | None = None
+    """Optional per-call risk assessment from the arguments."""
+    plan: Plan | None = None
+    """Optional preview of the edits a call would make (file tools)."""
+    timeout: float | None = None
+    """Seconds before the host cancels a call; ``None`` uses the host's default."""
+    sequential: bool = False
+    """Never run concurrently with other calls of the same turn."""
+
+    def risk_of(self, arguments: Any, ctx: ToolContext) -> RiskLevel:
+        """The risk of one call with validated ``arguments``."""
+        if self.assess is None:
+            return self.risk
+        return raise_risk(self.risk, self.assess(arguments, ctx))
+
+    @classmethod
+    def from_model(
+        cls,
+        *,
+        name: str,
+        description: str,
+        model: type[pydantic.BaseModel],
+        execute: Execute,
+        risk: RiskLevel = RiskLevel.UNDEFINED,
+        assess: Assess | None = None,
+        plan: Plan | None = None,
+        timeout: float | None = None,
+        sequential: bool = False,
+    ) -> Tool:
+        """A typed tool: the schema is derived from ``model`` and the same model validates.
+
+        ``execute`` receives an instance of ``model``. Unknown properties are refused whatever
+        the model's own ``extra`` setting, so the model learns the real parameter names.
+        """
+        if model.model_config.get("extra") != "forbid":
+            namespace = {
+                "model_config": pydantic.ConfigDict(extra="forbid"),
+                "__module__": model.__module__,
+                "__doc__": model.__doc__,
+            }
+            model = type(model.__name__, (model,), namespace)
+        validator = ModelValidator(model)
+        return cls(
+            name=name,
+            description=description,
+            parameters=tidy_schema(validator.schema),
+            risk=risk,
+            execute=execute,
+            validate=validator,
+            assess=assess,
+            plan=plan,
+            timeout=timeout,
+            sequential=sequential,
+        )
+
+    @classmethod
+    def from_schema(
+        cls,
+        *,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any],
+        execute: Execute,
+        risk: RiskLevel = RiskLevel.UNDEFINED,
+        assess: Assess | None = None,
+        plan: Plan | None = None,
+        timeout: float | None = None,
+        sequential: bool = False,
+    ) -> Tool:
+        """An untyped tool: a hand-written JSON Schema for dynamic shapes, validated by
+        jsonschema-rs. ``execute`` receives the arguments as a dict."""
+        if problems := check_schema(parameters):
+            raise ToolDefinitionError(name, problems)
+        return cls(
+            name=name,
+            description=description,
+            parameters=dict(parameters),
+            risk=risk,
+            execute=execute,
+            validate=SchemaValidator(parameters),
+            assess=assess,
+            plan=plan,
+            timeout=timeout,
+            sequential=sequential,
+        )
+
+
+def tidy_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` without pydantic's ``title`` keys, which cost the model tokens and say nothing
+    the property names do not."""
+    node = {key: value for key, value in schema.items() if key != "title"}
+    if isinstance(props := node.get("properties"), Mapping):
+        node["properties"] = {key: tidy_schema(value) for key, value in props.items()}
+    if isinstance(defs := node.get("$defs"), Mapping):
+        node["$defs"] = {key: tidy_schema(value) for key, value in defs.items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(child := node.get(key), Mapping):
+            node[key] = tidy_schema(child)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        if isinstance(children := node.get(key), list):
+            node[key] = [tidy_schema(c) if isinstance(c, Mapping) else c for c in children]
+    return node

@@ -1,0 +1,201 @@
+"""The registry: the tools that exist, and the chain every call runs through.
+
+A call goes ``validate → assess risk → [middleware the host adds: approval, audit] → timeout →
+execute``. Whatever happens inside, the caller gets a ``ToolResult``: an unknown name, bad
+arguments, an exception or a timeout all come back as failed results the model can act on.
+Only cancellation propagates, because that is the person stopping the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from foehn_lsp.errors import ToolDefinitionError, ToolInputError
+from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.validation import InvalidArgumentsError, check_schema, parse_arguments
+
+log = logging.getLogger(__name__)
+
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+DEFAULT_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolDefinition:
+    """A tool as providers describe it to a model."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invocation:
+    """One call as it moves down the chain; each step passes on a replaced copy."""
+
+    call_id: str
+    """The model's id for the call."""
+    tool: Tool
+    raw_arguments: Any
+    """What the model sent: JSON text or an already parsed value."""
+    ctx: ToolContext
+    arguments: Any = None
+    """The validated arguments (set by the validation step)."""
+    risk: RiskLevel = RiskLevel.UNDEFINED
+    """The call's risk (set by the assessment step)."""
+
+
+Handler = Callable[[Invocation], Awaitable[ToolResult]]
+Middleware = Callable[[Invocation, Handler], Awaitable[ToolResult]]
+
+
+def check_tool(tool: object) -> list[str]:
+    """Every way ``tool`` breaks the contract (empty if none)."""
+    if not isinstance(tool, Tool):
+        return [f"expected a foehn_lsp.Tool, got {type(tool).__name__}"]
+    problems = []
+    if not NAME_PATTERN.match(tool.name):
+        problems.append(
+            f"name {tool.name!r}: use snake_case, start with a letter, at most 64 characters"
+        )
+    if not tool.description.strip():
+        problems.append("description: must say what the tool does (the model reads it)")
+    problems.extend(check_schema(tool.parameters))
+    if not isinstance(tool.risk, RiskLevel):
+        problems.append(f"risk: expected a RiskLevel, got {tool.risk!r}")
+    if not callable(tool.execute):
+        problems.append("execute: must be an async callable")
+    if tool.timeout is not None and not tool.timeout > 0:
+        problems.append(f"timeout: must be positive seconds, got {tool.timeout!r}")
+    return problems
+
+
+class ToolRegistry:
+    """Tools by name, and the call chain."""
+
+    def __init__(self, tools: Iterable[Tool] = (), *, default_timeout: float = DEFAULT_TIMEOUT):
+        self._tools: dict[str, Tool] = {}
+        self.default_timeout = default_timeout
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        """Add ``tool``; raises ``ToolDefinitionError`` listing every problem."""
+        problems = check_tool(tool)
+        name = getattr(tool, "name", "?")
+        if name in self._tools:
+            problems.append(f"name {name!r}: a tool with this name is already registered")
+        if problems:
+            raise ToolDefinitionError(str(name), problems)
+        self._tools[tool.name] = tool
+
+    def unregister(self, name: str) -> None:
+        del self._tools[name]
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(sorted(self._tools.values(), key=lambda tool: tool.name))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def definitions(self) -> list[ToolDefinition]:
+        return [
+            ToolDefinition(name=t.name, description=t.description, parameters=t.parameters)
+            for t in self
+        ]
+
+    def unknown_tool(self, name: str) -> ToolResult:
+        known = ", ".join(t.name for t in self) or "none"
+        return ToolResult.failure(f"unknown tool {name!r}; the tools that exist are: {known}")
+
+    async def call(
+        self,
+        name: str,
+        raw_arguments: Any,
+        ctx: ToolContext,
+        *,
+        call_id: str = "",
+        middleware: Sequence[Middleware] = (),
+    ) -> ToolResult:
+        """Run one call through the chain. Never raises, except ``CancelledError``."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return self.unknown_tool(name)
+        invocation = Invocation(call_id=call_id, tool=tool, raw_arguments=raw_arguments, ctx=ctx)
+        steps: list[Middleware] = [validate_step, assess_step, *middleware]
+        handler: Handler = self._guarded_execute
+        for step in reversed(steps):
+            handler = _bind(step, handler)
+        return await handler(invocation)
+
+    async def _guarded_execute(self, invocation: Invocation) -> ToolResult:
+        tool = invocation.tool
+        timeout = tool.timeout or self.default_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                result = await tool.execute(invocation.arguments, invocation.ctx)
+        except ToolInputError as exc:
+            return ToolResult.failure(str(exc))
+        except TimeoutError:
+            return ToolResult.failure(
+                f"{tool.name} did not finish within {timeout:g} s and was stopped"
+            )
+        except Exception as exc:
+            log.exception("tool %s raised", tool.name)
+            return ToolResult.failure(
+                f"{tool.name} failed with an internal error: {type(exc).__name__}: {exc}. "
+                "This is a bug in the tool, not in your arguments; the details are in the log."
+            )
+        if not isinstance(result, ToolResult):
+            log.error("tool %s returned %r instead of a ToolResult", tool.name, result)
+            return ToolResult.failure(
+                f"{tool.name} returned {type(result).__name__} instead of a result (a bug in "
+                "the tool)"
+            )
+        return result
+
+
+def _bind(step: Middleware, handler: Handler) -> Handler:
+    async def bound(invocation: Invocation) -> ToolResult:
+        return await step(invocation, handler)
+
+    return bound
+
+
+def validation_failure(tool: Tool, problems: Sequence[str]) -> ToolResult:
+    listed = "\n".join(f"- {p}" for p in problems)
+    return ToolResult.failure(
+        f"invalid arguments for {tool.name}; nothing was run. Fix these and call again:\n{listed}"
+    )
+
+
+async def validate_step(invocation: Invocation, next_step: Handler) -> ToolResult:
+    """Parse the model's JSON and validate it; a failure names each field and what it needs."""
+    try:
+        arguments = invocation.tool.validate(parse_arguments(invocation.raw_arguments))
+    except InvalidArgumentsError as exc:
+        return validation_failure(invocation.tool, exc.problems)
+    return await next_step(dataclasses.replace(invocation, arguments=arguments))
+
+
+async def assess_step(invocation: Invocation, next_step: Handler) -> ToolResult:
+    """Fix the call's risk: the declared level, raised (never lowered) by ``assess``."""
+    tool = invocation.tool
+    try:
+        risk = tool.risk_of(invocation.arguments, invocation.ctx)
+    except Exception:
+        log.exception("risk assessment of %s raised; treating the call as destructive", tool.name)
+        risk = RiskLevel.DESTRUCTIVE
+    return await next_step(dataclasses.replace(invocation, risk=risk))

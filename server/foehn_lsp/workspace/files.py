@@ -1,0 +1,120 @@
+"""Reads that see what the person sees, and edits applied by the host.
+
+``FileAccess`` is a tool's only way to touch files. Reads return the editor's unsaved buffer when
+the file is open there (the language server supplies ``buffers``) and the disk otherwise; text
+must be UTF-8. Writes go through ``apply``, which hands an ``EditPlan`` to the host's applier:
+the editor in a language-server run, the atomic disk applier headless. One ``FileAccess`` lives
+for one run and remembers which files the run has read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from foehn_lsp.errors import FileReadError
+from foehn_lsp.workspace.edits import (
+    ApplyOutcome,
+    DiskApplier,
+    EditApplier,
+    EditPlan,
+    fingerprint,
+)
+from foehn_lsp.workspace.paths import Workspace, open_confined
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+BINARY_SNIFF_BYTES = 8192
+
+BufferSource = Callable[[Path], str | None]
+"""The text of an open, possibly unsaved editor buffer for a resolved path, or ``None``."""
+
+
+def _no_buffers(path: Path) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextFile:
+    """A file's text as a tool sees it."""
+
+    path: Path
+    text: str
+    fingerprint: str | None
+    """Fingerprint of the bytes on disk; ``None`` when the text came from an editor buffer."""
+    from_buffer: bool = False
+
+    @property
+    def newline(self) -> str:
+        """The file's line ending, kept on write."""
+        return "\r\n" if "\r\n" in self.text else "\n"
+
+
+def decode_text(data: bytes, shown: str) -> str:
+    """UTF-8 text from ``data``, or ``FileReadError`` for binary or undecodable content."""
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise FileReadError(f"{shown} is a binary file; only text files can be read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileReadError(
+            f"{shown} is not UTF-8 text (invalid byte at offset {exc.start}); it cannot be "
+            "read or edited as text"
+        ) from None
+
+
+class FileAccess:
+    """Reads and edits for one run."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        applier: EditApplier | None = None,
+        buffers: BufferSource = _no_buffers,
+        max_file_bytes: int = MAX_FILE_BYTES,
+    ) -> None:
+        self.workspace = workspace
+        self.applier = applier or DiskApplier(workspace)
+        self.buffers = buffers
+        self.max_file_bytes = max_file_bytes
+        self.seen: set[Path] = set()
+        """Files read (or written) in this run."""
+
+    def read_text(self, path: Path) -> TextFile:
+        """The text of the resolved ``path``: the open buffer if there is one, else the disk."""
+        shown = self.workspace.display(path)
+        buffered = self.buffers(path)
+        if buffered is not None:
+            self.seen.add(path)
+            return TextFile(path=path, text=buffered, fingerprint=None, from_buffer=True)
+        try:
+            fd = open_confined(self.workspace, path)
+        except FileNotFoundError:
+            raise FileReadError(f"{shown} does not exist; use scan to see what is there") from None
+        except PermissionError:
+            raise FileReadError(f"{shown} cannot be read (permission denied)") from None
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise FileReadError(f"{shown} is a directory; use scan to list it")
+            if info.st_size > self.max_file_bytes:
+                raise FileReadError(
+                    f"{shown} is {info.st_size:,} bytes, over the {self.max_file_bytes:,}-byte "
+                    "limit; use search to find the part you need"
+                )
+            data = handle.read(self.max_file_bytes + 1)
+        text = decode_text(data, shown)
+        self.seen.add(path)
+        return TextFile(path=path, text=text, fingerprint=fingerprint(data))
+
+    async def read(self, path: Path) -> TextFile:
+        return await asyncio.to_thread(self.read_text, path)
+
+    async def apply(self, plan: EditPlan) -> ApplyOutcome:
+        """Apply ``plan`` through the host's applier, all or nothing."""
+        outcome = await self.applier.apply(plan)
+        return outcome
