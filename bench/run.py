@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-BENCHMARKS = ["validation"]
+BENCHMARKS = ["validation", "files"]
 
 
 def main(names: list[str]) -> int:

@@ -66,9 +66,10 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
                 capped = True
                 break
     finally:
-        if process.returncode is None:
+        if capped or (process.returncode is None and not process.stdout.at_eof()):
             process.kill()
         errors = (await process.stderr.read()).decode("utf-8", "replace").strip()
+        errors = errors.removeprefix("rg: ")
         code = await process.wait()
     if not capped and code == 2 and not matches:
         return ToolResult.failure(f"search failed: {errors or 'ripgrep exited with an error'}")

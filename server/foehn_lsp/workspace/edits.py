@@ -107,9 +107,55 @@ def _change_diff(workspace: Workspace, change: FileChange) -> list[str]:
             return [f"create directory {workspace.display(path)}/"]
 
 
-def _unified(old: str, new: str, before: str, after: str) -> list[str]:
-    diff = difflib.unified_diff(old.splitlines(), new.splitlines(), before, after, lineterm="", n=2)
-    return list(diff)
+def _unified(old: str, new: str, before: str, after: str, context: int = 2) -> list[str]:
+    """A unified diff, like ``difflib.unified_diff``, that matches only the region between the
+    common prefix and suffix: a one-line change in a large file costs a linear scan, not a
+    sequence match over the whole file."""
+    a, b = old.splitlines(), new.splitlines()
+    if a == b:
+        return []
+    lines = [f"--- {before}", f"+++ {after}"]
+    for group in _AnchoredMatcher(a, b).get_grouped_opcodes(context):
+        first, last = group[0], group[-1]
+        lines.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines.extend(" " + line for line in a[i1:i2])
+                continue
+            lines.extend("-" + line for line in a[i1:i2])
+            lines.extend("+" + line for line in b[j1:j2])
+    return lines
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start if length == 0 else start + 1},{length}"
+
+
+class _AnchoredMatcher(difflib.SequenceMatcher[str]):
+    """Opcodes with the common prefix and suffix taken as equal before matching the rest."""
+
+    def __init__(self, a: list[str], b: list[str]) -> None:
+        super().__init__(None, a, b)
+        limit = min(len(a), len(b))
+        prefix = 0
+        while prefix < limit and a[prefix] == b[prefix]:
+            prefix += 1
+        suffix = 0
+        while suffix < limit - prefix and a[-1 - suffix] == b[-1 - suffix]:
+            suffix += 1
+        self.prefix, self.suffix = prefix, suffix
+
+    def get_opcodes(self) -> list[tuple[str, int, int, int, int]]:
+        a, b, p, s = self.a, self.b, self.prefix, self.suffix
+        inner = difflib.SequenceMatcher(None, a[p : len(a) - s], b[p : len(b) - s])
+        codes = [("equal", 0, p, 0, p)] if p else []
+        codes += [(t, i1 + p, i2 + p, j1 + p, j2 + p) for t, i1, i2, j1, j2 in inner.get_opcodes()]
+        if s:
+            codes.append(("equal", len(a) - s, len(a), len(b) - s, len(b)))
+        return codes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,11 +248,11 @@ def _read_bytes(workspace: Workspace, path: Path) -> bytes | None:
         fd = open_confined(workspace, path)
     except FileNotFoundError:
         return None
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as handle:
-        try:
-            return handle.read()
-        except IsADirectoryError:
-            return None
+        return handle.read()
 
 
 def atomic_write(workspace: Workspace, path: Path, data: bytes) -> None:

@@ -97,10 +97,11 @@ class FileAccess:
             raise FileReadError(f"{shown} does not exist; use scan to see what is there") from None
         except PermissionError:
             raise FileReadError(f"{shown} cannot be read (permission denied)") from None
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            os.close(fd)
+            raise FileReadError(f"{shown} is a directory; use scan to list it")
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if stat.S_ISDIR(info.st_mode):
-                raise FileReadError(f"{shown} is a directory; use scan to list it")
             if info.st_size > self.max_file_bytes:
                 raise FileReadError(
                     f"{shown} is {info.st_size:,} bytes, over the {self.max_file_bytes:,}-byte "

@@ -1,0 +1,413 @@
+"""The file tools through the registry, on real temporary workspaces."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from foehn_lsp import ToolContext
+from foehn_lsp.tools import ToolRegistry
+from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
+
+
+async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
+    return await registry.call(tool, arguments, ctx)
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("def main():\n    return 1\n")
+    (root / "src" / "util.py").write_text("X = 1\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.py").write_text("generated\n")
+    (root / "notes.md").write_text("# notes\n")
+    (root / "noise.log").write_text("log\n")
+    (root / ".gitignore").write_text("build/\n")
+    (root / ".foehnignore").write_text("*.log\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref\n")
+    return root
+
+
+# scan
+
+
+async def test_scan_honours_gitignore_and_foehnignore(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(registry, ctx, "scan")
+    assert result.ok
+    listed = result.output.splitlines()[1:]
+    assert listed == [".foehnignore", ".gitignore", "notes.md", "src/app.py", "src/util.py"]
+
+
+async def test_scan_pattern_subfolder_and_flat_listing(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(registry, ctx, "scan", pattern="*.py")
+    assert result.output.splitlines()[1:] == ["src/app.py", "src/util.py"]
+    result = await call(registry, ctx, "scan", path="src", pattern="app*")
+    assert result.output.splitlines()[1:] == ["src/app.py"]
+    flat = await call(registry, ctx, "scan", recursive=False)
+    assert flat.output.splitlines()[1:] == [".foehnignore", ".gitignore", "notes.md", "src/"]
+
+
+async def test_scan_caps_entries_and_says_how_to_narrow(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    for i in range(620):
+        (root / f"f{i:04}.txt").write_text("")
+    result = await call(registry, ctx, "scan")
+    assert result.output.startswith("620 entries under .")
+    assert "... 120 more not shown; narrow the listing with path=" in result.output
+    assert len(result.output.splitlines()) == 502
+
+
+async def test_scan_of_a_file_or_missing_folder_fails_clearly(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    assert "is a file; use read_file" in (await call(registry, ctx, "scan", path="notes.md")).output
+    assert "not there" in (await call(registry, ctx, "scan", path="nope")).output
+
+
+# read_file
+
+
+async def test_read_file_numbers_lines_and_pages(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "long.txt").write_text("".join(f"line {i}\n" for i in range(1, 1501)))
+    first = await call(registry, ctx, "read_file", path="long.txt")
+    assert first.output.splitlines()[0] == "long.txt: lines 1-1000 of 1500"
+    assert first.output.splitlines()[1] == "     1\tline 1"
+    assert "500 more lines; call read_file with offset=1001 to continue" in first.output
+    page = await call(registry, ctx, "read_file", path="long.txt", offset=1499, limit=5)
+    assert page.output.splitlines() == [
+        "long.txt: lines 1499-1500 of 1500",
+        "  1499\tline 1499",
+        "  1500\tline 1500",
+    ]
+    past = await call(registry, ctx, "read_file", path="long.txt", offset=2000)
+    assert not past.ok
+    assert "has 1500 lines" in past.output
+
+
+async def test_read_file_caps_characters_and_long_lines(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "wide.txt").write_text(("x" * 5000 + "\n") * 100)
+    result = await call(registry, ctx, "read_file", path="wide.txt")
+    assert "(3000 more characters)" in result.output
+    assert len(result.output) < 70_000
+    assert "call read_file with offset=" in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "is a binary file"),
+        (b"caf\xe9\n", "is not UTF-8 text (invalid byte at offset 3)"),
+    ],
+)
+async def test_read_file_refuses_binary_and_undecodable(
+    root: Path, ctx: ToolContext, registry: ToolRegistry, content: bytes, message: str
+) -> None:
+    (root / "data.bin").write_bytes(content)
+    result = await call(registry, ctx, "read_file", path="data.bin")
+    assert not result.ok
+    assert message in result.output
+
+
+async def test_read_file_refuses_huge_files_and_directories(
+    root: Path, registry: ToolRegistry, workspace: Workspace
+) -> None:
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace, max_file_bytes=1000))
+    (root / "big.txt").write_text("x" * 2000)
+    (root / "folder").mkdir()
+    big = await call(registry, ctx, "read_file", path="big.txt")
+    assert "over the 1,000-byte limit; use search" in big.output
+    folder = await call(registry, ctx, "read_file", path="folder")
+    assert "is a directory; use scan" in folder.output
+    missing = await call(registry, ctx, "read_file", path="nope.txt")
+    assert "does not exist" in missing.output
+
+
+async def test_read_file_sees_the_unsaved_buffer(
+    root: Path, registry: ToolRegistry, workspace: Workspace
+) -> None:
+    (root / "open.py").write_text("on disk\n")
+    buffers = {root / "open.py": "in the editor\n"}
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace, buffers=buffers.get))
+    result = await call(registry, ctx, "read_file", path="open.py")
+    assert "(unsaved editor buffer)" in result.output
+    assert "in the editor" in result.output
+
+
+# write_file
+
+
+async def test_write_file_creates_with_parents_and_reports_the_diff(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(registry, ctx, "write_file", path="new/deep/a.txt", content="one\ntwo\n")
+    assert result.ok
+    assert (root / "new" / "deep" / "a.txt").read_text() == "one\ntwo\n"
+    assert "+++ b/new/deep/a.txt" in result.output
+    assert "+two" in result.output
+
+
+async def test_write_file_reports_replacing_a_file_not_read_in_this_run(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(registry, ctx, "write_file", path="notes.md", content="new\n")
+    assert result.ok
+    assert "had not been read in this run" in result.output
+    await call(registry, ctx, "read_file", path="src/util.py")
+    again = await call(registry, ctx, "write_file", path="src/util.py", content="X = 2\n")
+    assert "had not been read" not in again.output
+
+
+async def test_write_file_keeps_crlf_and_permissions(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    path = root / "run.sh"
+    path.write_bytes(b"echo a\r\necho b\r\n")
+    path.chmod(0o750)
+    result = await call(registry, ctx, "write_file", path="run.sh", content="echo c\necho d\n")
+    assert result.ok
+    assert path.read_bytes() == b"echo c\r\necho d\r\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+
+
+async def test_write_file_with_identical_content_changes_nothing(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    before = (project / "notes.md").stat().st_mtime_ns
+    result = await call(registry, ctx, "write_file", path="notes.md", content="# notes\n")
+    assert "nothing changed" in result.output
+    assert (project / "notes.md").stat().st_mtime_ns == before
+
+
+# edit_file
+
+
+async def test_edit_file_applies_every_block_and_shows_the_diff(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="src/app.py",
+        edits=[
+            {"old_text": "def main():", "new_text": "def main() -> int:"},
+            {"old_text": "return 1", "new_text": "return 2"},
+        ],
+    )
+    assert result.ok, result.output
+    assert (project / "src" / "app.py").read_text() == "def main() -> int:\n    return 2\n"
+    assert result.output.startswith("edit src/app.py (2 blocks)")
+    assert "\n-    return 1\n" in result.output
+    assert "\n+    return 2" in result.output
+
+
+async def test_edit_file_is_all_or_nothing_and_names_the_failing_block(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    before = (project / "src" / "app.py").read_bytes()
+    result = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="src/app.py",
+        edits=[
+            {"old_text": "return 1", "new_text": "return 2"},
+            {"old_text": "def mian():", "new_text": "x"},
+        ],
+    )
+    assert not result.ok
+    assert "no change was made to src/app.py" in result.output
+    assert "block 2: old_text not found" in result.output
+    assert "closest text" in result.output
+    assert "     1\tdef main():" in result.output
+    assert (project / "src" / "app.py").read_bytes() == before
+
+
+async def test_edit_file_reports_whitespace_only_differences(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="src/app.py",
+        edits=[{"old_text": "def main():\n  return 1", "new_text": "x"}],
+    )
+    assert "lines 1-2 match except for whitespace" in result.output
+
+
+async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "r.txt").write_text("a = 1\nb = 1\na = 1\n")
+    result = await call(
+        registry, ctx, "edit_file", path="r.txt", edits=[{"old_text": "a = 1", "new_text": "a = 2"}]
+    )
+    assert "matches 2 times (at lines 1, 3); include more surrounding lines" in result.output
+    overlap = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="r.txt",
+        edits=[
+            {"old_text": "a = 1\nb", "new_text": "x"},
+            {"old_text": "b = 1\na", "new_text": "y"},
+        ],
+    )
+    assert "blocks 1 and 2 overlap" in overlap.output
+    empty = await call(
+        registry, ctx, "edit_file", path="r.txt", edits=[{"old_text": "", "new_text": "y"}]
+    )
+    assert "old_text is empty" in empty.output
+    none = await call(registry, ctx, "edit_file", path="r.txt", edits=[])
+    assert "arguments/edits" in none.output
+    assert (root / "r.txt").read_text() == "a = 1\nb = 1\na = 1\n"
+
+
+async def test_edit_file_matches_lf_blocks_in_crlf_files(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    result = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="w.txt",
+        edits=[{"old_text": "one\ntwo", "new_text": "1\n2"}],
+    )
+    assert result.ok, result.output
+    assert (root / "w.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+async def test_a_file_changed_between_planning_and_applying_is_not_overwritten(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    tool = registry.get("edit_file")
+    assert tool is not None
+    assert tool.plan is not None
+    arguments = tool.validate(
+        {"path": "src/app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]}
+    )
+    plan = await tool.plan(arguments, ctx)
+    assert isinstance(plan, EditPlan)
+    (project / "src" / "app.py").write_text("someone else's change\n")
+    outcome = await ctx.files.apply(plan)
+    assert not outcome.applied
+    assert "changed on disk since it was read" in outcome.reason
+    assert (project / "src" / "app.py").read_text() == "someone else's change\n"
+
+
+async def test_plans_preview_without_applying(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    for name, arguments in [
+        ("write_file", {"path": "notes.md", "content": "changed\n"}),
+        ("edit_file", {"path": "src/util.py", "edits": [{"old_text": "1", "new_text": "2"}]}),
+        ("delete_path", {"path": "src", "recursive": True}),
+        ("move_path", {"source": "notes.md", "destination": "docs/notes.md"}),
+        ("make_directory", {"path": "docs"}),
+    ]:
+        tool = registry.get(name)
+        assert tool is not None
+        assert tool.plan is not None
+        plan = await tool.plan(tool.validate(arguments), ctx)
+        assert isinstance(plan, EditPlan), name
+        assert plan.diff(ctx.workspace)
+    assert (project / "notes.md").read_text() == "# notes\n"
+    assert (project / "src" / "util.py").exists()
+    assert not (project / "docs").exists()
+
+
+# move, make_directory, delete
+
+
+async def test_move_path_and_its_risk(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    tool = registry.get("move_path")
+    assert tool is not None
+    replace = tool.validate({"source": "notes.md", "destination": "src/util.py"})
+    fresh = tool.validate({"source": "notes.md", "destination": "docs/notes.md"})
+    assert tool.risk_of(replace, ctx).value == "destructive"
+    assert tool.risk_of(fresh, ctx).value == "write"
+    result = await call(registry, ctx, "move_path", source="notes.md", destination="docs/notes.md")
+    assert result.ok, result.output
+    assert (project / "docs" / "notes.md").read_text() == "# notes\n"
+    assert not (project / "notes.md").exists()
+    into_self = await call(registry, ctx, "move_path", source="src", destination="src/inner")
+    assert "into itself" in into_self.output
+
+
+async def test_make_directory(root: Path, ctx: ToolContext, registry: ToolRegistry) -> None:
+    result = await call(registry, ctx, "make_directory", path="a/b/c")
+    assert result.ok
+    assert (root / "a" / "b" / "c").is_dir()
+    again = await call(registry, ctx, "make_directory", path="a/b/c")
+    assert "already exists" in again.output
+
+
+async def test_delete_path_needs_recursive_for_folders(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    refused = await call(registry, ctx, "delete_path", path="src")
+    assert "pass recursive=true" in refused.output
+    assert (project / "src").exists()
+    result = await call(registry, ctx, "delete_path", path="src", recursive=True)
+    assert result.ok
+    assert not (project / "src").exists()
+    file_result = await call(registry, ctx, "delete_path", path="notes.md")
+    assert "-# notes" in file_result.output
+    assert not (project / "notes.md").exists()
+
+
+def test_a_killed_writer_leaves_the_old_file_or_the_new_one(root: Path) -> None:
+    """A real crash: a child process rewrites a 4 MB file in a loop and is SIGKILLed."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    target = root / "data.txt"
+    size = 4 * 1024 * 1024
+    target.write_text("A" * size)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"""
+import itertools, sys
+from pathlib import Path
+from foehn_lsp.workspace import Workspace
+from foehn_lsp.workspace.edits import atomic_write
+ws = Workspace([{str(root)!r}])
+print("ready", flush=True)
+for letter in itertools.cycle(b"BA"):
+    atomic_write(ws, Path({str(target)!r}), bytes([letter]) * {size})
+""",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline() == b"ready\n"
+    time.sleep(0.3)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    data = target.read_bytes()
+    assert len(data) == size
+    assert data in (b"A" * size, b"B" * size)
+    leftovers = [name for name in os.listdir(root) if name.endswith(".foehn-tmp")]
+    assert len(leftovers) <= 1  # at most the one being written when killed; never the target
