@@ -139,6 +139,7 @@ class _AnchoredMatcher(difflib.SequenceMatcher[str]):
 
     def __init__(self, a: list[str], b: list[str]) -> None:
         super().__init__(None, a, b)
+        self.lines = (a, b)
         limit = min(len(a), len(b))
         prefix = 0
         while prefix < limit and a[prefix] == b[prefix]:
@@ -149,7 +150,7 @@ class _AnchoredMatcher(difflib.SequenceMatcher[str]):
         self.prefix, self.suffix = prefix, suffix
 
     def get_opcodes(self) -> list[tuple[str, int, int, int, int]]:
-        a, b, p, s = self.a, self.b, self.prefix, self.suffix
+        (a, b), p, s = self.lines, self.prefix, self.suffix
         inner = difflib.SequenceMatcher(None, a[p : len(a) - s], b[p : len(b) - s])
         codes = [("equal", 0, p, 0, p)] if p else []
         codes += [(t, i1 + p, i2 + p, j1 + p, j2 + p) for t, i1, i2, j1, j2 in inner.get_opcodes()]
