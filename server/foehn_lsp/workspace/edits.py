@@ -20,7 +20,7 @@ import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.workspace.paths import Workspace, confined_directory, open_confined
@@ -134,6 +134,9 @@ def _range(start: int, stop: int) -> str:
     return f"{start if length == 0 else start + 1},{length}"
 
 
+_Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+
+
 class _AnchoredMatcher(difflib.SequenceMatcher[str]):
     """Opcodes with the common prefix and suffix taken as equal before matching the rest."""
 
@@ -149,10 +152,10 @@ class _AnchoredMatcher(difflib.SequenceMatcher[str]):
             suffix += 1
         self.prefix, self.suffix = prefix, suffix
 
-    def get_opcodes(self) -> list[tuple[str, int, int, int, int]]:
+    def get_opcodes(self) -> list[_Opcode]:
         (a, b), p, s = self.lines, self.prefix, self.suffix
         inner = difflib.SequenceMatcher(None, a[p : len(a) - s], b[p : len(b) - s])
-        codes = [("equal", 0, p, 0, p)] if p else []
+        codes: list[_Opcode] = [("equal", 0, p, 0, p)] if p else []
         codes += [(t, i1 + p, i2 + p, j1 + p, j2 + p) for t, i1, i2, j1, j2 in inner.get_opcodes()]
         if s:
             codes.append(("equal", len(a) - s, len(a), len(b) - s, len(b)))
