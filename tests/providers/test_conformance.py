@@ -203,7 +203,7 @@ async def test_cut_off_answer_is_an_error_not_a_half_answer(
     name, stream = case
     turn = Turn(text="a long answer that will not arrive whole " * 3)
     server.script(Fault(truncate=True, then=turn), Fault(truncate=True, then=turn))
-    with pytest.raises((ProviderProtocolError, ProviderUnavailableError), match="cut off|reach"):
+    with pytest.raises((ProviderProtocolError, ProviderUnavailableError), match=r"cut off|reach"):
         await make(server, name).complete(CONVERSATION, TOOLS, stream=stream)
 
 
@@ -246,8 +246,7 @@ async def test_client_errors_are_not_retried(server: ModelServer, status: int, t
 async def test_cancelling_closes_the_connection_at_once(server: ModelServer) -> None:
     server.script(Fault(delay=30.0, then=Turn(text="never")))
     task = asyncio.create_task(make(server, "mistral").complete(CONVERSATION, TOOLS, stream=True))
-    while not server.requests:
-        await asyncio.sleep(0.01)
+    assert await asyncio.to_thread(server.wait_for_requests, 1)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, timeout=10)

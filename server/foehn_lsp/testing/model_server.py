@@ -64,7 +64,7 @@ class RecordedRequest:
 class _Script:
     replies: list[Reply] = field(default_factory=list)
     requests: list[RecordedRequest] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Condition = field(default_factory=threading.Condition)
     calls: int = 0
 
 
@@ -110,6 +110,11 @@ class ModelServer:
         with self._state.lock:
             return list(self._state.requests)
 
+    def wait_for_requests(self, count: int, timeout: float = 30.0) -> bool:
+        """Block until ``count`` requests have arrived (from a test: ``asyncio.to_thread``)."""
+        with self._state.lock:
+            return self._state.lock.wait_for(lambda: len(self._state.requests) >= count, timeout)
+
     @property
     def pending(self) -> int:
         with self._state.lock:
@@ -139,6 +144,7 @@ def _handler(state: _Script) -> type[BaseHTTPRequestHandler]:
                 reply = state.replies.pop(0) if state.replies else None
                 state.calls += 1
                 number = state.calls
+                state.lock.notify_all()
             if reply is None:
                 self._send(500, {"error": {"message": "the model server has no scripted reply"}})
                 return
