@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-BENCHMARKS = ["validation", "files"]
+BENCHMARKS = ["validation", "files", "providers"]
 
 
 def main(names: list[str]) -> int:
