@@ -8,17 +8,36 @@ terminal (``FOEHN_DEBUG=1`` logs them).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import os
+import signal
 import sys
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp.agent import Agent, RunEvent, RunOutcome, RunRequest
+from foehn_lsp.agent.approval import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approved,
+    Approver,
+    Denied,
+    FixedApprover,
+)
+from foehn_lsp.agent.events import EventSink, ToolCallEvent
+from foehn_lsp.agent.records import AuditLog, Scrubber, Transcript, audit_path, read_transcript
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.providers import create_provider
+from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.terminal import HumanPrinter, JsonPrinter, TerminalApprover
+from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.workspace import FileAccess, Workspace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_LIMIT, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
@@ -67,6 +86,144 @@ def _tools_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+STOP_CODES = {
+    "answer": EXIT_OK,
+    "error": EXIT_ERROR,
+    "max_iterations": EXIT_LIMIT,
+    "budget": EXIT_LIMIT,
+    "repeated_call": EXIT_LIMIT,
+    "cancelled": EXIT_CANCELLED,
+}
+
+
+def _approver(mode: str | None) -> Approver:
+    if mode is None:
+        mode = "ask" if sys.stdin.isatty() else "never"
+    if mode == "all":
+        print("foehn: --approve all: every call will run without asking", file=sys.stderr)
+        return FixedApprover(Approved(scope="run"))
+    if mode == "never":
+        return FixedApprover(Denied(reason="--approve never"))
+    return TerminalApprover()
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    overrides = {
+        "provider": args.provider,
+        "model": args.model,
+        "base_url": args.base_url,
+        "max_tool_iterations": args.max_iterations,
+    }
+    settings = load_settings(overrides={k: v for k, v in overrides.items() if v is not None})
+    root = Path(args.workspace or ".").resolve()
+    if not root.is_dir():
+        print(f"foehn: workspace {args.workspace!r} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    printer: EventSink = JsonPrinter() if args.json else HumanPrinter()
+    outcome = asyncio.run(
+        _run(
+            settings,
+            root,
+            args.task,
+            _approver(args.approve),
+            printer,
+            Path(args.transcript) if args.transcript else None,
+        )
+    )
+    return STOP_CODES[outcome.reason]
+
+
+async def _run(
+    settings: Settings,
+    root: Path,
+    task: str,
+    approver: Approver,
+    printer: EventSink,
+    transcript_path: Path | None,
+) -> RunOutcome:
+    found = load_tools(settings, root)
+    for problem in found.problems:
+        print(f"foehn: skipped plugin {problem}", file=sys.stderr)
+    provider = create_provider(settings)
+    secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
+    scrubber = Scrubber.from_environment(secrets)
+    transcript = Transcript(transcript_path, scrubber) if transcript_path else None
+    workspace = Workspace([root])
+    audit = AuditLog(audit_path(workspace.root), scrubber, run_id=uuid.uuid4().hex[:12])
+
+    def emit(event: RunEvent) -> None:
+        audit(event)
+        printer(event)
+
+    agent = Agent(
+        provider=provider,
+        registry=found.registry,
+        settings=settings,
+        approver=approver,
+        transcript=transcript,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    try:
+        ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+        return await agent.run(RunRequest(task=task), ctx, emit, stop)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await provider.aclose()
+        if transcript is not None:
+            transcript.close()
+
+
+def _replay_command(args: argparse.Namespace) -> int:
+    recorded = read_transcript(Path(args.transcript))
+    root = Path(args.workspace or recorded.workspace).resolve()
+    if not root.is_dir():
+        print(f"foehn: workspace {str(root)!r} does not exist; pass --workspace", file=sys.stderr)
+        return EXIT_USAGE
+    settings = load_settings(overrides={"enable_streaming": False})
+    found = load_tools(settings, root)
+    decisions = iter(recorded.decisions)
+
+    class Replayed:
+        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+            decision = next(decisions, "deny")
+            return Approved() if decision == "allow" else Denied(reason="denied when recorded")
+
+    calls: list[tuple[str, Any]] = []
+
+    def collect(event: RunEvent) -> None:
+        if isinstance(event, ToolCallEvent):
+            calls.append((event.tool, event.arguments))
+
+    agent = Agent(
+        provider=ScriptedProvider(recorded.responses),
+        registry=found.registry,
+        settings=settings,
+        approver=Replayed(),
+    )
+    workspace = Workspace([root])
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    asyncio.run(agent.run(RunRequest(task=recorded.task), ctx, collect))
+    for number, (expected, actual) in enumerate(zip(recorded.tool_calls, calls, strict=False), 1):
+        if expected != actual:
+            print(
+                f"replay diverged at tool call {number}: recorded {expected!r}, "
+                f"replayed {actual!r}",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR
+    if len(calls) != len(recorded.tool_calls):
+        print(
+            f"replay diverged: recorded {len(recorded.tool_calls)} tool calls, replayed "
+            f"{len(calls)}",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    print(f"replayed {len(calls)} tool calls; all match the transcript")
+    return EXIT_OK
+
+
 def tool_parameters(schema: Any) -> list[str]:
     properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
     return list(properties)
@@ -82,6 +239,30 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     tools.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     tools.set_defaults(handler=_tools_command)
+
+    run = commands.add_parser("run", help="run one task headless")
+    run.add_argument("task", help="what to do, in words")
+    run.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    run.add_argument("--provider", choices=["mistral", "openai", "anthropic", "local"])
+    run.add_argument("--model", metavar="NAME")
+    run.add_argument("--base-url", metavar="URL")
+    run.add_argument(
+        "--approve",
+        choices=["ask", "never", "all"],
+        help="ask on the terminal (default when stdin is a TTY), deny every call "
+        "policy would ask about (default otherwise), or approve everything",
+    )
+    run.add_argument("--max-iterations", type=int, metavar="N")
+    run.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    run.add_argument("--transcript", metavar="FILE", help="record the run for foehn replay")
+    run.set_defaults(handler=_run_command)
+
+    replay = commands.add_parser("replay", help="re-run a recorded transcript offline")
+    replay.add_argument("transcript", metavar="TRANSCRIPT")
+    replay.add_argument(
+        "--workspace", metavar="DIR", help="where to replay (default: the recorded workspace)"
+    )
+    replay.set_defaults(handler=_replay_command)
     return parser
 
 

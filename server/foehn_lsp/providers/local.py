@@ -160,6 +160,40 @@ def _example_turns(names: set[str]) -> list[dict[str, str]]:
             {"role": "user", "content": request},
             {"role": "assistant", "content": json.dumps({"answer": answer})},
         ]
+    if {"scan", "search"} <= names:
+        turns += [
+            {"role": "user", "content": "List the shell scripts and tell me which one uses curl"},
+            {
+                "role": "assistant",
+                "content": json.dumps({"tool": "scan", "arguments": {"pattern": "*.sh"}}),
+            },
+            {
+                "role": "user",
+                "content": _result_text("scan", "2 entries under .:\nbin/fetch.sh\nbin/clean.sh"),
+            },
+            {
+                "role": "assistant",
+                "content": json.dumps(
+                    {"tool": "search", "arguments": {"pattern": "curl", "glob": "*.sh"}}
+                ),
+            },
+            {
+                "role": "user",
+                "content": _result_text(
+                    "search",
+                    "1 matches for text 'curl' in 1 files:\nbin/fetch.sh\n     4: curl -O $URL",
+                ),
+            },
+            {
+                "role": "assistant",
+                "content": json.dumps(
+                    {
+                        "answer": "The shell scripts are bin/fetch.sh and bin/clean.sh; "
+                        "bin/fetch.sh uses curl (line 4)."
+                    }
+                ),
+            },
+        ]
     if "scan" in names:
         turns += [
             {"role": "user", "content": "How many YAML files are there?"},

@@ -1,0 +1,30 @@
+"""The agent: the loop, executing calls, approval, the system message, transcripts and audit."""
+
+from foehn_lsp.agent.approval import (
+    ApprovalDecision,
+    ApprovalGate,
+    ApprovalRequest,
+    Approved,
+    Approver,
+    Denied,
+    FixedApprover,
+)
+from foehn_lsp.agent.events import Done, EventSink, RunEvent, event_json
+from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
+
+__all__ = [
+    "Agent",
+    "ApprovalDecision",
+    "ApprovalGate",
+    "ApprovalRequest",
+    "Approved",
+    "Approver",
+    "Denied",
+    "Done",
+    "EventSink",
+    "FixedApprover",
+    "RunEvent",
+    "RunOutcome",
+    "RunRequest",
+    "event_json",
+]

@@ -1,0 +1,92 @@
+"""Running one turn's tool calls: concurrently, except tools marked sequential, with results
+returned in call order. Each call goes through the registry's chain with the run's middleware
+(the announcement of the call, then approval)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from foehn_lsp.agent.events import EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
+from foehn_lsp.tools.contract import RiskLevel, ToolContext, ToolResult
+from foehn_lsp.tools.registry import Handler, Invocation, Middleware, ToolRegistry
+
+MAX_RESULT_CHARS = 60_000
+
+
+def shown_arguments(raw: str) -> Any:
+    """The arguments as events show them: parsed if they are JSON, else the raw text."""
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return raw
+
+
+class TurnExecutor:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        emit: EventSink,
+        middleware: Sequence[Middleware] = (),
+    ) -> None:
+        self.registry = registry
+        self.ctx = ctx
+        self.emit = emit
+        self.middleware = [self._announce, *middleware]
+        self._announced: set[str] = set()
+
+    async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        self._announce_call(
+            invocation.call_id, invocation.tool.name, invocation.raw_arguments, invocation.risk
+        )
+        return await next_step(invocation)
+
+    def _announce_call(self, call_id: str, name: str, raw: str, risk: RiskLevel) -> None:
+        if call_id not in self._announced:
+            self._announced.add(call_id)
+            self.emit(
+                ToolCallEvent(
+                    id=call_id, tool=name, arguments=shown_arguments(raw), risk=risk.value
+                )
+            )
+
+    async def run(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
+        results: list[ToolResultMessage | None] = [None] * len(calls)
+        batch: list[int] = []
+
+        async def flush() -> None:
+            outcomes = await asyncio.gather(*(self._one(calls[i]) for i in batch))
+            for index, outcome in zip(batch, outcomes, strict=True):
+                results[index] = outcome
+            batch.clear()
+
+        for index, call in enumerate(calls):
+            tool = self.registry.get(call.name)
+            if tool is not None and tool.sequential:
+                await flush()
+                results[index] = await self._one(call)
+            else:
+                batch.append(index)
+        await flush()
+        return [r for r in results if r is not None]
+
+    async def _one(self, call: ToolCall) -> ToolResultMessage:
+        result = await self.registry.call(
+            call.name, call.arguments, self.ctx, call_id=call.id, middleware=self.middleware
+        )
+        tool = self.registry.get(call.name)
+        self._announce_call(
+            call.id, call.name, call.arguments, tool.risk if tool else RiskLevel.UNDEFINED
+        )
+        output = result.output
+        if len(output) > MAX_RESULT_CHARS:
+            cut = len(output) - MAX_RESULT_CHARS
+            output = output[:MAX_RESULT_CHARS] + f"\n... ({cut} characters cut; ask for less)"
+        self.emit(ToolResultEvent(id=call.id, tool=call.name, ok=result.ok, output=output))
+        return ToolResultMessage(
+            call_id=call.id, name=call.name, content=output, is_error=not result.ok
+        )

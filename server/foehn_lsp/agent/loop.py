@@ -1,0 +1,304 @@
+"""The loop: ask the model, run the tools it calls, repeat; always end, with a reason.
+
+    ask ──text only──▶ done(answer)
+     │
+     └─tool calls──▶ limits? ──▶ wrap up: results say "not run", ask for a summary ─▶ done(limit)
+                       │
+                       └──▶ run the calls (validate, assess, approve, execute) ──▶ ask …
+
+A person stopping the run (``stop`` set) cancels whatever is in flight, the HTTP request or a
+tool, and the run ends with ``cancelled``; a provider failure ends it with ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from foehn_lsp.agent.approval import ApprovalGate, Approver
+from foehn_lsp.agent.events import (
+    Done,
+    EventSink,
+    RunEvent,
+    StopReason,
+    TextDelta,
+    Thinking,
+    UsageEvent,
+)
+from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.prompt import system_message
+from foehn_lsp.agent.records import Transcript
+from foehn_lsp.config import Settings
+from foehn_lsp.errors import ProviderError
+from foehn_lsp.providers import Provider
+from foehn_lsp.providers.messages import (
+    Message,
+    ModelResponse,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.registry import Middleware, ToolDefinition, ToolRegistry
+
+log = logging.getLogger(__name__)
+
+WARN_ITERATIONS_LEFT = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunRequest:
+    task: str
+    context: str = ""
+    """What the editor adds: the active file, the selection, a diagnostic."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOutcome:
+    reason: StopReason
+    answer: str
+    iterations: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class _State:
+    messages: list[Message]
+    iterations: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    last_call: str | None = None
+    last_output: str | None = None
+    repeats: int = 0
+    warned: set[str] = field(default_factory=set)
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+def _signature(call: ToolCall) -> str:
+    try:
+        arguments = json.dumps(json.loads(call.arguments), sort_keys=True)
+    except json.JSONDecodeError:
+        arguments = call.arguments
+    return f"{call.name}:{arguments}"
+
+
+class Agent:
+    """Runs tasks with one provider, one registry and one workspace context."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        registry: ToolRegistry,
+        settings: Settings,
+        approver: Approver,
+        transcript: Transcript | None = None,
+        extra_middleware: Sequence[Middleware] = (),
+    ) -> None:
+        self.provider = provider
+        self.registry = registry
+        self.settings = settings
+        self.approver = approver
+        self.transcript = transcript
+        self.extra_middleware = list(extra_middleware)
+
+    async def run(
+        self,
+        request: RunRequest,
+        ctx: ToolContext,
+        emit: EventSink,
+        stop: asyncio.Event | None = None,
+    ) -> RunOutcome:
+        """Run ``request`` to its end; ``emit`` gets every event, ``Done`` last."""
+
+        def record(event: RunEvent) -> None:
+            if self.transcript is not None:
+                self.transcript.event(event)
+            emit(event)
+
+        task = request.task + (f"\n\n{request.context}" if request.context else "")
+        state = _State(
+            messages=[
+                SystemMessage(content=system_message(self.settings, ctx.workspace)),
+                UserMessage(content=task),
+            ]
+        )
+        if self.transcript is not None:
+            self.transcript.start(
+                task=task,
+                workspace=str(ctx.workspace.root),
+                provider=self.provider.name,
+                model=self.provider.model,
+            )
+        body = asyncio.create_task(self._loop(state, ctx, record))
+        waiters: set[asyncio.Future[Any]] = {body}
+        stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
+        if stopper is not None:
+            waiters.add(stopper)
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            body.cancel()
+            raise
+        finally:
+            if stopper is not None:
+                stopper.cancel()
+        if body.done() and not body.cancelled():
+            try:
+                outcome = body.result()
+            except Exception as exc:
+                log.exception("the run failed")
+                outcome = self._outcome(state, "error", f"internal error: {exc!r}")
+        else:
+            body.cancel()
+            await asyncio.gather(body, return_exceptions=True)
+            outcome = self._outcome(state, "cancelled", "The run was cancelled.")
+        record(Done(reason=outcome.reason, answer=outcome.answer, iterations=outcome.iterations))
+        return outcome
+
+    def _outcome(self, state: _State, reason: StopReason, answer: str) -> RunOutcome:
+        return RunOutcome(
+            reason=reason,
+            answer=answer,
+            iterations=state.iterations,
+            input_tokens=state.input_tokens,
+            output_tokens=state.output_tokens,
+        )
+
+    async def _loop(self, state: _State, ctx: ToolContext, emit: EventSink) -> RunOutcome:
+        gate = ApprovalGate(self.settings.approval, self.approver, emit)
+        executor = TurnExecutor(self.registry, ctx, emit, [gate, *self.extra_middleware])
+        tools = self.registry.definitions()
+        try:
+            while True:
+                response = await self._ask(state, tools, emit)
+                calls = response.message.tool_calls
+                if not calls:
+                    return self._outcome(state, "answer", response.message.content)
+                limit = self._limit_reached(state, calls)
+                if limit is not None:
+                    reason, why = limit
+                    state.messages += [
+                        ToolResultMessage(
+                            call_id=c.id, name=c.name, is_error=True, content=f"not run: {why}"
+                        )
+                        for c in calls
+                    ]
+                    return await self._wrap_up(state, reason, why, emit)
+                state.iterations += 1
+                results = await executor.run(calls)
+                state.messages += results
+                self._track_repeats(state, calls, results)
+                if note := self._budget_note(state):
+                    state.messages.append(UserMessage(content=note))
+        except ProviderError as exc:
+            log.info("run ended by a provider error: %s", exc)
+            return self._outcome(state, "error", str(exc))
+
+    async def _ask(
+        self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink
+    ) -> ModelResponse:
+        emit(Thinking(iteration=state.iterations))
+        started = time.monotonic()
+        response = await self.provider.complete(
+            state.messages,
+            tools,
+            stream=self.settings.enable_streaming,
+            on_text=lambda piece: emit(TextDelta(text=piece)),
+        )
+        if not self.settings.enable_streaming and response.message.content:
+            emit(TextDelta(text=response.message.content))
+        if self.transcript is not None:
+            self.transcript.response(response, time.monotonic() - started)
+        state.messages.append(response.message)
+        state.input_tokens += response.usage.input_tokens
+        state.output_tokens += response.usage.output_tokens
+        emit(
+            UsageEvent(
+                input_tokens=state.input_tokens,
+                output_tokens=state.output_tokens,
+                total_tokens=state.tokens,
+                budget=self.settings.token_budget,
+            )
+        )
+        return response
+
+    def _limit_reached(
+        self, state: _State, calls: Sequence[ToolCall]
+    ) -> tuple[StopReason, str] | None:
+        if state.iterations >= self.settings.max_tool_iterations:
+            return "max_iterations", (
+                f"the run reached its limit of {self.settings.max_tool_iterations} tool iterations"
+            )
+        if state.tokens >= self.settings.token_budget:
+            return "budget", f"the run spent its token budget ({self.settings.token_budget:,})"
+        if (
+            len(calls) == 1
+            and _signature(calls[0]) == state.last_call
+            and state.repeats + 1 >= self.settings.repeat_limit
+        ):
+            return "repeated_call", (
+                f"{calls[0].name} was called {state.repeats + 1} times in a row with the same "
+                "arguments and gave the same result each time"
+            )
+        return None
+
+    def _track_repeats(
+        self, state: _State, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
+    ) -> None:
+        if len(calls) != 1:
+            state.last_call, state.last_output, state.repeats = None, None, 0
+            return
+        signature, output = _signature(calls[0]), results[0].content
+        if signature == state.last_call and output == state.last_output:
+            state.repeats += 1
+        else:
+            state.last_call, state.last_output, state.repeats = signature, output, 1
+
+    def _budget_note(self, state: _State) -> str | None:
+        left = self.settings.max_tool_iterations - state.iterations
+        if left <= WARN_ITERATIONS_LEFT and "iterations" not in state.warned:
+            state.warned.add("iterations")
+            return (
+                f"[Foehn] {left} tool iteration{'s' if left != 1 else ''} left in this run. "
+                "Finish the most important part, then answer with what you did and what "
+                "is left."
+            )
+        if state.tokens >= 0.8 * self.settings.token_budget and "tokens" not in state.warned:
+            state.warned.add("tokens")
+            return (
+                f"[Foehn] {self.settings.token_budget - state.tokens:,} tokens left in this "
+                "run's budget. Wrap up soon."
+            )
+        return None
+
+    async def _wrap_up(
+        self, state: _State, reason: StopReason, why: str, emit: EventSink
+    ) -> RunOutcome:
+        """Ask, without tools, for a summary of what was done and what is left."""
+        state.messages.append(
+            UserMessage(
+                content=(
+                    f"[Foehn] The run is stopping: {why}. No more tools can be used. Reply "
+                    "with a short summary of what you did, what you found, and what is left."
+                )
+            )
+        )
+        try:
+            response = await self._ask(state, [], emit)
+            summary = response.message.content.strip()
+        except ProviderError as exc:
+            summary = ""
+            log.info("no summary after %s: %s", reason, exc)
+        answer = f"Stopped: {why}." + (f"\n\n{summary}" if summary else "")
+        return self._outcome(state, reason, answer)

@@ -1,0 +1,198 @@
+"""Transcripts and the audit log, both JSONL, both scrubbed of secrets.
+
+A transcript records one run: the task, every model response, every event, with timings; it
+is enough for ``foehn replay`` to re-run the run offline and check that the same tool calls
+come out. The audit log is per workspace, under the user's state directory, and gets one line
+per tool call: when, which tool, the arguments, the risk, the decision, the outcome.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import platformdirs
+
+from foehn_lsp.agent.events import (
+    ApprovalEvent,
+    RunEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    event_json,
+)
+from foehn_lsp.errors import TranscriptError
+from foehn_lsp.providers.messages import ModelResponse
+
+TOKEN_PATTERNS = re.compile(
+    r"(sk-(?:ant-)?[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}"
+    r"|xox[abpr]-[A-Za-z0-9\-]{10,}|Bearer\s+[A-Za-z0-9._\-]{16,})"
+)
+SECRET_NAMES = re.compile(r"(?i)(api[_-]?key|token|secret|password|passwd)")
+
+
+class Scrubber:
+    """Removes known secret values and anything shaped like a common API token."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self.secrets = sorted({s for s in secrets if len(s) >= 6}, key=len, reverse=True)
+
+    @classmethod
+    def from_environment(cls, extra: Iterable[str] = ()) -> Scrubber:
+        values = [v for k, v in os.environ.items() if SECRET_NAMES.search(k) and v]
+        return cls([*values, *extra])
+
+    def text(self, value: str) -> str:
+        for secret in self.secrets:
+            value = value.replace(secret, "***")
+        return TOKEN_PATTERNS.sub("***", value)
+
+    def data(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {
+                k: "***" if SECRET_NAMES.search(str(k)) and isinstance(v, str) else self.data(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list | tuple):
+            return [self.data(v) for v in value]
+        return value
+
+
+class Transcript:
+    """Writes one run to a JSONL file as it happens."""
+
+    def __init__(self, path: Path, scrubber: Scrubber) -> None:
+        self.path = path
+        self.scrubber = scrubber
+        self._handle: TextIO = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        self._started = time.monotonic()
+
+    def write(self, kind: str, **data: Any) -> None:
+        record = {
+            "kind": kind,
+            "t": round(time.monotonic() - self._started, 4),
+            **self.scrubber.data(data),
+        }
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def start(self, *, task: str, workspace: str, provider: str, model: str) -> None:
+        self.write("run", task=task, workspace=workspace, provider=provider, model=model)
+
+    def response(self, response: ModelResponse, seconds: float) -> None:
+        self.write("response", response=response.model_dump(mode="json"), seconds=round(seconds, 4))
+
+    def event(self, event: RunEvent) -> None:
+        self.write("event", **event_json(event))
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+@dataclass
+class RecordedRun:
+    task: str
+    workspace: str
+    responses: list[ModelResponse]
+    tool_calls: list[tuple[str, Any]]
+    decisions: list[str]
+    """Approval decisions made by asking (not by policy), in order."""
+    done: dict[str, Any] = field(default_factory=dict)
+
+
+def read_transcript(path: Path) -> RecordedRun:
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except OSError as exc:
+        raise TranscriptError(f"cannot read transcript {path}: {exc.strerror}") from None
+    run: RecordedRun | None = None
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+            kind = record["kind"]
+            if kind == "run":
+                run = RecordedRun(
+                    task=record["task"],
+                    workspace=record["workspace"],
+                    responses=[],
+                    tool_calls=[],
+                    decisions=[],
+                )
+            elif run is None:
+                raise TranscriptError(f"{path}:{number}: the first record must be the run")
+            elif kind == "response":
+                run.responses.append(ModelResponse.model_validate(record["response"]))
+            elif kind == "event" and record["event"] == "tool_call":
+                run.tool_calls.append((record["tool"], record["arguments"]))
+            elif (
+                kind == "event"
+                and record["event"] == "approval"
+                and record["reason"] not in ("policy", "allowed for this run")
+            ):
+                run.decisions.append(record["decision"])
+            elif kind == "event" and record["event"] == "done":
+                run.done = record
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise TranscriptError(f"{path}:{number}: not a transcript record ({exc})") from None
+    if run is None:
+        raise TranscriptError(f"{path} is empty")
+    return run
+
+
+def audit_path(workspace_root: Path) -> Path:
+    digest = hashlib.sha256(os.fsencode(workspace_root)).hexdigest()[:16]
+    state = Path(platformdirs.user_state_dir("foehn"))
+    return state / "audit" / f"{workspace_root.name}-{digest}.jsonl"
+
+
+class AuditLog:
+    """Appends one line per tool call, correlating the call, approval and result events."""
+
+    def __init__(self, path: Path, scrubber: Scrubber, *, run_id: str) -> None:
+        self.path = path
+        self.scrubber = scrubber
+        self.run_id = run_id
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, event: RunEvent) -> None:
+        match event:
+            case ToolCallEvent(id=call_id):
+                self._pending[call_id] = {
+                    "tool": event.tool,
+                    "arguments": event.arguments,
+                    "risk": event.risk,
+                    "decision": None,
+                }
+            case ApprovalEvent(id=call_id) if call_id in self._pending:
+                self._pending[call_id]["decision"] = event.decision
+                self._pending[call_id]["decided_by"] = event.reason
+            case ToolResultEvent(id=call_id, ok=ok):
+                entry = self._pending.pop(call_id, {"tool": event.tool})
+                self._append(
+                    {
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                        "run": self.run_id,
+                        **entry,
+                        "ok": ok,
+                        "outcome": event.output[:300],
+                    }
+                )
+            case _:
+                return
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(self.scrubber.data(record), ensure_ascii=False) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(line)

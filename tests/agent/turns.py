@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from foehn_lsp.providers.messages import AssistantMessage, ModelResponse, ToolCall, Usage
+
+
+def say(text: str, tokens: int = 10) -> ModelResponse:
+    return ModelResponse(
+        message=AssistantMessage(content=text),
+        usage=Usage(input_tokens=tokens, output_tokens=tokens),
+    )
+
+
+def calls(*pairs: tuple[str, Any], tokens: int = 10, prefix: str = "c") -> ModelResponse:
+    tool_calls = tuple(
+        ToolCall(
+            id=f"{prefix}{i}",
+            name=name,
+            arguments=args if isinstance(args, str) else json.dumps(args),
+        )
+        for i, (name, args) in enumerate(pairs)
+    )
+    return ModelResponse(
+        message=AssistantMessage(tool_calls=tool_calls),
+        usage=Usage(input_tokens=tokens, output_tokens=tokens),
+        finish_reason="tool_calls",
+    )
