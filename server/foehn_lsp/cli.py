@@ -224,6 +224,21 @@ def _replay_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _serve_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.lsp import create_server
+
+    server = create_server()
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            print("foehn: --tcp takes HOST:PORT, e.g. 127.0.0.1:2087", file=sys.stderr)
+            return EXIT_USAGE
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
+    return EXIT_OK
+
+
 def tool_parameters(schema: Any) -> list[str]:
     properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
     return list(properties)
@@ -234,6 +249,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="foehn", description="A tool-using LLM agent for editors, as a language server."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="run the language server")
+    serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    serve.set_defaults(handler=_serve_command)
 
     tools = commands.add_parser("tools", help="print the tool catalogue")
     tools.add_argument("--json", action="store_true", help="machine-readable output")

@@ -1,0 +1,44 @@
+"""``foehn.run``, ``foehn.cancel`` and ``foehn.tools``. Palette calls send ``arguments: []``,
+so every command takes ``*args``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.server import FoehnServer
+
+
+async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    try:
+        arguments = convert.run_arguments(args)
+    except convert.BadArguments as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+    request_id = ls.protocol.msg_id
+    await ls.ready()
+    return await ls.runs.start(arguments, request_id)
+
+
+def cancel(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    if len(args) > 1 or (args and not isinstance(args[0], str)):
+        raise JsonRpcInvalidParams("foehn.cancel takes [] (every run) or [runId]")
+    return {"cancelled": ls.runs.cancel(args[0] if args else None)}
+
+
+async def tools(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    await ls.ready()
+    assert ls.tools is not None
+    return {
+        "tools": [
+            {
+                "name": t.name,
+                "risk": t.risk.value,
+                "description": t.description,
+                "parameters": t.parameters,
+            }
+            for t in ls.tools.registry
+        ],
+        "problems": [{"plugin": p.plugin, "problems": list(p.problems)} for p in ls.tools.problems],
+    }

@@ -1,0 +1,158 @@
+"""Active runs: one per ``foehn.run``, each with its id, stop event and progress token. All three
+ways of cancelling (progress cancel, ``$/cancelRequest``, ``foehn.cancel``) set the same stop
+event, and the run ends with ``cancelled``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from foehn_lsp.agent import Agent, RunEvent, RunOutcome, RunRequest
+from foehn_lsp.agent.events import event_json
+from foehn_lsp.agent.records import AuditLog, Scrubber, audit_path
+from foehn_lsp.errors import FoehnError
+from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.confirm import EditorApprover
+from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
+from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.workspace import FileAccess, Workspace
+
+if TYPE_CHECKING:
+    from foehn_lsp.lsp.server import FoehnServer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ActiveRun:
+    id: str
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    token: str | None = None
+
+
+class RunManager:
+    def __init__(self, server: FoehnServer) -> None:
+        self.server = server
+        self.active: dict[str, ActiveRun] = {}
+
+    def cancel(self, run_id: str | None = None) -> list[str]:
+        """Stop one run, or all; returns the ids that were asked to stop."""
+        chosen = [run_id] if run_id is not None else list(self.active)
+        stopped = []
+        for identifier in chosen:
+            run = self.active.get(identifier)
+            if run is not None and not run.stop.is_set():
+                run.stop.set()
+                stopped.append(identifier)
+        return stopped
+
+    async def start(self, arguments: convert.RunArguments, request_id: Any) -> dict[str, Any]:
+        server = self.server
+        run = ActiveRun(id=uuid.uuid4().hex[:12])
+        self.active[run.id] = run
+        if request_id is not None:
+            server.protocol.run_requests[request_id] = run.id  # type: ignore[attr-defined]
+        try:
+            outcome = await self._run(run, arguments)
+        finally:
+            self.active.pop(run.id, None)
+            server.protocol.run_requests.pop(request_id, None)  # type: ignore[attr-defined]
+        return {
+            "runId": run.id,
+            "answer": outcome.answer,
+            "stopReason": outcome.reason,
+            "iterations": outcome.iterations,
+        }
+
+    async def _run(self, run: ActiveRun, arguments: convert.RunArguments) -> RunOutcome:
+        server = self.server
+        roots = server.workspace_roots()
+        if not roots:
+            raise convert.BadArguments("Foehn needs an open workspace folder")
+        workspace = Workspace(roots)
+        settings = server.settings
+        assert server.tools is not None
+        try:
+            provider = server.provider()
+        except FoehnError as exc:
+            server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
+            return RunOutcome(reason="error", answer=str(exc), iterations=0)
+        await self._begin_progress(run, arguments.task)
+        buffers = EditorBuffers(server)
+        applier = EditorApplier(server, workspace, buffers)
+        ctx = ToolContext(
+            workspace=workspace, files=FileAccess(workspace, applier=applier, buffers=buffers.text)
+        )
+        context = self._context(arguments, workspace, ctx)
+        secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
+        audit = AuditLog(
+            audit_path(workspace.root), Scrubber.from_environment(secrets), run_id=run.id
+        )
+
+        def emit(event: RunEvent) -> None:
+            audit(event)
+            server.protocol.notify("foehn/runEvent", {"runId": run.id, **event_json(event)})
+            if (message := convert.progress_message(event)) is not None:
+                self._report(run, message)
+
+        agent = Agent(
+            provider=provider,
+            registry=server.tools.registry,
+            settings=settings,
+            approver=EditorApprover(server, run.id, lambda m: self._report(run, m)),
+        )
+        outcome = await agent.run(
+            RunRequest(task=arguments.task, context=context), ctx, emit, run.stop
+        )
+        self._end_progress(run, outcome)
+        summary = f"Foehn ({outcome.reason.replace('_', ' ')}): {outcome.answer}"
+        server.window_log_message(convert.log(summary, error=outcome.reason == "error"))
+        if not server.init_options.get("runEvents"):
+            server.window_show_message(convert.show(summary, error=outcome.reason == "error"))
+        return outcome
+
+    def _context(
+        self, arguments: convert.RunArguments, workspace: Workspace, ctx: ToolContext
+    ) -> str:
+        if arguments.uri is None:
+            return ""
+        path = convert.path_of(arguments.uri)
+        if path is None or not workspace.contains(path.resolve()):
+            return ""
+        try:
+            text = ctx.files.read_text(path.resolve()).text
+        except Exception:  # an unreadable file adds no context; the run goes on
+            log.info("no context from %s", arguments.uri, exc_info=True)
+            text = None
+        return convert.run_context(arguments, text, workspace.display(path.resolve()))
+
+    async def _begin_progress(self, run: ActiveRun, task: str) -> None:
+        server = self.server
+        window = server.client_capabilities.window
+        if not (window and window.work_done_progress):
+            return
+        token = f"foehn-{run.id}"
+        try:
+            await server.work_done_progress.create_async(token)
+        except Exception:  # a client that refuses progress still gets the run
+            log.info("the client refused a progress token", exc_info=True)
+            return
+        run.token = token
+        title = task.strip().splitlines()[0]
+        server.work_done_progress.begin(token, convert.begin(f"Foehn: {title[:60]}"))
+        server.work_done_progress.tokens[token].add_done_callback(
+            lambda future: run.stop.set() if future.cancelled() else None
+        )
+
+    def _report(self, run: ActiveRun, message: str) -> None:
+        if run.token is not None:
+            self.server.work_done_progress.report(run.token, convert.report(message))
+
+    def _end_progress(self, run: ActiveRun, outcome: RunOutcome) -> None:
+        if run.token is not None:
+            self.server.work_done_progress.end(
+                run.token, convert.end(f"Finished: {outcome.reason.replace('_', ' ')}")
+            )

@@ -1,0 +1,77 @@
+"""Starting the real server over stdio with pytest-lsp's real client, pointed at a real model
+server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Union
+
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from foehn_lsp.testing import ModelServer
+
+
+def _fix_code_action_parsing(client: LanguageClient) -> None:
+    # lsprotocol 2025.0.0's client-side hook turns every CodeAction with a command into a
+    # Command; only test clients are affected (see the notes on the LSP stack).
+    converter = client.protocol._converter
+
+    def command_or_action(obj: Any, _: Any) -> Any:
+        kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
+        return converter.structure(obj, kind)
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], command_or_action)  # noqa: UP007
+
+
+@asynccontextmanager
+async def lsp_client(
+    root: Path,
+    model: ModelServer,
+    *,
+    init_options: dict[str, Any] | None = None,
+    configuration: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[LanguageClient]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
+    environment.update(
+        {
+            "FOEHN_PROVIDER": "openai",
+            "FOEHN_BASE_URL": model.openai_url,
+            "OPENAI_API_KEY": "sk-test-0123456789abcdefgh",
+            "FOEHN_STREAMING": "1",
+            "XDG_STATE_HOME": str(root.parent / "state"),
+            "XDG_CONFIG_HOME": str(root.parent / "config"),
+        }
+    )
+    environment.update(env or {})
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "foehn_lsp", "serve"], server_env=environment
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    _fix_code_action_parsing(client)
+    client.set_configuration(configuration or {}, section="foehn")
+    client.initialize_result = await client.initialize_session(
+        types.InitializeParams(  # type: ignore[attr-defined]
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options=init_options or {},
+        )
+    )
+    try:
+        yield client
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def run(client: LanguageClient, *arguments: Any) -> Any:
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="foehn.run", arguments=list(arguments))
+    )
