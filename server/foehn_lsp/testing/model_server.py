@@ -129,6 +129,12 @@ def _handler(state: _Script) -> type[BaseHTTPRequestHandler]:
             return None
 
         def do_POST(self) -> None:
+            try:
+                self._post()
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up (a timeout test); fine
+
+        def _post(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length)
             try:

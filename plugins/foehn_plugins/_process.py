@@ -1,0 +1,187 @@
+"""Running a program safely: an argument list and never a shell, stdin closed, its own process
+group (killed whole on timeout, cancellation, or when the call ends), secrets removed from its
+environment, and output captured in order (stdout and stderr interleaved) and capped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SECRET_VARIABLES = re.compile(
+    r"(?i)^(FOEHN_API_KEY|MISTRAL_API_KEY|OPENAI_API_KEY|ANTHROPIC_API_KEY)$"
+    r"|(_TOKEN|_KEY|_SECRET|_SECRETS|_PASSWORD|_PASSWD|_CREDENTIALS|_PAT)$"
+    r"|^(AWS_SESSION_TOKEN|AWS_SECRET_ACCESS_KEY|GITHUB_TOKEN|GH_TOKEN|NPM_TOKEN)$"
+)
+KEEP_HEAD = 8_000
+KEEP_TAIL = 24_000
+MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+KILL_GRACE = 2.0
+DRAIN_SECONDS = 0.5
+EXIT_POLL = 0.02
+CLOSE_SECONDS = 1.0
+
+
+def scrubbed_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    source = os.environ if base is None else base
+    return {key: value for key, value in source.items() if not SECRET_VARIABLES.search(key)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finished:
+    argv: tuple[str, ...]
+    exit_code: int | None
+    """``None`` when the process was killed by Foehn (timeout or too much output)."""
+    seconds: float
+    output: str
+    dropped: int
+    """Bytes of output not kept."""
+    stopped: str | None = None
+    """Why Foehn stopped the process, if it did."""
+
+    def summary(self, cwd: str) -> str:
+        line = " ".join(_quote(a) for a in self.argv)
+        status = f"stopped: {self.stopped}" if self.stopped else f"exit {self.exit_code}"
+        return f"$ {line}\n(in {cwd}; {status}; {self.seconds:.1f} s)"
+
+
+def _quote(argument: str) -> str:
+    return argument if re.fullmatch(r"[\w@%+=:,./-]+", argument) else repr(argument)
+
+
+class _Capture:
+    """Keeps the head and the tail of a stream, counting what falls between."""
+
+    def __init__(self, keep_head: int, keep_tail: int) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.keep_head, self.keep_tail = keep_head, keep_tail
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep_head - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.keep_tail:
+                del self.tail[: len(self.tail) - self.keep_tail]
+
+    def text(self) -> tuple[str, int]:
+        dropped = self.total - len(self.head) - len(self.tail)
+        head, tail = bytes(self.head), bytes(self.tail)
+        if b"\x00" in head[:4096] + tail[:4096]:
+            return f"(binary output, {self.total:,} bytes, not shown)", self.total
+        decoded = head.decode("utf-8", "replace")
+        if dropped > 0:
+            decoded += f"\n... ({dropped:,} bytes of output not shown) ...\n"
+        return decoded + tail.decode("utf-8", "replace"), max(dropped, 0)
+
+
+async def run_program(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    seconds: float,
+    keep_head: int = KEEP_HEAD,
+    keep_tail: int = KEEP_TAIL,
+    env: Mapping[str, str] | None = None,
+) -> Finished:
+    """Run ``argv`` to the end (or the timeout); the whole process group is gone afterwards."""
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=dict(env) if env is not None else scrubbed_environment(),
+    )
+    capture = _Capture(keep_head, keep_tail)
+    stopped: str | None = None
+
+    async def read() -> None:
+        nonlocal stopped
+        assert process.stdout is not None
+        while chunk := await process.stdout.read(65536):
+            capture.add(chunk)
+            if capture.total > MAX_OUTPUT_BYTES:
+                stopped = f"it printed more than {MAX_OUTPUT_BYTES // 2**20} MB"
+                return
+
+    reader = asyncio.create_task(read())
+    waiter = asyncio.create_task(_exited(process))
+    try:
+        async with asyncio.timeout(seconds):
+            await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter.done():
+                # Children left in the background may hold the pipe open: drain briefly.
+                await asyncio.wait({reader}, timeout=DRAIN_SECONDS)
+            elif stopped is None:
+                await waiter
+    except TimeoutError:
+        stopped = f"it did not finish within {seconds:g} s"
+    except asyncio.CancelledError:
+        await _kill_group(process, grace=0.0)
+        raise
+    finally:
+        await _kill_group(process, grace=KILL_GRACE)
+        for task in (reader, waiter):
+            task.cancel()
+        await asyncio.gather(reader, waiter, return_exceptions=True)
+        await _close(process)
+    output, dropped = capture.text()
+    return Finished(
+        argv=tuple(argv),
+        exit_code=None if stopped else process.returncode,
+        seconds=time.monotonic() - started,
+        output=output,
+        dropped=dropped,
+        stopped=stopped,
+    )
+
+
+async def _kill_group(process: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM to the whole group, SIGKILL after ``grace`` seconds, and reap the leader."""
+    group = process.pid
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGTERM if grace else signal.SIGKILL)
+    try:
+        if grace:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(_exited(process)), grace)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await asyncio.shield(_exited(process))
+
+
+async def _close(process: asyncio.subprocess.Process) -> None:
+    """Discard what is left in the pipe so the transport sees it close, now that the group is
+    gone (a paused, unread pipe would keep it open)."""
+    assert process.stdout is not None
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        async with asyncio.timeout(CLOSE_SECONDS):
+            while await process.stdout.read(65536):
+                pass
+            await process.wait()
+
+
+async def _exited(process: asyncio.subprocess.Process) -> int:
+    """The exit code, as soon as the process has exited. (``Process.wait`` also waits for
+    every holder of its pipes, which a background child can keep open.)"""
+    while process.returncode is None:  # noqa: ASYNC110 - no public exit event to wait on
+        await asyncio.sleep(EXIT_POLL)
+    return process.returncode

@@ -1,0 +1,284 @@
+"""run_command, git and run_tests: real processes in real workspaces."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from foehn_lsp import ToolContext
+from foehn_lsp.tools import ToolRegistry
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs, allowing a moment for a kill to be delivered."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        status = Path(f"/proc/{pid}/status")
+        if status.exists() and "State:\tZ" in status.read_text():
+            return False
+        time.sleep(0.02)
+    return True
+
+
+async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
+    return await registry.call(tool, arguments, ctx)
+
+
+async def test_a_command_runs_and_reports_exit_code_and_output(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(registry, ctx, "run_command", command=["echo", "hello world"])
+    assert result.ok
+    assert result.output.startswith("$ echo 'hello world'\n(in .; exit 0; ")
+    assert result.output.endswith("hello world")
+    failed = await call(
+        registry,
+        ctx,
+        "run_command",
+        command=[sys.executable, "-c", "import sys; print('bad'); sys.exit(3)"],
+    )
+    assert not failed.ok
+    assert "exit 3" in failed.output
+    assert "bad" in failed.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"command": "ls -la"}, "not a shell string; Foehn never runs a shell"),
+        ({"command": []}, "arguments/command"),
+        (
+            {"command": ["no-such-program-xyz"]},
+            "program 'no-such-program-xyz' was not found on PATH",
+        ),
+        ({"command": ["/nonexistent/tool"]}, "'/nonexistent/tool' is not an executable file"),
+        ({"command": ["./missing.sh"]}, "is not an executable file in the workspace"),
+        ({"command": ["ls"], "cwd": "../"}, "escapes the workspace"),
+        ({"command": ["ls"], "cwd": "missing"}, "is not a folder"),
+        ({"command": ["ls"], "timeout_s": 10_000}, "arguments/timeout_s"),
+    ],
+)
+async def test_bad_commands_get_clear_results(
+    root: Path, ctx: ToolContext, registry: ToolRegistry, arguments: dict[str, object], message: str
+) -> None:
+    result = await registry.call("run_command", arguments, ctx)
+    assert not result.ok
+    assert message in result.output
+
+
+async def test_stdout_and_stderr_interleave_and_stdin_is_closed(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    code = (
+        "import sys; print('out1', flush=True); print('err', file=sys.stderr, flush=True);"
+        "print('out2', flush=True); print(repr(sys.stdin.read()))"
+    )
+    result = await call(registry, ctx, "run_command", command=[sys.executable, "-c", code])
+    assert result.output.splitlines()[-4:] == ["out1", "err", "out2", "''"]
+
+
+async def test_a_timeout_kills_the_whole_process_group(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    code = (
+        "import subprocess, time; p = subprocess.Popen(['sleep', '300']);"
+        "print(p.pid, flush=True); time.sleep(300)"
+    )
+    result = await call(
+        registry, ctx, "run_command", command=[sys.executable, "-c", code], timeout_s=1
+    )
+    assert not result.ok
+    assert "stopped: it did not finish within 1 s" in result.output
+    child = int(result.output.splitlines()[-1])
+    assert not alive(child)
+
+
+async def test_no_background_process_outlives_its_call(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    code = "import subprocess; p = subprocess.Popen(['sleep', '300']); print(p.pid)"
+    result = await call(registry, ctx, "run_command", command=[sys.executable, "-c", code])
+    assert result.ok
+    assert not alive(int(result.output.splitlines()[-1]))
+
+
+async def test_huge_and_binary_output_is_capped(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    big = await call(
+        registry,
+        ctx,
+        "run_command",
+        command=[sys.executable, "-c", "import sys; [print('line', i) for i in range(500000)]"],
+    )
+    assert "bytes of output not shown" in big.output
+    assert "line 0" in big.output
+    assert "line 499999" in big.output
+    assert len(big.output) < 40_000
+    endless = await call(registry, ctx, "run_command", command=["yes"], timeout_s=60)
+    assert "stopped: it printed more than 64 MB" in endless.output
+    binary = await call(
+        registry,
+        ctx,
+        "run_command",
+        command=[
+            sys.executable,
+            "-c",
+            "import sys; sys.stdout.buffer.write(bytes(range(256)) * 4)",
+        ],
+    )
+    assert "(binary output, 1,024 bytes, not shown)" in binary.output
+
+
+async def test_secrets_are_removed_from_the_environment(
+    root: Path, ctx: ToolContext, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in (
+        "OPENAI_API_KEY",
+        "MISTRAL_API_KEY",
+        "FOEHN_API_KEY",
+        "GITHUB_TOKEN",
+        "MY_SERVICE_TOKEN",
+        "DB_PASSWORD",
+        "STRIPE_SECRET",
+        "AWS_SECRET_ACCESS_KEY",
+    ):
+        monkeypatch.setenv(name, f"value-of-{name}")
+    monkeypatch.setenv("HARMLESS_SETTING", "kept")
+    result = await call(
+        registry,
+        ctx,
+        "run_command",
+        command=[sys.executable, "-c", "import os; print(sorted(os.environ))"],
+    )
+    assert "value-of" not in result.output
+    for name in ("OPENAI_API_KEY", "GITHUB_TOKEN", "MY_SERVICE_TOKEN", "DB_PASSWORD"):
+        assert f"'{name}'" not in result.output
+    assert "'HARMLESS_SETTING'" in result.output
+    assert "'PATH'" in result.output
+
+
+async def test_cancelling_kills_the_group_at_once(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    marker = root / "pid"
+    code = f"import os, time; open({str(marker)!r}, 'w').write(str(os.getpid()));time.sleep(300)"
+    task = asyncio.create_task(
+        call(registry, ctx, "run_command", command=[sys.executable, "-c", code])
+    )
+    for _ in range(1000):
+        if marker.exists() and marker.read_text():
+            break
+        assert not task.done(), task.result()
+        await asyncio.sleep(0.02)
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 5
+    assert not alive(int(marker.read_text()))
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.invalid")
+    git("config", "user.name", "Test")
+    (root / "a.txt").write_text("one\n")
+    git("add", "a.txt")
+    git("commit", "-q", "-m", "first")
+    (root / "a.txt").write_text("two\n")
+    return root
+
+
+async def test_git_reads(repo: Path, ctx: ToolContext, registry: ToolRegistry) -> None:
+    status = await call(registry, ctx, "git", args=["status", "--short"])
+    assert status.ok
+    assert "M a.txt" in status.output
+    diff = await call(registry, ctx, "git", args=["diff"])
+    assert "+two" in diff.output
+    log = await call(registry, ctx, "git", args=["log", "--oneline", "-n", "1"])
+    assert "first" in log.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["commit", "-m", "x"], "git 'commit' is not allowed here"),
+        (["push"], "git 'push' is not allowed here"),
+        (["-c", "core.pager=touch pwned", "log"], "git '-c' is not allowed here"),
+        (["diff", "--output=out.txt"], "option '--output=out.txt' is not allowed for git diff"),
+        (["log", "--ext-diff"], "option '--ext-diff' is not allowed for git log"),
+        (["branch", "-D", "main"], "option '-D' is not allowed for git branch"),
+        (["diff", "--", "../outside"], "escapes the workspace"),
+        (["show", "HEAD:../../etc/passwd"], "escapes the workspace"),
+    ],
+)
+async def test_git_refuses_writes_and_dangerous_options(
+    repo: Path, ctx: ToolContext, registry: ToolRegistry, args: list[str], message: str
+) -> None:
+    result = await call(registry, ctx, "git", args=args)
+    assert not result.ok
+    assert message in result.output
+    assert not (repo / "out.txt").exists()
+
+
+@pytest.fixture
+def hostile_repo(repo: Path) -> Path:
+    """A repository whose own config would run a command on status and on paging."""
+    pwned = repo.parent / "pwned"
+    for key, value in (
+        ("core.fsmonitor", f"touch {pwned}; false"),
+        ("core.pager", f"touch {pwned}; cat"),
+    ):
+        subprocess.run(["git", "config", key, value], cwd=repo, check=True)
+    return repo
+
+
+async def test_git_ignores_a_hostile_repository_config(
+    hostile_repo: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(registry, ctx, "git", args=["status"])
+    assert result.ok, result.output
+    await call(registry, ctx, "git", args=["log"])
+    assert not (hostile_repo.parent / "pwned").exists()
+
+
+async def test_run_tests_runs_pytest_and_keeps_the_summary(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "test_sample.py").write_text(
+        "def test_passes():\n    assert True\n\ndef test_fails():\n    assert 1 == 2\n"
+    )
+    everything = await call(registry, ctx, "run_tests")
+    assert not everything.ok
+    assert "1 failed, 1 passed" in everything.output
+    chosen = await call(registry, ctx, "run_tests", paths=["test_sample.py"], keyword="passes")
+    assert chosen.ok, chosen.output
+    assert "1 passed, 1 deselected" in chosen.output
+    outside = await call(registry, ctx, "run_tests", paths=["../elsewhere"])
+    assert "escapes the workspace" in outside.output
+
+
+async def test_run_tests_uses_the_configured_command(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "pyproject.toml").write_text(
+        f'[tool.foehn]\ntest-command = ["{sys.executable}", "-c", "print(\'custom runner\')"]\n'
+    )
+    result = await call(registry, ctx, "run_tests")
+    assert result.ok
+    assert "custom runner" in result.output
