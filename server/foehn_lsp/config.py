@@ -173,7 +173,8 @@ def load_settings(
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read {user_file}: {exc}") from None
     if editor:
-        from_editor = _normalise(editor)
+        # Editors send "" for a setting left empty; that means "not set", not an empty value.
+        from_editor = _normalise({k: v for k, v in editor.items() if v != ""})
         from_editor.pop("api_key", None)
         merged = _merge(merged, from_editor)
     merged = _merge(merged, _from_environment(env))

@@ -63,6 +63,7 @@ async def test_tools_and_commands_are_advertised(app: Path, model: ModelServer) 
         names = [t["name"] for t in result["tools"]]
         assert {"scan", "read_file", "edit_file", "search"} <= set(names)
         assert result["problems"] == []
+        assert result["auditLog"].endswith(".jsonl")
         capabilities = client.initialize_result.capabilities  # type: ignore[attr-defined]
         provider = capabilities.execute_command_provider
         assert provider is not None
@@ -135,6 +136,10 @@ async def test_confirm_request_shows_the_diff_and_the_edit_goes_through_the_edit
     assert asked.risk == "write"
     assert asked.arguments.path == "app.py"
     assert "+    return 2" in asked.preview.diff
+    [file] = asked.preview.files
+    assert file.uri == (app / "app.py").as_uri()
+    assert file.before == "def main():\n    return 1  # TODO\n"
+    assert file.after == "def main():\n    return 2\n"
     [applied] = edits
     assert applied.label == "Foehn: edit app.py (1 block)"
     [document_edit] = applied.edit.document_changes
@@ -330,7 +335,8 @@ async def test_settings_come_from_the_editor_and_follow_changes(
         Turn(tool_calls=[("scan", {"path": "."})]),
         Turn(text="summary"),
     )
-    async with lsp_client(app, model, configuration={"maxToolIterations": 1}) as client:
+    configuration = {"maxToolIterations": 1, "provider": "", "model": "", "baseUrl": ""}
+    async with lsp_client(app, model, configuration=configuration) as client:
         result = await run(client, "scan twice")
         assert result["stopReason"] == "max_iterations"
         client.set_configuration({"approval": {"write": "deny"}}, section="foehn")

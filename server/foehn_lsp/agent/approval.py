@@ -12,6 +12,7 @@ import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
@@ -20,7 +21,7 @@ from foehn_lsp.errors import ToolInputError
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
-from foehn_lsp.workspace.edits import EditPlan
+from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +39,26 @@ ApprovalDecision = Approved | Denied
 
 
 @dataclass(frozen=True, kw_only=True)
+class FilePreview:
+    path: Path
+    before: str | None
+    """``None`` for a file the edit creates."""
+    after: str
+
+
+MAX_PREVIEW_CHARS = 1_000_000
+
+
+def file_previews(plan: EditPlan) -> tuple[FilePreview, ...]:
+    return tuple(
+        FilePreview(path=change.path, before=change.old_text, after=change.text)
+        for change in plan.changes
+        if isinstance(change, WriteFile)
+        and len(change.text) + len(change.old_text or "") <= MAX_PREVIEW_CHARS
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class ApprovalRequest:
     """What the person is asked about."""
 
@@ -49,6 +70,8 @@ class ApprovalRequest:
     """The unified diff of the edits, for tools that change files."""
     summary: str | None = None
     """One line: 'edit src/app.py (2 blocks)'."""
+    files: tuple[FilePreview, ...] = ()
+    """Whole before/after texts of the files the edit writes, for a side-by-side diff."""
 
     def describe(self) -> str:
         arguments = json.dumps(self.arguments, indent=2, ensure_ascii=False)
@@ -110,6 +133,7 @@ class ApprovalGate:
             risk=invocation.risk.value,
             preview=planned.diff(invocation.ctx.workspace) if planned else None,
             summary=planned.summary if planned else None,
+            files=file_previews(planned) if planned else (),
         )
         async with self._asking:
             decision = await self.approver.ask(request)

@@ -7,6 +7,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from foehn_lsp.agent.records import audit_path
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.server import FoehnServer
 
@@ -41,4 +42,5 @@ async def tools(ls: FoehnServer, *args: Any) -> dict[str, Any]:
             for t in ls.tools.registry
         ],
         "problems": [{"plugin": p.plugin, "problems": list(p.problems)} for p in ls.tools.problems],
+        "auditLog": str(audit_path(roots[0])) if (roots := ls.workspace_roots()) else None,
     }

@@ -359,7 +359,13 @@ def confirm_params(run_id: str, request: ApprovalRequest) -> dict[str, Any]:
         "risk": request.risk,
     }
     if request.preview is not None:
-        params["preview"] = {"summary": request.summary, "diff": request.preview}
+        params["preview"] = {
+            "summary": request.summary,
+            "diff": request.preview,
+            "files": [
+                {"uri": uri_of(f.path), "before": f.before, "after": f.after} for f in request.files
+            ],
+        }
     return params
 
 
