@@ -75,12 +75,14 @@ async def run_foehn(url: str) -> None:
 
 
 async def run_pydantic_ai(url: str) -> None:
+    from openai import AsyncOpenAI
     from pydantic_ai import Agent
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
     from pydantic_ai.usage import UsageLimits
 
-    model = OpenAIChatModel("scripted", provider=OpenAIProvider(base_url=url, api_key="unused"))
+    client = AsyncOpenAI(base_url=url, api_key="unused", max_retries=0)
+    model = OpenAIChatModel("scripted", provider=OpenAIProvider(openai_client=client))
     agent = Agent(model)
 
     @agent.tool_plain
@@ -89,6 +91,7 @@ async def run_pydantic_ai(url: str) -> None:
         return echo_impl(n)
 
     result = await agent.run(TASK, usage_limits=UsageLimits(request_limit=None))
+    await client.close()
     assert result.output == "finished"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.lsp import convert
 from foehn_lsp.workspace.edits import (
     ApplyOutcome,
@@ -15,6 +16,7 @@ from foehn_lsp.workspace.edits import (
     EditPlan,
     MakeDirectory,
     MovePath,
+    StaleFileError,
     WriteFile,
     make_directories,
 )
@@ -60,19 +62,20 @@ class EditorApplier:
         )
         if needs_files and not convert.supports_resource_operations(capabilities):
             return await self.disk.apply(plan)
-        for change in plan.changes:
-            if isinstance(change, WriteFile) and change.old_text is not None:
-                current = self.buffers.text(change.path)
-                if current is None:
-                    current = change.path.read_text("utf-8") if change.path.is_file() else None
-                if current != change.old_text:
-                    return ApplyOutcome(
-                        applied=False,
-                        reason=(
-                            f"{self.workspace.display(change.path)} changed since it was read; "
-                            "read it again and retry"
-                        ),
+        try:
+            for change in plan.changes:
+                if not isinstance(change, WriteFile):
+                    continue
+                buffered = self.buffers.text(change.path)
+                if buffered is None:
+                    self.disk.check(change)
+                elif buffered != change.old_text:
+                    raise StaleFileError(
+                        f"{self.workspace.display(change.path)} changed in the editor since it "
+                        "was read; read it again and retry"
                     )
+        except (StaleFileError, PathRefusedError) as exc:
+            return ApplyOutcome(applied=False, reason=str(exc))
         for change in plan.changes:
             if isinstance(change, MakeDirectory):
                 make_directories(self.workspace, change.path)

@@ -191,7 +191,7 @@ class DiskApplier:
     def apply_sync(self, plan: EditPlan) -> ApplyOutcome:
         try:
             for change in plan.changes:
-                self._check(change)
+                self.check(change)
             for change in plan.changes:
                 self._apply(change)
         except (StaleFileError, PathRefusedError) as exc:
@@ -200,7 +200,9 @@ class DiskApplier:
             return ApplyOutcome(applied=False, reason=f"{exc.strerror or exc}")
         return ApplyOutcome(applied=True)
 
-    def _check(self, change: FileChange) -> None:
+    def check(self, change: FileChange) -> None:
+        """Raise ``StaleFileError`` if the disk no longer matches what ``change`` was planned
+        on."""
         if isinstance(change, WriteFile):
             shown = self.workspace.display(change.path)
             current = _read_bytes(self.workspace, change.path)
