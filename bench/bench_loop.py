@@ -9,7 +9,7 @@ import asyncio
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from importlib.metadata import version
 
 STEPS = 100
@@ -123,7 +123,7 @@ async def run_openai_agents(url: str) -> None:
     assert result.final_output == "finished"
 
 
-def _cpu_per_step(run: Callable[[str], Awaitable[None]], url: str) -> float:
+def _cpu_per_step(run: Callable[[str], Coroutine[None, None, None]], url: str) -> float:
     asyncio.run(run(url))  # warm-up: imports, first connection
     start = time.process_time()
     asyncio.run(run(url))

@@ -290,7 +290,7 @@ def test_transcript_replay_and_audit(server: ModelServer, app: Path, tmp_path: P
 
 
 @pytest.mark.skipif(
-    subprocess.run([sys.executable, "-c", "import xllamacpp"], capture_output=True).returncode,
+    subprocess.run([sys.executable, "-c", "import xllamacpp"], capture_output=True).returncode != 0,
     reason="foehn-lsp[local] is not installed",
 )
 def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path) -> None:

@@ -258,7 +258,8 @@ async def test_max_iterations_asks_for_a_summary(app: Path, ctx: ToolContext) ->
     assert "I read app.py; nothing else done." in outcome.answer
     messages, tools = provider.requests[-1]
     assert tools == []
-    assert "No more tools can be used" in messages[-1].content  # type: ignore[union-attr]
+    assert isinstance(messages[-1], UserMessage)
+    assert "No more tools can be used" in messages[-1].content
     not_run = [m for m in messages if isinstance(m, ToolResultMessage) and m.call_id == "r20"]
     assert not_run[0].content.startswith("not run: the run reached its limit")
 

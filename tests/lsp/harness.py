@@ -56,8 +56,8 @@ async def lsp_client(
     assert isinstance(client, LanguageClient)
     _fix_code_action_parsing(client)
     client.set_configuration(configuration or {}, section="foehn")
-    client.initialize_result = await client.initialize_session(
-        types.InitializeParams(  # type: ignore[attr-defined]
+    client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
+        types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],

@@ -33,6 +33,21 @@ def app(root: Path) -> Path:
     return root
 
 
+def text_edits(
+    edit: types.WorkspaceEdit,
+) -> list[tuple[types.TextDocumentEdit, list[types.TextEdit | types.AnnotatedTextEdit]]]:
+    """The text document edits in ``edit`` (none of them snippets)."""
+    found = []
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit):
+            edits = [
+                e for e in change.edits if isinstance(e, types.TextEdit | types.AnnotatedTextEdit)
+            ]
+            assert len(edits) == len(change.edits)
+            found.append((change, edits))
+    return found
+
+
 def apply_to_disk(edit: types.WorkspaceEdit) -> None:
     """What an editor does with the edit, done to the files directly."""
     for change in edit.document_changes or []:
@@ -49,6 +64,7 @@ def apply_to_disk(edit: types.WorkspaceEdit) -> None:
                     sum(len(x) for x in lines[: text_edit.range.end.line])
                     + text_edit.range.end.character
                 )
+                assert isinstance(text_edit, types.TextEdit | types.AnnotatedTextEdit)
                 text = text[:start] + text_edit.new_text + text[end:]
             path.write_text(text)
         elif isinstance(change, types.CreateFile):
@@ -57,7 +73,7 @@ def apply_to_disk(edit: types.WorkspaceEdit) -> None:
 
 async def test_tools_and_commands_are_advertised(app: Path, model: ModelServer) -> None:
     async with lsp_client(app, model) as client:
-        result = await client.workspace_execute_command_async(
+        result: Any = await client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="foehn.tools", arguments=[])
         )
         names = [t["name"] for t in result["tools"]]
@@ -91,7 +107,7 @@ async def test_a_run_answers_with_progress_events_and_a_message(
         assert "tool_call" in kinds
         assert kinds[-1] == "done"
         [(token, reports)] = client.progress_reports.items()
-        assert token.startswith("foehn-")
+        assert str(token).startswith("foehn-")
         assert isinstance(reports[0], types.WorkDoneProgressBegin)
         assert reports[0].cancellable
         messages = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
@@ -142,11 +158,12 @@ async def test_confirm_request_shows_the_diff_and_the_edit_goes_through_the_edit
     assert file.after == "def main():\n    return 2\n"
     [applied] = edits
     assert applied.label == "Foehn: edit app.py (1 block)"
-    [document_edit] = applied.edit.document_changes
-    [text_edit] = document_edit.edits
+    [(_, [text_edit])] = text_edits(applied.edit)
+    assert isinstance(text_edit, types.AnnotatedTextEdit)
     assert text_edit.new_text == "2"
     assert text_edit.range.start == types.Position(line=1, character=11)
     assert text_edit.annotation_id == "foehn"
+    assert applied.edit.change_annotations is not None
     assert applied.edit.change_annotations["foehn"].label == "Foehn: edit_file"
     assert (app / "app.py").read_text() == "def main():\n    return 2\n"
 
@@ -210,9 +227,12 @@ async def test_reads_and_edits_use_the_unsaved_buffer(app: Path, model: ModelSer
     )
     edits: list[types.ApplyWorkspaceEditParams] = []
     async with lsp_client(app, model, configuration={"approval": {"write": "allow"}}) as client:
-        client.feature(types.WORKSPACE_APPLY_EDIT)(
-            lambda params: edits.append(params) or types.ApplyWorkspaceEditResult(applied=True)
-        )
+
+        @client.feature(types.WORKSPACE_APPLY_EDIT)
+        def apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+            edits.append(params)
+            return types.ApplyWorkspaceEditResult(applied=True)
+
         uri = (app / "app.py").as_uri()
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
@@ -226,9 +246,9 @@ async def test_reads_and_edits_use_the_unsaved_buffer(app: Path, model: ModelSer
     assert "(unsaved editor buffer)" in tool_result["content"]
     assert "x = 'unsaved'" in tool_result["content"]
     [applied] = edits
-    [document_edit] = applied.edit.document_changes
+    [(document_edit, [text_edit])] = text_edits(applied.edit)
     assert document_edit.text_document.version == 7
-    assert document_edit.edits[0].new_text == "edit"
+    assert text_edit.new_text == "edit"
     assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
 
 
@@ -256,7 +276,8 @@ async def test_code_actions_offer_explain_refactor_and_fix(app: Path, model: Mod
         fix = actions[2]
         assert isinstance(fix, types.CodeAction)
         assert fix.command is not None
-        [argument] = fix.command.arguments or []
+        arguments: list[Any] = list(fix.command.arguments or [])
+        [argument] = arguments
         assert argument["uri"] == uri
         assert argument["diagnostic"]["message"] == "undefined name 'x'"
         empty = await client.text_document_code_action_async(
@@ -305,7 +326,7 @@ async def _cancel_case(app: Path, model: ModelServer, how: str) -> tuple[dict[st
         elif how == "request":
             client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="run-1"))
         else:
-            cancelled = await client.workspace_execute_command_async(
+            cancelled: Any = await client.workspace_execute_command_async(
                 types.ExecuteCommandParams(command="foehn.cancel", arguments=[])
             )
             assert len(cancelled["cancelled"]) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -314,13 +315,14 @@ async def test_a_file_changed_between_planning_and_applying_is_not_overwritten(
 async def test_plans_preview_without_applying(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
-    for name, arguments in [
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("write_file", {"path": "notes.md", "content": "changed\n"}),
         ("edit_file", {"path": "src/util.py", "edits": [{"old_text": "1", "new_text": "2"}]}),
         ("delete_path", {"path": "src", "recursive": True}),
         ("move_path", {"source": "notes.md", "destination": "docs/notes.md"}),
         ("make_directory", {"path": "docs"}),
-    ]:
+    ]
+    for name, arguments in cases:
         tool = registry.get(name)
         assert tool is not None
         assert tool.plan is not None
@@ -391,6 +393,7 @@ def test_a_killed_writer_leaves_the_old_file_or_the_new_one(root: Path) -> None:
             f"""
 import itertools, sys
 from pathlib import Path
+from typing import Any
 from foehn_lsp.workspace import Workspace
 from foehn_lsp.workspace.edits import atomic_write
 ws = Workspace([{str(root)!r}])

@@ -22,6 +22,7 @@ from foehn_lsp.errors import (
 from foehn_lsp.providers import Provider, create_provider
 from foehn_lsp.providers.messages import (
     AssistantMessage,
+    Message,
     SystemMessage,
     ToolCall,
     ToolResultMessage,
@@ -38,7 +39,10 @@ TOOLS = [
         parameters={"type": "object", "properties": {"pattern": {"type": "string"}}},
     )
 ]
-CONVERSATION = [SystemMessage(content="Be brief."), UserMessage(content="List the Python files.")]
+CONVERSATION: list[Message] = [
+    SystemMessage(content="Be brief."),
+    UserMessage(content="List the Python files."),
+]
 PROVIDERS = ["mistral", "openai", "anthropic"]
 
 
@@ -270,7 +274,7 @@ def test_the_key_is_never_in_a_repr() -> None:
 
 
 async def test_request_shapes(server: ModelServer) -> None:
-    history = [
+    history: list[Message] = [
         *CONVERSATION,
         AssistantMessage(
             tool_calls=(

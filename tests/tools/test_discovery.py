@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,7 +103,7 @@ def _installed_distribution(site: Path, entry_points: str, module: str, body: st
     (site / f"{module}.py").write_text(textwrap.dedent(body))
 
 
-def _foehn_tools_json(tmp_path: Path, extra_env: dict[str, str]) -> dict[str, object]:
+def _foehn_tools_json(tmp_path: Path, extra_env: dict[str, str]) -> dict[str, Any]:
     env = {**os.environ, **extra_env}
     done = subprocess.run(
         [sys.executable, "-m", "foehn_lsp", "tools", "--json", "--workspace", str(tmp_path)],
@@ -112,7 +113,7 @@ def _foehn_tools_json(tmp_path: Path, extra_env: dict[str, str]) -> dict[str, ob
         check=True,
         timeout=120,
     )
-    parsed: dict[str, object] = json.loads(done.stdout)
+    parsed: dict[str, Any] = json.loads(done.stdout)
     return parsed
 
 
@@ -125,11 +126,11 @@ def test_foehn_tools_json_lists_scan_and_reports_a_broken_entry_point(tmp_path: 
         GOOD,
     )
     catalogue = _foehn_tools_json(tmp_path, {"PYTHONPATH": str(site)})
-    tools = {t["name"]: t for t in catalogue["tools"]}  # type: ignore[attr-defined]
+    tools = {t["name"]: t for t in catalogue["tools"]}
     assert tools["scan"]["risk"] == "read_only"
     assert set(tools["scan"]["parameters"]["properties"]) == {"path", "pattern", "recursive"}
     assert tools["shout"]["risk"] == "read_only"
-    [problem] = catalogue["problems"]  # type: ignore[misc]
+    [problem] = catalogue["problems"]
     assert problem["plugin"] == "entry point broken (thirdparty_missing_module:tools)"
     assert "ModuleNotFoundError" in problem["problems"][0]
 
@@ -138,6 +139,6 @@ def test_foehn_tools_loads_plugin_files_from_the_environment(
     tmp_path: Path, plugin_folder: Path
 ) -> None:
     catalogue = _foehn_tools_json(tmp_path, {"FOEHN_PLUGIN_PATHS": str(plugin_folder)})
-    names = [t["name"] for t in catalogue["tools"]]  # type: ignore[attr-defined]
+    names = [t["name"] for t in catalogue["tools"]]
     assert "shout" in names
-    assert len(catalogue["problems"]) == 5  # type: ignore[arg-type]
+    assert len(catalogue["problems"]) == 5

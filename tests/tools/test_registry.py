@@ -191,7 +191,7 @@ def test_decorator_defaults_to_undefined_risk_and_refuses_sync_functions() -> No
 
     assert anything.risk is RiskLevel.UNDEFINED
     with pytest.raises(ToolDefinitionError, match="async def"):
-        tool(lambda: "x")  # type: ignore[arg-type]
+        tool(lambda: "x")  # type: ignore[arg-type, return-value]
 
 
 def test_model_with_extra_allowed_still_refuses_unknown_properties() -> None:
