@@ -34,14 +34,10 @@ def app(root: Path) -> Path:
     return root
 
 
-def foehn(
-    *args: str,
-    server: ModelServer | None = None,
-    state: Path,
-    stdin: str = "",
-    env: dict[str, str] | None = None,
-    timeout: float = 120,
-) -> subprocess.CompletedProcess[str]:
+def _environment(
+    server: ModelServer | None, state: Path, env: dict[str, str] | None = None
+) -> dict[str, str]:
+    """This process's environment without Foehn's variables, pointed at ``server``."""
     environment = {key: value for key, value in os.environ.items() if not key.startswith("FOEHN_")}
     environment.update(
         {
@@ -53,6 +49,18 @@ def foehn(
     if server is not None:
         environment.update({"FOEHN_PROVIDER": "openai", "FOEHN_BASE_URL": server.openai_url})
     environment.update(env or {})
+    return environment
+
+
+def foehn(
+    *args: str,
+    server: ModelServer | None = None,
+    state: Path,
+    stdin: str = "",
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    environment = _environment(server, state, env)
     return subprocess.run(
         [sys.executable, "-m", "foehn_lsp", *args],
         input=stdin,
@@ -215,21 +223,12 @@ def test_usage_errors_exit_with_2(app: Path, tmp_path: Path) -> None:
 
 def test_ctrl_c_cancels_with_130(server: ModelServer, app: Path, tmp_path: Path) -> None:
     server.script(Fault(delay=60, then=Turn(text="late")))
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("FOEHN_")}
-    environment.update(
-        {
-            "FOEHN_PROVIDER": "openai",
-            "FOEHN_BASE_URL": server.openai_url,
-            "OPENAI_API_KEY": "k" * 20,
-            "XDG_STATE_HOME": str(tmp_path),
-        }
-    )
     process = subprocess.Popen(
         [sys.executable, "-m", "foehn_lsp", "run", "x", "--workspace", str(app), "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=environment,
+        env=_environment(server, tmp_path),
     )
     assert server.wait_for_requests(1)
     process.send_signal(signal.SIGINT)
