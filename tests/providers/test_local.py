@@ -82,3 +82,12 @@ async def test_a_question_that_needs_no_tool_gets_an_answer(
     )
     assert response.message.tool_calls == ()
     assert "4" in response.message.content
+
+
+def test_a_call_that_only_adds_defaults_counts_as_the_same_call(registry: ToolRegistry) -> None:
+    from foehn_lsp.providers.local import _canonical
+
+    tools = registry.definitions()
+    bare = _canonical("scan", '{"pattern": "*.py"}', tools)
+    assert bare == _canonical("scan", '{"pattern": "*.py", "recursive": true, "path": "."}', tools)
+    assert bare != _canonical("scan", '{"pattern": "*.md"}', tools)

@@ -275,11 +275,27 @@ def step_schema(tools: Sequence[ToolDefinition], *, answer_only: bool = False) -
     return {"anyOf": [*choices, answer]}
 
 
-def _canonical(name: str, arguments: str) -> str:
+def _canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
+    """The call with its arguments' defaults filled in, so that ``scan {}`` and
+    ``scan {"recursive": true}`` count as the same call."""
     try:
-        return name + json.dumps(json.loads(arguments), sort_keys=True)
+        given = json.loads(arguments)
     except json.JSONDecodeError:
         return name + arguments
+    defaults = next(
+        (
+            {
+                k: v["default"]
+                for k, v in (t.parameters.get("properties") or {}).items()
+                if isinstance(v, Mapping) and "default" in v
+            }
+            for t in tools
+            if t.name == name
+        ),
+        {},
+    )
+    merged = {**defaults, **given} if isinstance(given, dict) else given
+    return name + json.dumps(merged, sort_keys=True)
 
 
 class LocalProvider:
@@ -356,21 +372,28 @@ class LocalProvider:
     ) -> ModelResponse:
         chat = self.chat_messages(messages, tools)
         earlier = {
-            _canonical(c.name, c.arguments)
+            _canonical(c.name, c.arguments, tools)
             for m in messages
             if isinstance(m, AssistantMessage)
             for c in m.tool_calls
         }
         step, usage = await self._decide(chat, step_schema(tools, answer_only=not tools))
-        if "tool" in step and _canonical(step["tool"], json.dumps(step["arguments"])) in earlier:
+        if "tool" in step and (
+            _canonical(step["tool"], json.dumps(step["arguments"]), tools) in earlier
+        ):
+            # The host guard: never re-run an identical call. Offer the other tools or an answer.
+            others = [t for t in tools if t.name != step["tool"]]
             chat.append(
                 {
                     "role": "user",
-                    "content": "You already made that call and its result "
-                    'is above. Reply with {"answer": ...} now.',
+                    "content": (
+                        f"You already called {step['tool']} with those arguments; its result "
+                        "is above. Use a different tool if you need more, or reply with "
+                        '{"answer": ...}.'
+                    ),
                 }
             )
-            step, more = await self._decide(chat, step_schema(tools, answer_only=True))
+            step, more = await self._decide(chat, step_schema(others, answer_only=not others))
             usage = Usage(
                 input_tokens=usage.input_tokens + more.input_tokens,
                 output_tokens=usage.output_tokens + more.output_tokens,
