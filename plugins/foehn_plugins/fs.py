@@ -53,26 +53,29 @@ async def scan(arguments: ScanArguments, ctx: ToolContext) -> ToolResult:
         kind = "a file; use read_file" if folder.exists() else "not there; scan '.' to look"
         return ToolResult.failure(f"{arguments.path!r} is {kind}")
     if arguments.recursive:
-        entries = await asyncio.to_thread(_list_recursive, ctx, folder, arguments.pattern)
+        count, entries = await asyncio.to_thread(_list_recursive, ctx, folder, arguments.pattern)
     else:
-        entries = await asyncio.to_thread(_list_folder, ctx, folder, arguments.pattern)
+        everything = await asyncio.to_thread(_list_folder, ctx, folder, arguments.pattern)
+        count, entries = len(everything), everything[:MAX_SCAN_ENTRIES]
     shown = ctx.workspace.display(folder)
     depth = "recursive" if arguments.recursive else "this folder only"
     how = f"{depth}, pattern {arguments.pattern!r}"
-    if not entries:
+    if not count:
         return ToolResult.success(f"no entries under {shown} ({how}, .gitignore honoured)")
-    header = f"{len(entries)} entries under {shown} ({how}, .gitignore honoured):"
-    listed = entries[:MAX_SCAN_ENTRIES]
+    header = f"{count} entries under {shown} ({how}, .gitignore honoured):"
+    listed = entries
     body = "\n".join(listed)
-    if len(entries) > MAX_SCAN_ENTRIES:
+    if count > MAX_SCAN_ENTRIES:
         body += (
-            f"\n... {len(entries) - MAX_SCAN_ENTRIES} more not shown; narrow the listing with "
+            f"\n... {count - MAX_SCAN_ENTRIES} more not shown; narrow the listing with "
             "path= (a subfolder), pattern= (e.g. '*.py') or recursive=false"
         )
-    return ToolResult.success(f"{header}\n{body}", data={"count": len(entries)})
+    return ToolResult.success(f"{header}\n{body}", data={"count": count})
 
 
-def _list_recursive(ctx: ToolContext, folder: Path, pattern: str) -> list[str]:
+def _list_recursive(ctx: ToolContext, folder: Path, pattern: str) -> tuple[int, list[str]]:
+    """How many files ``rg --files`` lists, and the first ``MAX_SCAN_ENTRIES`` in path order
+    (sorted as bytes, which is UTF-8 order; only those are decoded)."""
     rg = ripgrep()
     if rg is None:
         raise FileNotFoundError("ripgrep (rg) is not installed; pip install ripgrep")
@@ -86,8 +89,11 @@ def _list_recursive(ctx: ToolContext, folder: Path, pattern: str) -> list[str]:
     done = subprocess.run(args, cwd=root, capture_output=True, check=False)
     if done.returncode not in (0, 1):
         raise OSError(done.stderr.decode("utf-8", "replace").strip())
-    lines = done.stdout.decode("utf-8", "replace").splitlines()
-    return sorted(line.removeprefix("./") for line in lines if line)
+    paths = done.stdout.split(b"\n")
+    paths.sort()
+    first = paths.count(b"")
+    shown = paths[first : first + MAX_SCAN_ENTRIES]
+    return len(paths) - first, [p.decode("utf-8", "replace") for p in shown]
 
 
 def _ignore_specs(ctx: ToolContext, folder: Path) -> list[tuple[Path, pathspec.GitIgnoreSpec]]:
