@@ -18,7 +18,7 @@ from foehn_lsp.workspace import FileAccess, Workspace
 from foehn_plugins._ripgrep import ripgrep
 
 FILES = 50_000
-ROUNDS = 5
+ROUNDS = 11
 
 
 def build_tree(root: Path) -> None:
@@ -33,6 +33,17 @@ def build_tree(root: Path) -> None:
         suffix = ".tmp" if index % 25 == 0 else ".py"
         body = f"value_{index} = {index}\n" + ("# needle here\n" if index % 997 == 0 else "")
         (folder / f"module_{index}{suffix}").write_text(body)
+
+
+def _paired(ours: Callable[[], object], peer: Callable[[], object]) -> tuple[float, float]:
+    """Medians of alternating runs, so both sides see the same machine conditions."""
+    timings: tuple[list[float], list[float]] = ([], [])
+    for _ in range(ROUNDS):
+        for side, function in enumerate((ours, peer)):
+            start = time.perf_counter()
+            function()
+            timings[side].append(time.perf_counter() - start)
+    return statistics.median(timings[0]), statistics.median(timings[1])
 
 
 def _median(function: Callable[[], object]) -> float:
@@ -65,10 +76,8 @@ def main() -> list[str]:
         def peer(*args: str) -> Callable[[], object]:
             return lambda: subprocess.run([rg, *args], cwd=root, capture_output=True, check=True)
 
-        scan = _median(tool("scan", {}))
-        rg_files = _median(peer("--files"))
-        search = _median(tool("search", {"pattern": "needle here"}))
-        rg_search = _median(peer("needle here"))
+        scan, rg_files = _paired(tool("scan", {}), peer("--files"))
+        search, rg_search = _paired(tool("search", {"pattern": "needle here"}), peer("needle here"))
 
         big = root / "big.py"
         big.write_text("".join(f"line_{i} = {i}  # some padding text\n" for i in range(125_000)))
