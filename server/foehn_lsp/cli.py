@@ -42,19 +42,9 @@ from foehn_lsp.workspace import FileAccess, Workspace
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_LIMIT, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
 
-def plugin_folders(settings: Settings, workspace: Path | None) -> list[Path]:
-    """Folders to load plugin files from: settings, and the workspace's own if trusted."""
-    folders = [Path(p).expanduser() for p in settings.plugin_paths]
-    if workspace is not None and settings.trust_workspace:
-        local = workspace / ".foehn" / "plugins"
-        if local.is_dir():
-            folders.append(local)
-    return folders
-
-
 def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
     return discover(
-        folders=plugin_folders(settings, workspace),
+        folders=settings.plugin_folders(workspace),
         default_timeout=settings.tool_timeout_seconds,
     )
 

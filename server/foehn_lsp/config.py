@@ -97,6 +97,16 @@ class Settings(_Section):
     trust_workspace: bool = False
     """Load plugins from the workspace's ``.foehn/plugins/``."""
 
+    def plugin_folders(self, workspace: Path | None) -> list[Path]:
+        """Folders to load plugin files from: ``pluginPaths``, and the workspace's own
+        ``.foehn/plugins/`` if the workspace is trusted."""
+        folders = [Path(p).expanduser() for p in self.plugin_paths]
+        if workspace is not None and self.trust_workspace:
+            local = workspace / ".foehn" / "plugins"
+            if local.is_dir():
+                folders.append(local)
+        return folders
+
     def resolved_base_url(self) -> str:
         if self.base_url:
             return self.base_url.rstrip("/")

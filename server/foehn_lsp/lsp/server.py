@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,6 +23,7 @@ from pygls.protocol import (
 import foehn_lsp
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.lsp.convert import path_of
 from foehn_lsp.providers import Provider, create_provider
 from foehn_lsp.tools.discovery import Discovery, discover
 
@@ -99,19 +101,13 @@ class FoehnServer(LanguageServer):
             self.tools = self._discover()
 
     def _discover(self) -> Discovery:
-        from foehn_lsp.cli import plugin_folders
-
-        root = self.workspace_roots()[0] if self.workspace_roots() else None
+        roots = self.workspace_roots()
         return discover(
-            folders=plugin_folders(self.settings, root),
+            folders=self.settings.plugin_folders(roots[0] if roots else None),
             default_timeout=self.settings.tool_timeout_seconds,
         )
 
-    def workspace_roots(self) -> list[Any]:
-        from pathlib import Path
-
-        from foehn_lsp.lsp.convert import path_of
-
+    def workspace_roots(self) -> list[Path]:
         try:
             folders = list(self.workspace.folders.values())
             root_uri = self.workspace.root_uri
@@ -119,7 +115,7 @@ class FoehnServer(LanguageServer):
             return []
         uris = [folder.uri for folder in folders] or ([root_uri] if root_uri else [])
         paths = [path_of(uri) for uri in uris]
-        return [Path(p) for p in paths if p is not None and p.is_dir()]
+        return [p for p in paths if p is not None and p.is_dir()]
 
     def provider(self) -> Provider:
         """The provider for the current settings, reused across runs (the local model is
