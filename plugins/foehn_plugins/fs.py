@@ -188,7 +188,7 @@ class WriteArguments(BaseModel):
     content: Annotated[str, Field(description="The complete new content of the file.")]
 
 
-def _missing_parents(ctx: ToolContext, path: Path) -> list[FileChange]:
+def _missing_parents(path: Path) -> list[FileChange]:
     return [] if path.parent.is_dir() else [MakeDirectory(path=path.parent)]
 
 
@@ -202,7 +202,7 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         lines = arguments.content.count("\n") + 1
         return EditPlan(
             tool="write_file",
-            changes=(*_missing_parents(ctx, path), change),
+            changes=(*_missing_parents(path), change),
             summary=f"create {name} ({lines} lines)",
         )
     unseen = path not in ctx.files.seen
@@ -318,7 +318,7 @@ async def plan_move(arguments: MoveArguments, ctx: ToolContext) -> EditPlan | To
     if source.is_dir() and destination.is_relative_to(source):
         return ToolResult.failure(f"cannot move {src} into itself")
     overwrite = destination.exists()
-    changes: list[FileChange] = [*_missing_parents(ctx, destination)]
+    changes: list[FileChange] = [*_missing_parents(destination)]
     changes.append(MovePath(source=source, destination=destination, overwrite=overwrite))
     verb = "move (replacing the existing file)" if overwrite else "move"
     return EditPlan(tool="move_path", changes=tuple(changes), summary=f"{verb} {src} -> {dst}")

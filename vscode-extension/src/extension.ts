@@ -241,7 +241,7 @@ async function openLogWhenStarted(
     const fresh = [...runs.keys()].find((id) => !before.includes(id));
     if (fresh) {
       const log = runs.get(fresh)!;
-      Object.assign(log, { task });
+      log.task = task;
       documents.set(runUri(fresh), log.markdown());
       const document = await vscode.workspace.openTextDocument(runUri(fresh));
       await vscode.languages.setTextDocumentLanguage(document, "markdown");

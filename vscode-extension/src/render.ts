@@ -29,7 +29,7 @@ export class RunLog {
 
   constructor(
     readonly runId: string,
-    readonly task: string,
+    public task: string,
   ) {}
 
   apply(event: RunEvent): void {

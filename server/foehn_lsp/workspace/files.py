@@ -117,5 +117,4 @@ class FileAccess:
 
     async def apply(self, plan: EditPlan) -> ApplyOutcome:
         """Apply ``plan`` through the host's applier, all or nothing."""
-        outcome = await self.applier.apply(plan)
-        return outcome
+        return await self.applier.apply(plan)
