@@ -429,4 +429,11 @@ def test_events_serialise_as_documented() -> None:
         "answer",
         "iterations",
     ]
-    assert json.dumps(event_json(ApprovalEvent(id="1", tool="t", decision="deny")))
+    denial = event_json(ApprovalEvent(id="1", tool="t", decision="deny", reason="dismissed"))
+    assert json.loads(json.dumps(denial)) == {
+        "event": "approval",
+        "id": "1",
+        "tool": "t",
+        "decision": "deny",
+        "reason": "dismissed",
+    }
