@@ -12,7 +12,7 @@ import enum
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pydantic
 
@@ -96,6 +96,25 @@ class ToolResult:
         return cls(ok=False, output=output, data=data)
 
 
+SandboxPolicy = Literal["read-only", "workspace-write", "full"]
+"""What a program may do: ``read-only`` (nothing writable but a private /tmp, no network),
+``workspace-write`` (the workspace too, not ``.git/`` or ``.foehn/``), ``full`` (the person's own
+rights and the network; only by an explicit approval of that one call)."""
+
+SANDBOX_ORDER: tuple[SandboxPolicy, ...] = ("read-only", "workspace-write", "full")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallScope:
+    """What one call would do beyond its arguments: shown to the person, and the most that an
+    approval 'for this session/run' may remember."""
+
+    program: str | None = None
+    """For calls that start a program: the program (argv[0] as the model wrote it)."""
+    sandbox: SandboxPolicy | None = None
+    """The OS sandbox policy the call runs under; ``None`` for calls that start no program."""
+
+
 class ProgressSink(Protocol):
     def __call__(self, message: str, /) -> None: ...
 
@@ -116,6 +135,9 @@ class ToolContext:
     """Short status lines for the person ("Searching 3,000 files…")."""
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("foehn_lsp.tools"))
     """The host's log; never shown to the model."""
+    scope: CallScope = CallScope()
+    """The scope of the call being run, as the registry fixed it (and the person saw it): a
+    tool that starts a program runs it under exactly ``scope.sandbox``."""
 
 
 Execute = Callable[[Any, ToolContext], Awaitable[ToolResult]]
@@ -130,6 +152,9 @@ raise the declared level."""
 
 Plan = Callable[[Any, ToolContext], Awaitable["EditPlan | ToolResult"]]
 """For tools that change files: the edits a call would make, without making them."""
+
+ScopeOf = Callable[[Any, "ToolContext"], CallScope]
+"""The scope of one call, a pure function of its validated arguments (and the workspace)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,6 +178,8 @@ class Tool:
     """Optional per-call risk assessment from the arguments."""
     plan: Plan | None = None
     """Optional preview of the edits a call would make (file tools)."""
+    scope: ScopeOf | None = None
+    """Optional scope of a call (the program and sandbox policy), for tools that start programs."""
     timeout: float | None = None
     """Seconds before the host cancels a call; ``None`` uses the host's default."""
     sequential: bool = False
@@ -175,6 +202,7 @@ class Tool:
         risk: RiskLevel = RiskLevel.UNDEFINED,
         assess: Assess | None = None,
         plan: Plan | None = None,
+        scope: ScopeOf | None = None,
         timeout: float | None = None,
         sequential: bool = False,
     ) -> Tool:
@@ -200,6 +228,7 @@ class Tool:
             validate=validator,
             assess=assess,
             plan=plan,
+            scope=scope,
             timeout=timeout,
             sequential=sequential,
         )
@@ -215,6 +244,7 @@ class Tool:
         risk: RiskLevel = RiskLevel.UNDEFINED,
         assess: Assess | None = None,
         plan: Plan | None = None,
+        scope: ScopeOf | None = None,
         timeout: float | None = None,
         sequential: bool = False,
     ) -> Tool:
@@ -231,6 +261,7 @@ class Tool:
             validate=SchemaValidator(parameters),
             assess=assess,
             plan=plan,
+            scope=scope,
             timeout=timeout,
             sequential=sequential,
         )

@@ -13,11 +13,19 @@ import dataclasses
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from foehn_lsp.errors import ToolDefinitionError, ToolInputError
-from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import (
+    SANDBOX_ORDER,
+    CallScope,
+    RiskLevel,
+    SandboxPolicy,
+    Tool,
+    ToolContext,
+    ToolResult,
+)
 from foehn_lsp.tools.validation import InvalidArgumentsError, check_schema, parse_arguments
 
 log = logging.getLogger(__name__)
@@ -49,6 +57,9 @@ class Invocation:
     """The validated arguments (set by the validation step)."""
     risk: RiskLevel = RiskLevel.UNDEFINED
     """The call's risk (set by the assessment step)."""
+    scope: CallScope = field(default_factory=CallScope)
+    """What the call would do beyond its arguments (set by the assessment step, with the risk);
+    the tool receives it as ``ctx.scope`` and runs exactly that."""
 
 
 Handler = Callable[[Invocation], Awaitable[ToolResult]]
@@ -143,9 +154,10 @@ class ToolRegistry:
     async def _guarded_execute(self, invocation: Invocation) -> ToolResult:
         tool = invocation.tool
         timeout = tool.timeout or self.default_timeout
+        ctx = dataclasses.replace(invocation.ctx, scope=invocation.scope)
         try:
             async with asyncio.timeout(timeout):
-                result = await tool.execute(invocation.arguments, invocation.ctx)
+                result = await tool.execute(invocation.arguments, ctx)
         except ToolInputError as exc:
             return ToolResult.failure(str(exc))
         except TimeoutError:
@@ -191,11 +203,31 @@ async def validate_step(invocation: Invocation, next_step: Handler) -> ToolResul
 
 
 async def assess_step(invocation: Invocation, next_step: Handler) -> ToolResult:
-    """Fix the call's risk: the declared level, raised (never lowered) by ``assess``."""
+    """Fix the call's risk and scope: the declared level, raised (never lowered) by ``assess``;
+    the scope from ``tool.scope``. The two are then made to agree: a program whose call may
+    write runs at least ``workspace-write``, and a sandbox wider than ``read-only`` makes the
+    call at least a write, so it is never run unasked on the strength of a read-only verdict."""
     tool = invocation.tool
     try:
         risk = tool.risk_of(invocation.arguments, invocation.ctx)
     except Exception:
         log.exception("risk assessment of %s raised; treating the call as destructive", tool.name)
         risk = RiskLevel.DESTRUCTIVE
-    return await next_step(dataclasses.replace(invocation, risk=risk))
+    try:
+        scope = tool.scope(invocation.arguments, invocation.ctx) if tool.scope else CallScope()
+    except Exception:
+        log.exception("scope of %s raised; running it under the widest scope", tool.name)
+        scope = CallScope(program="?", sandbox="full")
+    if scope.sandbox is not None:
+        scope = dataclasses.replace(scope, sandbox=_wider(scope.sandbox, _least_sandbox(risk)))
+        if scope.sandbox != "read-only" and risk < RiskLevel.WRITE:
+            risk = RiskLevel.WRITE
+    return await next_step(dataclasses.replace(invocation, risk=risk, scope=scope))
+
+
+def _least_sandbox(risk: RiskLevel) -> SandboxPolicy:
+    return "read-only" if risk is RiskLevel.READ_ONLY else "workspace-write"
+
+
+def _wider(a: SandboxPolicy, b: SandboxPolicy) -> SandboxPolicy:
+    return a if SANDBOX_ORDER.index(a) >= SANDBOX_ORDER.index(b) else b
