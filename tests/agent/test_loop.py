@@ -190,7 +190,7 @@ async def test_a_file_changed_after_approval_is_a_denial(app: Path, ctx: ToolCon
     events = Recorder()
     await runner.run(RunRequest(task="x"), ctx, events)
     [result] = events.of(ToolResultEvent)
-    assert "changed after approval" in result.output
+    assert "changed on disk since it was read" in result.output
     assert "return 1" in (app / "app.py").read_text()
 
 

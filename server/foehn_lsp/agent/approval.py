@@ -1,14 +1,21 @@
 """Approval: one policy, one gate in the call chain, decisions as data.
 
 Policy maps a call's risk (or the tool's name) to allow, ask or deny. ``ask`` goes to an
-``Approver`` (the editor, the terminal, or a fixed answer) with the exact arguments and, for
-tools that change files, the diff. What was approved is what runs: just before running, the
-arguments are validated again and the edits planned again; any difference is a denial.
+``Approver`` (the editor, the terminal, or a fixed answer) with the exact arguments, the scope
+(for programs: which program, under which sandbox policy) and, for tools that change files, the
+diff. What was approved is what runs: an edit is planned once, shown, and that very plan is
+applied (the applier refuses if a file changed in between).
+
+"Allow for this run" remembers a ``RememberedScope`` no wider than what the person saw: the
+tool, the risk level, and for programs the program and sandbox policy. A ``deny`` policy wins
+over anything remembered, and a call that asks for the ``full`` sandbox is asked about every
+time unless the person explicitly chose to remember full access.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,16 +25,21 @@ from typing import Any, Literal, Protocol
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.errors import ToolInputError
-from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.contract import Execute, RiskLevel, SandboxPolicy, ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
+from foehn_lsp.workspace import apply_plan
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
 
 @dataclass(frozen=True, kw_only=True)
 class Approved:
     scope: Literal["once", "run"] = "once"
-    """``run``: this tool needs no more asking until the run ends."""
+    """``run``: also allow, until the run ends, later calls within the request's ``remember``
+    scope."""
+    full_access: bool = False
+    """With ``run``, for a call that asks for the ``full`` sandbox: the person chose, under a
+    label that says so, to remember full access too. Without it such a call is allowed once."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,6 +48,38 @@ class Denied:
 
 
 ApprovalDecision = Approved | Denied
+
+
+@dataclass(frozen=True, kw_only=True)
+class RememberedScope:
+    """What "allow for this run" remembers: later calls are allowed unasked only when all four
+    are equal, so an approval never widens to another program, sandbox or risk level."""
+
+    tool: str
+    risk: RiskLevel
+    program: str | None
+    """For calls that start a program: the program, as the model wrote it."""
+    sandbox: SandboxPolicy | None
+
+    @classmethod
+    def of(cls, invocation: Invocation) -> RememberedScope:
+        return cls(
+            tool=invocation.tool.name,
+            risk=invocation.risk,
+            program=invocation.scope.program,
+            sandbox=invocation.scope.sandbox,
+        )
+
+    def describe(self) -> str:
+        """In words, as the person is shown it: 'run_command calls that run `touch`, at risk
+        write, in the workspace-write sandbox'."""
+        text = f"{self.tool} calls"
+        if self.program is not None:
+            text += f" that run `{self.program}`"
+        text += f", at risk {self.risk.value}"
+        if self.sandbox is not None:
+            text += f", in the {self.sandbox} sandbox"
+        return text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,10 +116,21 @@ class ApprovalRequest:
     """One line: 'edit src/app.py (2 blocks)'."""
     files: tuple[FilePreview, ...] = ()
     """Whole before/after texts of the files the edit writes, for a side-by-side diff."""
+    program: str | None = None
+    """For calls that start a program: the program."""
+    sandbox: SandboxPolicy | None = None
+    """For calls that start a program: the sandbox policy it runs under. ``full`` means the
+    person's own rights and the network; front ends say so plainly."""
+    remember: str = ""
+    """Exactly what "allow for this run" remembers, in words (show it next to that choice).
+    For a ``full`` call it is remembered only with ``Approved(full_access=True)``, which a front
+    end offers under its own label ("allow full access for this run")."""
 
     def describe(self) -> str:
         arguments = json.dumps(self.arguments, indent=2, ensure_ascii=False)
-        return f"{self.tool} ({self.risk}) with {arguments}"
+        where = f" running `{self.program}`" if self.program is not None else ""
+        sandbox = f" in the {self.sandbox} sandbox" if self.sandbox is not None else ""
+        return f"{self.tool} ({self.risk}){where}{sandbox} with {arguments}"
 
 
 class Approver(Protocol):
@@ -101,28 +156,25 @@ class ApprovalGate:
         self.policy = policy
         self.approver = approver
         self.emit = emit
-        self.allowed_for_run: set[str] = set()
+        self.remembered: set[RememberedScope] = set()
         self._asking = asyncio.Lock()
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         tool = invocation.tool
+        scope = RememberedScope.of(invocation)
         mode = self.policy.mode_for(tool.name, invocation.risk)
-        if mode is ApprovalMode.ALLOW or tool.name in self.allowed_for_run:
-            why = "policy" if mode is ApprovalMode.ALLOW else "allowed for this run"
-            self.emit(
-                ApprovalEvent(id=invocation.call_id, tool=tool.name, decision="allow", reason=why)
-            )
-            return await next_step(invocation)
         if mode is ApprovalMode.DENY:
-            self.emit(
-                ApprovalEvent(
-                    id=invocation.call_id, tool=tool.name, decision="deny", reason="policy"
-                )
-            )
+            self._decided(invocation, "deny", "policy")
             return ToolResult.failure(
                 f"{tool.name} was not run: policy denies {invocation.risk.value} calls. "
                 "Find another way, or tell the person what you would need."
             )
+        if scope in self.remembered:
+            self._decided(invocation, "allow", "allowed for this run")
+            return await next_step(invocation)
+        if mode is ApprovalMode.ALLOW and invocation.scope.sandbox != "full":
+            self._decided(invocation, "allow", "policy")
+            return await next_step(invocation)
         planned = await _plan(invocation)
         if isinstance(planned, ToolResult):
             return planned  # the edit cannot be made as asked; nothing to approve
@@ -134,37 +186,55 @@ class ApprovalGate:
             preview=planned.diff(invocation.ctx.workspace) if planned else None,
             summary=planned.summary if planned else None,
             files=file_previews(planned) if planned else (),
+            program=invocation.scope.program,
+            sandbox=invocation.scope.sandbox,
+            remember=scope.describe(),
         )
         async with self._asking:
             decision = await self.approver.ask(request)
         if isinstance(decision, Denied):
-            self.emit(
-                ApprovalEvent(
-                    id=invocation.call_id, tool=tool.name, decision="deny", reason=decision.reason
-                )
-            )
+            self._decided(invocation, "deny", decision.reason)
             return ToolResult.failure(
                 f"the person denied this call ({decision.reason}); it was not run. Do not "
                 "repeat it unchanged: continue another way or ask what they want."
             )
-        if mismatch := await _changed_since(invocation, request):
-            self.emit(
-                ApprovalEvent(
-                    id=invocation.call_id, tool=tool.name, decision="deny", reason=mismatch
-                )
-            )
+        if mismatch := _changed_since(invocation, request):
+            self._decided(invocation, "deny", mismatch)
             return ToolResult.failure(f"{tool.name} was not run: {mismatch}")
-        if decision.scope == "run":
-            self.allowed_for_run.add(tool.name)
+        remembered = decision.scope == "run" and (
+            invocation.scope.sandbox != "full" or decision.full_access
+        )
+        if remembered:
+            self.remembered.add(scope)
+            why = "approved for this run"
+        elif decision.scope == "run":
+            why = "approved once (full access is remembered only when chosen explicitly)"
+        else:
+            why = "approved once"
+        self._decided(invocation, "allow", why)
+        if planned is not None:
+            invocation = dataclasses.replace(
+                invocation, tool=dataclasses.replace(tool, execute=_applying(planned))
+            )
+        return await next_step(invocation)
+
+    def _decided(
+        self, invocation: Invocation, decision: Literal["allow", "deny"], why: str
+    ) -> None:
         self.emit(
             ApprovalEvent(
-                id=invocation.call_id,
-                tool=tool.name,
-                decision="allow",
-                reason="approved for this run" if decision.scope == "run" else "approved once",
+                id=invocation.call_id, tool=invocation.tool.name, decision=decision, reason=why
             )
         )
-        return await next_step(invocation)
+
+
+def _applying(planned: EditPlan) -> Execute:
+    """An ``execute`` that applies the approved plan instead of planning again."""
+
+    async def execute(arguments: object, ctx: ToolContext) -> ToolResult:
+        return await apply_plan(planned, ctx)
+
+    return execute
 
 
 def _shown_arguments(invocation: Invocation) -> dict[str, Any]:
@@ -182,20 +252,19 @@ async def _plan(invocation: Invocation) -> EditPlan | ToolResult | None:
         return await plan(invocation.arguments, invocation.ctx)
     except ToolInputError as exc:
         return ToolResult.failure(str(exc))
+    except OSError as exc:
+        # A file that vanished or became a link to elsewhere while planning (a race with
+        # another program) is the model's problem to retry, not a crash of the run.
+        return ToolResult.failure(f"{invocation.tool.name} could not be planned: {exc}")
 
 
-async def _changed_since(invocation: Invocation, request: ApprovalRequest) -> str | None:
-    """Why what would run now differs from what was approved, or ``None``."""
+def _changed_since(invocation: Invocation, request: ApprovalRequest) -> str | None:
+    """Why the arguments that would run now differ from those approved, or ``None``. (The
+    files are checked by the applier, against the plan that was shown.)"""
     try:
         again = invocation.tool.validate(parse_arguments(invocation.raw_arguments))
     except InvalidArgumentsError:
         return "its arguments no longer validate"
     if _shown_arguments(invocation) != dict(request.arguments) or again != invocation.arguments:
         return "its arguments differ from what was approved"
-    if request.preview is not None:
-        planned = await _plan(invocation)
-        if not isinstance(planned, EditPlan):
-            return "the edit can no longer be made as approved"
-        if planned.diff(invocation.ctx.workspace) != request.preview:
-            return "the files changed after approval, so the approved diff no longer applies"
     return None

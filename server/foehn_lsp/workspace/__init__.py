@@ -29,6 +29,7 @@ __all__ = [
     "TextFile",
     "Workspace",
     "WriteFile",
+    "apply_plan",
     "execute_plan",
 ]
 
@@ -41,13 +42,20 @@ def execute_plan(plan: Plan) -> Execute:
         planned = await plan(arguments, ctx)
         if isinstance(planned, ToolResult):
             return planned
-        diff = planned.diff(ctx.workspace)
-        outcome = await ctx.files.apply(planned)
-        if not outcome.applied:
-            return ToolResult.failure(
-                f"{planned.summary}: not applied ({outcome.reason}). No file was changed."
-            )
-        body = f"{planned.summary}\n{diff}" if diff else planned.summary
-        return ToolResult.success(body, data={"diff": diff})
+        return await apply_plan(planned, ctx)
 
     return execute
+
+
+async def apply_plan(planned: EditPlan, ctx: ToolContext) -> ToolResult:
+    """Apply a plan made earlier (the one the person approved) through the host, and report the
+    diff. The applier refuses, changing nothing, if a file differs from what the plan was made
+    on."""
+    diff = planned.diff(ctx.workspace)
+    outcome = await ctx.files.apply(planned)
+    if not outcome.applied:
+        return ToolResult.failure(
+            f"{planned.summary}: not applied ({outcome.reason}). No file was changed."
+        )
+    body = f"{planned.summary}\n{diff}" if diff else planned.summary
+    return ToolResult.success(body, data={"diff": diff})
