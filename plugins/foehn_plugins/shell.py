@@ -1,21 +1,26 @@
 """Running programs: ``run_command`` (any program, risk assessed from its arguments) and two
 narrow wrappers with fixed programs, ``git`` (read-only subcommands only) and ``run_tests``.
-No shell, ever: a command is an argument list."""
+No shell, ever: a command is an argument list. Every program starts through the sandbox
+(``foehn_lsp.sandbox``) under the policy of the call's scope, which the person saw: the risk
+table decides when to ask, the sandbox decides what can happen."""
 
 from __future__ import annotations
 
 import os
-import shutil
+import shlex
 import sys
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
-from foehn_plugins._process import Finished, run_program, scrubbed_environment
+from foehn_lsp.sandbox import Finished, system_sandbox
+from foehn_lsp.tools.contract import SANDBOX_ORDER, CallScope, SandboxPolicy
+from foehn_plugins._git import GitArguments, git, git_scope
+from foehn_plugins._running import as_result
 from foehn_plugins.command_risk import classify
 
 DEFAULT_TIMEOUT = 60.0
@@ -44,6 +49,16 @@ class CommandArguments(BaseModel):
             description=f"Seconds before the process is killed. Default {DEFAULT_TIMEOUT:g}.",
         ),
     ] = None
+    sandbox: Annotated[
+        Literal["workspace-write", "full"] | None,
+        Field(
+            description="Only when the default is not enough. Commands run in a sandbox: "
+            "read-only commands see the workspace read-only, others may write in it; neither "
+            "has network access or sees the home folder. 'workspace-write' lets a read-only "
+            "command write in the workspace; 'full' runs with the person's own rights and the "
+            "network, and always asks the person."
+        ),
+    ] = None
 
     @field_validator("command", mode="before")
     @classmethod
@@ -63,9 +78,9 @@ def _cwd(ctx: ToolContext, cwd: str | None) -> Path:
     return folder
 
 
-def _program(ctx: ToolContext, name: str, cwd: Path) -> str:
+def _program(ctx: ToolContext, name: str, cwd: Path, policy: SandboxPolicy) -> str:
     """The executable to run: an absolute path, a path inside the workspace, or a program
-    found on PATH."""
+    found on the ``PATH`` the sandbox sees."""
     if os.path.isabs(name):
         if not (os.path.isfile(name) and os.access(name, os.X_OK)):
             raise PathRefusedError(f"{name!r} is not an executable file")
@@ -75,7 +90,7 @@ def _program(ctx: ToolContext, name: str, cwd: Path) -> str:
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise PathRefusedError(f"{name!r} is not an executable file in the workspace")
         return str(path)
-    found = shutil.which(name)
+    found = system_sandbox().which(name, ctx.workspace, policy)
     if found is None:
         raise PathRefusedError(f"program {name!r} was not found on PATH")
     return found
@@ -83,223 +98,43 @@ def _program(ctx: ToolContext, name: str, cwd: Path) -> str:
 
 def _assess(arguments: CommandArguments, ctx: ToolContext) -> RiskLevel:
     cwd = arguments.cwd or "."
-    return classify(arguments.command, ctx.workspace, cwd)
+    risk = classify(arguments.command, ctx.workspace, cwd)
+    return max(risk, RiskLevel.WRITE) if arguments.sandbox else risk
 
 
-def _result(finished: Finished, cwd: str, *, tail_note: str = "") -> ToolResult:
-    body = f"{finished.summary(cwd)}\n{finished.output}".rstrip()
-    if finished.dropped and tail_note:
-        body += f"\n{tail_note}"
-    data = {"exit_code": finished.exit_code, "seconds": round(finished.seconds, 3)}
-    if finished.exit_code == 0:
-        return ToolResult.success(body, data=data)
-    return ToolResult.failure(body, data=data)
+def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
+    """A read-only verdict runs ``read-only``; anything else ``workspace-write``; ``full`` only
+    when the model asked for it (and then the person is always asked)."""
+    least: SandboxPolicy = (
+        "read-only" if _assess(arguments, ctx) is RiskLevel.READ_ONLY else "workspace-write"
+    )
+    wanted = arguments.sandbox or least
+    policy = max(least, wanted, key=SANDBOX_ORDER.index)
+    return CallScope(program=arguments.command[0], sandbox=system_sandbox().policy_for(policy))
+
+
+def _policy(ctx: ToolContext, fallback: CallScope) -> SandboxPolicy:
+    """The policy to run under: the scope the registry fixed (and the person saw); a tool
+    called without the registry computes its own."""
+    policy = ctx.scope.sandbox or fallback.sandbox
+    assert policy is not None
+    return policy
 
 
 async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResult:
+    policy = _policy(ctx, _command_scope(arguments, ctx))
     cwd = _cwd(ctx, arguments.cwd)
-    argv = [_program(ctx, arguments.command[0], cwd), *arguments.command[1:]]
+    argv = [_program(ctx, arguments.command[0], cwd, policy), *arguments.command[1:]]
     ctx.progress(f"Running {arguments.command[0]}…")
-    finished = await run_program(argv, cwd=cwd, seconds=arguments.timeout_s or DEFAULT_TIMEOUT)
-    shown = Finished(**{**finished.__dict__, "argv": tuple(arguments.command)})
-    return _result(shown, ctx.workspace.display(cwd))
-
-
-GIT_SUBCOMMANDS: dict[str, set[str]] = {
-    # subcommand: allowed options (exact, or a prefix ending in "=" for --opt=value)
-    "status": {
-        "-s",
-        "--short",
-        "-b",
-        "--branch",
-        "--porcelain",
-        "--porcelain=v1",
-        "--porcelain=v2",
-        "-u",
-        "--untracked-files=no",
-        "--untracked-files=all",
-        "--ignored",
-    },
-    "diff": {
-        "--cached",
-        "--staged",
-        "--stat",
-        "--numstat",
-        "--name-only",
-        "--name-status",
-        "--shortstat",
-        "-w",
-        "--ignore-all-space",
-        "-U",
-        "--unified=",
-        "--word-diff",
-        "--color=never",
-        "-M",
-        "-R",
-        "--merge-base",
-        "--diff-filter=",
-        "--check",
-    },
-    "log": {
-        "--oneline",
-        "-n",
-        "--max-count=",
-        "--since=",
-        "--until=",
-        "--author=",
-        "--grep=",
-        "--stat",
-        "--name-only",
-        "--name-status",
-        "-p",
-        "--patch",
-        "--graph",
-        "--all",
-        "--decorate",
-        "--format=",
-        "--pretty=",
-        "--first-parent",
-        "--reverse",
-        "--follow",
-        "-i",
-        "--no-merges",
-        "--merges",
-        "-S",
-        "-G",
-        "-L",
-        "--date=",
-    },
-    "show": {
-        "--stat",
-        "--name-only",
-        "--name-status",
-        "--oneline",
-        "-p",
-        "--format=",
-        "--pretty=",
-        "--no-patch",
-        "-s",
-        "--summary",
-    },
-    "blame": {"-L", "-w", "-M", "-C", "-e", "-s", "--porcelain", "--line-porcelain", "--date="},
-    "branch": {
-        "--list",
-        "-l",
-        "-a",
-        "--all",
-        "-r",
-        "--remotes",
-        "-v",
-        "-vv",
-        "--verbose",
-        "--show-current",
-        "--contains",
-        "--merged",
-        "--no-merged",
-        "--sort=",
-    },
-    "rev-parse": {
-        "--abbrev-ref",
-        "--short",
-        "--short=",
-        "--show-toplevel",
-        "--git-dir",
-        "--is-inside-work-tree",
-        "--verify",
-        "--symbolic-full-name",
-        "HEAD",
-    },
-    "ls-files": {
-        "-c",
-        "--cached",
-        "-m",
-        "--modified",
-        "-o",
-        "--others",
-        "--exclude-standard",
-        "-d",
-        "--deleted",
-        "-s",
-        "--stage",
-        "-z",
-        "--full-name",
-        "--error-unmatch",
-    },
-}
-SAFE_GIT = [
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.pager=cat",
-    "-c",
-    "diff.external=",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "--no-pager",
-]
-NO_EXTERNAL = {
-    "diff": ["--no-ext-diff", "--no-textconv"],
-    "log": ["--no-ext-diff"],
-    "show": ["--no-ext-diff", "--no-textconv"],
-    "blame": ["--no-textconv"],
-}
-
-
-class GitArguments(BaseModel):
-    args: Annotated[
-        list[str],
-        Field(
-            min_length=1,
-            description='Subcommand and its arguments, e.g. ["log", "--oneline", '
-            '"-n", "5"]. Read-only subcommands only: ' + ", ".join(GIT_SUBCOMMANDS) + ".",
-        ),
-    ]
-
-
-def _check_git(arguments: GitArguments, ctx: ToolContext) -> str | None:
-    command, *rest = arguments.args
-    allowed = GIT_SUBCOMMANDS.get(command)
-    if allowed is None:
-        return (
-            f"git {command!r} is not allowed here; the git tool runs only "
-            f"{', '.join(GIT_SUBCOMMANDS)}. Use run_command for anything else (it asks "
-            "the person first)."
-        )
-    after_separator = False
-    for argument in rest:
-        if argument == "--":
-            after_separator = True
-            continue
-        if argument.startswith("-") and not after_separator:
-            base = argument.split("=", 1)[0] + "=" if "=" in argument else argument
-            short = argument[:2] if not argument.startswith("--") else argument
-            if argument not in allowed and base not in allowed and short not in allowed:
-                return f"option {argument!r} is not allowed for git {command}"
-        elif "/" in argument or after_separator:
-            path = argument.split(":", 1)[-1] if ":" in argument else argument
-            try:
-                ctx.workspace.resolve(path)
-            except PathRefusedError as exc:
-                return str(exc)
-    return None
-
-
-async def git(arguments: GitArguments, ctx: ToolContext) -> ToolResult:
-    if problem := _check_git(arguments, ctx):
-        return ToolResult.failure(problem)
-    program = shutil.which("git")
-    if program is None:
-        return ToolResult.failure("git is not installed")
-    command, *rest = arguments.args
-    argv = [program, *SAFE_GIT, command, *NO_EXTERNAL.get(command, []), *rest]
-    environment = scrubbed_environment()
-    environment.update({"GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
-    environment.pop("GIT_EXTERNAL_DIFF", None)
-    finished = await run_program(
-        argv, cwd=ctx.workspace.root, seconds=DEFAULT_TIMEOUT, env=environment
+    finished = await system_sandbox().run(
+        argv,
+        workspace=ctx.workspace,
+        cwd=cwd,
+        policy=policy,
+        seconds=arguments.timeout_s or DEFAULT_TIMEOUT,
     )
-    shown = Finished(**{**finished.__dict__, "argv": ("git", *arguments.args)})
-    return _result(shown, ".")
+    shown = Finished(**{**finished.__dict__, "argv": tuple(arguments.command)})
+    return as_result(shown, ctx.workspace.display(cwd))
 
 
 class TestArguments(BaseModel):
@@ -339,24 +174,50 @@ def _test_command(root: Path) -> list[str]:
     return [sys.executable, "-m", "pytest"]
 
 
-async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
+def _test_argv(arguments: TestArguments, ctx: ToolContext) -> list[str]:
+    """The exact command ``run_tests`` starts: the test command, ``-k`` and the keyword, then
+    ``--`` and the paths (so a path can never be read as an option)."""
     root = ctx.workspace.root
     argv = _test_command(root)
-    argv[0] = (
-        _program(ctx, argv[0], root)
-        if "/" not in argv[0] or not os.path.isabs(argv[0])
-        else argv[0]
-    )
-    if arguments.keyword:
+    argv[0] = _program(ctx, argv[0], root, system_sandbox().policy_for("workspace-write"))
+    if arguments.keyword is not None:
+        if arguments.keyword.startswith("-"):
+            raise PathRefusedError(f"keyword {arguments.keyword!r} may not start with '-'")
         argv += ["-k", arguments.keyword]
-    for path in arguments.paths or []:
-        resolved = ctx.workspace.resolve(path)
-        argv.append(ctx.workspace.display(resolved))
-    ctx.progress("Running the tests…")
-    finished = await run_program(
-        argv, cwd=root, seconds=TEST_TIMEOUT, keep_head=2_000, keep_tail=30_000
+    if arguments.paths:
+        argv.append("--")
+        argv += [ctx.workspace.display(ctx.workspace.resolve(p)) for p in arguments.paths]
+    return argv
+
+
+def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:
+    """The whole command line, so the person sees (and an approval remembers) exactly what
+    runs, including a test command the workspace configured."""
+    return CallScope(
+        program=shlex.join(_test_argv(arguments, ctx)),
+        sandbox=system_sandbox().policy_for("workspace-write"),
     )
-    return _result(
+
+
+async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
+    argv = _test_argv(arguments, ctx)
+    shown = _tests_scope(arguments, ctx) if ctx.scope.program is None else ctx.scope
+    if shown.program != shlex.join(argv):
+        return ToolResult.failure(
+            f"the test command changed since it was shown (now {shlex.join(argv)}); nothing was run"
+        )
+    assert shown.sandbox is not None
+    ctx.progress("Running the tests…")
+    finished = await system_sandbox().run(
+        argv,
+        workspace=ctx.workspace,
+        cwd=ctx.workspace.root,
+        policy=shown.sandbox,
+        seconds=TEST_TIMEOUT,
+        keep_head=2_000,
+        keep_tail=30_000,
+    )
+    return as_result(
         finished, ".", tail_note="(the start of the output was cut; the summary is at the end)"
     )
 
@@ -368,13 +229,16 @@ def tools() -> list[Tool]:
             description=(
                 "Run a program with arguments (a list; no shell) in the workspace and return "
                 "the exit code and output (stdout and stderr together, long output cut in the "
-                "middle). A non-zero exit is a failure. Read-only commands may run without "
-                "asking; anything else asks the person."
+                "middle). A non-zero exit is a failure. Every command runs in a sandbox with no "
+                "network and the home folder hidden: read-only commands may run without asking "
+                "and cannot write anything; others ask the person and may write in the "
+                "workspace (not in .git/ or .foehn/)."
             ),
             model=CommandArguments,
             execute=run_command,
             risk=RiskLevel.READ_ONLY,
             assess=_assess,
+            scope=_command_scope,
             timeout=MAX_TIMEOUT + 30,
         ),
         Tool.from_model(
@@ -386,6 +250,7 @@ def tools() -> list[Tool]:
             model=GitArguments,
             execute=git,
             risk=RiskLevel.READ_ONLY,
+            scope=git_scope,
         ),
         Tool.from_model(
             name="run_tests",
@@ -397,6 +262,7 @@ def tools() -> list[Tool]:
             model=TestArguments,
             execute=run_tests,
             risk=RiskLevel.WRITE,
+            scope=_tests_scope,
             timeout=TEST_TIMEOUT + 30,
         ),
     ]

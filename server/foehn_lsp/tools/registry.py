@@ -31,6 +31,9 @@ from foehn_lsp.tools.validation import InvalidArgumentsError, check_schema, pars
 log = logging.getLogger(__name__)
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+# MCP servers' tools keep their own spelling after the prefix (see foehn_lsp.mcp.naming);
+# the set is what every provider accepts as a tool name.
+MCP_NAME_PATTERN = re.compile(r"^mcp__[A-Za-z0-9_-]{1,59}$")
 DEFAULT_TIMEOUT = 120.0
 
 
@@ -71,7 +74,7 @@ def check_tool(tool: object) -> list[str]:
     if not isinstance(tool, Tool):
         return [f"expected a foehn_lsp.Tool, got {type(tool).__name__}"]
     problems = []
-    if not NAME_PATTERN.match(tool.name):
+    if not NAME_PATTERN.match(tool.name) and not MCP_NAME_PATTERN.match(tool.name):
         problems.append(
             f"name {tool.name!r}: use snake_case, start with a letter, at most 64 characters"
         )
@@ -215,6 +218,8 @@ async def assess_step(invocation: Invocation, next_step: Handler) -> ToolResult:
         risk = RiskLevel.DESTRUCTIVE
     try:
         scope = tool.scope(invocation.arguments, invocation.ctx) if tool.scope else CallScope()
+    except ToolInputError as exc:
+        return ToolResult.failure(str(exc))  # arguments that cannot run need no approval
     except Exception:
         log.exception("scope of %s raised; running it under the widest scope", tool.name)
         scope = CallScope(program="?", sandbox="full")

@@ -1,6 +1,9 @@
-"""Running a program safely: an argument list and never a shell, stdin closed, its own process
-group (killed whole on timeout, cancellation, or when the call ends), secrets removed from its
-environment, and output captured in order (stdout and stderr interleaved) and capped."""
+"""Starting one process and collecting what it prints: an argument list and never a shell,
+stdin closed, its own process group (killed whole on timeout, cancellation, or when the call
+ends), output captured in order (stdout and stderr interleaved) and capped.
+
+This layer knows nothing of sandboxes: ``foehn_lsp.sandbox.runner`` builds the argument list
+(bubblewrap's, with the program after it) and the environment, then hands them here."""
 
 from __future__ import annotations
 
@@ -14,11 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-SECRET_VARIABLES = re.compile(
-    r"(?i)^(FOEHN_API_KEY|MISTRAL_API_KEY|OPENAI_API_KEY|ANTHROPIC_API_KEY)$"
-    r"|(_TOKEN|_KEY|_SECRET|_SECRETS|_PASSWORD|_PASSWD|_CREDENTIALS|_PAT)$"
-    r"|^(AWS_SESSION_TOKEN|AWS_SECRET_ACCESS_KEY|GITHUB_TOKEN|GH_TOKEN|NPM_TOKEN)$"
-)
 KEEP_HEAD = 8_000
 KEEP_TAIL = 24_000
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -26,11 +24,6 @@ KILL_GRACE = 2.0
 DRAIN_SECONDS = 0.5
 EXIT_POLL = 0.02
 CLOSE_SECONDS = 1.0
-
-
-def scrubbed_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    source = os.environ if base is None else base
-    return {key: value for key, value in source.items() if not SECRET_VARIABLES.search(key)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,11 +37,14 @@ class Finished:
     """Bytes of output not kept."""
     stopped: str | None = None
     """Why Foehn stopped the process, if it did."""
+    sandbox: str | None = None
+    """The sandbox policy it ran under (``full`` when it had the person's own rights)."""
 
     def summary(self, cwd: str) -> str:
         line = " ".join(_quote(a) for a in self.argv)
         status = f"stopped: {self.stopped}" if self.stopped else f"exit {self.exit_code}"
-        return f"$ {line}\n(in {cwd}; {status}; {self.seconds:.1f} s)"
+        where = f"; sandbox {self.sandbox}" if self.sandbox else ""
+        return f"$ {line}\n(in {cwd}; {status}; {self.seconds:.1f} s{where})"
 
 
 def _quote(argument: str) -> str:
@@ -93,9 +89,10 @@ async def run_program(
     seconds: float,
     keep_head: int = KEEP_HEAD,
     keep_tail: int = KEEP_TAIL,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
 ) -> Finished:
-    """Run ``argv`` to the end (or the timeout); the whole process group is gone afterwards."""
+    """Run ``argv`` to the end (or the timeout) with exactly ``env``; the whole process group
+    is gone afterwards."""
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
         *argv,
@@ -104,7 +101,7 @@ async def run_program(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=dict(env) if env is not None else scrubbed_environment(),
+        env=dict(env),
     )
     capture = _Capture(keep_head, keep_tail)
     stopped: str | None = None
