@@ -229,6 +229,12 @@ def _serve_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _acp_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.acp.stdio import main as acp_main
+
+    return acp_main(permission_timeout=args.permission_timeout)
+
+
 def tool_parameters(schema: Any) -> list[str]:
     properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
     return list(properties)
@@ -273,6 +279,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--workspace", metavar="DIR", help="where to replay (default: the recorded workspace)"
     )
     replay.set_defaults(handler=_replay_command)
+
+    acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
+    acp.add_argument(
+        "--permission-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="an unanswered permission request counts as a denial after this long",
+    )
+    acp.set_defaults(handler=_acp_command)
     return parser
 
 

@@ -1,0 +1,383 @@
+"""``foehn acp``'s agent: the ACP methods over Foehn's sessions.
+
+Each handler converts parameters (``acp/convert.py``), calls the session the builder made, and
+converts back; nothing here assembles a provider, a registry or an audit log. One ACP session
+is one Foehn session: ``session/new`` builds it in ``cwd`` (the workspace root, confined like
+everywhere else), ``session/load`` resumes a saved one and replays its history, and
+``session/prompt`` runs one turn. A turn runs in its own task, so a cancelled request or a
+client that goes away ends the turn the ordinary way (``cancelled``) and the session is saved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, Literal
+
+from acp import schema
+from acp.exceptions import RequestError
+from acp.helpers import update_agent_message_text
+from acp.interfaces import Client
+
+from foehn_lsp.acp import convert
+from foehn_lsp.acp.files import ClientFiles
+from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
+from foehn_lsp.acp.updates import UpdateStream
+from foehn_lsp.agent.builder import FrontEnd, build_session
+from foehn_lsp.agent.events import RunEvent, ToolResultEvent
+from foehn_lsp.agent.loop import RunOutcome
+from foehn_lsp.agent.session import Session
+from foehn_lsp.agent.store import SessionBusy, SessionNotFound
+from foehn_lsp.config import (
+    PROVIDER_KEY_VARIABLES,
+    ApprovalMode,
+    ApprovalSettings,
+    Settings,
+    load_settings,
+)
+from foehn_lsp.errors import ConfigError, FoehnError
+from foehn_lsp.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+"""The ACP version Foehn speaks; a client asking for another gets this one (the protocol's
+negotiation: the client decides whether it can go on)."""
+
+SHUTDOWN_GRACE = 5.0
+"""Seconds a turn gets to end after its client went away, so the session is saved whole."""
+
+Mode = Literal["ask", "read-only"]
+MODES: tuple[schema.SessionMode, ...] = (
+    schema.SessionMode(
+        id="ask",
+        name="Ask before changes",
+        description="Foehn's approval policy: reads run, writes and programs ask first.",
+    ),
+    schema.SessionMode(
+        id="read-only",
+        name="Read-only",
+        description="Every call that could change something is refused without asking.",
+    ),
+)
+
+
+def read_only_policy(policy: ApprovalSettings) -> ApprovalSettings:
+    """``policy`` with every call that could change something refused: writes, destructive and
+    undefined calls are denied, and no per-tool 'allow' survives (a tool asked about is
+    refused by the approver, see ``ClientApprover.read_only``)."""
+    return policy.model_copy(
+        update={
+            "write": ApprovalMode.DENY,
+            "destructive": ApprovalMode.DENY,
+            "undefined": ApprovalMode.DENY,
+            "tools": {k: v for k, v in policy.tools.items() if v is not ApprovalMode.ALLOW},
+        }
+    )
+
+
+def invalid(field_name: str, message: str) -> RequestError:
+    """InvalidParams naming the field."""
+    return RequestError(-32602, f"Invalid params: {field_name}: {message}", {"field": field_name})
+
+
+@dataclass(eq=False, kw_only=True)
+class LiveSession:
+    """One ACP session on this connection."""
+
+    session: Session
+    workspace: Workspace
+    updates: UpdateStream
+    approver: ClientApprover
+    files: ClientFiles
+    settings: Settings
+    """The settings the session was built with (its 'ask' mode)."""
+    mode: Mode = "ask"
+    stop: asyncio.Event | None = None
+    """Set while a turn runs; setting it ends the turn with ``cancelled``."""
+    turn: asyncio.Task[RunOutcome] | None = None
+
+    def emit(self, event: RunEvent) -> None:
+        applied = self.files.take_applied(event.tool) if isinstance(event, ToolResultEvent) else ()
+        for update in convert.event_updates(event, self.workspace, applied):
+            self.updates.put(update)
+
+
+class FoehnAgent:
+    """Implements ``acp.interfaces.Agent`` (the SDK routes requests to these methods)."""
+
+    def __init__(
+        self,
+        *,
+        settings: Callable[[], Settings] = load_settings,
+        permission_timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.load_settings = settings
+        self.permission_timeout = permission_timeout
+        self.client: Client | None = None
+        self.capabilities = schema.ClientCapabilities()
+        self.sessions: dict[str, LiveSession] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: schema.ClientCapabilities | None = None,
+        client_info: schema.Implementation | None = None,
+        **kwargs: Any,
+    ) -> schema.InitializeResponse:
+        self.capabilities = client_capabilities or schema.ClientCapabilities()
+        if client_info is not None:
+            log.info("client %s %s", client_info.name, client_info.version)
+        return schema.InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=schema.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=schema.PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+            ),
+            auth_methods=self._auth_methods(),
+            agent_info=schema.Implementation(
+                name="foehn", title="Foehn", version=version("foehn-lsp")
+            ),
+        )
+
+    def _auth_methods(self) -> list[Any]:
+        """An environment-variable method when the provider's key is missing, else none."""
+        variable = self._missing_key()
+        if variable is None:
+            return []
+        return [
+            schema.EnvVarAuthMethod(
+                type="env_var",
+                id="api-key",
+                name="API key",
+                description=(
+                    f"Set {variable} (or FOEHN_API_KEY) in the environment Foehn is started "
+                    "with, or api_key in Foehn's config.toml"
+                ),
+                vars=[schema.AuthEnvVar(name=variable, label="API key")],
+            )
+        ]
+
+    def _missing_key(self) -> str | None:
+        try:
+            settings = self.load_settings()
+        except ConfigError:
+            return None  # session/new reports the configuration problem itself
+        if settings.api_key is None and settings.provider in PROVIDER_KEY_VARIABLES:
+            return PROVIDER_KEY_VARIABLES[settings.provider]
+        return None
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> schema.AuthenticateResponse:
+        if method_id != "api-key":
+            raise invalid("methodId", f"unknown authentication method {method_id!r}")
+        if variable := self._missing_key():
+            raise RequestError.auth_required(
+                {"details": f"{variable} is still not set for the Foehn agent process"}
+            )
+        return schema.AuthenticateResponse()
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> schema.NewSessionResponse:
+        live = await self._open(cwd, mcp_servers, resume=None)
+        return schema.NewSessionResponse(
+            session_id=live.session.id,
+            modes=self._modes(live),
+            field_meta=self._mcp_note(mcp_servers),
+        )
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> schema.LoadSessionResponse:
+        live = self.sessions.get(session_id)
+        if live is None:
+            live = await self._open(cwd, mcp_servers, resume=session_id)
+        elif live.turn is not None:
+            raise self._busy(session_id)
+        for update in convert.history_updates(live.session.messages, live.workspace):
+            live.updates.put(update)
+        await live.updates.flush()
+        return schema.LoadSessionResponse(
+            modes=self._modes(live), field_meta=self._mcp_note(mcp_servers)
+        )
+
+    async def _open(
+        self, cwd: str, mcp_servers: list[Any] | None, resume: str | None
+    ) -> LiveSession:
+        root = Path(cwd)
+        if not root.is_absolute():
+            raise invalid("cwd", f"must be an absolute path, got {cwd!r}")
+        if not await asyncio.to_thread(root.is_dir):
+            raise invalid("cwd", f"{cwd!r} is not a folder")
+        try:
+            settings = self.load_settings()
+        except ConfigError as exc:
+            raise RequestError.internal_error({"details": str(exc)}) from None
+        if variable := self._missing_key():
+            raise RequestError.auth_required(
+                {"details": f"Foehn needs an API key: set {variable} (or FOEHN_API_KEY)"}
+            )
+        assert self.client is not None, "the SDK connects before it routes requests"
+        workspace = Workspace([root])
+        fs = self.capabilities.fs or schema.FileSystemCapabilities()
+        files = ClientFiles(
+            self.client,
+            "",
+            workspace,
+            read=bool(fs.read_text_file),
+            write=bool(fs.write_text_file),
+        )
+        holder: list[UpdateStream] = []
+
+        async def flush() -> None:
+            await holder[0].flush()
+
+        approver = ClientApprover(
+            self.client, "", workspace, before_asking=flush, timeout=self.permission_timeout
+        )
+        front = FrontEnd(name="acp", approver=approver, applier=files, buffers=files.text)
+        try:
+            session = build_session(settings, workspace, front, session_id=resume)
+        except SessionNotFound as exc:
+            raise invalid("sessionId", str(exc)) from None
+        except FoehnError as exc:
+            raise RequestError.internal_error({"details": str(exc)}) from None
+        files.session_id = approver.session_id = session.id
+        holder.append(UpdateStream(self.client, session.id))
+        live = LiveSession(
+            session=session,
+            workspace=workspace,
+            updates=holder[0],
+            approver=approver,
+            files=files,
+            settings=settings,
+        )
+        self.sessions[session.id] = live
+        return live
+
+    def _modes(self, live: LiveSession) -> schema.SessionModeState:
+        return schema.SessionModeState(current_mode_id=live.mode, available_modes=list(MODES))
+
+    def _mcp_note(self, mcp_servers: list[Any] | None) -> dict[str, Any] | None:
+        if not mcp_servers:
+            return None
+        names = [getattr(server, "name", "?") for server in mcp_servers]
+        log.warning("MCP servers from the client are not supported yet; ignored: %s", names)
+        return {"foehn": {"unsupportedMcpServers": names}}
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> schema.SetSessionModeResponse:
+        live = self._live(session_id)
+        if mode_id not in ("ask", "read-only"):
+            raise invalid("modeId", f"unknown mode {mode_id!r}; one of: ask, read-only")
+        live.mode = "read-only" if mode_id == "read-only" else "ask"
+        live.approver.read_only = live.mode == "read-only"
+        approval = live.settings.approval
+        if live.mode == "read-only":
+            approval = read_only_policy(approval)
+        # The agent reads the session's settings at the start of each turn: a running turn
+        # keeps the mode it started with, the next one uses the new one.
+        live.session.parts = dataclasses.replace(
+            live.session.parts,
+            settings=live.settings.model_copy(update={"approval": approval}),
+        )
+        return schema.SetSessionModeResponse()
+
+    async def prompt(
+        self, session_id: str, prompt: list[Any], **kwargs: Any
+    ) -> schema.PromptResponse:
+        live = self._live(session_id)
+        if live.turn is not None:
+            raise self._busy(session_id)
+        try:
+            asked = convert.prompt_input(prompt, live.workspace)
+        except convert.UnsupportedContent as exc:
+            raise invalid("prompt", str(exc)) from None
+        if not asked.text and not asked.context:
+            raise invalid("prompt", "is empty; send at least one text block")
+        stop = asyncio.Event()
+        live.stop = stop
+        live.turn = asyncio.create_task(
+            live.session.prompt(asked.text, context=asked.context, emit=live.emit, stop=stop)
+        )
+        try:
+            outcome = await asyncio.shield(live.turn)
+        except asyncio.CancelledError:
+            # The request itself was cancelled: the client went away, or the connection is
+            # closing. End the turn the ordinary way so the session is saved, then go.
+            stop.set()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                async with asyncio.timeout(SHUTDOWN_GRACE):
+                    await asyncio.shield(live.turn)
+            raise
+        except SessionBusy:
+            raise self._busy(session_id) from None
+        finally:
+            live.turn = None
+            live.stop = None
+        if note := convert.stop_note(outcome.reason, outcome.answer):
+            live.updates.put(update_agent_message_text(note))
+        await live.updates.flush()
+        if outcome.reason == "error":
+            raise RequestError(-32603, outcome.answer, {"stopReason": "error"})
+        return schema.PromptResponse(stop_reason=convert.stop_reason(outcome.reason))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        live = self.sessions.get(session_id)
+        if live is None:
+            log.info("session/cancel for unknown session %s", session_id)
+            return
+        if live.stop is not None:
+            live.stop.set()
+
+    def _live(self, session_id: str) -> LiveSession:
+        live = self.sessions.get(session_id)
+        if live is None:
+            raise invalid(
+                "sessionId",
+                f"unknown session {session_id!r}; create one with session/new or resume it "
+                "with session/load",
+            )
+        return live
+
+    def _busy(self, session_id: str) -> RequestError:
+        return RequestError(
+            -32600,
+            f"session {session_id} is busy: a turn is running; wait for it or send session/cancel",
+            {"sessionId": session_id},
+        )
+
+    async def shutdown(self) -> None:
+        """Stop every running turn and wait (briefly) for each to be saved."""
+        turns = []
+        for live in self.sessions.values():
+            if live.stop is not None:
+                live.stop.set()
+            if live.turn is not None:
+                turns.append(live.turn)
+        if turns:
+            await asyncio.wait(turns, timeout=SHUTDOWN_GRACE)
+        for live in self.sessions.values():
+            await live.updates.close()
+            await live.session.aclose()

@@ -1,0 +1,398 @@
+"""The one module that knows both the Agent Client Protocol's schema and Foehn's own types.
+
+Everything here is a pure function: run events become ``session/update`` payloads, a prompt's
+content blocks become a task and its context, an approval request becomes permission options
+and the person's choice becomes a decision, a saved conversation becomes the updates that
+replay it. The agent (``acp/agent.py``) only moves these values over the connection.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote, urlparse
+
+from acp import schema
+from acp.helpers import (
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_user_message_text,
+)
+
+from foehn_lsp.agent.approval import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approved,
+    Denied,
+    FilePreview,
+)
+from foehn_lsp.agent.events import (
+    ApprovalEvent,
+    Compacted,
+    RunEvent,
+    StopReason,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    UsageEvent,
+)
+from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolResultMessage,
+    UserMessage,
+)
+from foehn_lsp.workspace import Workspace
+
+Update = (
+    schema.AgentMessageChunk
+    | schema.AgentThoughtChunk
+    | schema.UserMessageChunk
+    | schema.ToolCallStart
+    | schema.ToolCallProgress
+    | schema.UsageUpdate
+    | schema.CurrentModeUpdate
+)
+"""The ``session/update`` payloads Foehn sends."""
+
+KIND_BY_TOOL: Mapping[str, schema.ToolKind] = {
+    "scan": "read",
+    "read_file": "read",
+    "search": "search",
+    "write_file": "edit",
+    "edit_file": "edit",
+    "make_directory": "edit",
+    "move_path": "move",
+    "delete_path": "delete",
+    "run_command": "execute",
+    "run_tests": "execute",
+    "git": "execute",
+}
+"""First-party tools by what they do; the client picks an icon from it."""
+
+STOP_REASONS: Mapping[StopReason, schema.StopReason] = {
+    "answer": "end_turn",
+    "max_iterations": "max_turn_requests",
+    "budget": "max_tokens",
+    # ACP has no reason for "the model kept repeating itself"; the turn ends normally and the
+    # message before the response says why (see ``stop_note``).
+    "repeated_call": "end_turn",
+    "cancelled": "cancelled",
+}
+
+MAX_SHOWN_OUTPUT = 20_000
+"""Characters of a tool's output shown in the client (the model gets its own, larger cut)."""
+
+
+def tool_kind(tool: str, risk: str) -> schema.ToolKind:
+    """What a call does, for the client's icon: from the tool's name where Foehn knows it, else
+    from its risk (a read-only tool reads; anything else is 'other', never a guess at edit or
+    delete)."""
+    if tool in KIND_BY_TOOL:
+        return KIND_BY_TOOL[tool]
+    if any(word in tool for word in ("fetch", "http", "url", "web")):
+        return "fetch"
+    return "read" if risk == "read_only" else "other"
+
+
+def tool_title(tool: str, arguments: Any) -> str:
+    """One line naming the call: 'edit_file app.py', 'run_command: pytest -q'."""
+    if not isinstance(arguments, Mapping):
+        return tool
+    command = arguments.get("command") or arguments.get("args")
+    if isinstance(command, list) and command:
+        title = f"{tool}: {' '.join(str(part) for part in command)}"
+    elif isinstance(arguments.get("source"), str) and isinstance(arguments.get("destination"), str):
+        title = f"{tool} {arguments['source']} → {arguments['destination']}"
+    elif isinstance(arguments.get("path"), str):
+        title = f"{tool} {arguments['path']}"
+    elif isinstance(arguments.get("pattern"), str):
+        title = f"{tool} {arguments['pattern']!r}"
+    else:
+        title = tool
+    return title if len(title) <= 200 else title[:199] + "…"
+
+
+def tool_locations(arguments: Any, workspace: Workspace) -> list[schema.ToolCallLocation]:
+    """The files a call names, as absolute paths inside the workspace (others are left out:
+    the resolver refuses them anyway, and the client must not be sent looking for them)."""
+    if not isinstance(arguments, Mapping):
+        return []
+    names: list[str] = []
+    for key in ("path", "source", "destination"):
+        if isinstance(value := arguments.get(key), str):
+            names.append(value)
+    if isinstance(paths := arguments.get("paths"), list):
+        names += [p for p in paths if isinstance(p, str)]
+    found: list[schema.ToolCallLocation] = []
+    for name in names:
+        try:
+            path = workspace.resolve(name)
+        except (PathRefusedError, OSError):
+            continue
+        found.append(schema.ToolCallLocation(path=str(path)))
+    return found
+
+
+def tool_call_start(event: ToolCallEvent, workspace: Workspace) -> schema.ToolCallStart:
+    return schema.ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=event.id,
+        title=tool_title(event.tool, event.arguments),
+        kind=tool_kind(event.tool, event.risk),
+        status="pending",
+        locations=tool_locations(event.arguments, workspace),
+        raw_input=event.arguments,
+    )
+
+
+def diff_content(files: Sequence[FilePreview]) -> list[schema.FileEditToolCallContent]:
+    """Whole before/after texts, which clients show as a reviewable diff."""
+    return [tool_diff_content(str(file.path), file.after, file.before) for file in files]
+
+
+def tool_call_status(
+    call_id: str, status: schema.ToolCallStatus, files: Sequence[FilePreview] = ()
+) -> schema.ToolCallProgress:
+    """A status change, with the diff of the edit the call is about when there is one."""
+    content: list[Any] | None = list(diff_content(files)) if files else None
+    return schema.ToolCallProgress(
+        session_update="tool_call_update", tool_call_id=call_id, status=status, content=content
+    )
+
+
+def tool_call_done(
+    event: ToolResultEvent, files: Sequence[FilePreview] = ()
+) -> schema.ToolCallProgress:
+    """The end of a call: its status, the edit it made (if any) and its output."""
+    output = event.output
+    if len(output) > MAX_SHOWN_OUTPUT:
+        output = output[:MAX_SHOWN_OUTPUT] + f"\n… ({len(output) - MAX_SHOWN_OUTPUT} more)"
+    content: list[Any] = [*diff_content(files)]
+    if output:
+        content.append(tool_content(text_block(output)))
+    return schema.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=event.id,
+        status="completed" if event.ok else "failed",
+        content=content,
+        raw_output={"ok": event.ok, "output": event.output},
+    )
+
+
+def usage_update(event: UsageEvent) -> schema.UsageUpdate | None:
+    """The token meter: what the context holds now out of the model's window, and the cost
+    when known. ``None`` while the window is unknown (a turn's spend against its budget is a
+    different number, and the client would show it as context)."""
+    if event.window is None or event.context_tokens is None:
+        return None
+    return schema.UsageUpdate(
+        session_update="usage_update",
+        used=max(event.context_tokens, 0),
+        size=max(event.window, 0),
+        cost=schema.Cost(amount=event.cost, currency="USD") if event.cost is not None else None,
+    )
+
+
+def event_updates(
+    event: RunEvent, workspace: Workspace, applied: Sequence[FilePreview] = ()
+) -> list[Update]:
+    """The updates one run event becomes (often none). ``applied``: for a tool result, the
+    files the call changed, shown as diffs."""
+    match event:
+        case TextDelta(text=text) if text:
+            return [update_agent_message_text(text)]
+        case ToolCallEvent():
+            return [tool_call_start(event, workspace)]
+        case ApprovalEvent(id=call_id, decision="allow"):
+            return [tool_call_status(call_id, "in_progress")]
+        case ToolResultEvent():
+            return [tool_call_done(event, applied)]
+        case UsageEvent():
+            update = usage_update(event)
+            return [update] if update is not None else []
+        case Compacted(summary=summary):
+            return [update_agent_thought_text(f"Compacted the conversation: {summary}")]
+        case _:
+            return []
+
+
+def stop_reason(reason: StopReason) -> schema.StopReason:
+    """Foehn's reason a turn ended, as ACP's (``error`` is not one: it is an error response)."""
+    if reason not in STOP_REASONS:
+        raise ValueError(f"no ACP stop reason for {reason!r}")
+    return STOP_REASONS[reason]
+
+
+def stop_note(reason: StopReason, answer: str) -> str | None:
+    """What to tell the person when a limit ended the turn, before the response says so.
+
+    The loop's answer for a limit starts with 'Stopped: <why>.'; the model's summary that may
+    follow has already been streamed, so only that first line is sent."""
+    if reason not in ("max_iterations", "budget", "repeated_call"):
+        return None
+    first = answer.split("\n\n", 1)[0].strip()
+    return f"\n\n{first}" if first else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptInput:
+    """A ``session/prompt`` as Foehn's ``Session.prompt`` takes it."""
+
+    text: str
+    """What the person typed."""
+    context: str
+    """What the client attached: files and selections, each labelled."""
+
+
+class UnsupportedContent(ValueError):
+    """A prompt block of a kind Foehn did not advertise."""
+
+
+def prompt_input(blocks: Sequence[Any], workspace: Workspace) -> PromptInput:
+    """Text blocks become the task; resources (embedded or linked) become labelled context.
+
+    Images and audio were not advertised, so a client that sends them gets
+    ``UnsupportedContent`` naming the block."""
+    texts: list[str] = []
+    context: list[str] = []
+    for index, block in enumerate(blocks):
+        match block:
+            case schema.TextContentBlock(text=text):
+                texts.append(text)
+            case schema.EmbeddedResourceContentBlock(resource=schema.TextResourceContents() as r):
+                name = _display_uri(r.uri, workspace)
+                context.append(f"Attached {name}:\n```\n{r.text}\n```")
+            case schema.EmbeddedResourceContentBlock(resource=resource):
+                name = _display_uri(resource.uri, workspace)
+                context.append(f"Attached {name} (binary content, not included)")
+            case schema.ResourceContentBlock(uri=uri, name=name):
+                shown = _display_uri(uri, workspace)
+                context.append(f"Referenced: {shown}" + (f" ({name})" if name != shown else ""))
+            case _:
+                kind = getattr(block, "type", type(block).__name__)
+                raise UnsupportedContent(
+                    f"prompt[{index}]: {kind} content is not supported; send text or resources"
+                )
+    return PromptInput(text="\n\n".join(texts).strip(), context="\n\n".join(context))
+
+
+def _display_uri(uri: str, workspace: Workspace) -> str:
+    """A ``file://`` URI inside the workspace as the model's relative path; others as given."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return uri
+    path = Path(unquote(parsed.path))
+    if workspace.contains(path):
+        return workspace.display(path)
+    return uri
+
+
+PermissionChoice = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+
+
+def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption]:
+    """The four choices, the 'always' ones labelled with exactly what they cover (the approval
+    gate's ``remember`` text). For a call in the ``full`` sandbox, 'always' says plainly that it
+    remembers full access: choosing it is the explicit choice the gate requires.
+
+    Option ids are the kinds themselves, so an answer maps back without a lookup table."""
+    scope = request.remember or f"{request.tool} calls at risk {request.risk}"
+    always = f"Always allow {scope}"
+    if request.sandbox == "full":
+        always = f"Always allow with FULL ACCESS (network, your files): {scope}"
+    return [
+        schema.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+        schema.PermissionOption(option_id="allow_always", name=always, kind="allow_always"),
+        schema.PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+        schema.PermissionOption(
+            option_id="reject_always", name=f"Always reject {scope}", kind="reject_always"
+        ),
+    ]
+
+
+def permission_choice(response: schema.RequestPermissionResponse) -> PermissionChoice | None:
+    """The option the person picked, or ``None`` when the request was cancelled or the answer
+    names no option Foehn offered."""
+    outcome = response.outcome
+    if not isinstance(outcome, schema.AllowedOutcome):
+        return None
+    match outcome.option_id:
+        case "allow_once" | "allow_always" | "reject_once" | "reject_always" as choice:
+            return choice
+        case _:
+            return None
+
+
+def decision_for(choice: PermissionChoice | None, request: ApprovalRequest) -> ApprovalDecision:
+    """A choice as Foehn's decision; no choice (cancelled, unknown) is a denial."""
+    match choice:
+        case "allow_once":
+            return Approved(scope="once")
+        case "allow_always":
+            return Approved(scope="run", full_access=request.sandbox == "full")
+        case "reject_once":
+            return Denied(reason="rejected in the editor")
+        case "reject_always":
+            return Denied(reason="rejected in the editor, for the rest of the session")
+        case None:
+            return Denied(reason="the permission request was cancelled")
+
+
+def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> schema.ToolCallUpdate:
+    """The call the person is asked about, with the diff of what it would change."""
+    content: list[Any] = [*diff_content(request.files)]
+    if request.preview and not request.files:
+        content.append(tool_content(text_block(f"```diff\n{request.preview}\n```")))
+    return schema.ToolCallUpdate(
+        tool_call_id=request.call_id,
+        title=tool_title(request.tool, request.arguments),
+        kind=tool_kind(request.tool, request.risk),
+        status="pending",
+        content=content or None,
+        locations=tool_locations(request.arguments, workspace) or None,
+        raw_input=dict(request.arguments),
+    )
+
+
+def history_updates(messages: Sequence[Message], workspace: Workspace) -> Iterator[Update]:
+    """The updates that replay a saved conversation: what the person said, what Foehn
+    answered, and every tool call with its outcome. The system message is not replayed."""
+    for message in messages:
+        match message:
+            case UserMessage(content=text):
+                yield update_user_message_text(text)
+            case AssistantMessage(content=text, tool_calls=calls):
+                if text:
+                    yield update_agent_message_text(text)
+                for call in calls:
+                    arguments = _parsed(call.arguments)
+                    yield schema.ToolCallStart(
+                        session_update="tool_call",
+                        tool_call_id=call.id,
+                        title=tool_title(call.name, arguments),
+                        kind=tool_kind(call.name, ""),
+                        status="pending",
+                        locations=tool_locations(arguments, workspace),
+                        raw_input=arguments,
+                    )
+            case ToolResultMessage(call_id=call_id, content=output, is_error=failed):
+                yield tool_call_done(
+                    ToolResultEvent(id=call_id, tool=message.name, ok=not failed, output=output)
+                )
+            case _:
+                continue
+
+
+def _parsed(arguments: str) -> Any:
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        return arguments

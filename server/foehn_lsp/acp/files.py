@@ -1,0 +1,145 @@
+"""Reads and writes through the ACP client, when it offers ``fs/read_text_file`` and
+``fs/write_text_file``: tools then see the editor's unsaved buffers, and the editor shows (and
+can undo) each change.
+
+The client never decides where a path leads. Every path it is sent was resolved and confined
+by Foehn's workspace resolver first, and is resolved again just before a write, so a symlink
+planted between planning and writing cannot redirect it. What the client cannot do (moves,
+deletions, new directories) goes through the atomic disk applier, the whole plan at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import os
+from collections import defaultdict, deque
+from pathlib import Path
+
+from acp.exceptions import RequestError
+from acp.interfaces import Client
+from pydantic import ValidationError
+
+from foehn_lsp.agent.approval import FilePreview, file_previews
+from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.workspace import ApplyOutcome, DiskApplier, EditPlan, Workspace, WriteFile
+from foehn_lsp.workspace.edits import StaleFileError
+from foehn_lsp.workspace.files import MAX_FILE_BYTES
+
+log = logging.getLogger(__name__)
+
+CLIENT_TIMEOUT = 30.0
+"""Seconds to wait for the client to read or write one file."""
+
+
+class ClientFiles:
+    """A ``BufferSource`` (``text``) and an ``EditApplier`` (``apply``) for one session."""
+
+    def __init__(
+        self,
+        client: Client,
+        session_id: str,
+        workspace: Workspace,
+        *,
+        read: bool,
+        write: bool,
+    ) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.workspace = workspace
+        self.can_read = read
+        self.can_write = write
+        self.disk = DiskApplier(workspace)
+        self.loop = asyncio.get_running_loop()
+        self.applied: defaultdict[str, deque[tuple[FilePreview, ...]]] = defaultdict(deque)
+        """Per tool, the file changes of plans applied and not yet reported (file tools run one
+        at a time, so the next result of that tool is the one that made them)."""
+
+    def text(self, path: Path) -> str | None:
+        """The client's view of ``path`` (its unsaved buffer, else its disk), or ``None`` to read
+        the disk here. Called from a worker thread, as ``FileAccess.read`` runs reads there."""
+        if not self.can_read or not self.workspace.contains(path):
+            return None
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            return None  # on the event loop itself: waiting for the client would deadlock it
+        future = asyncio.run_coroutine_threadsafe(self._read(path), self.loop)
+        try:
+            return future.result(CLIENT_TIMEOUT)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            log.warning("the client did not answer fs/read_text_file for %s", path)
+            return None
+
+    async def _read(self, path: Path) -> str | None:
+        try:
+            response = await self.client.read_text_file(session_id=self.session_id, path=str(path))
+        except (RequestError, ConnectionError, ValidationError) as exc:
+            log.info("the client could not read %s (%s); reading the disk", path, exc)
+            return None
+        if len(response.content) > MAX_FILE_BYTES:
+            return None  # the disk read reports the size limit properly
+        return response.content
+
+    def take_applied(self, tool: str) -> tuple[FilePreview, ...]:
+        """The changes the last applied plan of ``tool`` made (once)."""
+        queue = self.applied.get(tool)
+        return queue.popleft() if queue else ()
+
+    async def apply(self, plan: EditPlan) -> ApplyOutcome:
+        if self.can_write and all(isinstance(c, WriteFile) for c in plan.changes):
+            outcome = await self._write_through_client(plan)
+        else:
+            outcome = await self.disk.apply(plan)
+        if outcome.applied:
+            self.applied[plan.tool].append(file_previews(plan))
+        return outcome
+
+    async def _write_through_client(self, plan: EditPlan) -> ApplyOutcome:
+        writes = [c for c in plan.changes if isinstance(c, WriteFile)]
+        try:
+            for change in writes:
+                await self._check(change)
+        except (StaleFileError, PathRefusedError) as exc:
+            return ApplyOutcome(applied=False, reason=str(exc))
+        for number, change in enumerate(writes):
+            try:
+                self._confine(change.path)
+                async with asyncio.timeout(CLIENT_TIMEOUT):
+                    await self.client.write_text_file(
+                        session_id=self.session_id, path=str(change.path), content=change.text
+                    )
+            except (PathRefusedError, RequestError, ConnectionError, TimeoutError) as exc:
+                done = ", ".join(self.workspace.display(c.path) for c in writes[:number])
+                written = f"; already written: {done}" if done else ""
+                shown = self.workspace.display(change.path)
+                reason = str(exc) or type(exc).__name__
+                return ApplyOutcome(
+                    applied=False, reason=f"the editor did not write {shown} ({reason}){written}"
+                )
+        return ApplyOutcome(applied=True)
+
+    async def _check(self, change: WriteFile) -> None:
+        """Refuse a write whose file changed since it was planned, as the editor sees it."""
+        shown = self.workspace.display(change.path)
+        if change.old_text is None or change.old_fingerprint is not None or not self.can_read:
+            await asyncio.to_thread(self.disk.check, change)
+            return
+        current = await self._read(change.path)
+        if current is None:
+            await asyncio.to_thread(self.disk.check, change)
+        elif current != change.old_text:
+            raise StaleFileError(
+                f"{shown} changed in the editor since it was read; read it again and retry"
+            )
+
+    def _confine(self, path: Path) -> None:
+        """The path still resolves to itself inside the workspace, with no link on the way."""
+        if self.workspace.resolve(os.fspath(path), write=True) != path:
+            raise PathRefusedError(
+                f"{self.workspace.display(path)} now resolves elsewhere; nothing was written"
+            )

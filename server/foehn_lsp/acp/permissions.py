@@ -1,0 +1,84 @@
+"""Asking the person through ``session/request_permission``.
+
+The four ACP options map onto Foehn's decisions: allow once, allow always (the approval gate
+remembers exactly what its rules let it remember, no more), reject once, reject always (this
+session refuses the same kind of call without asking again). A cancelled request, an answer
+that names no offered option, a client error or no answer within the timeout are denials, so a
+silent client never holds a turn for longer than the timeout, and cancelling the turn ends the
+wait at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from acp.exceptions import RequestError
+from acp.interfaces import Client
+from pydantic import ValidationError
+
+from foehn_lsp.acp import convert
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 600.0
+"""Seconds a permission request may stay unanswered before it counts as a denial."""
+
+
+RejectionKey = tuple[str, str, str | None, str | None]
+
+
+def rejection_key(request: ApprovalRequest) -> RejectionKey:
+    """What 'always reject' covers: the scope 'always allow' would cover (tool, risk, program,
+    sandbox), so the two choices mean the same set of calls."""
+    return (request.tool, request.risk, request.program, request.sandbox)
+
+
+class ClientApprover:
+    """The ``Approver`` of one ACP session."""
+
+    def __init__(
+        self,
+        client: Client,
+        session_id: str,
+        workspace: Workspace,
+        *,
+        before_asking: Callable[[], Awaitable[None]],
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.workspace = workspace
+        self.before_asking = before_asking
+        """Sends the updates so far, so the client knows the call before it is asked about it."""
+        self.timeout = timeout
+        self.rejected: set[RejectionKey] = set()
+        self.read_only = False
+        """The session's read-only mode: anything that is not a read is refused unasked."""
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        key = rejection_key(request)
+        if self.read_only and request.risk != "read_only":
+            return Denied(reason="the session is in read-only mode")
+        if key in self.rejected:
+            return Denied(reason="rejected for the rest of the session")
+        await self.before_asking()
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await self.client.request_permission(
+                    session_id=self.session_id,
+                    tool_call=convert.permission_tool_call(request, self.workspace),
+                    options=convert.permission_options(request),
+                )
+        except TimeoutError:
+            return Denied(reason=f"no answer within {self.timeout:g} seconds")
+        except (RequestError, ConnectionError, ValidationError) as exc:
+            log.warning("session %s: permission request failed: %s", self.session_id, exc)
+            return Denied(reason=f"the editor could not ask ({exc})")
+        choice = convert.permission_choice(response)
+        if choice == "reject_always":
+            self.rejected.add(key)
+        return convert.decision_for(choice, request)

@@ -1,0 +1,292 @@
+"""``foehn acp`` end to end: the official SDK's client drives the real process over stdio, the
+scripted model server plays the model, and the files are real."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import schema, text_block
+from acp.exceptions import RequestError
+
+from acp_harness import NEVER, EditorClient, acp_agent
+from foehn_lsp.testing import Fault, ModelServer, Turn
+
+EDIT = (
+    "edit_file",
+    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
+)
+
+
+@pytest.fixture
+def model() -> Iterator[ModelServer]:
+    with ModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def app(root: Path) -> Path:
+    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
+    return root
+
+
+def tool_results(model: ModelServer, request: int) -> list[dict[str, Any]]:
+    """The tool results the agent sent the model in its ``request``-th request (from 0)."""
+    messages = model.requests[request].body["messages"]
+    return [m for m in messages if m["role"] == "tool"]
+
+
+async def test_initialize_advertises_what_foehn_does(app: Path, model: ModelServer) -> None:
+    client = EditorClient()
+    async with acp_agent(app, model, client) as conn:
+        answer = await conn.initialize(protocol_version=7)
+    assert answer.protocol_version == 1
+    capabilities = answer.agent_capabilities
+    assert capabilities is not None
+    assert capabilities.load_session is True
+    assert capabilities.prompt_capabilities is not None
+    assert capabilities.prompt_capabilities.embedded_context is True
+    assert capabilities.prompt_capabilities.image is False
+    assert answer.auth_methods == []
+    assert answer.agent_info is not None
+    assert answer.agent_info.name == "foehn"
+
+
+async def test_a_missing_key_is_an_auth_method_and_session_new_says_so(
+    app: Path, model: ModelServer
+) -> None:
+    client = EditorClient()
+    async with acp_agent(app, model, client, env={"OPENAI_API_KEY": ""}) as conn:
+        answer = await conn.initialize(protocol_version=1)
+        [method] = answer.auth_methods or []
+        assert method.model_dump(by_alias=True)["vars"][0]["name"] == "OPENAI_API_KEY"
+        with pytest.raises(RequestError) as refused:
+            await conn.new_session(cwd=str(app), mcp_servers=[])
+    assert refused.value.code == -32000
+    assert "OPENAI_API_KEY" in str(refused.value.data)
+
+
+async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_client(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(
+        Turn(tool_calls=[("read_file", {"path": "app.py"})]),
+        Turn(tool_calls=[EDIT]),
+        Turn(text="Fixed the TODO."),
+    )
+    path = str(app / "app.py")
+    unsaved = "def main():\n    return 1  # TODO\n# unsaved line\n"
+    client = EditorClient(answers=["allow_once"], buffers={path: unsaved})
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix it")])
+    assert answer.stop_reason == "end_turn"
+    assert "# unsaved line" in tool_results(model, 1)[0]["content"]
+    [asked] = client.permissions
+    assert asked["toolCall"]["kind"] == "edit"
+    assert asked["toolCall"]["content"] == [
+        {
+            "type": "diff",
+            "path": path,
+            "oldText": unsaved,
+            "newText": "def main():\n    return 2\n# unsaved line\n",
+        }
+    ]
+    assert [o["kind"] for o in asked["options"]] == [
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+    ]
+    assert client.writes == [(path, "def main():\n    return 2\n# unsaved line\n")]
+    assert (app / "app.py").read_text() == "def main():\n    return 2\n# unsaved line\n"
+    calls = client.of("tool_call")
+    assert [(c["title"], c["kind"]) for c in calls] == [
+        ("read_file app.py", "read"),
+        ("edit_file app.py", "edit"),
+    ]
+    assert calls[1]["locations"] == [{"path": path}]
+    assert calls[1]["rawInput"] == EDIT[1]
+    finished = [u for u in client.of("tool_call_update") if u.get("status") == "completed"]
+    assert [u["toolCallId"] for u in finished] == [c["toolCallId"] for c in calls]
+    assert finished[1]["content"][0]["type"] == "diff"
+    assert client.text() == "Fixed the TODO."
+
+
+async def test_a_denied_call_changes_nothing_and_the_model_hears_why(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="Understood, I left it."))
+    client = EditorClient(answers=["reject_once"])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix it")])
+    assert answer.stop_reason == "end_turn"
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+    assert client.writes == []
+    [failed] = [u for u in client.of("tool_call_update") if u.get("status") == "failed"]
+    assert "denied" in failed["rawOutput"]["output"]
+    [result] = tool_results(model, 1)
+    assert "denied" in result["content"]
+
+
+async def test_cancel_while_a_permission_request_waits_ends_the_turn(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="unused"))
+    client = EditorClient(answers=[NEVER])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        turn = asyncio.create_task(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("Fix it")])
+        )
+        await client.until(lambda: bool(client.permissions))
+        await conn.cancel(session_id=session.session_id)
+        answer = await asyncio.wait_for(turn, 10)
+    assert answer.stop_reason == "cancelled"
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+
+
+async def test_cancel_during_a_running_program(app: Path, model: ModelServer) -> None:
+    sleeper = ("run_command", {"command": ["sleep", "30"]})
+    model.script(Turn(tool_calls=[sleeper]), Turn(text="unused"))
+    client = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        turn = asyncio.create_task(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("Wait")])
+        )
+        await client.until(lambda: any(u.get("status") == "in_progress" for u in client.updates))
+        await conn.cancel(session_id=session.session_id)
+        answer = await asyncio.wait_for(turn, 10)
+    assert answer.stop_reason == "cancelled"
+
+
+async def test_allow_always_is_remembered_for_exactly_its_scope(
+    app: Path, model: ModelServer
+) -> None:
+    second = (
+        "edit_file",
+        {"path": "app.py", "edits": [{"old_text": "return 2", "new_text": "return 3"}]},
+    )
+    model.script(
+        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[second]),
+        Turn(tool_calls=[("write_file", {"path": "new.py", "content": "x = 1\n"})]),
+        Turn(text="Done."),
+    )
+    client = EditorClient(answers=["allow_always", "reject_once"])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Go")])
+    assert answer.stop_reason == "end_turn"
+    assert (app / "app.py").read_text() == "def main():\n    return 3\n"
+    asked = [p["toolCall"]["title"] for p in client.permissions]
+    assert asked == ["edit_file app.py", "write_file new.py"]
+    always = client.permissions[0]["options"][1]
+    assert always["kind"] == "allow_always"
+    assert "edit_file calls" in always["name"]
+    assert "write" in always["name"]
+    assert not (app / "new.py").exists()
+
+
+async def test_load_replays_the_history_in_a_new_process(app: Path, model: ModelServer) -> None:
+    model.script(Turn(tool_calls=[("read_file", {"path": "app.py"})]), Turn(text="It returns 1."))
+    first = EditorClient()
+    async with acp_agent(app, model, first) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("What is main?")])
+    model.script(Turn(text="Still 1."))
+    second = EditorClient()
+    async with acp_agent(app, model, second) as conn:
+        await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
+        replayed = list(second.updates)
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("And now?")])
+    kinds = [u["sessionUpdate"] for u in replayed]
+    assert kinds == [
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
+    ]
+    assert replayed[0]["content"]["text"] == "What is main?"
+    assert replayed[1]["title"] == "read_file app.py"
+    assert replayed[3]["content"]["text"] == "It returns 1."
+    assert answer.stop_reason == "end_turn"
+    sent = [m.get("content") for m in model.requests[-1].body["messages"]]
+    assert "What is main?" in sent
+    assert "It returns 1." in sent
+
+
+async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: ModelServer) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
+    client = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        assert session.modes is not None
+        assert session.modes.current_mode_id == "ask"
+        await conn.set_session_mode(session_id=session.session_id, mode_id="read-only")
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
+        with pytest.raises(RequestError, match="modeId"):
+            await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+    assert answer.stop_reason == "end_turn"
+    assert client.permissions == []
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+
+
+async def test_limits_map_to_stop_reasons_and_say_why(app: Path, model: ModelServer) -> None:
+    read = ("read_file", {"path": "app.py"})
+    model.script(
+        Turn(tool_calls=[read]),
+        Turn(tool_calls=[read]),
+        Turn(tool_calls=[read]),
+        Turn(text="I kept reading the same file."),
+    )
+    client = EditorClient()
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Loop")])
+    assert answer.stop_reason == "end_turn"
+    assert "Stopped: read_file was called 3 times in a row" in client.text()
+
+
+async def test_a_provider_error_is_an_error_response(app: Path, model: ModelServer) -> None:
+    model.script(Fault(status=401))
+    client = EditorClient()
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        with pytest.raises(RequestError) as failed:
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("Hi")])
+    assert "401" in str(failed.value) or "key" in str(failed.value).lower()
+
+
+async def test_bad_requests_get_clear_errors(app: Path, model: ModelServer) -> None:
+    model.script(Fault(delay=30, then=Turn(text="late")))
+    client = EditorClient()
+    async with acp_agent(app, model, client) as conn:
+        with pytest.raises(RequestError) as unknown:
+            await conn.prompt(session_id="nope", prompt=[text_block("Hi")])
+        assert unknown.value.code == -32602
+        assert "unknown session" in str(unknown.value)
+        with pytest.raises(RequestError, match="cwd"):
+            await conn.new_session(cwd="relative/path", mcp_servers=[])
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        with pytest.raises(RequestError, match="image"):
+            await conn.prompt(
+                session_id=session.session_id,
+                prompt=[
+                    text_block("look"),
+                    schema.ImageContentBlock(type="image", data="", mime_type="image/png"),
+                ],
+            )
+        turn = asyncio.create_task(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("Slow")])
+        )
+        await asyncio.to_thread(model.wait_for_requests, 1)
+        with pytest.raises(RequestError, match="busy"):
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("Again")])
+        await conn.cancel(session_id=session.session_id)
+        assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
