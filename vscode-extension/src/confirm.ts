@@ -1,40 +1,46 @@
-// The foehn/confirm request: what the person is shown, and how their choice maps to the
-// server's decision. No VS Code API here; extension.ts shows the modal and the diff.
+// The foehn/confirm request: where the person is asked (inline in the chat, or a modal), what a
+// modal says, and how a choice maps to the server's decision. No VS Code API here.
+import type { ConfirmAnswer, ConfirmParams } from "./protocol";
 
-export interface FilePreview {
-  uri: string;
-  before: string | null;
-  after: string;
-}
-
-export interface ConfirmParams {
-  runId: string;
-  tool: string;
-  arguments: unknown;
-  risk: string;
-  preview?: { summary?: string; diff?: string; files?: FilePreview[] };
-}
-
-export interface ConfirmAnswer {
-  decision: "allow" | "allowRun" | "deny";
-  reason?: string;
-}
+export type { ConfirmAnswer, ConfirmParams, FilePreview } from "./protocol";
 
 export const ALLOW = "Allow";
-export const ALLOW_RUN = "Allow for this run";
+export const ALLOW_RUN = "Allow for this session";
+export const ALLOW_FULL = "Allow with full access, once";
 export const DENY = "Deny";
 
-export function confirmMessage(params: ConfirmParams): { message: string; detail: string } {
+export type Surface = "inline" | "modal";
+
+/** Inline unless the person prefers the modal, the chat cannot show it, or the call wants
+ * `full` sandbox rights (the person's own rights and the network): that is always modal. */
+export function surfaceFor(params: ConfirmParams, preference: string, chatCanShow: boolean): Surface {
+  if (params.sandbox === "full" || preference === "modal" || !chatCanShow) {
+    return "modal";
+  }
+  return "inline";
+}
+
+export function confirmMessage(params: ConfirmParams): { message: string; detail: string; choices: string[] } {
   const summary = params.preview?.summary ? `: ${params.preview.summary}` : "";
+  const full = params.sandbox === "full";
+  const program = params.program ? `\nProgram: ${params.program}` : "";
+  const sandbox = params.sandbox
+    ? full
+      ? "\nSandbox: FULL — it runs with your own rights and the network."
+      : `\nSandbox: ${params.sandbox}`
+    : "";
+  const remember = !full && params.remember ? `\n"${ALLOW_RUN}" remembers: ${params.remember}.` : "";
   return {
     message: `Foehn wants to run ${params.tool} (${params.risk.replace(/_/g, "-")})${summary}`,
-    detail: JSON.stringify(params.arguments, null, 2),
+    detail: `${JSON.stringify(params.arguments, null, 2)}${program}${sandbox}${remember}`,
+    choices: full ? [ALLOW_FULL, DENY] : [ALLOW, ALLOW_RUN, DENY],
   };
 }
 
 export function decisionFor(choice: string | undefined): ConfirmAnswer {
   switch (choice) {
     case ALLOW:
+    case ALLOW_FULL:
       return { decision: "allow" };
     case ALLOW_RUN:
       return { decision: "allowRun" };
@@ -43,4 +49,12 @@ export function decisionFor(choice: string | undefined): ConfirmAnswer {
     default:
       return { decision: "deny", reason: "dismissed" };
   }
+}
+
+/** The answer to an inline card: a denial carries the person's message to the model. */
+export function inlineAnswer(decision: ConfirmAnswer["decision"], message?: string): ConfirmAnswer {
+  if (decision !== "deny") {
+    return { decision };
+  }
+  return { decision, reason: message?.trim() ? message.trim() : "denied in the chat" };
 }

@@ -1,0 +1,144 @@
+// The model's Markdown as HTML for the chat view. Everything the model wrote is escaped first;
+// only the tags below are ever produced, so no text can add a script, a style or a remote
+// image to the webview. Works on half-streamed text (an unclosed fence is a code block so far).
+// No VS Code or DOM API here: it is unit-tested in node.
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
+const HEADING = /^(#{1,6})\s+(.*)$/;
+const BULLET = /^\s*[-*+]\s+(.*)$/;
+const NUMBERED = /^\s*\d+[.)]\s+(.*)$/;
+const QUOTE = /^\s{0,3}>\s?(.*)$/;
+const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
+
+/** Block-level Markdown: fenced code (with Copy and Insert buttons), headings, lists, quotes,
+ * rules and paragraphs. */
+export function renderMarkdown(source: string): string {
+  const lines = source.replace(/\r\n?/g, "\n").split("\n");
+  const out: string[] = [];
+  let paragraph: string[] = [];
+  let list: { tag: "ul" | "ol"; items: string[] } | undefined;
+  let quote: string[] = [];
+
+  const flush = (): void => {
+    if (paragraph.length) {
+      out.push(`<p>${renderInline(paragraph.join("\n")).replace(/\n/g, "<br>")}</p>`);
+      paragraph = [];
+    }
+    if (list) {
+      out.push(`<${list.tag}>${list.items.map((i) => `<li>${renderInline(i)}</li>`).join("")}</${list.tag}>`);
+      list = undefined;
+    }
+    if (quote.length) {
+      out.push(`<blockquote>${renderMarkdown(quote.join("\n"))}</blockquote>`);
+      quote = [];
+    }
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const fence = FENCE.exec(line);
+    if (fence) {
+      flush();
+      const marker = fence[1]!;
+      const code: string[] = [];
+      i++;
+      while (i < lines.length && !lines[i]!.trimStart().startsWith(marker)) {
+        code.push(lines[i]!);
+        i++;
+      }
+      out.push(codeBlock(code.join("\n"), fence[2] ?? ""));
+      continue;
+    }
+    const quoted = QUOTE.exec(line);
+    if (quoted) {
+      if (!quote.length) {
+        flush();
+      }
+      quote.push(quoted[1]!);
+      continue;
+    }
+    if (quote.length) {
+      flush();
+    }
+    if (!line.trim()) {
+      flush();
+      continue;
+    }
+    const heading = HEADING.exec(line);
+    if (heading) {
+      flush();
+      // The view's own headings are h2/h3; the model's start at h3.
+      const level = Math.min(heading[1]!.length + 2, 6);
+      out.push(`<h${level}>${renderInline(heading[2]!)}</h${level}>`);
+      continue;
+    }
+    if (RULE.test(line)) {
+      flush();
+      out.push("<hr>");
+      continue;
+    }
+    const bullet = BULLET.exec(line);
+    const numbered = bullet ? undefined : NUMBERED.exec(line);
+    if (bullet || numbered) {
+      const tag = bullet ? "ul" : "ol";
+      if (paragraph.length || (list && list.tag !== tag)) {
+        flush();
+      }
+      list ??= { tag, items: [] };
+      list.items.push((bullet ?? numbered)![1]!);
+      continue;
+    }
+    if (list && /^\s+\S/.test(line)) {
+      list.items[list.items.length - 1] += " " + line.trim();
+      continue;
+    }
+    if (list) {
+      flush();
+    }
+    paragraph.push(line);
+  }
+  flush();
+  return out.join("\n");
+}
+
+function codeBlock(code: string, language: string): string {
+  const label = language ? escapeHtml(language) : "code";
+  return (
+    `<div class="code"><div class="code-bar"><span class="code-lang">${label}</span>` +
+    `<button type="button" data-action="copy" aria-label="Copy ${label}">Copy</button>` +
+    `<button type="button" data-action="insert" aria-label="Insert ${label} at the cursor">Insert</button>` +
+    `</div><pre><code>${escapeHtml(code)}</code></pre></div>`
+  );
+}
+
+/** Inline Markdown: `code`, **bold**, *emphasis*, [links](https://…) and bare file paths stay
+ * text. Links go only to http(s) and are opened by VS Code, never loaded in the view. */
+export function renderInline(text: string): string {
+  const parts = text.split(/(`+)([\s\S]*?[^`])\1(?!`)/);
+  let html = "";
+  for (let i = 0; i < parts.length; i++) {
+    if (i % 3 === 0) {
+      html += emphasis(escapeHtml(parts[i]!));
+    } else if (i % 3 === 2) {
+      html += `<code>${escapeHtml(parts[i]!.trim() || parts[i]!)}</code>`;
+    }
+  }
+  return html;
+}
+
+function emphasis(escaped: string): string {
+  return escaped
+    .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, (_, label: string, url: string) => {
+      return `<a href="${url}" title="${url}">${label}</a>`;
+    })
+    .replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, "<strong>$1</strong>")
+    .replace(/__(?=\S)([\s\S]*?\S)__/g, "<strong>$1</strong>")
+    .replace(/(^|[^*\w])\*(?=\S)([^*]*?\S)\*(?!\*)/g, "$1<em>$2</em>")
+    .replace(/(^|[^_\w])_(?=\S)([^_]*?\S)_(?![_\w])/g, "$1<em>$2</em>");
+}

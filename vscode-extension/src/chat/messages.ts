@@ -1,0 +1,103 @@
+// The messages between the extension host and the chat webview, both ways, as discriminated
+// unions. The host owns the state (chat/state.ts) and posts it; the webview draws it and posts
+// back what the person did. No VS Code or DOM API here.
+import type { Meter, Turn } from "./state";
+
+/** What the view says about the server before the first question. */
+export type ServerStatus =
+  | { kind: "starting" }
+  | { kind: "ready"; provider: string; model: string; embedded: boolean }
+  | { kind: "notFound"; message: string }
+  | { kind: "noKey"; provider: string }
+  | { kind: "restricted" }
+  | { kind: "failed"; message: string };
+
+export interface Chip {
+  id: string;
+  /** What the chip says: "app.py", "app.py:3-7", "@README.md". */
+  label: string;
+  kind: "file" | "selection" | "mention";
+}
+
+export type HostMessage =
+  | { type: "reset"; session?: string; title: string; turns: Turn[]; meter?: Meter }
+  | { type: "turn"; turn: Turn }
+  | { type: "status"; status: ServerStatus }
+  | { type: "chips"; chips: Chip[] }
+  | { type: "meter"; meter?: Meter }
+  | { type: "busy"; busy: boolean }
+  | { type: "mentions"; query: string; files: string[] }
+  | { type: "focus"; prefill?: string };
+
+export type Scope = "turn" | "file";
+
+export type ViewMessage =
+  | { type: "ready" }
+  | { type: "ask"; text: string }
+  | { type: "stop" }
+  | { type: "approve"; key: string; decision: "allow" | "allowRun" | "deny"; message?: string }
+  | { type: "openDiff"; key: string }
+  | { type: "openFileDiff"; runId: string; path: string }
+  | { type: "copy"; text: string }
+  | { type: "insert"; text: string }
+  | { type: "keep"; runId: string; path?: string }
+  | { type: "undo"; runId: string; path?: string }
+  | { type: "restore"; runId: string }
+  | { type: "newChat" }
+  | { type: "history" }
+  | { type: "removeChip"; id: string }
+  | { type: "mention"; query: string }
+  | { type: "command"; command: StatusCommand };
+
+/** Buttons in the status banners run these commands, nothing else. */
+export const STATUS_COMMANDS = [
+  "foehn.setApiKey",
+  "foehn.chooseProvider",
+  "foehn.locateServer",
+  "foehn.openWalkthrough",
+  "foehn.restartServer",
+  "workbench.trust.manage",
+] as const;
+export type StatusCommand = (typeof STATUS_COMMANDS)[number];
+
+/** The webview's message, or undefined if it is not one (the host trusts nothing it posts). */
+export function parseViewMessage(raw: unknown): ViewMessage | undefined {
+  if (typeof raw !== "object" || raw === null || typeof (raw as { type?: unknown }).type !== "string") {
+    return undefined;
+  }
+  const m = raw as Record<string, unknown>;
+  const str = (k: string) => typeof m[k] === "string";
+  const optStr = (k: string) => m[k] === undefined || typeof m[k] === "string";
+  switch (m["type"]) {
+    case "ready":
+    case "stop":
+    case "newChat":
+    case "history":
+      return m as ViewMessage;
+    case "ask":
+      return str("text") ? (m as ViewMessage) : undefined;
+    case "approve":
+      return str("key") && ["allow", "allowRun", "deny"].includes(m["decision"] as string) && optStr("message")
+        ? (m as ViewMessage)
+        : undefined;
+    case "openDiff":
+      return str("key") ? (m as ViewMessage) : undefined;
+    case "openFileDiff":
+      return str("runId") && str("path") ? (m as ViewMessage) : undefined;
+    case "copy":
+    case "insert":
+      return str("text") ? (m as ViewMessage) : undefined;
+    case "keep":
+    case "undo":
+      return str("runId") && optStr("path") ? (m as ViewMessage) : undefined;
+    case "restore":
+      return str("runId") ? (m as ViewMessage) : undefined;
+    case "removeChip":
+      return str("id") ? (m as ViewMessage) : undefined;
+    case "mention":
+      return str("query") ? (m as ViewMessage) : undefined;
+    case "command":
+      return (STATUS_COMMANDS as readonly unknown[]).includes(m["command"]) ? (m as ViewMessage) : undefined;
+  }
+  return undefined;
+}

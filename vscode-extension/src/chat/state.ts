@@ -1,0 +1,227 @@
+// What the chat view shows, as plain data: the turns of one session, each a stream of text and
+// tool-call cards, then its stop reason and the files it changed. The extension host owns it
+// and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
+import type { ChangedFile, ConfirmParams, Risk, RunEvent, SandboxPolicy, StopReason } from "../protocol";
+
+export interface ToolCard {
+  id: string;
+  tool: string;
+  arguments: unknown;
+  risk: Risk | string;
+  policy?: SandboxPolicy | null;
+  decision?: "allow" | "deny";
+  reason?: string;
+  ok?: boolean;
+  output?: string;
+  /** Set while the person is being asked inline; cleared by the answer. */
+  approval?: PendingApproval;
+}
+
+export interface PendingApproval {
+  /** Names this question in the host (a turn may ask twice about the same call id). */
+  key: string;
+  summary: string;
+  diff: string;
+  files: string[];
+  remember: string;
+  sandbox?: SandboxPolicy | null;
+  program?: string | null;
+}
+
+export type Block = { kind: "text"; text: string } | { kind: "tool"; card: ToolCard };
+
+export type FileState = "changed" | "kept" | "undone";
+
+export interface ReviewFile extends ChangedFile {
+  state: FileState;
+}
+
+export interface Turn {
+  /** The client-chosen run id: every event and confirmation names it. */
+  runId: string;
+  /** The session's 1-based turn number once the server has said it (undo and restore use it). */
+  index?: number;
+  task: string;
+  /** The context chips that went with the task, by label. */
+  context: string[];
+  blocks: Block[];
+  status: "running" | "done";
+  stop?: StopReason;
+  iterations?: number;
+  error?: string;
+  files: ReviewFile[];
+  /** The whole turn was undone (or the session restored to before it). */
+  undone?: boolean;
+}
+
+export interface Meter {
+  used: number;
+  window?: number;
+  cost?: number;
+}
+
+export function newTurn(runId: string, task: string, context: string[] = []): Turn {
+  return { runId, task, context, blocks: [], status: "running", files: [] };
+}
+
+/** The turn after one event (a new object, so a caller can tell what changed). */
+export function applyEvent(turn: Turn, event: RunEvent): Turn {
+  const next: Turn = { ...turn, blocks: [...turn.blocks] };
+  const last = next.blocks[next.blocks.length - 1];
+  switch (event.event) {
+    case "text":
+      if (last?.kind === "text") {
+        next.blocks[next.blocks.length - 1] = { kind: "text", text: last.text + event.text };
+      } else {
+        next.blocks.push({ kind: "text", text: event.text });
+      }
+      break;
+    case "tool_call":
+      next.blocks.push({
+        kind: "tool",
+        card: { id: event.id, tool: event.tool, arguments: event.arguments, risk: event.risk, policy: event.policy },
+      });
+      break;
+    case "approval":
+      updateCard(next, event.id, (card) => ({
+        ...card,
+        decision: event.decision,
+        reason: event.reason,
+        approval: undefined,
+      }));
+      break;
+    case "tool_result":
+      updateCard(next, event.id, (card) => ({ ...card, ok: event.ok, output: event.output }));
+      break;
+    case "turn":
+      next.index = event.turn;
+      break;
+    case "files_changed":
+      next.files = mergeFiles(next.files, event.files);
+      break;
+    case "done":
+      next.status = "done";
+      next.stop = event.reason;
+      next.iterations = event.iterations;
+      // A provider that does not stream gives the answer only here.
+      if (event.answer && !(last?.kind === "text" && last.text.trim())) {
+        next.blocks.push({ kind: "text", text: event.answer });
+      }
+      closeOpenCards(next);
+      break;
+    case "compacted":
+      next.blocks.push({ kind: "text", text: `_Older messages were summarised to fit the context window (${event.before_tokens} → ${event.after_tokens} tokens)._` });
+      break;
+    case "thinking":
+    case "usage":
+      return turn;
+  }
+  return next;
+}
+
+/** The turn while the person is asked about one of its calls inline. */
+export function askInline(turn: Turn, key: string, params: ConfirmParams, callId?: string): Turn {
+  const approval: PendingApproval = {
+    key,
+    summary: params.preview?.summary ?? "",
+    diff: params.preview?.diff ?? "",
+    files: (params.preview?.files ?? []).map((f) => f.uri),
+    remember: params.remember || `every ${params.tool} call until this session ends`,
+    sandbox: params.sandbox,
+    program: params.program,
+  };
+  const next: Turn = { ...turn, blocks: [...turn.blocks] };
+  const target = callId ?? lastCardWithout(next, params.tool);
+  if (target === undefined || !updateCard(next, target, (card) => ({ ...card, approval }))) {
+    next.blocks.push({
+      kind: "tool",
+      card: { id: key, tool: params.tool, arguments: params.arguments, risk: params.risk, approval },
+    });
+  }
+  return next;
+}
+
+/** The turn once an inline question is answered (the approval event will confirm it). */
+export function answered(turn: Turn, key: string): Turn {
+  const next: Turn = { ...turn, blocks: [...turn.blocks] };
+  for (const [i, block] of next.blocks.entries()) {
+    if (block.kind === "tool" && block.card.approval?.key === key) {
+      next.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined } };
+    }
+  }
+  return next;
+}
+
+export function failed(turn: Turn, message: string): Turn {
+  const next: Turn = { ...turn, status: "done", stop: "error", error: message, blocks: [...turn.blocks] };
+  closeOpenCards(next);
+  return next;
+}
+
+export function markFiles(turn: Turn, paths: readonly string[] | "all", state: FileState): Turn {
+  const files = turn.files.map((f) => (paths === "all" || paths.includes(f.path) ? { ...f, state } : f));
+  const undone = files.length > 0 && files.every((f) => f.state === "undone");
+  return { ...turn, files, undone: turn.undone || undone };
+}
+
+/** Usage adds up over a session: the meter shows the last known context size. */
+export function meterFrom(previous: Meter | undefined, event: RunEvent): Meter | undefined {
+  if (event.event !== "usage") {
+    return previous;
+  }
+  return {
+    used: event.context_tokens ?? event.input_tokens + event.output_tokens,
+    window: event.window ?? previous?.window,
+    cost: event.cost ?? previous?.cost,
+  };
+}
+
+export function meterText(meter: Meter | undefined): string {
+  if (!meter) {
+    return "";
+  }
+  const used = compact(meter.used);
+  const part = meter.window ? `${used} / ${compact(meter.window)} tokens` : `${used} tokens`;
+  return meter.cost !== undefined ? `${part} · $${meter.cost.toFixed(meter.cost < 1 ? 3 : 2)}` : part;
+}
+
+function compact(n: number): string {
+  return n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+function updateCard(turn: Turn, id: string, change: (card: ToolCard) => ToolCard): boolean {
+  for (let i = turn.blocks.length - 1; i >= 0; i--) {
+    const block = turn.blocks[i]!;
+    if (block.kind === "tool" && block.card.id === id) {
+      turn.blocks[i] = { kind: "tool", card: change(block.card) };
+      return true;
+    }
+  }
+  return false;
+}
+
+function lastCardWithout(turn: Turn, tool: string): string | undefined {
+  for (let i = turn.blocks.length - 1; i >= 0; i--) {
+    const block = turn.blocks[i]!;
+    if (block.kind === "tool" && block.card.tool === tool && block.card.decision === undefined) {
+      return block.card.id;
+    }
+  }
+  return undefined;
+}
+
+function closeOpenCards(turn: Turn): void {
+  for (const [i, block] of turn.blocks.entries()) {
+    if (block.kind === "tool" && block.card.approval) {
+      turn.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined } };
+    }
+  }
+}
+
+function mergeFiles(known: ReviewFile[], changed: readonly ChangedFile[]): ReviewFile[] {
+  const byPath = new Map(known.map((f) => [f.path, f]));
+  for (const file of changed) {
+    byPath.set(file.path, { ...file, state: "changed" });
+  }
+  return [...byPath.values()];
+}

@@ -1,0 +1,133 @@
+// The chat's webview view: its page (a strict Content-Security-Policy with a nonce, the bundled
+// script and stylesheet from the extension, nothing remote), and the messages to and from it.
+// Messages posted while the view is hidden or loading are kept and sent once it is ready.
+import { randomBytes } from "node:crypto";
+import * as vscode from "vscode";
+import { type HostMessage, type ViewMessage, parseViewMessage } from "./chat/messages";
+import type { ChatPort } from "./conversation";
+
+export const VIEW_ID = "foehn.chat";
+
+export class ChatView implements vscode.WebviewViewProvider, ChatPort, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private queue: HostMessage[] = [];
+  private readonly received = new vscode.EventEmitter<ViewMessage>();
+  readonly onMessage = this.received.event;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly extensionUri: vscode.Uri) {}
+
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const media = vscode.Uri.joinPath(this.extensionUri, "out");
+    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    view.webview.html = page(view.webview, media);
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((raw: unknown) => {
+        const message = parseViewMessage(raw);
+        if (!message) {
+          return;
+        }
+        if (message.type === "ready") {
+          this.ready = true;
+        }
+        this.received.fire(message);
+        if (message.type === "ready") {
+          this.drain();
+        }
+      }),
+      view.onDidDispose(() => {
+        this.view = undefined;
+        this.ready = false;
+      }),
+    );
+  }
+
+  post(message: HostMessage): void {
+    if (this.view && this.ready) {
+      void this.view.webview.postMessage(message);
+    } else {
+      // A later full state makes earlier messages moot; keep the queue small.
+      if (message.type === "reset") {
+        this.queue = this.queue.filter((m) => m.type !== "reset" && m.type !== "turn");
+      }
+      this.queue.push(message);
+    }
+  }
+
+  private drain(): void {
+    const queued = this.queue;
+    this.queue = [];
+    for (const message of queued) {
+      this.post(message);
+    }
+  }
+
+  async reveal(focus: boolean): Promise<void> {
+    if (this.view) {
+      this.view.show(!focus);
+    } else {
+      await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    }
+    if (focus) {
+      this.post({ type: "focus" });
+    }
+  }
+
+  dispose(): void {
+    this.received.dispose();
+    for (const disposable of this.disposables) {
+      disposable.dispose();
+    }
+  }
+}
+
+function page(webview: vscode.Webview, media: vscode.Uri): string {
+  const nonce = randomBytes(16).toString("base64");
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(media, "webview.js"));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(media, "webview.css"));
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Foehn</title>
+</head>
+<body>
+<header class="top">
+  <h2 id="title">New chat</h2>
+  <button type="button" data-action="history" aria-label="Chat history: resume, rename or delete a chat" title="Chat history">History</button>
+  <button type="button" data-action="newChat" aria-label="New chat" title="New chat">New</button>
+</header>
+<div id="status"></div>
+<main id="log" aria-live="polite" aria-label="Conversation"></main>
+<div id="empty" class="empty"><p>Ask Foehn about this workspace, or to change it. Type <kbd>@</kbd> to add a file. Every change waits for your approval and can be undone.</p></div>
+<footer class="composer">
+  <div id="chips" class="chips" aria-label="Context sent with the question"></div>
+  <ul id="mentions" role="listbox" aria-label="Files" hidden></ul>
+  <textarea id="input" rows="3" aria-label="Ask Foehn" placeholder="Ask Foehn… (Enter to send, Shift+Enter for a new line, @ for a file)" role="combobox" aria-autocomplete="list" aria-controls="mentions" aria-expanded="false"></textarea>
+  <div class="row">
+    <span id="meter" class="meter" aria-label="Context used"></span>
+    <button type="button" id="stop" hidden>Stop</button>
+    <button type="button" id="send" class="primary">Send</button>
+  </div>
+</footer>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+}

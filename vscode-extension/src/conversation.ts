@@ -1,0 +1,444 @@
+// The session shown in the chat view: asks a turn with an id this side chooses (so its events
+// and confirmations are known from the first one), applies the events to the turn, asks the
+// person inline (or in a modal), and reviews, undoes and restores what turns changed.
+import * as vscode from "vscode";
+import type { HostMessage } from "./chat/messages";
+import {
+  type Meter,
+  type Turn,
+  answered,
+  applyEvent,
+  askInline,
+  failed,
+  markFiles,
+  meterFrom,
+  newTurn,
+} from "./chat/state";
+import { confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "./confirm";
+import type { DiffDocuments } from "./diffs";
+import {
+  type ConfirmAnswer,
+  type ConfirmParams,
+  type RunArguments,
+  type RunResult,
+  isCancellation,
+  parseRunEvent,
+} from "./protocol";
+import type { Server } from "./server";
+import { COMMANDS, type FileBefore, type SavedSession, type UndoReport, turnsOf } from "./sessions";
+
+/** The chat view as the conversation sees it. */
+export interface ChatPort {
+  post(message: HostMessage): void;
+  /** Shows the chat view; `focus` moves the keyboard to its input. */
+  reveal(focus: boolean): Promise<void>;
+  readonly visible: boolean;
+}
+
+/** What the editor adds to a task: the file, the selection, a diagnostic, mentioned files. */
+export interface TaskContext {
+  uri?: string;
+  range?: RunArguments["range"];
+  diagnostic?: unknown;
+  context?: string;
+  /** The chips' labels, shown with the task. */
+  labels: string[];
+}
+
+interface Question {
+  runId: string;
+  params: ConfirmParams;
+  resolve: (answer: ConfirmAnswer) => void;
+}
+
+const STREAM_INTERVAL_MS = 40;
+
+export class Conversation implements vscode.Disposable {
+  session: string | undefined;
+  title = "New chat";
+  turns: Turn[] = [];
+  meter: Meter | undefined;
+  /** Runs in flight, by the id this side chose; removed when the run's request settles. */
+  private readonly runs = new Map<string, vscode.CancellationTokenSource>();
+  private readonly questions = new Map<string, Question>();
+  /** What files were before a run touched them, from the diffs the person approved. */
+  private readonly before = new Map<string, Map<string, string | null>>();
+  private readonly scheduled = new Map<string, ReturnType<typeof setTimeout>>();
+  private asked = 0;
+  private readonly busyChanged = new vscode.EventEmitter<boolean>();
+  readonly onBusy = this.busyChanged.event;
+
+  constructor(
+    private readonly server: Server,
+    private readonly port: ChatPort,
+    private readonly diffs: DiffDocuments,
+    private readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  get busy(): boolean {
+    return this.runs.size > 0;
+  }
+
+  snapshot(): HostMessage {
+    return { type: "reset", session: this.session, title: this.title, turns: this.turns, meter: this.meter };
+  }
+
+  /** One turn: shown in the chat as it streams; resolves when the run ends. */
+  async ask(task: string, context: TaskContext): Promise<RunResult | undefined> {
+    if (this.busy) {
+      void vscode.window.showInformationMessage("Foehn is still working on the last question: stop it or wait.");
+      return undefined;
+    }
+    const runId = newRunId();
+    const source = new vscode.CancellationTokenSource();
+    this.runs.set(runId, source);
+    this.turns.push(newTurn(runId, task, context.labels));
+    if (this.turns.length === 1) {
+      this.title = task.split("\n")[0]!.slice(0, 60);
+      this.port.post(this.snapshot());
+    } else {
+      this.post(runId);
+    }
+    this.port.post({ type: "busy", busy: true });
+    this.busyChanged.fire(true);
+    const argument: RunArguments = {
+      task,
+      runId,
+      ...(this.session ? { session: this.session } : {}),
+      ...(context.uri ? { uri: context.uri } : {}),
+      ...(context.range ? { range: context.range } : {}),
+      ...(context.diagnostic ? { diagnostic: context.diagnostic } : {}),
+      ...(context.context ? { context: context.context } : {}),
+    };
+    try {
+      const result = await this.server.command<RunResult>(COMMANDS.run, [argument], source.token);
+      this.session = result.session ?? this.session;
+      this.update(runId, (turn) => {
+        const finished =
+          turn.status === "done"
+            ? turn
+            : applyEvent(turn, { event: "done", reason: result.stopReason, answer: result.answer, iterations: result.iterations });
+        return { ...finished, index: finished.index ?? result.turn };
+      });
+      return result;
+    } catch (error) {
+      this.update(runId, (turn) =>
+        isCancellation(error)
+          ? applyEvent(turn, { event: "done", reason: "cancelled", answer: "", iterations: turn.iterations ?? 0 })
+          : failed(turn, error instanceof Error ? error.message : String(error)),
+      );
+      return undefined;
+    } finally {
+      this.runs.delete(runId);
+      source.dispose();
+      for (const [key, question] of this.questions) {
+        if (question.runId === runId) {
+          this.settle(key, { decision: "deny", reason: "the run ended" });
+        }
+      }
+      this.flush(runId);
+      this.port.post({ type: "busy", busy: false });
+      this.busyChanged.fire(false);
+      void this.diffs.release(runId);
+    }
+  }
+
+  /** A foehn/runEvent notification. Events of runs this chat did not start are not drawn. */
+  onEvent(raw: unknown): void {
+    const event = parseRunEvent(raw);
+    if (!event) {
+      this.output.debug(`skipped an event of an unknown shape: ${JSON.stringify(raw)}`);
+      return;
+    }
+    if (!this.runs.has(event.runId)) {
+      return;
+    }
+    if (event.event === "usage") {
+      this.meter = meterFrom(this.meter, event);
+      this.port.post({ type: "meter", meter: this.meter });
+      return;
+    }
+    if (event.event === "turn") {
+      this.session = event.session;
+    }
+    this.update(event.runId, (turn) => applyEvent(turn, event), event.event === "text");
+  }
+
+  /** foehn/confirm: inline in the chat when it can be, else (and for `full` rights) a modal. */
+  async confirm(params: ConfirmParams, token: vscode.CancellationToken): Promise<ConfirmAnswer> {
+    const key = `${params.runId}/${++this.asked}`;
+    this.remember(params);
+    const preference = vscode.workspace.getConfiguration("foehn").get<string>("approval.prompt", "inline");
+    if (surfaceFor(params, preference, this.runs.has(params.runId)) === "modal") {
+      return this.confirmInModal(key, params);
+    }
+    return new Promise<ConfirmAnswer>((resolve) => {
+      this.questions.set(key, { runId: params.runId, params, resolve });
+      this.update(params.runId, (turn) => askInline(turn, key, params, params.callId));
+      void this.port.reveal(false);
+      token.onCancellationRequested(() => this.settle(key, { decision: "deny", reason: "no answer in time" }));
+    });
+  }
+
+  /** The person's answer to an inline card. */
+  answer(key: string, decision: ConfirmAnswer["decision"], message?: string): void {
+    this.settle(key, inlineAnswer(decision, message));
+  }
+
+  private settle(key: string, answer: ConfirmAnswer): void {
+    const question = this.questions.get(key);
+    if (!question) {
+      return;
+    }
+    this.questions.delete(key);
+    question.resolve(answer);
+    this.update(question.runId, (turn) => answered(turn, key));
+    void this.diffs.release(key);
+  }
+
+  private async confirmInModal(key: string, params: ConfirmParams): Promise<ConfirmAnswer> {
+    await this.showProposal(key, params, true);
+    const { message, detail, choices } = confirmMessage(params);
+    const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices);
+    await this.diffs.release(key);
+    return decisionFor(choice);
+  }
+
+  /** Opens the proposed change of a pending question as a diff in the editor. */
+  async openProposal(key: string): Promise<void> {
+    const question = this.questions.get(key);
+    if (question) {
+      await this.showProposal(key, question.params, false);
+    }
+  }
+
+  private async showProposal(key: string, params: ConfirmParams, beside: boolean): Promise<void> {
+    for (const file of params.preview?.files ?? []) {
+      const name = vscode.workspace.asRelativePath(vscode.Uri.parse(file.uri), false);
+      const before = this.diffs.uri(key, "before", name);
+      const after = this.diffs.uri(key, "after", name);
+      this.diffs.set(before, file.before ?? "");
+      this.diffs.set(after, file.after);
+      await vscode.commands.executeCommand("vscode.diff", before, after, `Foehn: proposed change to ${name}`, {
+        viewColumn: vscode.ViewColumn.One,
+        preview: !beside,
+        preserveFocus: beside,
+      });
+    }
+  }
+
+  private remember(params: ConfirmParams): void {
+    const known = this.before.get(params.runId) ?? new Map<string, string | null>();
+    for (const file of params.preview?.files ?? []) {
+      const path = vscode.workspace.asRelativePath(vscode.Uri.parse(file.uri), false);
+      if (!known.has(path)) {
+        known.set(path, file.before);
+      }
+    }
+    this.before.set(params.runId, known);
+  }
+
+  async stop(): Promise<void> {
+    for (const runId of this.runs.keys()) {
+      await this.server.command(COMMANDS.cancel, [runId]).catch((error: unknown) => {
+        this.output.warn(`cancel ${runId}: ${String(error)}`);
+        this.runs.get(runId)?.cancel();
+      });
+    }
+  }
+
+  keep(runId: string, path?: string): void {
+    this.update(runId, (turn) => markFiles(turn, path ? [path] : "all", "kept"));
+  }
+
+  /** Undoes a turn (and every later one) through the session's checkpoints: the server puts
+   * the files back with one workspace/applyEdit, so the editor can undo the undo. */
+  async undo(runId: string, path?: string): Promise<void> {
+    const turn = this.turns.find((t) => t.runId === runId);
+    if (!turn || turn.index === undefined || !this.session) {
+      return;
+    }
+    if (path) {
+      await this.undoFile(turn, path);
+      return;
+    }
+    await this.backTo(turn.index, `Undo turn ${turn.index}`);
+  }
+
+  /** Puts the workspace back as it was right after this turn. */
+  async restore(runId: string): Promise<void> {
+    const turn = this.turns.find((t) => t.runId === runId);
+    if (turn?.index !== undefined) {
+      await this.backTo(turn.index + 1, `Restore to turn ${turn.index}`);
+    }
+  }
+
+  private async backTo(toTurn: number, label: string): Promise<void> {
+    if (this.busy) {
+      void vscode.window.showInformationMessage("Foehn is still working: stop it before undoing.");
+      return;
+    }
+    try {
+      let report = await this.server.command<UndoReport>(COMMANDS.undo, [{ session: this.session, toTurn }]);
+      if (!report.applied && report.conflicts.length) {
+        const force = await vscode.window.showWarningMessage(
+          `${label}: ${report.conflicts.join(", ")} changed since Foehn wrote ${report.conflicts.length === 1 ? "it" : "them"}.`,
+          { modal: true, detail: "Undoing anyway puts back how they were before the turn and loses those later changes (the editor can still undo that)." },
+          "Undo anyway",
+        );
+        if (force !== "Undo anyway") {
+          return;
+        }
+        report = await this.server.command<UndoReport>(COMMANDS.undo, [{ session: this.session, toTurn, force: true }]);
+      }
+      if (!report.applied) {
+        void vscode.window.showWarningMessage(`Foehn: ${label}: ${report.reason}`);
+        return;
+      }
+      if (report.unrestorable.length) {
+        void vscode.window.showWarningMessage(`Foehn could not put back ${report.unrestorable.join(", ")}: a program changed them and their earlier content was never seen.`);
+      }
+      for (const turn of this.turns) {
+        if (turn.index !== undefined && (report.undone.includes(turn.index) || turn.index >= toTurn) && !turn.undone) {
+          this.update(turn.runId, (t) => ({ ...markFiles(t, "all", "undone"), undone: true }));
+        }
+      }
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Foehn: ${label} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** One file back as it was before the turn, as one workspace edit (undoable in the editor).
+   * A later "Undo turn" finds it already restored and leaves it. */
+  private async undoFile(turn: Turn, path: string): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) {
+      return;
+    }
+    try {
+      const found = await this.fileBefore(turn, path);
+      if (found.lost || found.binary) {
+        void vscode.window.showWarningMessage(`Foehn cannot undo ${path} here: ${found.lost ? "its earlier content was never seen" : "it is not text"}; use Undo turn.`);
+        return;
+      }
+      const uri = vscode.Uri.joinPath(folder.uri, path);
+      const edit = new vscode.WorkspaceEdit();
+      if (found.before === null) {
+        edit.deleteFile(uri, { ignoreIfNotExists: true });
+      } else {
+        const exists = await vscode.workspace.fs.stat(uri).then(() => true, () => false);
+        if (exists) {
+          const document = await vscode.workspace.openTextDocument(uri);
+          edit.replace(uri, new vscode.Range(0, 0, document.lineCount, 0), found.before);
+        } else {
+          edit.createFile(uri, { contents: new TextEncoder().encode(found.before) });
+        }
+      }
+      if (await vscode.workspace.applyEdit(edit, { isRefactoring: false })) {
+        this.update(turn.runId, (t) => markFiles(t, [path], "undone"));
+      } else {
+        void vscode.window.showErrorMessage(`Foehn: the editor refused to undo ${path}.`);
+      }
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Foehn: undo ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async fileBefore(turn: Turn, path: string): Promise<FileBefore> {
+    const known = this.before.get(turn.runId)?.get(path);
+    if (known !== undefined) {
+      return { before: known, lost: false, binary: false };
+    }
+    return this.server.command<FileBefore>(COMMANDS.fileBefore, [{ session: this.session, turn: turn.index, path }]);
+  }
+
+  /** A file of a turn against how it was before the turn. */
+  async openFileDiff(runId: string, path: string): Promise<void> {
+    const turn = this.turns.find((t) => t.runId === runId);
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!turn || !folder) {
+      return;
+    }
+    const file = vscode.Uri.joinPath(folder.uri, path);
+    const found = await this.fileBefore(turn, path).catch(() => undefined);
+    if (!found || found.lost || found.binary) {
+      await vscode.window.showTextDocument(file);
+      return;
+    }
+    const left = this.diffs.uri(`review/${runId}`, "before", path);
+    this.diffs.set(left, found.before ?? "");
+    await this.diffs.show(left, file, `${path}: before turn ${turn.index ?? ""} ↔ now`);
+  }
+
+  newChat(): void {
+    if (this.busy) {
+      void vscode.window.showInformationMessage("Foehn is still working: stop it before starting a new chat.");
+      return;
+    }
+    this.session = undefined;
+    this.title = "New chat";
+    this.turns = [];
+    this.meter = undefined;
+    this.before.clear();
+    this.port.post(this.snapshot());
+  }
+
+  async resume(id: string): Promise<void> {
+    if (this.busy) {
+      void vscode.window.showInformationMessage("Foehn is still working: stop it before switching chats.");
+      return;
+    }
+    const saved = await this.server.command<SavedSession>(COMMANDS.load, [id]);
+    this.session = saved.id;
+    this.title = saved.title;
+    this.turns = turnsOf(saved);
+    this.meter = undefined;
+    this.before.clear();
+    this.port.post(this.snapshot());
+  }
+
+  private update(runId: string, change: (turn: Turn) => Turn, streaming = false): void {
+    const index = this.turns.findIndex((t) => t.runId === runId);
+    if (index < 0) {
+      return;
+    }
+    this.turns[index] = change(this.turns[index]!);
+    if (streaming) {
+      if (!this.scheduled.has(runId)) {
+        this.scheduled.set(runId, setTimeout(() => this.flush(runId), STREAM_INTERVAL_MS));
+      }
+    } else {
+      this.flush(runId);
+    }
+  }
+
+  private flush(runId: string): void {
+    clearTimeout(this.scheduled.get(runId));
+    this.scheduled.delete(runId);
+    this.post(runId);
+  }
+
+  private post(runId: string): void {
+    const turn = this.turns.find((t) => t.runId === runId);
+    if (turn) {
+      this.port.post({ type: "turn", turn });
+    }
+  }
+
+  dispose(): void {
+    this.busyChanged.dispose();
+    for (const timer of this.scheduled.values()) {
+      clearTimeout(timer);
+    }
+    for (const key of [...this.questions.keys()]) {
+      this.settle(key, { decision: "deny", reason: "VS Code closed the chat" });
+    }
+    for (const source of this.runs.values()) {
+      source.cancel();
+    }
+  }
+}
+
+function newRunId(): string {
+  return `vsc-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}

@@ -1,0 +1,89 @@
+// The session commands the server offers (server/foehn_lsp/lsp/sessions.py), typed, and the
+// mapping from a saved session's turns to the chat's turns. The mapping is pure and unit-tested.
+import type { ChangedFile, StopReason } from "./protocol";
+import type { Turn } from "./chat/state";
+
+export const COMMANDS = {
+  run: "foehn.run",
+  cancel: "foehn.cancel",
+  list: "foehn.session.list",
+  load: "foehn.session.show",
+  rename: "foehn.session.rename",
+  remove: "foehn.session.delete",
+  undo: "foehn.session.undo",
+  status: "foehn.chat.status",
+  files: "foehn.chat.files",
+  fileBefore: "foehn.chat.fileDiff",
+} as const;
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  updated: number;
+  turns: number;
+}
+
+export interface SavedTurn {
+  index: number;
+  task: string;
+  reason: StopReason;
+  answer: string;
+  iterations: number;
+  files: ChangedFile[];
+  /** Turns undone by this one, if it was an undo. */
+  undoOf?: number[];
+}
+
+export interface SavedSession {
+  id: string;
+  title: string;
+  turns: SavedTurn[];
+}
+
+/** What an undo did (the session's RestoreReport). */
+export interface UndoReport {
+  applied: boolean;
+  /** The turns whose changes were put back. */
+  undone: number[];
+  restored: string[];
+  /** Files changed by someone else since: the undo refused them unless forced. */
+  conflicts: string[];
+  /** Files a program changed whose previous content Foehn never had. */
+  unrestorable: string[];
+  reason: string;
+}
+
+/** A file as it was before a turn, from the turn's checkpoint. */
+export interface FileBefore {
+  /** null: the file did not exist (or is binary, or lost). */
+  before: string | null;
+  lost: boolean;
+  binary: boolean;
+}
+
+/** A saved session's turns as the chat draws them (the tool calls are not kept, the answer is). */
+export function turnsOf(session: SavedSession): Turn[] {
+  const undone = new Set(session.turns.flatMap((t) => t.undoOf ?? []));
+  return session.turns
+    .filter((t) => !t.undoOf?.length)
+    .map((t) => ({
+      runId: `${session.id}:${t.index}`,
+      index: t.index,
+      task: t.task,
+      context: [],
+      blocks: t.answer ? [{ kind: "text" as const, text: t.answer }] : [],
+      status: "done" as const,
+      stop: t.reason,
+      iterations: t.iterations,
+      files: t.files.map((f) => ({ ...f, state: undone.has(t.index) ? ("undone" as const) : ("kept" as const) })),
+      undone: undone.has(t.index),
+    }));
+}
+
+/** "3 turns · 5 min ago" for the history picker. */
+export function describeSession(session: SessionSummary, now: number): string {
+  const minutes = Math.max(0, Math.round((now - session.updated * 1000) / 60_000));
+  const ago =
+    minutes < 1 ? "just now" : minutes < 60 ? `${minutes} min ago` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} h ago` : `${Math.round(minutes / 1440)} days ago`;
+  return `${session.turns} turn${session.turns === 1 ? "" : "s"} · ${ago}`;
+}

@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseViewMessage } from "../chat/messages";
+import { describeSession, turnsOf } from "../sessions";
+
+test("the host accepts only well-formed messages from the webview", () => {
+  assert.deepEqual(parseViewMessage({ type: "ask", text: "hi" }), { type: "ask", text: "hi" });
+  assert.deepEqual(parseViewMessage({ type: "approve", key: "r/1", decision: "deny", message: "no" }), {
+    type: "approve",
+    key: "r/1",
+    decision: "deny",
+    message: "no",
+  });
+  assert.equal(parseViewMessage({ type: "approve", key: "r/1", decision: "allowEverything" }), undefined);
+  assert.equal(parseViewMessage({ type: "ask" }), undefined);
+  assert.equal(parseViewMessage({ type: "undo", runId: 3 }), undefined);
+  assert.equal(parseViewMessage({ type: "command", command: "workbench.action.terminal.sendSequence" }), undefined);
+  assert.deepEqual(parseViewMessage({ type: "command", command: "foehn.setApiKey" }), { type: "command", command: "foehn.setApiKey" });
+  assert.equal(parseViewMessage("ask"), undefined);
+  assert.equal(parseViewMessage({ type: "eval" }), undefined);
+});
+
+test("a saved session's turns come back as finished turns; undo records mark what they undid", () => {
+  const turns = turnsOf({
+    id: "s1",
+    title: "Fix",
+    turns: [
+      { index: 1, task: "Fix it", reason: "answer", answer: "Fixed.", iterations: 2, files: [{ path: "a.py", change: "modified" }] },
+      { index: 2, task: "Rename it", reason: "answer", answer: "Renamed.", iterations: 1, files: [{ path: "a.py", change: "modified" }] },
+      { index: 3, task: "undo", reason: "answer", answer: "", iterations: 0, files: [], undoOf: [2] },
+    ],
+  });
+  assert.deepEqual(turns.map((t) => [t.index, t.task, t.undone]), [[1, "Fix it", false], [2, "Rename it", true]]);
+  assert.deepEqual(turns[0]!.blocks, [{ kind: "text", text: "Fixed." }]);
+  assert.equal(turns[1]!.files[0]!.state, "undone");
+});
+
+test("the history picker says how many turns and how long ago", () => {
+  const now = Date.UTC(2026, 0, 1, 12);
+  assert.equal(describeSession({ id: "s", title: "t", turns: 1, updated: now / 1000 - 300 }, now), "1 turn · 5 min ago");
+  assert.equal(describeSession({ id: "s", title: "t", turns: 3, updated: now / 1000 - 7200 }, now), "3 turns · 2 h ago");
+});

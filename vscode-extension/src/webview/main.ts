@@ -1,0 +1,300 @@
+// The chat webview: draws what the host posts (chat/view.ts makes the HTML) and posts back what
+// the person did. It holds no conversation state of its own beyond what is on screen, so a
+// reloaded view is redrawn from the host's "reset".
+import type { Chip, HostMessage, ViewMessage } from "../chat/messages";
+import { renderStatus, renderTurn } from "../chat/view";
+import { meterText, type Turn } from "../chat/state";
+import { escapeHtml as esc } from "../chat/markdown";
+
+declare function acquireVsCodeApi(): { postMessage(message: ViewMessage): void };
+
+const vscode = acquireVsCodeApi();
+const post = (message: ViewMessage): void => vscode.postMessage(message);
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const log = $<HTMLDivElement>("log");
+const input = $<HTMLTextAreaElement>("input");
+const send = $<HTMLButtonElement>("send");
+const stop = $<HTMLButtonElement>("stop");
+const chips = $<HTMLDivElement>("chips");
+const meter = $<HTMLSpanElement>("meter");
+const status = $<HTMLDivElement>("status");
+const title = $<HTMLHeadingElement>("title");
+const mentions = $<HTMLUListElement>("mentions");
+const empty = $<HTMLDivElement>("empty");
+
+let turns: Turn[] = [];
+const open = new Set<string>();
+let mentionItems: string[] = [];
+let mentionIndex = 0;
+let busy = false;
+
+function draw(turn: Turn, index: number): void {
+  const html = renderTurn(turn, { last: index === turns.length - 1 });
+  let node = log.querySelector<HTMLElement>(`section[data-run="${CSS.escape(turn.runId)}"]`);
+  if (node && node.dataset["html"] === html) {
+    return;
+  }
+  const focused = document.activeElement instanceof HTMLElement ? focusKey(document.activeElement) : undefined;
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  const fresh = template.content.firstElementChild as HTMLElement;
+  fresh.dataset["html"] = html;
+  for (const details of fresh.querySelectorAll<HTMLDetailsElement>("details[data-details]")) {
+    details.open = open.has(details.dataset["details"]!);
+  }
+  if (node) {
+    node.replaceWith(fresh);
+  } else {
+    log.append(fresh);
+  }
+  node = fresh;
+  if (focused) {
+    node.querySelector<HTMLElement>(focused)?.focus();
+  }
+  const near = log.scrollHeight - log.scrollTop - log.clientHeight < 120;
+  if (near || turn.status === "running") {
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+function focusKey(element: HTMLElement): string | undefined {
+  const attrs = ["data-action", "data-key", "data-run", "data-path", "data-decision"]
+    .filter((a) => element.hasAttribute(a))
+    .map((a) => `[${a}="${CSS.escape(element.getAttribute(a)!)}"]`);
+  return attrs.length ? attrs.join("") : undefined;
+}
+
+function redraw(): void {
+  log.replaceChildren();
+  turns.forEach(draw);
+  empty.hidden = turns.length > 0;
+}
+
+function drawChips(list: Chip[]): void {
+  chips.innerHTML = list
+    .map(
+      (chip) =>
+        `<span class="chip chip-${chip.kind}">${esc(chip.label)}` +
+        `<button type="button" class="remove" data-action="removeChip" data-id="${esc(chip.id)}" ` +
+        `aria-label="Remove ${esc(chip.label)} from the context">×</button></span>`,
+    )
+    .join("");
+}
+
+function setBusy(value: boolean): void {
+  busy = value;
+  stop.hidden = !value;
+  send.disabled = value;
+}
+
+window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
+  const message = event.data;
+  switch (message.type) {
+    case "reset":
+      turns = message.turns;
+      title.textContent = message.title;
+      meter.textContent = meterText(message.meter);
+      redraw();
+      break;
+    case "turn": {
+      const index = turns.findIndex((t) => t.runId === message.turn.runId);
+      if (index >= 0) {
+        turns[index] = message.turn;
+      } else {
+        turns.push(message.turn);
+        // The turn before this one now gets its "Restore to here".
+        if (turns.length > 1) {
+          draw(turns[turns.length - 2]!, turns.length - 2);
+        }
+      }
+      empty.hidden = true;
+      draw(message.turn, index >= 0 ? index : turns.length - 1);
+      break;
+    }
+    case "status":
+      status.innerHTML = renderStatus(message.status);
+      break;
+    case "chips":
+      drawChips(message.chips);
+      break;
+    case "meter":
+      meter.textContent = meterText(message.meter);
+      break;
+    case "busy":
+      setBusy(message.busy);
+      break;
+    case "mentions":
+      showMentions(message.files);
+      break;
+    case "focus":
+      if (message.prefill !== undefined) {
+        input.value = message.prefill;
+      }
+      input.focus();
+      break;
+  }
+});
+
+document.addEventListener("click", (event) => {
+  const target = (event.target as HTMLElement).closest<HTMLElement>("[data-action]");
+  if (!target) {
+    return;
+  }
+  const data = target.dataset;
+  switch (data["action"]) {
+    case "copy":
+    case "insert": {
+      const code = target.closest(".code")?.querySelector("code")?.textContent ?? "";
+      post({ type: data["action"], text: code });
+      break;
+    }
+    case "approve": {
+      const key = data["key"]!;
+      const message = document.querySelector<HTMLInputElement>(`input[data-message-for="${CSS.escape(key)}"]`)?.value.trim();
+      const decision = data["decision"] as "allow" | "allowRun" | "deny";
+      post({ type: "approve", key, decision, ...(decision === "deny" && message ? { message } : {}) });
+      for (const button of target.parentElement?.querySelectorAll("button") ?? []) {
+        button.disabled = true;
+      }
+      break;
+    }
+    case "openDiff":
+      post({ type: "openDiff", key: data["key"]! });
+      break;
+    case "openFileDiff":
+      post({ type: "openFileDiff", runId: data["run"]!, path: data["path"]! });
+      break;
+    case "keep":
+    case "undo":
+      post({ type: data["action"], runId: data["run"]!, ...(data["path"] ? { path: data["path"] } : {}) });
+      break;
+    case "restore":
+      post({ type: "restore", runId: data["run"]! });
+      break;
+    case "removeChip":
+      post({ type: "removeChip", id: data["id"]! });
+      break;
+    case "command":
+      post({ type: "command", command: data["command"] as never });
+      break;
+    case "newChat":
+      post({ type: "newChat" });
+      break;
+    case "history":
+      post({ type: "history" });
+      break;
+  }
+});
+
+document.addEventListener("toggle", (event) => {
+  const details = event.target as HTMLDetailsElement;
+  const id = details.dataset?.["details"];
+  if (id) {
+    if (details.open) {
+      open.add(id);
+    } else {
+      open.delete(id);
+    }
+  }
+}, true);
+
+function ask(): void {
+  const text = input.value.trim();
+  if (!text || busy) {
+    return;
+  }
+  post({ type: "ask", text });
+  input.value = "";
+  hideMentions();
+}
+
+send.addEventListener("click", ask);
+stop.addEventListener("click", () => post({ type: "stop" }));
+
+input.addEventListener("keydown", (event) => {
+  if (!mentions.hidden && mentionItems.length) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      mentionIndex = (mentionIndex + (event.key === "ArrowDown" ? 1 : mentionItems.length - 1)) % mentionItems.length;
+      showMentions(mentionItems);
+      event.preventDefault();
+      return;
+    }
+    if (event.key === "Enter" || event.key === "Tab") {
+      pickMention(mentionItems[mentionIndex]!);
+      event.preventDefault();
+      return;
+    }
+    if (event.key === "Escape") {
+      hideMentions();
+      event.preventDefault();
+      return;
+    }
+  }
+  if (event.key === "Enter" && !event.shiftKey) {
+    event.preventDefault();
+    ask();
+  }
+});
+
+input.addEventListener("input", () => {
+  const query = mentionQuery();
+  if (query === undefined) {
+    hideMentions();
+  } else {
+    post({ type: "mention", query });
+  }
+});
+
+/** The `@word` being typed at the cursor, if any. */
+function mentionQuery(): string | undefined {
+  const before = input.value.slice(0, input.selectionStart ?? input.value.length);
+  const match = /(?:^|\s)@([^\s@]*)$/.exec(before);
+  return match ? match[1] : undefined;
+}
+
+function showMentions(files: string[]): void {
+  if (mentionQuery() === undefined || !files.length) {
+    hideMentions();
+    return;
+  }
+  if (files !== mentionItems) {
+    mentionIndex = 0;
+  }
+  mentionItems = files;
+  mentions.innerHTML = files
+    .map(
+      (file, i) =>
+        `<li role="option" id="mention-${i}" data-file="${esc(file)}" aria-selected="${i === mentionIndex}">${esc(file)}</li>`,
+    )
+    .join("");
+  mentions.hidden = false;
+  input.setAttribute("aria-expanded", "true");
+  input.setAttribute("aria-activedescendant", `mention-${mentionIndex}`);
+}
+
+function hideMentions(): void {
+  mentions.hidden = true;
+  mentionItems = [];
+  input.setAttribute("aria-expanded", "false");
+  input.removeAttribute("aria-activedescendant");
+}
+
+function pickMention(file: string): void {
+  const cursor = input.selectionStart ?? input.value.length;
+  const before = input.value.slice(0, cursor).replace(/@([^\s@]*)$/, `@${file} `);
+  input.value = before + input.value.slice(cursor);
+  input.selectionStart = input.selectionEnd = before.length;
+  hideMentions();
+  input.focus();
+}
+
+mentions.addEventListener("mousedown", (event) => {
+  const file = (event.target as HTMLElement).closest<HTMLElement>("[data-file]")?.dataset["file"];
+  if (file) {
+    event.preventDefault();
+    pickMention(file);
+  }
+});
+
+post({ type: "ready" });

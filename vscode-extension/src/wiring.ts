@@ -1,0 +1,178 @@
+// What the chat view's messages do, the editor state its chips follow, and @-mention
+// completion (the workspace's files as the server lists them, .gitignore honoured).
+import * as vscode from "vscode";
+import { type ContextChips, mentionContext, mentionsIn, rankFiles } from "./chat/context";
+import type { ViewMessage } from "./chat/messages";
+import type { ChatView } from "./chatView";
+import { askInChat } from "./commands";
+import type { Conversation, TaskContext } from "./conversation";
+import type { Server } from "./server";
+import { pickSession } from "./commands";
+import { COMMANDS } from "./sessions";
+
+const FILES_TTL_MS = 10_000;
+
+export class Mentions {
+  private files: string[] = [];
+  private fetched = 0;
+
+  constructor(private readonly server: Server) {}
+
+  /** The workspace's files, from the server (which honours .gitignore), cached briefly. */
+  async list(): Promise<string[]> {
+    if (Date.now() - this.fetched > FILES_TTL_MS) {
+      const answer = await this.server.command<{ files: string[] }>(COMMANDS.files, []);
+      this.files = answer.files;
+      this.fetched = Date.now();
+    }
+    return this.files;
+  }
+
+  async complete(query: string): Promise<string[]> {
+    return rankFiles(await this.list().catch(() => []), query);
+  }
+
+  /** A typed question's context: the chips still offered and the text of each @-mentioned
+   * file (from its editor if open, so unsaved changes count). */
+  async context(text: string, chips: ContextChips): Promise<TaskContext> {
+    const base = chips.arguments();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const known = new Set(await this.list().catch(() => []));
+    const files: { path: string; text: string }[] = [];
+    for (const path of mentionsIn(text)) {
+      if (!folder || !known.has(path)) {
+        continue;
+      }
+      try {
+        const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, path));
+        files.push({ path, text: document.getText() });
+      } catch {
+        // A file that cannot be opened as text is mentioned by name only.
+      }
+    }
+    return {
+      ...base,
+      ...(files.length ? { context: mentionContext(files) } : {}),
+      labels: [...base.labels, ...files.map((f) => `@${f.path}`)],
+    };
+  }
+}
+
+interface Parts {
+  context: vscode.ExtensionContext;
+  server: Server;
+  conversation: Conversation;
+  view: ChatView;
+  chips: ContextChips;
+  mentions: Mentions;
+  taskContext: (text: string) => Promise<TaskContext>;
+}
+
+export async function routeViewMessage(message: ViewMessage, parts: Parts): Promise<void> {
+  const { conversation, view, chips } = parts;
+  switch (message.type) {
+    case "ready":
+      view.post(conversation.snapshot());
+      view.post({ type: "status", status: parts.server.status });
+      view.post({ type: "chips", chips: chips.chips() });
+      view.post({ type: "busy", busy: conversation.busy });
+      break;
+    case "ask":
+      await askInChat(parts, message.text, await parts.taskContext(message.text));
+      break;
+    case "stop":
+      await conversation.stop();
+      break;
+    case "approve":
+      conversation.answer(message.key, message.decision, message.message);
+      break;
+    case "openDiff":
+      await conversation.openProposal(message.key);
+      break;
+    case "openFileDiff":
+      await conversation.openFileDiff(message.runId, message.path);
+      break;
+    case "copy":
+      await vscode.env.clipboard.writeText(message.text);
+      void vscode.window.setStatusBarMessage("Foehn: copied", 2000);
+      break;
+    case "insert":
+      await insertAtCursor(message.text);
+      break;
+    case "keep":
+      conversation.keep(message.runId, message.path);
+      break;
+    case "undo":
+      await conversation.undo(message.runId, message.path);
+      break;
+    case "restore":
+      await conversation.restore(message.runId);
+      break;
+    case "newChat":
+      conversation.newChat();
+      break;
+    case "history":
+      await pickSession(parts.server, conversation);
+      break;
+    case "removeChip":
+      chips.remove(message.id);
+      view.post({ type: "chips", chips: chips.chips() });
+      break;
+    case "mention":
+      view.post({ type: "mentions", query: message.query, files: await parts.mentions.complete(message.query) });
+      break;
+    case "command":
+      await vscode.commands.executeCommand(message.command);
+      break;
+  }
+}
+
+async function insertAtCursor(text: string): Promise<void> {
+  const editor = vscode.window.visibleTextEditors.find((e) => e === vscode.window.activeTextEditor) ?? vscode.window.visibleTextEditors[0];
+  if (!editor) {
+    void vscode.window.showInformationMessage("Foehn: open a file to insert the code into.");
+    return;
+  }
+  await editor.edit((edit) => {
+    for (const selection of editor.selections) {
+      edit.replace(selection, text);
+    }
+  });
+}
+
+/** Keeps the chips on the active file and selection. The chat view itself takes the focus
+ * from the editor, so the last file editor stays the context while the person types. */
+export function trackEditor(chips: ContextChips, view: ChatView): vscode.Disposable[] {
+  const update = (editor: vscode.TextEditor | undefined) => {
+    if (!editor) {
+      return;
+    }
+    const document = editor.document;
+    const inWorkspace = document.uri.scheme === "file" && vscode.workspace.getWorkspaceFolder(document.uri) !== undefined;
+    const selection = editor.selection;
+    const changed = chips.track(
+      inWorkspace
+        ? {
+            path: vscode.workspace.asRelativePath(document.uri, false),
+            uri: document.uri.toString(),
+            ...(selection.isEmpty
+              ? {}
+              : {
+                  selection: {
+                    start: { line: selection.start.line, character: selection.start.character },
+                    end: { line: selection.end.line, character: selection.end.character },
+                  },
+                }),
+          }
+        : {},
+    );
+    if (changed) {
+      view.post({ type: "chips", chips: chips.chips() });
+    }
+  };
+  update(vscode.window.activeTextEditor);
+  return [
+    vscode.window.onDidChangeActiveTextEditor(update),
+    vscode.window.onDidChangeTextEditorSelection((event) => update(event.textEditor)),
+  ];
+}
