@@ -35,6 +35,8 @@ class EditorClient:
     reads: list[str] = field(default_factory=list)
     writes: list[tuple[str, str]] = field(default_factory=list)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    process: asyncio.subprocess.Process | None = None
+    """The agent process this client talks to (set by ``acp_agent``)."""
 
     def on_connect(self, conn: Agent) -> None:
         pass
@@ -148,8 +150,13 @@ async def acp_agent(
             *args,
             env=environment,
             cwd=root,
-            transport_kwargs={"stderr": stderr, "limit": 50 * 1024 * 1024},
-        ) as (conn, _process):
+            transport_kwargs={
+                "stderr": stderr,
+                "limit": 50 * 1024 * 1024,
+                "shutdown_timeout": 20.0,
+            },
+        ) as (conn, process):
+            client.process = process
             async with asyncio.timeout(30):
                 await conn.initialize(
                     protocol_version=1,

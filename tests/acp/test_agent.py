@@ -290,3 +290,42 @@ async def test_bad_requests_get_clear_errors(app: Path, model: ModelServer) -> N
             await conn.prompt(session_id=session.session_id, prompt=[text_block("Again")])
         await conn.cancel(session_id=session.session_id)
         assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
+
+
+async def test_an_unanswered_permission_request_times_out_as_a_denial(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="No answer, so I left it."))
+    client = EditorClient(answers=[NEVER])
+    async with acp_agent(app, model, client, args=("--permission-timeout", "1")) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
+    assert answer.stop_reason == "end_turn"
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+    [result] = tool_results(model, 1)
+    assert "no answer within 1 seconds" in result["content"]
+
+
+@pytest.mark.parametrize("ending", ["stdin closed", "SIGTERM"])
+async def test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved(
+    app: Path, model: ModelServer, ending: str
+) -> None:
+    model.script(Fault(delay=30, then=Turn(text="too late")))
+    first = EditorClient()
+    async with acp_agent(app, model, first) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        turn = asyncio.create_task(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("A long task")])
+        )
+        await asyncio.to_thread(model.wait_for_requests, 1)
+        if ending == "SIGTERM":
+            assert first.process is not None
+            first.process.terminate()
+            async with asyncio.timeout(30):
+                await first.process.wait()
+    turn.cancel()
+    second = EditorClient()
+    async with acp_agent(app, model, second) as conn:
+        await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
+    [said] = second.of("user_message_chunk")
+    assert said["content"]["text"] == "A long task"

@@ -8,7 +8,9 @@ a child process that reads its standard input cannot corrupt the conversation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 from typing import cast
 
@@ -22,8 +24,8 @@ STDIO_LIMIT = 50 * 1024 * 1024
 
 
 async def serve(agent: FoehnAgent) -> None:
-    """Talk to the client on stdio until it closes stdin; then end running turns (they are
-    saved as cancelled) and return."""
+    """Talk to the client on stdio until it closes stdin (or sends SIGTERM); then end running
+    turns (they are saved as cancelled) and return."""
     protocol_in = os.fdopen(os.dup(0), "rb", buffering=0)
     protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -36,6 +38,10 @@ async def serve(agent: FoehnAgent) -> None:
         reader, writer = await stdio_streams(limit=STDIO_LIMIT)
     finally:
         sys.stdin, sys.stdout = stdin, sys.stderr
+    main = asyncio.current_task()
+    assert main is not None
+    # An editor that stops its agent with SIGTERM gets the same ending as one that closes stdin.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
     try:
         # The SDK routes a method to the agent only if it has it (the rest are MethodNotFound),
         # so Foehn implements what it offers, not the whole protocol class.
@@ -46,5 +52,6 @@ async def serve(agent: FoehnAgent) -> None:
 
 def main(*, permission_timeout: float) -> int:
     """``foehn acp``."""
-    asyncio.run(serve(FoehnAgent(permission_timeout=permission_timeout)))
+    with contextlib.suppress(asyncio.CancelledError):
+        asyncio.run(serve(FoehnAgent(permission_timeout=permission_timeout)))
     return 0
