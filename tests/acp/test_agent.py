@@ -4,6 +4,8 @@ scripted model server plays the model, and the files are real."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -202,9 +204,14 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
     model.script(Turn(text="Still 1."))
     second = EditorClient()
     async with acp_agent(app, model, second) as conn:
+        listed = await conn.list_sessions(cwd=str(app))
         await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
         replayed = list(second.updates)
         answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("And now?")])
+    [info] = listed.sessions
+    assert info.session_id == session.session_id
+    assert info.title == "What is main?"
+    assert info.cwd == await asyncio.to_thread(os.path.realpath, app)
     kinds = [u["sessionUpdate"] for u in replayed]
     assert kinds == [
         "user_message_chunk",
@@ -329,3 +336,26 @@ async def test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved(
         await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
     [said] = second.of("user_message_chunk")
     assert said["content"]["text"] == "A long task"
+
+
+async def test_mcp_servers_from_the_client_are_used_or_reported(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(text="Hello."))
+    clock = schema.McpServerStdio(
+        name="clock", command=sys.executable, args=["-m", "mcp_server_time"], env=[]
+    )
+    legacy = schema.SseMcpServer(
+        type="sse", name="legacy", url="http://127.0.0.1:9/sse", headers=[]
+    )
+    client = EditorClient()
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[clock, legacy])
+        notes = (session.field_meta or {}).get("foehn", {}).get("notes", [])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Hi")])
+    assert "legacy: sse servers are not supported (stdio and http are)" in notes
+    offered = {tool["function"]["name"] for tool in model.requests[0].body["tools"]}
+    unused = any("do not include them" in note for note in notes)
+    assert ("mcp__clock__get_current_time" in offered) != unused
+    for note in notes:
+        assert f"[Foehn] {note}" in client.text()

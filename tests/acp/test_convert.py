@@ -293,3 +293,33 @@ def test_history_replays_as_updates(root: Path) -> None:
     assert updates[2]["rawInput"] == {"path": "app.py"}
     assert updates[3]["status"] == "failed"
     assert updates[4]["content"]["text"] == "It does not exist."
+
+
+def test_client_mcp_servers_become_foehn_server_entries() -> None:
+    servers = [
+        schema.McpServerStdio(
+            name="clock",
+            command="uvx",
+            args=["mcp-server-time"],
+            env=[schema.EnvVariable(name="TZ", value="UTC")],
+        ),
+        schema.HttpMcpServer(
+            type="http",
+            name="docs",
+            url="https://docs.example/mcp",
+            headers=[schema.HttpHeader(name="Authorization", value="Bearer abc")],
+        ),
+        schema.SseMcpServer(type="sse", name="old", url="https://x/sse", headers=[]),
+        schema.McpServerStdio(name="a/b", command="x", args=[], env=[]),
+        schema.HttpMcpServer(type="http", name="ftp", url="ftp://x", headers=[]),
+    ]
+    configs, refused = convert.mcp_servers(servers)
+    assert set(configs) == {"clock", "docs"}
+    assert configs["clock"].command == "uvx"
+    assert configs["clock"].args == ("mcp-server-time",)
+    assert configs["clock"].env["TZ"].get_secret_value() == "UTC"
+    assert configs["docs"].headers["Authorization"].get_secret_value() == "Bearer abc"
+    assert refused[0] == "old: sse servers are not supported (stdio and http are)"
+    assert refused[1].startswith("'a/b': a server name")
+    assert refused[2].startswith("ftp: ")
+    assert "http://" in refused[2]

@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Literal
@@ -33,7 +33,7 @@ from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import RunEvent, ToolResultEvent
 from foehn_lsp.agent.loop import RunOutcome
 from foehn_lsp.agent.session import Session
-from foehn_lsp.agent.store import SessionBusy, SessionNotFound
+from foehn_lsp.agent.store import SessionBusy, SessionNotFound, SessionStore
 from foehn_lsp.config import (
     PROVIDER_KEY_VARIABLES,
     ApprovalMode,
@@ -52,6 +52,9 @@ negotiation: the client decides whether it can go on)."""
 
 SHUTDOWN_GRACE = 5.0
 """Seconds a turn gets to end after its client went away, so the session is saved whole."""
+
+LIST_PAGE = 50
+"""Sessions per ``session/list`` page."""
 
 Mode = Literal["ask", "read-only"]
 MODES: tuple[schema.SessionMode, ...] = (
@@ -87,6 +90,31 @@ def invalid(field_name: str, message: str) -> RequestError:
     return RequestError(-32602, f"Invalid params: {field_name}: {message}", {"field": field_name})
 
 
+def with_client_servers(settings: Settings, servers: list[Any]) -> tuple[Settings, list[str]]:
+    """``settings`` with the MCP servers the client passed added to the person's own, and a
+    note for each one left out. The client starts Foehn and chooses its environment, so its
+    servers are trusted like the person's config; on a name both use, the config wins."""
+    configs, notes = convert.mcp_servers(servers)
+    for name in [n for n in configs if n in settings.mcp.servers]:
+        notes.append(f"MCP server {name}: your Foehn config has a server of that name; it wins")
+        del configs[name]
+    if not configs:
+        return settings, notes
+    servers_now = {**settings.mcp.servers, **configs}
+    mcp = settings.mcp.model_copy(update={"servers": servers_now})
+    return settings.model_copy(update={"mcp": mcp}), notes
+
+
+def _mcp_problems(session: Session, settings: Settings) -> list[str]:
+    """Servers that did not start (or whose tools were left out), in words."""
+    catalogue = session.discovery.mcp
+    if catalogue is None:
+        if settings.mcp.servers:
+            return ["MCP servers are configured but this session's tools do not include them"]
+        return []
+    return [str(problem) for problem in catalogue.problems]
+
+
 @dataclass(eq=False, kw_only=True)
 class LiveSession:
     """One ACP session on this connection."""
@@ -102,6 +130,8 @@ class LiveSession:
     stop: asyncio.Event | None = None
     """Set while a turn runs; setting it ends the turn with ``cancelled``."""
     turn: asyncio.Task[RunOutcome] | None = None
+    notes: list[str] = field(default_factory=list)
+    """What the person should hear before the next turn (an MCP server that did not start)."""
 
     def emit(self, event: RunEvent) -> None:
         applied = self.files.take_applied(event.tool) if isinstance(event, ToolResultEvent) else ()
@@ -141,6 +171,10 @@ class FoehnAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
+                mcp_capabilities=schema.McpCapabilities(http=True, sse=False),
+                session_capabilities=schema.SessionCapabilities(
+                    list=schema.SessionListCapabilities()
+                ),
                 prompt_capabilities=schema.PromptCapabilities(
                     image=False, audio=False, embedded_context=True
                 ),
@@ -198,7 +232,7 @@ class FoehnAgent:
         return schema.NewSessionResponse(
             session_id=live.session.id,
             modes=self._modes(live),
-            field_meta=self._mcp_note(mcp_servers),
+            field_meta=self._meta(live),
         )
 
     async def load_session(
@@ -217,9 +251,7 @@ class FoehnAgent:
         for update in convert.history_updates(live.session.messages, live.workspace):
             live.updates.put(update)
         await live.updates.flush()
-        return schema.LoadSessionResponse(
-            modes=self._modes(live), field_meta=self._mcp_note(mcp_servers)
-        )
+        return schema.LoadSessionResponse(modes=self._modes(live), field_meta=self._meta(live))
 
     async def _open(
         self, cwd: str, mcp_servers: list[Any] | None, resume: str | None
@@ -237,9 +269,12 @@ class FoehnAgent:
             raise RequestError.auth_required(
                 {"details": f"Foehn needs an API key: set {variable} (or FOEHN_API_KEY)"}
             )
+        settings, notes = with_client_servers(settings, mcp_servers or [])
         assert self.client is not None, "the SDK connects before it routes requests"
         workspace = Workspace([root])
         fs = self.capabilities.fs or schema.FileSystemCapabilities()
+        # The session id is known once the builder made the session; nothing is sent before.
+        updates = UpdateStream(self.client, "")
         files = ClientFiles(
             self.client,
             "",
@@ -247,43 +282,62 @@ class FoehnAgent:
             read=bool(fs.read_text_file),
             write=bool(fs.write_text_file),
         )
-        holder: list[UpdateStream] = []
-
-        async def flush() -> None:
-            await holder[0].flush()
-
         approver = ClientApprover(
-            self.client, "", workspace, before_asking=flush, timeout=self.permission_timeout
+            self.client,
+            "",
+            workspace,
+            before_asking=updates.flush,
+            timeout=self.permission_timeout,
         )
         front = FrontEnd(name="acp", approver=approver, applier=files, buffers=files.text)
         try:
             session = build_session(settings, workspace, front, session_id=resume)
         except SessionNotFound as exc:
+            await updates.close()
             raise invalid("sessionId", str(exc)) from None
         except FoehnError as exc:
+            await updates.close()
             raise RequestError.internal_error({"details": str(exc)}) from None
-        files.session_id = approver.session_id = session.id
-        holder.append(UpdateStream(self.client, session.id))
+        updates.session_id = files.session_id = approver.session_id = session.id
         live = LiveSession(
             session=session,
             workspace=workspace,
-            updates=holder[0],
+            updates=updates,
             approver=approver,
             files=files,
             settings=settings,
+            notes=[*notes, *_mcp_problems(session, settings)],
         )
+        for note in live.notes:
+            log.warning("session %s: %s", session.id, note)
         self.sessions[session.id] = live
         return live
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> schema.ListSessionsResponse:
+        """The workspace's saved sessions, most recent first, a page at a time."""
+        if cwd is None:
+            raise invalid("cwd", "Foehn keeps sessions per workspace; name the workspace")
+        root = Path(cwd)
+        if not root.is_absolute() or not await asyncio.to_thread(root.is_dir):
+            raise invalid("cwd", f"{cwd!r} is not an absolute path to a folder")
+        start = int(cursor) if cursor and cursor.isdigit() else 0
+        root = Workspace([root]).root
+        summaries = await asyncio.to_thread(SessionStore(root).list)
+        page = summaries[start : start + LIST_PAGE]
+        more = start + LIST_PAGE < len(summaries)
+        return schema.ListSessionsResponse(
+            sessions=[convert.session_info(s, root) for s in page],
+            next_cursor=str(start + LIST_PAGE) if more else None,
+        )
 
     def _modes(self, live: LiveSession) -> schema.SessionModeState:
         return schema.SessionModeState(current_mode_id=live.mode, available_modes=list(MODES))
 
-    def _mcp_note(self, mcp_servers: list[Any] | None) -> dict[str, Any] | None:
-        if not mcp_servers:
-            return None
-        names = [getattr(server, "name", "?") for server in mcp_servers]
-        log.warning("MCP servers from the client are not supported yet; ignored: %s", names)
-        return {"foehn": {"unsupportedMcpServers": names}}
+    def _meta(self, live: LiveSession) -> dict[str, Any] | None:
+        """What the client should know about the session's MCP servers (``_meta``)."""
+        return {"foehn": {"notes": list(live.notes)}} if live.notes else None
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
@@ -316,6 +370,9 @@ class FoehnAgent:
             raise invalid("prompt", str(exc)) from None
         if not asked.text and not asked.context:
             raise invalid("prompt", "is empty; send at least one text block")
+        for note in live.notes:
+            live.updates.put(update_agent_message_text(f"[Foehn] {note}\n\n"))
+        live.notes.clear()
         stop = asyncio.Event()
         live.stop = stop
         live.turn = asyncio.create_task(
@@ -336,8 +393,8 @@ class FoehnAgent:
         finally:
             live.turn = None
             live.stop = None
-        if note := convert.stop_note(outcome.reason, outcome.answer):
-            live.updates.put(update_agent_message_text(note))
+        if why := convert.stop_note(outcome.reason, outcome.answer):
+            live.updates.put(update_agent_message_text(why))
         await live.updates.flush()
         if outcome.reason == "error":
             raise RequestError(-32603, outcome.answer, {"stopReason": "error"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlparse
@@ -24,6 +25,7 @@ from acp.helpers import (
     update_agent_thought_text,
     update_user_message_text,
 )
+from pydantic import SecretStr, ValidationError
 
 from foehn_lsp.agent.approval import (
     ApprovalDecision,
@@ -42,7 +44,9 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
     UsageEvent,
 )
+from foehn_lsp.agent.store import SessionSummary
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.mcp.config import McpServerConfig
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -396,3 +400,44 @@ def _parsed(arguments: str) -> Any:
         return json.loads(arguments) if arguments.strip() else {}
     except json.JSONDecodeError:
         return arguments
+
+
+def mcp_servers(servers: Sequence[Any]) -> tuple[dict[str, McpServerConfig], list[str]]:
+    """The MCP servers a client passes with ``session/new`` as Foehn's own server entries
+    (stdio and streamable HTTP), and a line for each one that cannot be used and why."""
+    configs: dict[str, McpServerConfig] = {}
+    refused: list[str] = []
+    for server in servers:
+        name = getattr(server, "name", "")
+        try:
+            match server:
+                case schema.McpServerStdio(command=command, args=args, env=env):
+                    config = McpServerConfig(
+                        command=command,
+                        args=tuple(args),
+                        env={v.name: SecretStr(v.value) for v in env},
+                    )
+                case schema.HttpMcpServer(url=url, headers=headers):
+                    config = McpServerConfig(
+                        url=url, headers={h.name: SecretStr(h.value) for h in headers}
+                    )
+                case _:
+                    kind = getattr(server, "type", type(server).__name__)
+                    refused.append(f"{name}: {kind} servers are not supported (stdio and http are)")
+                    continue
+        except ValidationError as exc:
+            refused.append(f"{name}: {exc.errors()[0]['msg']}")
+            continue
+        if not name or len(name) > 64 or any(c in name for c in "\x00/\\"):
+            refused.append(f"{name!r}: a server name has 1-64 characters and no slashes")
+            continue
+        configs[name] = config
+    return configs, refused
+
+
+def session_info(summary: SessionSummary, root: Path) -> schema.SessionInfo:
+    """A saved session as ``session/list`` shows it."""
+    updated = datetime.fromtimestamp(summary.updated, UTC).isoformat().replace("+00:00", "Z")
+    return schema.SessionInfo(
+        session_id=summary.id, cwd=str(root), title=summary.title or None, updated_at=updated
+    )
