@@ -43,10 +43,15 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_LIMIT, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
 
 def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
-    return discover(
+    found = discover(
         folders=settings.plugin_folders(workspace),
         default_timeout=settings.tool_timeout_seconds,
     )
+    if settings.mcp.servers or settings.trust_workspace:
+        from foehn_lsp.mcp.tools import add_servers
+
+        add_servers(found, settings, workspace)
+    return found
 
 
 def _tools_command(args: argparse.Namespace) -> int:
@@ -59,6 +64,7 @@ def _tools_command(args: argparse.Namespace) -> int:
             "risk": tool.risk.value,
             "description": tool.description,
             "parameters": tool.parameters,
+            **(found.mcp.catalogue_fields(tool.name) if found.mcp else {}),
         }
         for tool in found.registry
     ]
@@ -71,6 +77,8 @@ def _tools_command(args: argparse.Namespace) -> int:
             params = ", ".join(tool_parameters(entry["parameters"]))
             print(f"{entry['name']:<16} {entry['risk']:<12} ({params})")
             print(f"    {entry['description']}")
+            if origin := entry.get("mcp"):
+                print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
         for problem in found.problems:
             print(f"skipped plugin {problem}", file=sys.stderr)
     return EXIT_OK

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.mcp.config import McpSettings
 from foehn_lsp.tools.contract import RiskLevel
 
 ProviderName = Literal["mistral", "openai", "anthropic", "local", "scripted"]
@@ -96,6 +97,8 @@ class Settings(_Section):
     """Default: ``.foehn/system.md`` in the workspace, if present."""
     trust_workspace: bool = False
     """Load plugins from the workspace's ``.foehn/plugins/``."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers whose tools Foehn offers the model (``[mcp.servers.NAME]``)."""
 
     def plugin_folders(self, workspace: Path | None) -> list[Path]:
         """Folders to load plugin files from: ``pluginPaths``, and the workspace's own

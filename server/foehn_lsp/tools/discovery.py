@@ -15,10 +15,13 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foehn_lsp.tools.contract import Tool
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
+
+if TYPE_CHECKING:
+    from foehn_lsp.mcp.tools import McpCatalogue
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +46,8 @@ class Discovery:
 
     registry: ToolRegistry
     problems: list[PluginProblem] = field(default_factory=list)
+    mcp: McpCatalogue | None = None
+    """The MCP servers whose tools are in the registry (``foehn_lsp.mcp.tools.add_servers``)."""
 
 
 def discover(

@@ -1,0 +1,356 @@
+"""MCP servers' tools as Foehn tools, in the same registry as the built-in ones.
+
+Each server tool becomes a ``Tool.from_schema`` named by ``naming.tool_name``: its input schema
+is checked when it is listed and the model's arguments are validated against it before
+anything is sent; its risk comes from ``risk.assess``. From there on it is a tool like any
+other: the registry's chain assesses, asks, audits and records it, so approval, the audit log,
+transcripts and sessions need to know nothing about MCP.
+
+A tool that cannot be used (a schema that is not a schema, a name that clashes with a tool
+already registered) is reported as a problem of its server and left out; the server's other
+tools and the other servers keep working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+
+from foehn_lsp.config import Settings
+from foehn_lsp.errors import ToolDefinitionError
+from foehn_lsp.mcp.client import (
+    BadAnswerError,
+    ConnectionLostError,
+    McpHub,
+    ServerStatus,
+    ServerUnavailableError,
+    describe,
+)
+from foehn_lsp.mcp.config import McpServerConfig, McpSettings, workspace_servers
+from foehn_lsp.mcp.naming import tool_name
+from foehn_lsp.mcp.risk import AssessedRisk, assess
+from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.discovery import Discovery, PluginProblem
+from foehn_lsp.tools.registry import ToolRegistry, check_tool
+
+log = logging.getLogger(__name__)
+
+MAX_OUTPUT_CHARS = 60_000
+"""What one result may put in front of the model; the rest is cut with a note saying so."""
+RETRIES = 2
+"""Extra attempts for a read-only or idempotent call after a transient failure."""
+RETRY_BACKOFF = 0.5
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpToolOrigin:
+    """Where an MCP tool in the registry came from, for ``foehn tools`` and the editor."""
+
+    server: str
+    tool: str
+    """The server's own name for the tool."""
+    risk: RiskLevel
+    risk_source: str
+    open_world: bool
+    idempotent: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerProblem:
+    """A server that did not start, or a tool of it that was left out."""
+
+    server: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"MCP server {self.server}: {self.problem}"
+
+
+@dataclass
+class McpCatalogue:
+    """The MCP servers behind one registry: their connections, their tools' origins, and what
+    went wrong. ``close()`` stops the servers."""
+
+    hub: McpHub
+    registry: ToolRegistry
+    configs: Mapping[str, McpServerConfig]
+    default_timeout: float
+    origins: dict[str, McpToolOrigin] = field(default_factory=dict)
+    problems: list[ServerProblem] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def statuses(self) -> list[ServerStatus]:
+        return self.hub.statuses()
+
+    def catalogue_fields(self, name: str) -> dict[str, Any]:
+        """``{"mcp": {server, tool, risk_source, open_world}}`` for an MCP tool's entry in the
+        catalogue (``foehn tools --json``), ``{}`` for any other tool."""
+        origin = self.origins.get(name)
+        if origin is None:
+            return {}
+        return {
+            "mcp": {
+                "server": origin.server,
+                "tool": origin.tool,
+                "risk_source": origin.risk_source,
+                "open_world": origin.open_world,
+            }
+        }
+
+    def close(self) -> None:
+        self.hub.close()
+
+    def update(self, server: str, listed: Sequence[types.Tool]) -> None:
+        """Make the registry hold exactly ``listed`` for ``server`` (called on the hub thread at
+        each listing)."""
+        config = self.configs[server]
+        with self._lock:
+            for name in [n for n, o in self.origins.items() if o.server == server]:
+                del self.origins[name]
+                if name in self.registry:
+                    self.registry.unregister(name)
+            self.problems = [p for p in self.problems if p.server != server]
+            for listing in listed:
+                try:
+                    tool, origin = self._adapt(server, config, listing)
+                except ToolDefinitionError as exc:
+                    self._problem(server, f"tool {listing.name!r} left out: {exc}")
+                    continue
+                if tool.name in self.registry:
+                    self._problem(
+                        server,
+                        f"tool {listing.name!r} left out: its name {tool.name!r} is already "
+                        "taken by another tool",
+                    )
+                    continue
+                self.registry.register(tool)
+                self.origins[tool.name] = origin
+
+    def _problem(self, server: str, text: str) -> None:
+        problem = ServerProblem(server=server, problem=text)
+        log.warning("%s", problem)
+        self.problems.append(problem)
+
+    def _adapt(
+        self, server: str, config: McpServerConfig, listing: types.Tool
+    ) -> tuple[Tool, McpToolOrigin]:
+        name = tool_name(server, listing.name)
+        assessed = assess(listing.name, listing.annotations, config)
+        origin = McpToolOrigin(
+            server=server,
+            tool=listing.name,
+            risk=assessed.risk,
+            risk_source=assessed.source,
+            open_world=assessed.open_world,
+            idempotent=assessed.idempotent,
+        )
+        call_timeout = config.call_timeout_seconds or self.default_timeout
+        attempts = 1 + (RETRIES if assessed.idempotent else 0)
+        tool = Tool.from_schema(
+            name=name,
+            description=_description(server, listing, assessed),
+            parameters=dict(listing.input_schema),
+            risk=assessed.risk,
+            execute=_Caller(hub=self.hub, origin=origin, timeout=call_timeout),
+            timeout=call_timeout * attempts + config.startup_timeout_seconds + RETRIES * 2,
+        )
+        if problems := check_tool(tool):
+            raise ToolDefinitionError(name, problems)
+        return tool, origin
+
+
+def _description(server: str, listing: types.Tool, assessed: AssessedRisk) -> str:
+    text = (listing.description or "").strip() or f"The {listing.name} tool."
+    notes = [f"From the MCP server {server!r} (its name for it: {listing.name})."]
+    if assessed.open_world:
+        notes.append("It may reach systems outside this computer.")
+    return f"{text}\n{' '.join(notes)}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Caller:
+    """``execute`` of one MCP tool: send the call, turn the answer into a result, retry only
+    what is safe to send twice."""
+
+    hub: McpHub
+    origin: McpToolOrigin
+    timeout: float
+
+    async def __call__(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        origin = self.origin
+        attempts = 1 + (RETRIES if origin.idempotent else 0)
+        for attempt in range(1, attempts + 1):
+            try:
+                result = await self.hub.call(
+                    origin.server, origin.tool, arguments, within=self.timeout
+                )
+            except ServerUnavailableError as exc:
+                return ToolResult.failure(f"{exc}; the call was not sent.")
+            except BadAnswerError as exc:
+                return ToolResult.failure(str(exc))
+            except (ConnectionLostError, TimeoutError) as exc:
+                why = str(exc) or f"no answer within {self.timeout:g} s"
+                if attempt < attempts:
+                    ctx.log.warning("%s: %s; retrying (attempt %d)", origin.tool, why, attempt + 1)
+                    await asyncio.sleep(RETRY_BACKOFF * attempt)
+                    continue
+                if attempts > 1:
+                    return ToolResult.failure(f"{why}. Tried {attempts} times.")
+                return ToolResult.failure(
+                    f"{why}. It was not retried: it may have had effects. Check before "
+                    "calling it again."
+                )
+            except RuntimeError as exc:
+                # The SDK checks structuredContent against the tool's outputSchema.
+                return ToolResult.failure(
+                    f"MCP server {origin.server!r} answered {origin.tool} with a result that "
+                    f"does not match the tool's own outputSchema: {exc}"
+                )
+            except Exception as exc:
+                return ToolResult.failure(
+                    f"MCP server {origin.server!r} refused the call: {describe(exc)}"
+                )
+            return convert_result(origin.server, result)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
+    """What the model reads: text as is; images, audio and binary resources as a line with
+    their type and size; the structured content as JSON when the text does not carry it."""
+    parts = [_content(block) for block in result.content]
+    structured = result.structured_content
+    data: dict[str, Any] = {"server": server}
+    if structured is not None:
+        data["structured"] = structured
+        serialised = json.dumps(structured, ensure_ascii=False)
+        if not any(_same_json(part, structured) for part in parts):
+            parts.append(serialised)
+    text = "\n".join(parts) if parts else "(no content)"
+    if len(text) > MAX_OUTPUT_CHARS:
+        text = (
+            text[:MAX_OUTPUT_CHARS]
+            + f"\n... the result was {len(text):,} characters; only the first "
+            f"{MAX_OUTPUT_CHARS:,} are shown. Ask for less if you need the rest."
+        )
+    if result.is_error:
+        return ToolResult.failure(f"MCP server {server!r} reported an error: {text}", data)
+    return ToolResult.success(text, data)
+
+
+def _same_json(text: str, value: Any) -> bool:
+    try:
+        return bool(json.loads(text) == value)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+
+
+def _content(block: types.ContentBlock) -> str:
+    match block:
+        case types.TextContent():
+            return block.text
+        case types.ImageContent() | types.AudioContent():
+            kind = "image" if isinstance(block, types.ImageContent) else "audio"
+            return f"[{kind} {block.mime_type}, {_size(block.data):,} bytes]"
+        case types.EmbeddedResource():
+            resource = block.resource
+            if isinstance(resource, types.TextResourceContents):
+                return (
+                    f"[resource {resource.uri} ({resource.mime_type or 'text'})]\n{resource.text}"
+                )
+            return (
+                f"[resource {resource.uri} ({resource.mime_type or 'binary'}), "
+                f"{_size(resource.blob):,} bytes]"
+            )
+        case types.ResourceLink():
+            size = f", {block.size:,} bytes" if block.size is not None else ""
+            return f"[resource link {block.uri} ({block.mime_type or 'unknown type'}){size}]"
+    return f"[{getattr(block, 'type', 'unknown')} content]"
+
+
+def _size(data: str) -> int:
+    """Bytes encoded in base64 ``data``, without decoding it all."""
+    padding = data[-2:].count("=")
+    return max(0, len(data) * 3 // 4 - padding) if data else 0
+
+
+def connect_servers(
+    settings: McpSettings,
+    registry: ToolRegistry,
+    *,
+    root: Path,
+    default_timeout: float,
+    extra: Mapping[str, McpServerConfig] | None = None,
+) -> McpCatalogue | None:
+    """Start the configured servers (plus ``extra``, e.g. a trusted workspace's own) and put
+    their tools into ``registry``; ``None`` when there are none. Servers that fail are in the
+    catalogue's ``problems``; this never raises for them."""
+    configs = {n: c for n, c in {**settings.servers, **(extra or {})}.items() if c.enabled}
+    if not configs:
+        return None
+    holder: list[McpCatalogue] = []
+
+    def on_tools(server: str, listed: Sequence[types.Tool]) -> None:
+        holder[0].update(server, listed)
+
+    hub = McpHub(configs, root=root, on_tools=on_tools)
+    catalogue = McpCatalogue(
+        hub=hub, registry=registry, configs=configs, default_timeout=default_timeout
+    )
+    holder.append(catalogue)
+    for server, error in hub.start().items():
+        if error is not None:
+            catalogue._problem(server, error)
+    return catalogue
+
+
+def add_servers(found: Discovery, settings: Settings, root: Path | None) -> None:
+    """The one way in: start the MCP servers ``settings`` configures (and, in a trusted
+    workspace, those of its ``.vscode/mcp.json``) and add their tools to ``found``'s registry.
+    Servers that fail and tools left out become problems in ``found.problems`` (the live list
+    is ``found.mcp.problems``); nothing here raises for them."""
+    extra: dict[str, McpServerConfig] = {}
+    if root is not None and settings.trust_workspace:
+        extra, problems = workspace_servers(root)
+        found.problems.extend(
+            PluginProblem(plugin="MCP servers of the workspace", problems=(p,)) for p in problems
+        )
+        for name in [n for n in extra if n in settings.mcp.servers]:
+            found.problems.append(
+                PluginProblem(
+                    plugin=f"MCP server {name}",
+                    problems=("the workspace's mcp.json entry is ignored: your own config wins",),
+                )
+            )
+            del extra[name]
+    catalogue = connect_servers(
+        settings.mcp,
+        found.registry,
+        root=root or Path.cwd(),
+        default_timeout=settings.tool_timeout_seconds,
+        extra=extra,
+    )
+    if catalogue is None:
+        return
+    found.mcp = catalogue
+    found.problems.extend(
+        PluginProblem(plugin=f"MCP server {p.server}", problems=(p.problem,))
+        for p in catalogue.problems
+    )
+
+
+__all__ = [
+    "McpCatalogue",
+    "McpToolOrigin",
+    "ServerProblem",
+    "add_servers",
+    "connect_servers",
+    "convert_result",
+]

@@ -1,0 +1,101 @@
+"""Fixtures: the real MCP servers the tests start, as Foehn configures them."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from foehn_lsp.mcp.config import McpServerConfig
+
+HERE = Path(__file__).parent
+EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
+BIN = Path(sys.executable).parent
+
+
+def everything_js() -> Path:
+    script = EVERYTHING / "index.js"
+    assert script.is_file(), (
+        "the npm test server is not installed: run scripts/test, or "
+        "(cd tests/mcp && npm ci) by hand"
+    )
+    assert shutil.which("node"), "the MCP tests need Node 20 on PATH"
+    return script
+
+
+@pytest.fixture
+def everything() -> McpServerConfig:
+    """``@modelcontextprotocol/server-everything`` over stdio."""
+    return McpServerConfig(command="node", args=(str(everything_js()), "stdio"))
+
+
+@pytest.fixture
+def time_server() -> McpServerConfig:
+    return McpServerConfig(command=str(BIN / "mcp-server-time"))
+
+
+@pytest.fixture
+def git_server(root: Path) -> McpServerConfig:
+    """``mcp-server-git`` on a fresh repository at the workspace root."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return McpServerConfig(command=str(BIN / "mcp-server-git"), args=("--repository", str(root)))
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Path:
+    """Where ``servers/awkward.py`` leaves its evidence (started, calls, cancelled)."""
+    folder = tmp_path / "state"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def awkward(state: Path) -> Callable[..., McpServerConfig]:
+    """``servers/awkward.py`` with extra config fields: the cases published servers lack."""
+
+    def configure(**fields: object) -> McpServerConfig:
+        script = str(HERE / "servers" / "awkward.py")
+        return McpServerConfig.model_validate(
+            {"command": sys.executable, "args": [script, str(state)]} | fields
+        )
+
+    return configure
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def everything_over_http() -> Iterator[str]:
+    """server-everything's streamable-HTTP mode on a free port; yields its ``/mcp`` URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        ["node", "-r", str(HERE / "loopback.cjs"), str(everything_js()), "streamableHttp"],
+        env={"PATH": str(Path(shutil.which("node") or "node").parent), "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, "server-everything (HTTP) exited at start"
+                assert time.monotonic() < deadline, "server-everything (HTTP) did not listen"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
