@@ -104,18 +104,22 @@ class ClientFiles:
         try:
             for change in writes:
                 await self._check(change)
+                self._confine(change.path)
         except (StaleFileError, PathRefusedError) as exc:
             return ApplyOutcome(applied=False, reason=str(exc))
         for number, change in enumerate(writes):
+            done = ", ".join(self.workspace.display(c.path) for c in writes[:number])
+            written = f"; already written: {done}" if done else ""
             try:
                 self._confine(change.path)
+            except PathRefusedError as exc:
+                return ApplyOutcome(applied=False, reason=f"{exc}{written}")
+            try:
                 async with asyncio.timeout(CLIENT_TIMEOUT):
                     await self.client.write_text_file(
                         session_id=self.session_id, path=str(change.path), content=change.text
                     )
-            except (PathRefusedError, RequestError, ConnectionError, TimeoutError) as exc:
-                done = ", ".join(self.workspace.display(c.path) for c in writes[:number])
-                written = f"; already written: {done}" if done else ""
+            except (RequestError, ConnectionError, TimeoutError) as exc:
                 shown = self.workspace.display(change.path)
                 reason = str(exc) or type(exc).__name__
                 return ApplyOutcome(
