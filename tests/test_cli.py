@@ -261,11 +261,14 @@ def test_transcript_replay_and_audit(server: ModelServer, app: Path, tmp_path: P
     audit = list((tmp_path / "state" / "foehn" / "audit").glob("*.jsonl"))
     [log] = audit
     entries = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [(e["tool"], e["risk"], e["decision"], e["ok"]) for e in entries] == [
+    calls = [e for e in entries if "tool" in e]
+    assert [(e["tool"], e["risk"], e["decision"], e["ok"]) for e in calls] == [
         ("scan", "read_only", "allow", True),
         ("read_file", "read_only", "allow", True),
         ("edit_file", "write", "allow", True),
     ]
+    [checkpoint] = [e for e in entries if e.get("action") == "checkpoint"]
+    assert checkpoint["files"] == [{"path": "app.py", "change": "modified"}]
     assert entries[2]["arguments"]["path"] == "app.py"
 
     (app / "app.py").write_text("def main():\n    return 1  # TODO\n")

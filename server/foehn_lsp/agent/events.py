@@ -1,15 +1,19 @@
-"""What a run reports as it goes. The CLI prints these, ``--json`` writes them one per line,
+"""What a turn reports as it goes. The CLI prints these, ``--json`` writes them one per line,
 the language server turns them into progress and ``foehn/runEvent`` notifications, and
-transcripts and the audit log record them."""
+session files (transcripts) and the audit log record them.
+
+Optional fields that are ``None`` are left out of the JSON (``event_json``), so the pinned shapes
+of DESIGN.md stay as they are and newer fields appear only when known."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 StopReason = Literal["answer", "max_iterations", "budget", "repeated_call", "cancelled", "error"]
 Decision = Literal["allow", "deny"]
+FileChangeKind = Literal["created", "modified", "deleted", "moved"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,6 +39,10 @@ class ToolCallEvent:
     arguments: Any
     """The parsed arguments, or the raw text when they are not valid JSON."""
     risk: str
+    policy: str | None = None
+    """The sandbox policy a program call runs under (read-only, workspace-write, full)."""
+    preview: str | None = None
+    """The unified diff of the edits the call would make, when known before it runs."""
     event: Literal["tool_call"] = "tool_call"
 
 
@@ -55,6 +63,8 @@ class ToolResultEvent:
     tool: str
     ok: bool
     output: str
+    data: Mapping[str, Any] | None = None
+    """The tool's structured detail for the editor (e.g. ``{"diff": ...}``)."""
     event: Literal["tool_result"] = "tool_result"
 
 
@@ -63,8 +73,14 @@ class UsageEvent:
     input_tokens: int
     output_tokens: int
     total_tokens: int
-    """Spent so far in the run."""
+    """Spent so far in the turn."""
     budget: int
+    window: int | None = None
+    """The model's context window in tokens, when known."""
+    context_tokens: int | None = None
+    """Tokens the conversation takes in the window now (the last request's input)."""
+    cost: float | None = None
+    """The session's cost so far in US dollars, where the provider's prices are known."""
     event: Literal["usage"] = "usage"
 
 
@@ -76,13 +92,76 @@ class Done:
     event: Literal["done"] = "done"
 
 
+@dataclass(frozen=True, kw_only=True)
+class TurnStarted:
+    """A session's turn begins (first event of a turn)."""
+
+    session: str
+    turn: int
+    """1-based index of the turn in the session."""
+    event: Literal["turn"] = "turn"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangedFile:
+    path: str
+    """Relative to the workspace root, with "/"."""
+    change: FileChangeKind
+    source: str | None = None
+    """For ``moved``: where the file was."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FilesChanged:
+    """At a turn's end, before ``done``: the files the turn changed, which ``undo`` can put
+    back (the checkpoint)."""
+
+    session: str
+    turn: int
+    files: tuple[ChangedFile, ...]
+    event: Literal["files_changed"] = "files_changed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compacted:
+    """Older parts of the conversation were shortened to fit the context window."""
+
+    before_tokens: int
+    after_tokens: int
+    summary: str
+    """What was compacted, in words (the same note the model gets)."""
+    event: Literal["compacted"] = "compacted"
+
+
 RunEvent = (
-    TextDelta | Thinking | ToolCallEvent | ApprovalEvent | ToolResultEvent | UsageEvent | Done
+    TextDelta
+    | Thinking
+    | ToolCallEvent
+    | ApprovalEvent
+    | ToolResultEvent
+    | UsageEvent
+    | Done
+    | TurnStarted
+    | FilesChanged
+    | Compacted
 )
 EventSink = Callable[[RunEvent], None]
 
 
 def event_json(event: RunEvent) -> dict[str, Any]:
     """The event as the JSON object ``foehn run --json`` prints (``event`` first)."""
-    data = asdict(event)
+    data = _without_unknown(asdict(event))
     return {"event": data.pop("event"), **data}
+
+
+_OPTIONAL = frozenset({"policy", "preview", "data", "window", "context_tokens", "cost", "source"})
+
+
+def _without_unknown(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _without_unknown(v) for k, v in value.items() if not (v is None and k in _OPTIONAL)
+        }
+    if isinstance(value, list | tuple):
+        return [_without_unknown(v) for v in value]
+    return value

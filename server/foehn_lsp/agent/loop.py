@@ -8,6 +8,12 @@
 
 A person stopping the run (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the run ends with ``cancelled``; a provider failure ends it with ``error``.
+
+One run is one turn of a conversation. History goes in (``history``) and comes out
+(``RunOutcome.messages``); the agent keeps nothing between runs, so a ``Session`` (or anyone)
+owns the conversation. Before each request the optional ``ContextWindow`` may compact the
+messages to fit the model's window, and a provider that refuses a request as too long gets one
+compacted retry.
 """
 
 from __future__ import annotations
@@ -18,13 +24,13 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from foehn_lsp.agent.approval import ApprovalGate, Approver
 from foehn_lsp.agent.events import (
+    Compacted,
     Done,
     EventSink,
-    RunEvent,
     StopReason,
     TextDelta,
     Thinking,
@@ -32,11 +38,11 @@ from foehn_lsp.agent.events import (
 )
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.prompt import system_message
-from foehn_lsp.agent.records import Transcript
 from foehn_lsp.config import Settings
-from foehn_lsp.errors import ProviderError
+from foehn_lsp.errors import ProviderError, ProviderRequestError
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import (
+    AssistantMessage,
     Message,
     ModelResponse,
     SystemMessage,
@@ -46,6 +52,9 @@ from foehn_lsp.providers.messages import (
 )
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import Middleware, ToolDefinition, ToolRegistry
+
+if TYPE_CHECKING:
+    from foehn_lsp.agent.context import ContextWindow
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +75,15 @@ class RunOutcome:
     iterations: int
     input_tokens: int = 0
     output_tokens: int = 0
+    messages: tuple[Message, ...] = ()
+    """The whole conversation after the run: the history it was given (possibly compacted),
+    then this run's messages."""
+
+
+class ResponseLog(Protocol):
+    """Where each model response is recorded (a session file or a transcript)."""
+
+    def response(self, response: ModelResponse, seconds: float) -> None: ...
 
 
 @dataclass
@@ -93,7 +111,7 @@ def _signature(call: ToolCall) -> str:
 
 
 class Agent:
-    """Runs tasks with one provider, one registry and one workspace context."""
+    """Runs turns with one provider, one registry and one approver; stateless between runs."""
 
     def __init__(
         self,
@@ -102,15 +120,15 @@ class Agent:
         registry: ToolRegistry,
         settings: Settings,
         approver: Approver,
-        transcript: Transcript | None = None,
-        extra_middleware: Sequence[Middleware] = (),
+        transcript: ResponseLog | None = None,
+        context: ContextWindow | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
         self.settings = settings
         self.approver = approver
         self.transcript = transcript
-        self.extra_middleware = list(extra_middleware)
+        self.context = context
 
     async def run(
         self,
@@ -118,29 +136,19 @@ class Agent:
         ctx: ToolContext,
         emit: EventSink,
         stop: asyncio.Event | None = None,
+        *,
+        history: Sequence[Message] = (),
+        middleware: Sequence[Middleware] = (),
     ) -> RunOutcome:
-        """Run ``request`` to its end; ``emit`` gets every event, ``Done`` last."""
-
-        def record(event: RunEvent) -> None:
-            if self.transcript is not None:
-                self.transcript.event(event)
-            emit(event)
-
+        """Run ``request`` to its end after ``history``; ``emit`` gets every event, ``Done``
+        last. ``middleware`` joins this run's call chain after approval (checkpoints)."""
         task = request.task + (f"\n\n{request.context}" if request.context else "")
-        state = _State(
-            messages=[
-                SystemMessage(content=system_message(self.settings, ctx.workspace)),
-                UserMessage(content=task),
-            ]
-        )
-        if self.transcript is not None:
-            self.transcript.start(
-                task=task,
-                workspace=str(ctx.workspace.root),
-                provider=self.provider.name,
-                model=self.provider.model,
-            )
-        body = asyncio.create_task(self._loop(state, ctx, record))
+        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
+        earlier = list(history)
+        if earlier and isinstance(earlier[0], SystemMessage):
+            earlier = earlier[1:]
+        state = _State(messages=[system, *earlier, UserMessage(content=task)])
+        body = asyncio.create_task(self._loop(state, ctx, emit, middleware))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
         if stopper is not None:
@@ -163,21 +171,29 @@ class Agent:
             body.cancel()
             await asyncio.gather(body, return_exceptions=True)
             outcome = self._outcome(state, "cancelled", "The run was cancelled.")
-        record(Done(reason=outcome.reason, answer=outcome.answer, iterations=outcome.iterations))
+        emit(Done(reason=outcome.reason, answer=outcome.answer, iterations=outcome.iterations))
         return outcome
 
     def _outcome(self, state: _State, reason: StopReason, answer: str) -> RunOutcome:
+        messages = _closed(state.messages)
         return RunOutcome(
             reason=reason,
             answer=answer,
             iterations=state.iterations,
             input_tokens=state.input_tokens,
             output_tokens=state.output_tokens,
+            messages=tuple(messages),
         )
 
-    async def _loop(self, state: _State, ctx: ToolContext, emit: EventSink) -> RunOutcome:
+    async def _loop(
+        self,
+        state: _State,
+        ctx: ToolContext,
+        emit: EventSink,
+        middleware: Sequence[Middleware],
+    ) -> RunOutcome:
         gate = ApprovalGate(self.settings.approval, self.approver, emit)
-        executor = TurnExecutor(self.registry, ctx, emit, [gate, *self.extra_middleware])
+        executor = TurnExecutor(self.registry, ctx, emit, [gate, *middleware])
         tools = self.registry.definitions()
         try:
             while True:
@@ -209,13 +225,19 @@ class Agent:
         self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink
     ) -> ModelResponse:
         emit(Thinking(iteration=state.iterations))
+        if self.context is not None:
+            await self._fit(state, tools, emit, force=False)
         started = time.monotonic()
-        response = await self.provider.complete(
-            state.messages,
-            tools,
-            stream=self.settings.enable_streaming,
-            on_text=lambda piece: emit(TextDelta(text=piece)),
-        )
+        try:
+            response = await self._complete(state, tools, emit)
+        except ProviderRequestError as exc:
+            if self.context is None or not self.context.is_too_long(exc):
+                raise
+            log.info("the provider refused the request as too long; compacting once: %s", exc)
+            if not await self._fit(state, tools, emit, force=True):
+                raise
+            started = time.monotonic()
+            response = await self._complete(state, tools, emit)
         if not self.settings.enable_streaming and response.message.content:
             emit(TextDelta(text=response.message.content))
         if self.transcript is not None:
@@ -223,15 +245,50 @@ class Agent:
         state.messages.append(response.message)
         state.input_tokens += response.usage.input_tokens
         state.output_tokens += response.usage.output_tokens
+        meter = None
+        if self.context is not None:
+            meter = self.context.observe(state.messages, response.usage)
         emit(
             UsageEvent(
                 input_tokens=state.input_tokens,
                 output_tokens=state.output_tokens,
                 total_tokens=state.tokens,
                 budget=self.settings.token_budget,
+                window=meter.window if meter else None,
+                context_tokens=meter.used if meter else None,
+                cost=meter.cost if meter else None,
             )
         )
         return response
+
+    async def _complete(
+        self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink
+    ) -> ModelResponse:
+        return await self.provider.complete(
+            state.messages,
+            tools,
+            stream=self.settings.enable_streaming,
+            on_text=lambda piece: emit(TextDelta(text=piece)),
+        )
+
+    async def _fit(
+        self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink, *, force: bool
+    ) -> bool:
+        """Compact the conversation if the next request would not fit (or ``force``);
+        whether anything was compacted."""
+        assert self.context is not None
+        result = await self.context.fit(state.messages, tools, force=force)
+        if result is None:
+            return False
+        state.messages = list(result.messages)
+        emit(
+            Compacted(
+                before_tokens=result.before_tokens,
+                after_tokens=result.after_tokens,
+                summary=result.note,
+            )
+        )
+        return True
 
     def _limit_reached(
         self, state: _State, calls: Sequence[ToolCall]
@@ -302,3 +359,26 @@ class Agent:
             log.info("no summary after %s: %s", reason, exc)
         answer = f"Stopped: {why}." + (f"\n\n{summary}" if summary else "")
         return self._outcome(state, reason, answer)
+
+
+def _closed(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` fit to be the history of another turn: every tool call has its result (a
+    cancelled turn may leave calls unanswered, which providers refuse)."""
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        out.append(message)
+        if not isinstance(message, AssistantMessage) or not message.tool_calls:
+            continue
+        answered = {
+            m.call_id
+            for m in messages[index + 1 : index + 1 + len(message.tool_calls)]
+            if isinstance(m, ToolResultMessage)
+        }
+        for call in message.tool_calls:
+            if call.id not in answered:
+                out.append(
+                    ToolResultMessage(
+                        call_id=call.id, name=call.name, is_error=True, content="not run: cancelled"
+                    )
+                )
+    return out

@@ -1,9 +1,13 @@
 """Transcripts and the audit log, both JSONL, both scrubbed of secrets.
 
-A transcript records one run: the task, every model response, every event, with timings; it
-is enough for ``foehn replay`` to re-run the run offline and check that the same tool calls
-come out. The audit log is per workspace, under the user's state directory, and gets one line
-per tool call: when, which tool, the arguments, the risk, the decision, the outcome.
+A transcript records a session: a ``session`` header, then per turn a ``run`` record (the task),
+every model response, every event, with timings, the turn's checkpoint and a ``turn`` record
+that closes it (the messages the turn added, so the session can be resumed). A session file in
+the store is a transcript, and ``--transcript FILE`` writes the same records to FILE; either is
+enough for ``foehn replay`` to re-run the turns offline and check that the same tool calls come
+out. The audit log is per workspace, under the user's state directory, and gets one line per
+tool call (when, which tool, the arguments, the risk, the decision, the outcome) and one per
+checkpoint and restore.
 """
 
 from __future__ import annotations
@@ -68,13 +72,20 @@ class Scrubber:
 
 
 class Transcript:
-    """Writes one run to a JSONL file as it happens."""
+    """Appends records to one or more JSONL files as they happen; each line is flushed, so a
+    crash loses at most the line being written."""
 
-    def __init__(self, path: Path, scrubber: Scrubber) -> None:
+    def __init__(self, path: Path, scrubber: Scrubber, *, append: bool = False) -> None:
         self.path = path
         self.scrubber = scrubber
-        self._handle: TextIO = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        self._handle: TextIO = open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
+        self._others: list[Transcript] = []
         self._started = time.monotonic()
+
+    def tee(self, other: Transcript) -> None:
+        """Write every later record to ``other`` too (``--transcript FILE``); closing this
+        transcript leaves ``other`` open."""
+        self._others.append(other)
 
     def write(self, kind: str, **data: Any) -> None:
         record = {
@@ -82,11 +93,13 @@ class Transcript:
             "t": round(time.monotonic() - self._started, 4),
             **self.scrubber.data(data),
         }
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        for handle in [self._handle, *(other._handle for other in self._others)]:
+            handle.write(line)
+            handle.flush()
 
-    def start(self, *, task: str, workspace: str, provider: str, model: str) -> None:
-        self.write("run", task=task, workspace=workspace, provider=provider, model=model)
+    def start(self, *, task: str, workspace: str, provider: str, model: str, turn: int = 1) -> None:
+        self.write("run", task=task, workspace=workspace, provider=provider, model=model, turn=turn)
 
     def response(self, response: ModelResponse, seconds: float) -> None:
         self.write("response", response=response.model_dump(mode="json"), seconds=round(seconds, 4))
@@ -100,32 +113,55 @@ class Transcript:
 
 @dataclass
 class RecordedRun:
+    """What a transcript recorded. A session file's turns are concatenated: ``tasks`` lists each
+    turn's task in order, and replaying them in one session with the recorded responses gives
+    the same tool calls."""
+
     task: str
+    """The first turn's task."""
     workspace: str
     responses: list[ModelResponse]
     tool_calls: list[tuple[str, Any]]
     decisions: list[str]
     """Approval decisions made by asking (not by policy), in order."""
     done: dict[str, Any] = field(default_factory=dict)
+    """The last turn's ``done`` event."""
+    tasks: list[str] = field(default_factory=list)
+    """Every turn's task, in order (one for a single run)."""
+
+
+SESSION_KINDS = frozenset({"session", "title", "checkpoint", "turn", "restore", "compaction"})
+"""Records a session file adds around runs; replay does not need them."""
 
 
 def read_transcript(path: Path) -> RecordedRun:
+    """The runs a transcript or session file recorded; a line cut off by a crash at the end of
+    the file is ignored, anything else that is not a record is an error."""
     try:
         lines = path.read_text("utf-8").splitlines()
     except OSError as exc:
         raise TranscriptError(f"cannot read transcript {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise TranscriptError(f"{path} is not a transcript (not UTF-8 text)") from None
+    if lines and not _is_json(lines[-1]):
+        lines.pop()
     run: RecordedRun | None = None
     for number, line in enumerate(lines, 1):
         try:
             record = json.loads(line)
             kind = record["kind"]
-            if kind == "run":
+            if kind in SESSION_KINDS:
+                continue
+            if kind == "run" and run is not None:
+                run.tasks.append(record["task"])
+            elif kind == "run":
                 run = RecordedRun(
                     task=record["task"],
                     workspace=record["workspace"],
                     responses=[],
                     tool_calls=[],
                     decisions=[],
+                    tasks=[record["task"]],
                 )
             elif run is None:
                 raise TranscriptError(f"{path}:{number}: the first record must be the run")
@@ -148,6 +184,14 @@ def read_transcript(path: Path) -> RecordedRun:
     return run
 
 
+def _is_json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
 def audit_path(workspace_root: Path) -> Path:
     digest = hashlib.sha256(os.fsencode(workspace_root)).hexdigest()[:16]
     state = Path(platformdirs.user_state_dir("foehn"))
@@ -163,6 +207,13 @@ class AuditLog:
         self.run_id = run_id
         self._pending: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
+
+    def note(self, action: str, **detail: Any) -> None:
+        """One line for something that is not a tool call: a checkpoint, a restore."""
+        self._append(
+            {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "run": self.run_id, "action": action}
+            | detail
+        )
 
     def __call__(self, event: RunEvent) -> None:
         match event:

@@ -1,0 +1,126 @@
+"""The one way a front end gets a session.
+
+The CLI (``foehn run``, ``foehn chat``), the language server, and the ACP and MCP front ends
+each say who they are (``FrontEnd``: how approval is asked, how edits are applied, where open
+buffers come from), and ``build_session`` assembles the rest the same way for all of them: the
+provider, the tool registry (plugins discovered once), the secret scrubber, the audit log, the
+session store and its file, and the checkpoints. None of them assembles its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.records import Scrubber, audit_path
+from foehn_lsp.agent.session import Session, SessionParts
+from foehn_lsp.agent.store import SessionNotFound, SessionStore, new_id
+from foehn_lsp.config import Settings
+from foehn_lsp.providers import Provider, create_provider
+from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.workspace.edits import DiskApplier, EditApplier
+from foehn_lsp.workspace.files import BufferSource
+from foehn_lsp.workspace.paths import Workspace
+
+__all__ = [
+    "FrontEnd",
+    "build_registry",
+    "build_session",
+    "catalogue_json",
+    "scrubber_for",
+]
+
+
+def _no_buffers(path: Path) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FrontEnd:
+    """What differs between front ends."""
+
+    name: Literal["cli", "lsp", "acp", "mcp"]
+    approver: Approver
+    """Asks the person (terminal, editor, ACP client) or answers for them."""
+    applier: EditApplier | None = None
+    """Applies edits (the editor's ``workspace/applyEdit``); ``None``: atomic disk writes."""
+    buffers: BufferSource | None = None
+    """The text of open, unsaved editor buffers, if any."""
+
+
+def build_registry(settings: Settings, root: Path | None) -> Discovery:
+    """The tools for ``root``: entry-point plugins, ``pluginPaths``, and the workspace's own
+    plugins if it is trusted; broken plugins are listed in ``problems``, never raised."""
+    return discover(
+        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+    )
+
+
+def catalogue_json(discovery: Discovery) -> dict[str, Any]:
+    """The catalogue as ``foehn tools --json`` prints it and ``foehn.tools`` returns it."""
+    return {
+        "tools": [
+            {
+                "name": tool.name,
+                "risk": tool.risk.value,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            }
+            for tool in discovery.registry
+        ],
+        "problems": [
+            {"plugin": p.plugin, "problems": list(p.problems)} for p in discovery.problems
+        ],
+    }
+
+
+def scrubber_for(settings: Settings) -> Scrubber:
+    """The scrubber every record goes through: the configured key, secrets in the
+    environment, and anything shaped like a token."""
+    secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
+    return Scrubber.from_environment(secrets)
+
+
+def build_session(
+    settings: Settings,
+    root: Path | Workspace,
+    front: FrontEnd,
+    *,
+    session_id: str | None = None,
+    continue_latest: bool = False,
+    transcript: Path | None = None,
+    provider: Provider | None = None,
+    discovery: Discovery | None = None,
+    store: SessionStore | None = None,
+) -> Session:
+    """A new session in ``root``, or a saved one (``session_id``, or the latest with
+    ``continue_latest``). A front end that keeps a provider or a registry across sessions (the
+    language server) passes them in; otherwise they are made here and the session owns the
+    provider (``Session.aclose`` releases it). Raises ``SessionNotFound`` and ``ConfigError``
+    (no usable provider) for the person to read."""
+    workspace = root if isinstance(root, Workspace) else Workspace([root])
+    store = store or SessionStore(workspace.root)
+    if continue_latest and session_id is None:
+        session_id = store.latest()
+        if session_id is None:
+            raise SessionNotFound(f"no saved session in {workspace.root} to continue")
+    data = store.load(session_id) if session_id else None
+    owns_provider = provider is None
+    provider = provider or create_provider(settings)
+    if data is None:
+        data = store.create(new_id())
+    parts = SessionParts(
+        settings=settings,
+        provider=provider,
+        discovery=discovery or build_registry(settings, workspace.root),
+        approver=front.approver,
+        applier=front.applier or DiskApplier(workspace),
+        buffers=front.buffers or _no_buffers,
+        scrubber=scrubber_for(settings),
+        audit_path=audit_path(workspace.root),
+        transcript=transcript,
+        owns_provider=owns_provider,
+    )
+    return Session(data=data, store=store, workspace=workspace, parts=parts)

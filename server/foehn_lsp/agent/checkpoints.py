@@ -1,0 +1,330 @@
+"""Checkpoints: what a turn changed, and putting it back.
+
+Before a turn first changes a file, its previous content goes to the blob store (by SHA-256, so
+an unchanged file costs nothing twice); a file the turn creates is recorded as created. Edits
+are seen where they are applied (``CheckpointingApplier`` wraps the front end's applier: editor
+edits, disk writes, moves, deletes). Programs that may write (a call whose sandbox policy is
+``workspace-write`` or ``full``) are seen by comparing a stat snapshot of the workspace before
+and after the call (``ProgramWatch``); the previous content of a file a program changed is known
+when the session held it (read or written it), and otherwise recorded as lost.
+
+``plan_restore`` turns checkpoints back into one ``EditPlan`` applied through the session's
+applier, so in an editor an undo is one undoable workspace edit. It refuses, listing them, when
+files were changed by someone else since the turn (unless forced).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from foehn_lsp.agent.store import BlobStore, FileState
+from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.registry import Handler, Invocation
+from foehn_lsp.workspace.edits import (
+    ApplyOutcome,
+    DeletePath,
+    EditApplier,
+    EditPlan,
+    FileChange,
+    MakeDirectory,
+    MovePath,
+    WriteFile,
+    fingerprint,
+)
+from foehn_lsp.workspace.files import BufferSource
+from foehn_lsp.workspace.paths import Workspace
+
+SKIPPED_DIRECTORIES = frozenset({".git", ".foehn"})
+"""Never writable by a sandboxed program, so never compared."""
+WRITING_POLICIES = frozenset({"workspace-write", "full"})
+HELD_MAX_BYTES = 4 * 1024 * 1024
+
+Stat = tuple[int, int, int, int]
+"""mtime_ns, size, inode, mode: enough to notice a change without reading the file."""
+
+
+def snapshot(root: Path) -> dict[str, Stat]:
+    """Every regular file and symlink below ``root`` (``.git`` and ``.foehn`` left out), by
+    relative path. Costs one ``lstat`` per file and reads nothing."""
+    found: dict[str, Stat] = {}
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = prefix + entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in SKIPPED_DIRECTORIES or prefix:
+                            stack.append((entry.path, name + "/"))
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found[name] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
+    return found
+
+
+def compare(before: dict[str, Stat], after: dict[str, Stat]) -> list[str]:
+    """Paths created, changed or deleted between two snapshots."""
+    changed = [path for path, info in after.items() if before.get(path) != info]
+    changed += [path for path in before if path not in after]
+    return sorted(changed)
+
+
+class Checkpoint:
+    """One turn's record of previous contents, filled as the turn changes files."""
+
+    def __init__(self, workspace: Workspace, blobs: BlobStore, buffers: BufferSource) -> None:
+        self.workspace = workspace
+        self.blobs = blobs
+        self.buffers = buffers
+        self.before: dict[str, str | None] = {}
+        """Relative path -> digest before the turn (``None``: it did not exist)."""
+        self.lost: set[str] = set()
+        self.moves: dict[str, str] = {}
+        """Destination -> source, for showing moves."""
+        self.held: dict[str, tuple[Stat, bytes]] = {}
+        """Contents the session saw (read or wrote), to recover what a program overwrote."""
+
+    def relative(self, path: Path) -> str:
+        return self.workspace.display(path)
+
+    def absolute(self, relative: str) -> Path:
+        return self.workspace.root / relative
+
+    def current(self, relative: str) -> bytes | None:
+        """The content now: the editor's buffer if the file is open there, else the disk."""
+        path = self.absolute(relative)
+        buffered = self.buffers(path)
+        if buffered is not None:
+            return buffered.encode("utf-8")
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                return os.readlink(path).encode() if path.is_symlink() else None
+            return path.read_bytes()
+        except OSError:
+            return None
+
+    def remember(self, relative: str, content: bytes | None) -> None:
+        """Record ``relative``'s content before its first change in this turn."""
+        if relative in self.before or relative in self.lost:
+            return
+        self.before[relative] = None if content is None else self.blobs.put(content)
+
+    def remember_file(self, relative: str) -> None:
+        if relative not in self.before:
+            self.remember(relative, self.current(relative))
+
+    def remember_tree(self, path: Path) -> None:
+        """A file, or every file below a directory."""
+        if path.is_dir() and not path.is_symlink():
+            for name in snapshot(path):
+                self.remember_file(self.relative(path / name))
+        else:
+            self.remember_file(self.relative(path))
+
+    def before_plan(self, plan: EditPlan) -> None:
+        for change in plan.changes:
+            self._before_change(change)
+
+    def _before_change(self, change: FileChange) -> None:
+        match change:
+            case WriteFile(path=path, old_text=old):
+                relative = self.relative(path)
+                if old is None:
+                    self.remember(relative, None)
+                elif relative not in self.before:
+                    self.remember(relative, old.encode("utf-8"))
+            case MovePath(source=source, destination=destination):
+                if source.is_dir() and not source.is_symlink():
+                    for name in snapshot(source):
+                        self.remember_file(self.relative(source / name))
+                        self.remember_file(self.relative(destination / name))
+                        self.moves[self.relative(destination / name)] = self.relative(source / name)
+                else:
+                    self.remember_file(self.relative(source))
+                    self.remember_file(self.relative(destination))
+                    self.moves[self.relative(destination)] = self.relative(source)
+            case DeletePath(path=path):
+                self.remember_tree(path)
+            case MakeDirectory():
+                pass
+
+    def hold(self, relative: str) -> None:
+        """Keep what the session sees of a file now, in case a program overwrites it."""
+        path = self.absolute(relative)
+        try:
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > HELD_MAX_BYTES:
+                return
+            key = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
+            if relative in self.held and self.held[relative][0] == key:
+                return
+            self.held[relative] = (key, path.read_bytes())
+        except OSError:
+            return
+
+    def program_changed(self, before: dict[str, Stat], paths: Iterable[str]) -> None:
+        """Record files a program created, changed or deleted, given the snapshot from before
+        it ran."""
+        for relative in paths:
+            if relative in self.before or relative in self.lost:
+                continue
+            if relative not in before:
+                self.before[relative] = None
+            elif relative in self.held and self.held[relative][0] == before[relative]:
+                self.before[relative] = self.blobs.put(self.held[relative][1])
+            else:
+                self.lost.add(relative)
+
+    def finish(self) -> tuple[FileState, ...]:
+        """The checkpoint: every file whose content differs from before the turn."""
+        states = []
+        for relative in sorted({*self.before, *self.lost}):
+            content = self.current(relative)
+            after = None if content is None else fingerprint(content)
+            if content is not None:
+                self.blobs.put(content)
+            before = self.before.get(relative)
+            if relative not in self.lost and before == after:
+                continue
+            states.append(
+                FileState(
+                    path=relative,
+                    before=before,
+                    after=after,
+                    lost=relative in self.lost,
+                    source=self.moves.get(relative) if before is None else None,
+                )
+            )
+        return tuple(states)
+
+
+class CheckpointingApplier:
+    """The front end's applier, recording each file's previous content first."""
+
+    def __init__(self, inner: EditApplier, checkpoint: Checkpoint) -> None:
+        self.inner = inner
+        self.checkpoint = checkpoint
+
+    async def apply(self, plan: EditPlan) -> ApplyOutcome:
+        await asyncio.to_thread(self.checkpoint.before_plan, plan)
+        return await self.inner.apply(plan)
+
+
+class ProgramWatch:
+    """Middleware: for calls whose sandbox may write, compare the workspace before and after."""
+
+    def __init__(self, checkpoint: Checkpoint, held: Iterable[Path] = ()) -> None:
+        self.checkpoint = checkpoint
+        self.seen = held
+
+    async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        if invocation.scope.sandbox not in WRITING_POLICIES:
+            return await next_step(invocation)
+        checkpoint = self.checkpoint
+        root = checkpoint.workspace.root
+
+        def prepare() -> dict[str, Stat]:
+            for path in list(self.seen):
+                checkpoint.hold(checkpoint.relative(path))
+            return snapshot(root)
+
+        before = await asyncio.to_thread(prepare)
+        try:
+            return await next_step(invocation)
+        finally:
+            after = await asyncio.to_thread(snapshot, root)
+            await asyncio.to_thread(checkpoint.program_changed, before, compare(before, after))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RestorePlan:
+    plan: EditPlan
+    binary: tuple[tuple[str, bytes], ...]
+    """Files whose previous content is not UTF-8 text, written on disk directly."""
+    restored: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    """Files changed since the turn by someone else."""
+    unrestorable: tuple[str, ...]
+    """Files whose previous content is unknown."""
+
+
+def merge(turns: Sequence[Sequence[FileState]]) -> dict[str, tuple[FileState, str | None]]:
+    """For turns in order: per path, the state before the first of them and the content
+    expected now (after the last)."""
+    merged: dict[str, tuple[FileState, str | None]] = {}
+    for states in turns:
+        for state in states:
+            first = merged[state.path][0] if state.path in merged else state
+            merged[state.path] = (first, state.after)
+    return merged
+
+
+def plan_restore(
+    merged: dict[str, tuple[FileState, str | None]],
+    checkpoint: Checkpoint,
+    *,
+    force: bool,
+    label: str,
+) -> RestorePlan:
+    """The plan that puts every file in ``merged`` back to its state before."""
+    changes: list[FileChange] = []
+    binary: list[tuple[str, bytes]] = []
+    restored, conflicts, unrestorable = [], [], []
+    for relative, (first, expected) in sorted(merged.items()):
+        if first.lost:
+            unrestorable.append(relative)
+            continue
+        content = checkpoint.current(relative)
+        now = None if content is None else fingerprint(content)
+        if now != expected and now != first.before:
+            conflicts.append(relative)
+            if not force:
+                continue
+        if now == first.before:
+            continue
+        restored.append(relative)
+        path = checkpoint.absolute(relative)
+        checkpoint.remember(relative, content)
+        if first.before is None:
+            changes.append(DeletePath(path=path, recursive=False))
+            continue
+        previous = checkpoint.blobs.get(first.before)
+        try:
+            text = previous.decode("utf-8")
+            old = None if content is None else content.decode("utf-8")
+        except UnicodeDecodeError:
+            binary.append((relative, previous))
+            continue
+        if content is None and not path.parent.exists():
+            changes.append(MakeDirectory(path=path.parent))
+        buffered = checkpoint.buffers(path) is not None
+        changes.append(
+            WriteFile(
+                path=path,
+                text=text,
+                old_text=old,
+                old_fingerprint=None if buffered or content is None else now,
+            )
+        )
+    if conflicts and not force:
+        restored, changes, binary = [], [], []
+    summary = f"{label}: restore {len(restored)} file{'s' if len(restored) != 1 else ''}"
+    return RestorePlan(
+        plan=EditPlan(tool="undo", changes=tuple(changes), summary=summary),
+        binary=tuple(binary),
+        restored=tuple(restored),
+        conflicts=tuple(conflicts),
+        unrestorable=tuple(unrestorable),
+    )

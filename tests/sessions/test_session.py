@@ -1,0 +1,235 @@
+"""Sessions in the core: turns with history, saving and loading, checkpoints and undo, with the
+scripted provider, the real tools and real workspaces (state under a temporary folder)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.turns import calls, say
+from foehn_lsp.agent import Approved, FixedApprover, RunEvent
+from foehn_lsp.agent.builder import FrontEnd, build_session
+from foehn_lsp.agent.events import Done, FilesChanged, TurnStarted
+from foehn_lsp.agent.records import read_transcript
+from foehn_lsp.agent.session import Session
+from foehn_lsp.agent.store import SessionBusy, SessionStore
+from foehn_lsp.config import Settings
+from foehn_lsp.providers.messages import ModelResponse, UserMessage
+from foehn_lsp.providers.scripted import ScriptedProvider
+
+
+class Recorder(list[RunEvent]):
+    def __call__(self, event: RunEvent) -> None:
+        self.append(event)
+
+
+@pytest.fixture(autouse=True)
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
+def session(
+    root: Path, turns: list[ModelResponse], *, session_id: str | None = None, **settings: Any
+) -> tuple[Session, ScriptedProvider]:
+    provider = ScriptedProvider(turns)
+    built = build_session(
+        Settings(**settings),
+        root,
+        FrontEnd(name="cli", approver=FixedApprover(Approved())),
+        provider=provider,
+        session_id=session_id,
+    )
+    return built, provider
+
+
+async def test_three_turns_share_one_conversation(root: Path) -> None:
+    chat, provider = session(
+        root,
+        [say("Noted: the codename is HELIX."), say("Fine."), say("The codename is HELIX.")],
+    )
+    events = Recorder()
+    await chat.prompt("Remember the codename HELIX.", emit=events)
+    await chat.prompt("Unrelated: say fine.", emit=events)
+    outcome = await chat.prompt("What was the codename?", emit=events)
+    assert outcome.answer == "The codename is HELIX."
+    third = provider.requests[2][0]
+    assert [m.content for m in third if isinstance(m, UserMessage)] == [
+        "Remember the codename HELIX.",
+        "Unrelated: say fine.",
+        "What was the codename?",
+    ]
+    assert [e.turn for e in events if isinstance(e, TurnStarted)] == [1, 2, 3]
+    assert [t.index for t in chat.turns] == [1, 2, 3]
+
+
+async def test_a_saved_session_resumes_with_its_history(root: Path) -> None:
+    first, _ = session(root, [say("Noted.")])
+    await first.prompt("The codename is HELIX.", emit=Recorder())
+    store = SessionStore(root)
+    [summary] = store.list()
+    assert (summary.id, summary.turns, summary.title) == (first.id, 1, "The codename is HELIX.")
+    again, provider = session(root, [say("HELIX.")], session_id=first.id)
+    await again.prompt("What was it?", emit=Recorder())
+    sent = provider.requests[0][0]
+    assert [m.content for m in sent if isinstance(m, UserMessage)] == [
+        "The codename is HELIX.",
+        "What was it?",
+    ]
+    recorded = read_transcript(store.path(first.id))
+    assert recorded.tasks == ["The codename is HELIX.", "What was it?"]
+
+
+async def test_a_crash_mid_turn_loses_only_that_turn(root: Path) -> None:
+    chat, _ = session(root, [say("One.")])
+    await chat.prompt("first", emit=Recorder())
+    path = SessionStore(root).path(chat.id)
+    with open(path, "a") as handle:
+        handle.write(json.dumps({"kind": "run", "task": "second", "workspace": "w"}) + "\n")
+        handle.write('{"kind": "response", "respo')
+    loaded = SessionStore(root).load(chat.id)
+    assert [t.task for t in loaded.turns] == ["first"]
+    assert loaded.problems == []
+
+
+async def test_a_damaged_file_is_reported_and_skipped(root: Path) -> None:
+    chat, _ = session(root, [say("One.")])
+    await chat.prompt("first", emit=Recorder())
+    store = SessionStore(root)
+    (store.folder / "broken.jsonl").write_text("not json\n")
+    assert [s.id for s in store.list()] == [chat.id]
+    assert len(store.problems) == 1 and "broken.jsonl" in store.problems[0]
+
+
+async def test_two_prompts_at_once_get_busy(root: Path) -> None:
+    gate = asyncio.Event()
+
+    class Slow(ScriptedProvider):
+        async def complete(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            await gate.wait()
+            return await super().complete(*args, **kwargs)
+
+    chat = build_session(
+        Settings(),
+        root,
+        FrontEnd(name="cli", approver=FixedApprover(Approved())),
+        provider=Slow([say("done")]),
+    )
+    first = asyncio.create_task(chat.prompt("one", emit=Recorder()))
+    await asyncio.sleep(0)
+    while not chat.busy:
+        await asyncio.sleep(0.01)
+    with pytest.raises(SessionBusy):
+        await chat.prompt("two", emit=Recorder())
+    other = build_session(
+        Settings(),
+        root,
+        FrontEnd(name="lsp", approver=FixedApprover(Approved())),
+        provider=ScriptedProvider([]),
+        session_id=chat.id,
+    )
+    with pytest.raises(SessionBusy):
+        await other.prompt("three", emit=Recorder())
+    gate.set()
+    assert (await first).answer == "done"
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
+    (root / "old.txt").write_text("old name\n")
+    (root / "gone.txt").write_text("to be deleted\n")
+    (root / "data.txt").write_text("before the program\n")
+    return root
+
+
+def changing_turn() -> list[ModelResponse]:
+    return [
+        calls(("read_file", {"path": "data.txt"})),
+        calls(
+            (
+                "edit_file",
+                {
+                    "path": "app.py",
+                    "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}],
+                },
+            ),
+            ("write_file", {"path": "pkg/new.py", "content": "NEW = 1\n"}),
+            ("move_path", {"source": "old.txt", "destination": "renamed.txt"}),
+            ("delete_path", {"path": "gone.txt"}),
+            prefix="e",
+        ),
+        calls(
+            (
+                "run_command",
+                {
+                    "command": [
+                        sys.executable,
+                        "-c",
+                        "open('data.txt','w').write('after\\n');open('made.txt','w').write('x')",
+                    ]
+                },
+            ),
+            prefix="p",
+        ),
+        say("Changed everything."),
+    ]
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".foehn" not in p.parts
+    }
+
+
+async def test_undo_puts_back_edits_creations_moves_deletions_and_program_changes(
+    project: Path,
+) -> None:
+    before = tree(project)
+    chat, _ = session(project, [say("Looked."), *changing_turn()])
+    await chat.prompt("look around", emit=Recorder())
+    events = Recorder()
+    await chat.prompt("change things", emit=events)
+    [changed] = [e for e in events if isinstance(e, FilesChanged)]
+    assert isinstance(events[-1], Done)
+    kinds = {f.path: f.change for f in changed.files}
+    assert kinds == {
+        "app.py": "modified",
+        "pkg/new.py": "created",
+        "old.txt": "deleted",
+        "renamed.txt": "moved",
+        "gone.txt": "deleted",
+        "data.txt": "modified",
+        "made.txt": "created",
+    }
+    assert tree(project) != before
+    report = await chat.undo()
+    assert report.applied, report
+    assert report.undone == (2,)
+    assert tree(project) == before
+    redo = await chat.undo()
+    assert redo.undone == (3,)
+    assert (project / "renamed.txt").read_text() == "old name\n"
+    assert (project / "data.txt").read_text() == "after\n"
+
+
+async def test_undo_refuses_after_hand_edits_and_lists_them(project: Path) -> None:
+    chat, _ = session(project, changing_turn())
+    await chat.prompt("change things", emit=Recorder())
+    (project / "app.py").write_text("edited by hand\n")
+    report = await chat.undo()
+    assert not report.applied
+    assert report.conflicts == ("app.py",)
+    assert "app.py" in report.reason
+    assert (project / "pkg" / "new.py").exists()
+    forced = await chat.undo(force=True)
+    assert forced.applied
+    assert (project / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
