@@ -232,9 +232,8 @@ def _serve_command(args: argparse.Namespace) -> int:
             print("foehn: --tcp takes HOST:PORT, e.g. 127.0.0.1:2087", file=sys.stderr)
             return EXIT_USAGE
         server.start_tcp(host, int(port))
-    else:
-        server.start_io()
-    return EXIT_OK
+        return EXIT_OK
+    return server.serve_stdio()
 
 
 def _acp_command(args: argparse.Namespace) -> int:

@@ -226,7 +226,9 @@ async def test_reads_and_edits_use_the_unsaved_buffer(app: Path, model: ModelSer
         Turn(text="ok"),
     )
     edits: list[types.ApplyWorkspaceEditParams] = []
-    async with lsp_client(app, model, configuration={"approval": {"write": "allow"}}) as client:
+    async with lsp_client(
+        app, model, configuration={"userLevel": {"approval": {"write": "allow"}}}
+    ) as client:
 
         @client.feature(types.WORKSPACE_APPLY_EDIT)
         def apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
@@ -360,7 +362,7 @@ async def test_settings_come_from_the_editor_and_follow_changes(
     async with lsp_client(app, model, configuration=configuration) as client:
         result = await run(client, "scan twice")
         assert result["stopReason"] == "max_iterations"
-        client.set_configuration({"approval": {"write": "deny"}}, section="foehn")
+        client.set_configuration({"userLevel": {"approval": {"write": "deny"}}}, section="foehn")
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
         await asyncio.sleep(0.5)
         model.script(Turn(tool_calls=[EDIT]), Turn(text="denied"))

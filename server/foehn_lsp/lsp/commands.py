@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from foehn_lsp.agent.records import audit_path
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.server import FoehnServer
+
+REQUEST_FAILED = -32803
+"""LSP 3.17's RequestFailed: the request was well formed but cannot be served."""
 
 
 async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
@@ -17,6 +20,10 @@ async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         arguments = convert.run_arguments(args)
     except convert.BadArguments as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
+    if not ls.workspace_roots():
+        raise JsonRpcException(
+            code=REQUEST_FAILED, message="Foehn needs a workspace folder: open a folder first"
+        )
     request_id = ls.protocol.msg_id
     await ls.ready()
     return await ls.runs.start(arguments, request_id)

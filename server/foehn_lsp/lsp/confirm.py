@@ -1,21 +1,23 @@
 """Asking the person in the editor: ``foehn/confirm`` where the client handles it (a modal with
-the diff), else ``window/showMessageRequest``. No answer, or a dismissed dialog, is a denial."""
+the diff), else ``window/showMessageRequest``. No answer in time, a dismissed dialog, an error or
+an answer of the wrong shape is a denial, and the person is told when time ran out."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pygls.exceptions import JsonRpcException
-
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
-from foehn_lsp.lsp import convert
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.lsp import answers, client, convert
 
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer
 
-log = logging.getLogger(__name__)
+CHOICES: dict[str, ApprovalDecision] = {
+    convert.ALLOW: Approved(scope="once"),
+    convert.ALLOW_RUN: Approved(scope="run"),
+    convert.DENY: Denied(reason="denied in the editor"),
+}
 
 
 class EditorApprover:
@@ -26,16 +28,30 @@ class EditorApprover:
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.report(f"Waiting for your approval of {request.tool}…")
-        try:
-            if self.server.init_options.get("confirmRequest"):
-                answer = await self.server.protocol.send_request_async(
-                    "foehn/confirm", convert.confirm_params(self.run_id, request)
-                )
-                return convert.confirm_decision(answer)
-            choice = await self.server.window_show_message_request_async(
-                convert.message_request(request)
+        timeout = self.server.timeouts.confirm
+        if self.server.init_options.get("confirmRequest"):
+            reply = await client.request(
+                self.server.protocol,
+                "foehn/confirm",
+                convert.confirm_params(self.run_id, request),
+                timeout,
             )
-            return convert.message_decision(choice)
-        except JsonRpcException as exc:
-            log.warning("the editor could not confirm %s: %s", request.tool, exc)
-            return Denied(reason=f"the editor could not ask ({exc})")
+            if isinstance(reply, client.Answer):
+                return answers.confirm_decision(reply.value)
+        else:
+            reply = await client.request(
+                self.server.protocol,
+                "window/showMessageRequest",
+                convert.message_request(request),
+                timeout,
+            )
+            if isinstance(reply, client.Answer):
+                return answers.message_decision(reply.value, CHOICES)
+        if reply.timed_out:
+            self.server.window_show_message(
+                convert.show(
+                    f"Foehn: no answer about {request.tool} within {timeout:g} s; it was denied",
+                    error=True,
+                )
+            )
+        return Denied(reason=f"the editor could not ask ({reply.reason})")

@@ -17,7 +17,7 @@ from lsprotocol import types
 from pygls import uris
 from pygls.workspace import PositionCodec
 
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.agent.approval import ApprovalRequest
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Done,
@@ -27,7 +27,6 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
 )
 from foehn_lsp.workspace.edits import (
-    ApplyOutcome,
     DeletePath,
     EditPlan,
     FileChange,
@@ -88,11 +87,18 @@ def run_arguments(args: Sequence[Any]) -> RunArguments:
         except (KeyError, TypeError, ValueError):
             raise BadArguments("range must be {start: {line, character}, end: {...}}") from None
     uri = value.get("uri")
+    if uri is not None and not isinstance(uri, str):
+        raise BadArguments("uri must be a string")
+    diagnostic = value.get("diagnostic")
+    if diagnostic is not None and not (
+        isinstance(diagnostic, Mapping) and isinstance(diagnostic.get("message"), str)
+    ):
+        raise BadArguments("diagnostic must be an object with a message: {message, source?}")
     return RunArguments(
         task=value["task"],
-        uri=uri if isinstance(uri, str) else None,
+        uri=uri,
         range=selection,
-        diagnostic=value.get("diagnostic"),
+        diagnostic=diagnostic,
     )
 
 
@@ -319,17 +325,6 @@ def _position(text: str, offset: int, lines: list[str], codec: PositionCodec) ->
     return codec.position_to_client_units(lines, types.Position(line=line, character=column))
 
 
-def apply_outcome(result: types.ApplyWorkspaceEditResult | None) -> ApplyOutcome:
-    if result is None:
-        return ApplyOutcome(applied=False, reason="the editor did not answer")
-    if result.applied:
-        return ApplyOutcome(applied=True)
-    return ApplyOutcome(
-        applied=False,
-        reason=result.failure_reason or "the editor refused the edit (the file may have changed)",
-    )
-
-
 def supports_resource_operations(capabilities: types.ClientCapabilities) -> bool:
     workspace = capabilities.workspace
     edit = workspace.workspace_edit if workspace else None
@@ -369,18 +364,6 @@ def confirm_params(run_id: str, request: ApprovalRequest) -> dict[str, Any]:
     return params
 
 
-def confirm_decision(answer: object) -> ApprovalDecision:
-    if not isinstance(answer, Mapping):
-        return Denied(reason="dismissed")
-    match answer.get("decision"):
-        case "allow":
-            return Approved(scope="once")
-        case "allowRun":
-            return Approved(scope="run")
-        case _:
-            return Denied(reason=str(answer.get("reason") or "denied in the editor"))
-
-
 def message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
     text = f"Foehn wants to run {request.describe()}"
     if request.summary:
@@ -392,18 +375,6 @@ def message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
         message=text,
         actions=[types.MessageActionItem(title=t) for t in (ALLOW, ALLOW_RUN, DENY)],
     )
-
-
-def message_decision(answer: types.MessageActionItem | None) -> ApprovalDecision:
-    match answer.title if answer else None:
-        case "Allow":
-            return Approved(scope="once")
-        case "Allow for this run":
-            return Approved(scope="run")
-        case None:
-            return Denied(reason="dismissed")
-        case _:
-            return Denied(reason="denied in the editor")
 
 
 # Progress --------------------------------------------------------------------------------------

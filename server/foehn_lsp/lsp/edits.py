@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.lsp import convert
+from foehn_lsp.lsp import answers, client, convert
 from foehn_lsp.workspace.edits import (
     ApplyOutcome,
     DeletePath,
@@ -87,7 +87,16 @@ class EditorApplier:
         )
         if not edit.document_changes:
             return ApplyOutcome(applied=True)
-        result = await self.server.workspace_apply_edit_async(
-            convert.apply_params(f"Foehn: {plan.summary}", edit)
+        reply = await client.request(
+            self.server.protocol,
+            "workspace/applyEdit",
+            convert.apply_params(f"Foehn: {plan.summary}", edit),
+            self.server.timeouts.apply_edit,
         )
-        return convert.apply_outcome(result)
+        if isinstance(reply, client.NoAnswer):
+            return ApplyOutcome(
+                applied=False,
+                reason=f"the editor did not confirm the edit ({reply.reason}); read the file "
+                "again before retrying",
+            )
+        return answers.apply_outcome(reply.value)

@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
 
 from foehn_lsp.agent import Agent, RunEvent, RunOutcome, RunRequest
 from foehn_lsp.agent.events import event_json
 from foehn_lsp.agent.records import AuditLog, Scrubber, audit_path
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.lsp import convert
+from foehn_lsp.lsp import client, convert
 from foehn_lsp.lsp.confirm import EditorApprover
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.tools.contract import ToolContext
@@ -31,12 +34,16 @@ class ActiveRun:
     id: str
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     token: str | None = None
+    """The progress token, once the client has agreed to show it."""
+    progress: asyncio.Future[None] | None = None
 
 
 class RunManager:
     def __init__(self, server: FoehnServer) -> None:
         self.server = server
         self.active: dict[str, ActiveRun] = {}
+        self.requests: dict[Any, str] = {}
+        """Client request id -> run id, while the run is active."""
 
     def cancel(self, run_id: str | None = None) -> list[str]:
         """Stop one run, or all; returns the ids that were asked to stop."""
@@ -49,17 +56,24 @@ class RunManager:
                 stopped.append(identifier)
         return stopped
 
+    def cancel_request(self, request_id: Any) -> None:
+        """``$/cancelRequest`` for a ``foehn.run`` request stops its run."""
+        run_id = self.requests.pop(request_id, None)
+        if run_id is not None:
+            self.cancel(run_id)
+
     async def start(self, arguments: convert.RunArguments, request_id: Any) -> dict[str, Any]:
-        server = self.server
         run = ActiveRun(id=uuid.uuid4().hex[:12])
         self.active[run.id] = run
         if request_id is not None:
-            server.protocol.run_requests[request_id] = run.id  # type: ignore[attr-defined]
+            self.requests[request_id] = run.id
+        outcome: RunOutcome | None = None
         try:
             outcome = await self._run(run, arguments)
         finally:
             self.active.pop(run.id, None)
-            server.protocol.run_requests.pop(request_id, None)  # type: ignore[attr-defined]
+            self.requests.pop(request_id, None)
+            self._end_progress(run, outcome.reason if outcome else "error")
         return {
             "runId": run.id,
             "answer": outcome.answer,
@@ -69,10 +83,7 @@ class RunManager:
 
     async def _run(self, run: ActiveRun, arguments: convert.RunArguments) -> RunOutcome:
         server = self.server
-        roots = server.workspace_roots()
-        if not roots:
-            raise convert.BadArguments("Foehn needs an open workspace folder")
-        workspace = Workspace(roots)
+        workspace = Workspace(server.workspace_roots())
         settings = server.settings
         assert server.tools is not None
         try:
@@ -80,7 +91,7 @@ class RunManager:
         except FoehnError as exc:
             server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
             return RunOutcome(reason="error", answer=str(exc), iterations=0)
-        await self._begin_progress(run, arguments.task)
+        self._begin_progress(run, arguments.task)
         buffers = EditorBuffers(server)
         applier = EditorApplier(server, workspace, buffers)
         ctx = ToolContext(
@@ -107,7 +118,6 @@ class RunManager:
         outcome = await agent.run(
             RunRequest(task=arguments.task, context=context), ctx, emit, run.stop
         )
-        self._end_progress(run, outcome)
         summary = f"Foehn ({outcome.reason.replace('_', ' ')}): {outcome.answer}"
         server.window_log_message(convert.log(summary, error=outcome.reason == "error"))
         if not server.init_options.get("runEvents"):
@@ -129,30 +139,43 @@ class RunManager:
             text = None
         return convert.run_context(arguments, text, workspace.display(path.resolve()))
 
-    async def _begin_progress(self, run: ActiveRun, task: str) -> None:
+    def _begin_progress(self, run: ActiveRun, task: str) -> None:
+        """Ask for a progress indicator without waiting for it: reports before the client
+        agrees are dropped, and a client that never answers costs the run nothing."""
         server = self.server
         window = server.client_capabilities.window
         if not (window and window.work_done_progress):
             return
         token = f"foehn-{run.id}"
-        try:
-            await server.work_done_progress.create_async(token)
-        except Exception:  # a client that refuses progress still gets the run
-            log.info("the client refused a progress token", exc_info=True)
-            return
-        run.token = token
-        title = task.strip().splitlines()[0]
-        server.work_done_progress.begin(token, convert.begin(f"Foehn: {title[:60]}"))
-        server.work_done_progress.tokens[token].add_done_callback(
-            lambda future: run.stop.set() if future.cancelled() else None
-        )
+        title = f"Foehn: {task.strip().splitlines()[0][:60]}"
+
+        async def create() -> None:
+            reply = await client.request(
+                server.protocol,
+                "window/workDoneProgress/create",
+                types.WorkDoneProgressCreateParams(token=token),
+                server.timeouts.progress,
+            )
+            if isinstance(reply, client.NoAnswer):
+                log.info("no progress for run %s: %s", run.id, reply.reason)
+                return
+            cancelled: Future[Any] = Future()
+            cancelled.add_done_callback(lambda f: run.stop.set() if f.cancelled() else None)
+            server.work_done_progress.tokens[token] = cancelled
+            run.token = token
+            server.work_done_progress.begin(token, convert.begin(title))
+
+        run.progress = asyncio.ensure_future(create())
 
     def _report(self, run: ActiveRun, message: str) -> None:
         if run.token is not None:
             self.server.work_done_progress.report(run.token, convert.report(message))
 
-    def _end_progress(self, run: ActiveRun, outcome: RunOutcome) -> None:
+    def _end_progress(self, run: ActiveRun, reason: str) -> None:
+        """End the indicator (whatever ended the run) and forget its token."""
+        if run.progress is not None:
+            run.progress.cancel()  # withdraws a creation the client has not answered
         if run.token is not None:
-            self.server.work_done_progress.end(
-                run.token, convert.end(f"Finished: {outcome.reason.replace('_', ' ')}")
-            )
+            progress = self.server.work_done_progress
+            progress.end(run.token, convert.end(f"Finished: {reason.replace('_', ' ')}"))
+            progress.tokens.pop(run.token, None)

@@ -1,65 +1,31 @@
-"""The language server object: pygls's server with Foehn's state, and the protocol hook that
-lets ``$/cancelRequest`` reach a running ``foehn.run`` (pygls cancels only its own wrapper
-around commands; see the notes on pygls 2.1)."""
+"""The language server object: pygls's server with Foehn's state. Settings, plugins and
+providers are loaded after ``initialize`` has been answered, so that the editor gets its answer
+as fast as an empty pygls server would give it."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import (
-    JsonRPCNotification,
-    JsonRPCRequestMessage,
-    JsonRPCResponseMessage,
-    LanguageServerProtocol,
-    default_converter,
-)
 
 import foehn_lsp
-from foehn_lsp.config import Settings, load_settings
-from foehn_lsp.errors import ConfigError
-from foehn_lsp.lsp.convert import path_of
-from foehn_lsp.providers import Provider, create_provider
-from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.lsp import answers, client, convert
+from foehn_lsp.lsp.protocol import FoehnProtocol, raw_converter
+
+if TYPE_CHECKING:
+    from foehn_lsp.config import Settings
+    from foehn_lsp.providers import Provider
+    from foehn_lsp.tools.discovery import Discovery
 
 log = logging.getLogger(__name__)
 
-READY_TIMEOUT = 10.0
-
-
-def raw_converter() -> Any:
-    """pygls's converter, except that custom messages stay dicts (not namedtuples)."""
-    converter = default_converter()  # type: ignore[no-untyped-call]
-    for cls in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
-        converter.register_structure_hook(cls, lambda obj, cls: cls(**obj))
-    converter.register_unstructure_hook_func(
-        lambda t: isinstance(t, type) and issubclass(t, BaseModel),
-        lambda value: value.model_dump(mode="json"),
-    )
-    return converter
-
-
-class FoehnProtocol(LanguageServerProtocol):
-    """Routes ``$/cancelRequest`` for a running ``foehn.run`` to that run's stop event."""
-
-    def __init__(self, server: Any, converter: Any) -> None:
-        super().__init__(server, converter)
-        self.run_requests: dict[Any, str] = {}
-        """Client request id -> run id, while the run is active."""
-
-    def _handle_cancel_notification(self, msg_id: Any) -> None:
-        run_id = self.run_requests.pop(msg_id, None)
-        if run_id is not None and isinstance(self._server, FoehnServer):
-            self._server.runs.cancel(run_id)
-        super()._handle_cancel_notification(msg_id)
-
 
 class FoehnServer(LanguageServer):
+    protocol: FoehnProtocol
+
     def __init__(self) -> None:
         from foehn_lsp.lsp.runs import RunManager
 
@@ -71,36 +37,90 @@ class FoehnServer(LanguageServer):
         )
         self.init_options: dict[str, Any] = {}
         self.editor_settings: dict[str, Any] = {}
-        self.settings: Settings = Settings()
+        self._settings: Settings | None = None
         self.settings_error: str | None = None
         self.tools: Discovery | None = None
+        self.timeouts = client.ClientTimeouts()
         self.runs = RunManager(self)
-        self.configured = asyncio.Event()
-        """Set once the editor's settings have been pulled after ``initialized``."""
+        self.protocol.on_cancel = self.runs.cancel_request
+        self._configured: asyncio.Task[None] | None = None
         self._providers: dict[tuple[Any, ...], Provider] = {}
 
+    def serve_stdio(self) -> int:
+        """Serve over stdin/stdout; returns the exit status (see ``lsp/transport.py``)."""
+        from foehn_lsp.lsp.transport import serve_stdio
+
+        try:
+            return serve_stdio(self.protocol)
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            from foehn_lsp.config import Settings
+
+            self._settings = Settings()
+        return self._settings
+
     async def ready(self) -> None:
-        """Wait (briefly) for the editor's settings, so the first run uses them."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.configured.wait(), READY_TIMEOUT)
+        """Settings and plugins, loaded once: the first pull of the editor's settings (bounded
+        by its timeout) and the plugin discovery. Later runs find it done and never wait."""
+        if self._configured is None:
+            self._configured = asyncio.ensure_future(self._configure())
+        await asyncio.shield(self._configured)  # a cancelled run must not cancel it
+
+    async def _configure(self) -> None:
+        await self.pull_settings()
+        await asyncio.to_thread(self.reload_settings)
+
+    async def pull_settings(self) -> None:
+        """Ask the editor for the ``foehn`` section, once (at start and per change)."""
+        workspace = self.client_capabilities.workspace
+        if not (workspace and workspace.configuration):
+            return
+        reply = await client.request(
+            self.protocol,
+            "workspace/configuration",
+            convert.configuration_request(),
+            self.timeouts.configuration,
+        )
+        if isinstance(reply, client.NoAnswer):
+            log.warning("workspace/configuration: %s; the settings stay as they were", reply.reason)
+            return
+        entries = answers.configuration(reply.value, 1)
+        if isinstance(entries, str):
+            log.warning("workspace/configuration: %s; the settings stay as they were", entries)
+            self.window_log_message(convert.log(f"Foehn ignored its settings: {entries}", True))
+            return
+        if entries[0] is not None:
+            self.editor_settings = {**self.editor_settings, **entries[0]}
 
     def reload_settings(self) -> None:
         """Merge the layers again; plugins are reloaded when their folders changed."""
-        previous = self.settings
+        from foehn_lsp.config import load_settings
+        from foehn_lsp.errors import ConfigError
+
+        previous = self._settings
+        self.timeouts = client.ClientTimeouts.from_editor(self.editor_settings)
         try:
-            self.settings = load_settings(editor=self.editor_settings)
+            self._settings = load_settings(editor=self.editor_settings)
             self.settings_error = None
         except ConfigError as exc:
             self.settings_error = str(exc)
             log.warning("settings: %s", exc)
+        current = self.settings
         if (
             self.tools is None
-            or previous.plugin_paths != self.settings.plugin_paths
-            or (previous.trust_workspace != self.settings.trust_workspace)
+            or previous is None
+            or previous.plugin_paths != current.plugin_paths
+            or previous.trust_workspace != current.trust_workspace
         ):
             self.tools = self._discover()
 
     def _discover(self) -> Discovery:
+        from foehn_lsp.tools.discovery import discover
+
         roots = self.workspace_roots()
         return discover(
             folders=self.settings.plugin_folders(roots[0] if roots else None),
@@ -114,12 +134,15 @@ class FoehnServer(LanguageServer):
         except RuntimeError:
             return []
         uris = [folder.uri for folder in folders] or ([root_uri] if root_uri else [])
-        paths = [path_of(uri) for uri in uris]
+        paths = [convert.path_of(uri) for uri in uris]
         return [p for p in paths if p is not None and p.is_dir()]
 
     def provider(self) -> Provider:
         """The provider for the current settings, reused across runs (the local model is
         loaded once)."""
+        from foehn_lsp.errors import ConfigError
+        from foehn_lsp.providers import create_provider
+
         if self.settings_error:
             raise ConfigError(self.settings_error)
         settings = self.settings
