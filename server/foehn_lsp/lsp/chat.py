@@ -53,7 +53,8 @@ def provider_status(
     return status
 
 
-def status(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+async def status(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    await ls.ready()
     return provider_status(ls.settings, ls.settings_error, local.is_available())
 
 
