@@ -19,6 +19,7 @@ import atexit
 import concurrent.futures
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
@@ -33,11 +34,11 @@ import platformdirs
 import pydantic
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import IncomingMessage
-from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.sandbox.environment import allowed_environment
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +77,13 @@ class ServerStatus:
 
 
 def server_environment(config: McpServerConfig) -> dict[str, str]:
-    """What a stdio server's program gets: the allowlist of safe variables (``HOME``, ``PATH``,
-    ``USER`` and the like, the SDK's list) plus the server's own ``env``; nothing else of
-    Foehn's environment (no API keys) reaches it."""
-    return get_default_environment() | {
-        key: value.get_secret_value() for key, value in config.env.items()
-    }
+    """What a stdio server's program gets: the sandbox's environment allowlist (search path,
+    locale, terminal, user name; the person's real home, since servers keep caches there) plus
+    the server's own ``env``. Nothing else of Foehn's environment (no API keys) reaches it."""
+    return allowed_environment(
+        home=os.environ.get("HOME") or str(Path.home()),
+        extra={key: value.get_secret_value() for key, value in config.env.items()},
+    )
 
 
 class ServerConnection:

@@ -1,0 +1,160 @@
+"""MCP tools through ``foehn run``: a real process, the scripted model server on 127.0.0.1, MCP
+servers from the user's config.toml. They are tools like any other: policy allows the read-only
+ones, asks about the rest, a denied call never reaches the server, and the audit log has them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.testing import ModelServer, Turn
+
+
+@pytest.fixture
+def model() -> Iterator[ModelServer]:
+    with ModelServer() as running:
+        yield running
+
+
+def write_config(home: Path, servers: dict[str, McpServerConfig]) -> None:
+    lines = []
+    for name, config in servers.items():
+        lines.append(f"[mcp.servers.{name}]")
+        lines.append(f"command = {json.dumps(config.command)}")
+        lines.append(f"args = {json.dumps(list(config.args))}")
+    (home / "config" / "foehn").mkdir(parents=True)
+    (home / "config" / "foehn" / "config.toml").write_text("\n".join(lines) + "\n")
+
+
+def foehn_run(
+    model: ModelServer, home: Path, root: Path, approve: str
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
+    environment |= {
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "OPENAI_API_KEY": "sk-test-key-0123456789abcdef",
+        "FOEHN_PROVIDER": "openai",
+        "FOEHN_BASE_URL": model.openai_url,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "foehn_lsp", "run", "use the tools", "--workspace", str(root)]
+        + ["--json", "--approve", approve],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=180,
+    )
+    return done, [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def of(stream: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [event for event in stream if event["event"] == kind]
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_a_read_only_mcp_call_runs_by_policy_and_is_audited(
+    model: ModelServer, tmp_path: Path, root: Path, time_server: McpServerConfig
+) -> None:
+    write_config(tmp_path, {"time": time_server})
+    model.script(
+        Turn(tool_calls=[("mcp__time__get_current_time", {"timezone": "Asia/Tokyo"})]),
+        Turn(text="It is late in Tokyo."),
+    )
+    done, stream = foehn_run(model, tmp_path, root, "never")
+    assert done.returncode == 0, done.stderr
+    (call,) = of(stream, "tool_call")
+    assert call["risk"] == "read_only"
+    (approval,) = of(stream, "approval")
+    assert (approval["decision"], approval["reason"]) == ("allow", "policy")
+    (result,) = of(stream, "tool_result")
+    assert result["ok"], result["output"]
+    assert "Asia/Tokyo" in result["output"]
+    (audit,) = (tmp_path / "state" / "foehn" / "audit").glob("*.jsonl")
+    record = json.loads(audit.read_text().splitlines()[-1])
+    assert record["tool"] == "mcp__time__get_current_time"
+    assert record["arguments"] == {"timezone": "Asia/Tokyo"}
+    assert record["ok"] is True
+
+
+def test_an_unannotated_call_asks_and_a_denied_one_is_never_sent(
+    model: ModelServer, tmp_path: Path, root: Path, awkward: Any, state: Path
+) -> None:
+    write_config(tmp_path, {"awkward": awkward()})
+    model.script(
+        Turn(tool_calls=[("mcp__awkward__plain_echo", {"text": "hello"})]),
+        Turn(text="It was denied."),
+    )
+    done, stream = foehn_run(model, tmp_path, root, "never")
+    assert done.returncode == 0, done.stderr
+    (call,) = of(stream, "tool_call")
+    assert call["risk"] == "destructive"  # no annotations: the worst
+    (approval,) = of(stream, "approval")
+    assert approval["decision"] == "deny"
+    assert approval["reason"] == "--approve never"  # it asked; the answer was no
+    (result,) = of(stream, "tool_result")
+    assert not result["ok"]
+    assert "plain_echo" not in lines(state / "calls")
+
+
+def test_an_approved_unannotated_call_is_sent(
+    model: ModelServer, tmp_path: Path, root: Path, awkward: Any, state: Path
+) -> None:
+    write_config(tmp_path, {"awkward": awkward()})
+    model.script(
+        Turn(tool_calls=[("mcp__awkward__plain_echo", {"text": "hello"})]),
+        Turn(text="Echoed."),
+    )
+    done, stream = foehn_run(model, tmp_path, root, "all")
+    assert done.returncode == 0, done.stderr
+    (approval,) = of(stream, "approval")
+    assert approval["decision"] == "allow"
+    assert approval["reason"] != "policy"  # asked, then approved
+    (result,) = of(stream, "tool_result")
+    assert result["output"] == "hello"
+    assert lines(state / "calls") == ["plain_echo"]
+
+
+def test_a_crash_mid_call_is_reported_and_the_server_restarts(
+    model: ModelServer, tmp_path: Path, root: Path, awkward: Any, state: Path
+) -> None:
+    write_config(tmp_path, {"awkward": awkward()})
+    model.script(
+        Turn(tool_calls=[("mcp__awkward__crash", {})]),
+        Turn(tool_calls=[("mcp__awkward__plain_echo", {"text": "after the crash"})]),
+        Turn(text="Recovered."),
+    )
+    done, stream = foehn_run(model, tmp_path, root, "all")
+    assert done.returncode == 0, done.stderr
+    crashed, echoed = of(stream, "tool_result")
+    assert not crashed["ok"]
+    assert "stopped during the call" in crashed["output"]
+    assert "not retried" in crashed["output"]
+    assert echoed["ok"]
+    assert echoed["output"] == "after the crash"
+    assert len(lines(state / "started")) == 2
+    assert of(stream, "done")[0]["answer"] == "Recovered."
+    assert "Traceback" not in done.stderr
+
+
+def test_a_server_that_fails_to_start_is_reported_and_the_run_goes_on(
+    model: ModelServer, tmp_path: Path, root: Path
+) -> None:
+    write_config(tmp_path, {"gone": McpServerConfig(command="no-such-mcp-server-here")})
+    model.script(Turn(tool_calls=[("scan", {})]), Turn(text="Done without it."))
+    done, stream = foehn_run(model, tmp_path, root, "never")
+    assert done.returncode == 0, done.stderr
+    assert "MCP server gone" in done.stderr
+    assert "program not found: no-such-mcp-server-here" in done.stderr
+    assert of(stream, "done")[0]["answer"] == "Done without it."
