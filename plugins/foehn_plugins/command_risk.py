@@ -1,17 +1,30 @@
 """How risky a command line is, from its arguments alone. Table-driven and fail-closed:
 anything not known to be harmless is destructive.
 
+This table decides only when to ask the person. What a program can actually do is decided by
+the OS sandbox it runs in (``foehn_lsp.sandbox``): a read-only verdict runs in the
+``read-only`` sandbox, so a wrong entry here costs nothing. The table still tries to be right.
+
 Rules, in order (the first that decides wins):
-1. A path-like argument (also after ``--opt=``) that resolves outside the workspace, or a
+0. A program named with a ``/`` (a script, or a path that may be one) is destructive.
+1. A path-like argument that resolves outside the workspace: also after ``--opt=``, attached
+   to a short option (``-o/abs``, ``-uo../x``), or a bare name that is a symbolic link out; any
+   ``://`` (a URL is the network, and ``x://../..`` is a path in disguise); or a
    redirection-like token (``>``, ``>>``, ``<``, ``|``, ``;``, ``&&``, ``||``, ``&``, backticks,
    ``$(``): destructive. There is no shell, so such tokens only mean the model expected one.
 2. Shells (``sh -c`` …), privilege changers (``sudo``), and programs that run other programs
    from their arguments (``xargs``, ``env CMD``, ``find -exec``/``-delete``): destructive.
-   ``timeout``/``nice``/``nohup``/``time`` are classified by the command they wrap.
-3. Interpreters: ``--version`` is read-only; inline code (``-c``, ``-e``, ``--eval``, ``-p``,
-   ``-r``) is destructive; ``python -m MODULE`` is classified as MODULE; a script is destructive.
+   ``timeout``/``nice``/``nohup``/``time`` are classified by the command they wrap (their own
+   options' values skipped; ``time -o FILE`` writes).
+3. Interpreters: ``--version``/``--help`` alone are read-only; inline code (``-c``, ``-e``,
+   ``--eval``, ``-p``, ``-r``) is destructive; ``python -m MODULE`` is classified as MODULE; a
+   script (even one named ``help``) is destructive.
 4. The tables below, by program and (for ``git``, package managers, formatters) subcommand and
-   flags. ``--version``/``--help`` alone are read-only for any known program.
+   flags; options that run programs (``sed e``, ``tar --to-command``, ``rg --pre``, ``sort
+   --compress-program``, ``git grep -O``), write (``uniq IN OUT``, ``xxd -r``, ``pip --log``) or
+   reach the network (``pip index``, ``npm view``) are not read-only; nor is git in a
+   repository whose own config can run programs, or cargo with a ``.cargo/config``.
+   ``--version``/``--help`` alone are read-only for any known program.
 5. Everything else: destructive.
 
 Quote characters are removed from options before matching, so ``-e"x"ec`` is ``-exec``.
@@ -20,6 +33,7 @@ Quote characters are removed from options before matching, so ``-e"x"ec`` is ``-
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from foehn_lsp import RiskLevel
@@ -80,7 +94,9 @@ INTERPRETERS = {
     "mawk",
 }
 INLINE_CODE = {"-c", "-e", "--eval", "-p", "--print", "-r", "--exec", "-E", "-x"}
-QUERIES = {"--version", "-V", "-v", "--help", "-h", "version", "help"}
+QUERIES = {"--version", "-V", "--help", "-h"}
+"""Alone, these only print; ``-v`` and bare words (``help``, ``version``) are not queries
+everywhere (``make help`` runs a target, ``python help`` a script, ``npm version`` bumps)."""
 
 READ_ONLY_PROGRAMS = {
     "ls",
@@ -232,6 +248,7 @@ FORMATTERS: dict[str, tuple[bool, set[str], set[str]]] = {
 }
 
 GIT: dict[str, RiskLevel] = {
+    # read-only subcommands are read-only only with the options that keep them so (below)
     "status": R,
     "diff": R,
     "log": R,
@@ -246,7 +263,7 @@ GIT: dict[str, RiskLevel] = {
     "cat-file": R,
     "ls-tree": R,
     "whatchanged": R,
-    "reflog": R,
+    "reflog": R,  # only "show" (expire and delete write)
     "version": R,
     "help": R,
     "add": W,
@@ -284,24 +301,49 @@ GIT: dict[str, RiskLevel] = {
     "tag": R,
 }
 PACKAGE_MANAGERS: dict[str, tuple[set[str], set[str]]] = {
-    # program: (read-only subcommands, write subcommands); anything else is destructive
-    "pip": ({"list", "show", "freeze", "check", "index", "search"}, set()),
-    "pip3": ({"list", "show", "freeze", "check", "index", "search"}, set()),
-    "uv": ({"tree", "version"}, {"lock", "run", "sync"}),
-    "npm": (
-        {"ls", "list", "view", "outdated", "audit", "why", "explain"},
-        {"test", "run", "run-script", "t"},
-    ),
-    "yarn": ({"list", "info", "why", "outdated"}, {"test", "run"}),
-    "pnpm": ({"list", "ls", "why", "outdated"}, {"test", "run"}),
+    # program: (read-only subcommands, write subcommands); anything else is destructive.
+    # Read-only means local: subcommands that ask a registry (pip index, npm view, cargo
+    # search, yarn info) are the network, and destructive.
+    "pip": ({"list", "show", "freeze", "check"}, set()),
+    "pip3": ({"list", "show", "freeze", "check"}, set()),
+    "uv": (set(), {"lock", "run", "sync"}),
+    "npm": ({"ls", "list", "why", "explain"}, {"test", "run", "run-script", "t"}),
+    "yarn": ({"list", "why"}, {"test", "run"}),
+    "pnpm": ({"list", "ls", "why"}, {"test", "run"}),
     "cargo": (
-        {"tree", "metadata", "search", "version"},
+        {"tree", "metadata"},
         {"build", "check", "test", "clippy", "fmt", "doc", "run", "bench"},
     ),
-    "go": ({"version", "env", "list", "doc", "vet"}, {"build", "test", "fmt", "run", "mod"}),
-    "poetry": ({"show", "check", "version"}, {"run", "lock"}),
-    "gem": ({"list", "search"}, set()),
+    "go": ({"version", "doc"}, {"build", "test", "fmt", "run", "mod", "vet"}),
+    "poetry": ({"check"}, {"run", "lock"}),
+    "gem": ({"list"}, set()),
 }
+PACKAGE_READ_OPTIONS = {
+    # options a read-only subcommand may have and stay local and read-only
+    "pip": {
+        "-v",
+        "--verbose",
+        "-q",
+        "--quiet",
+        "--no-color",
+        "--disable-pip-version-check",
+        "--format",
+        "--format=json",
+        "--format=freeze",
+        "--format=columns",
+        "--not-required",
+        "-l",
+        "--local",
+        "--user",
+        "-e",
+        "--editable",
+        "--exclude-editable",
+        "-f",
+        "--files",
+        "--all",
+    },
+}
+PACKAGE_READ_OPTIONS["pip3"] = PACKAGE_READ_OPTIONS["pip"]
 
 
 def _strip_quotes(argument: str) -> str:
@@ -309,11 +351,28 @@ def _strip_quotes(argument: str) -> str:
 
 
 def _path_escapes(argument: str, workspace: Workspace, cwd: str) -> bool:
-    value = argument.split("=", 1)[1] if argument.startswith("-") and "=" in argument else argument
-    if not value or not ("/" in value or value.startswith(("~", "..")) or value == ".."):
+    """Whether ``argument`` names, or may name, a place outside the workspace."""
+    if "://" in argument:
+        return True  # the network, or a path behind a scheme-like prefix
+    return any(_escapes(value, workspace, cwd) for value in _path_candidates(argument))
+
+
+def _path_candidates(argument: str) -> list[str]:
+    """The paths ``argument`` may carry: itself, the value after ``--opt=``, and for a short
+    option cluster every tail after its first letter (``-uo/abs`` may be ``-u -o /abs``)."""
+    if not argument.startswith("-"):
+        return [argument]
+    if argument.startswith("--"):
+        return [argument.split("=", 1)[1]] if "=" in argument else []
+    return [tail for i in range(2, len(argument)) if (tail := argument[i:].lstrip("="))]
+
+
+def _escapes(value: str, workspace: Workspace, cwd: str) -> bool:
+    if not value:
         return False
-    if "://" in value:
-        return False  # a URL: network tools are judged by the table
+    pathlike = "/" in value or value.startswith(("~", ".."))
+    if not pathlike and not os.path.islink(os.path.join(workspace.root, cwd, value)):
+        return False  # a bare word, unless it is a symbolic link (which may point out)
     candidate = value if os.path.isabs(value) or value.startswith("~") else f"{cwd}/{value}"
     try:
         workspace.resolve(candidate)
@@ -333,12 +392,44 @@ def classify(
         return D
     if any(a in REDIRECTIONS or a.startswith(("`", "$(")) or ">" in a[:2] for a in argv):
         return D
+    if "/" in argv[0]:
+        return D  # a script, or a program the tables cannot know by its name
     if any(_path_escapes(a, workspace, cwd) for a in argv[1:]):
         return D
-    program = os.path.basename(argv[0])
+    program = argv[0]
     if overrides and program in overrides:
         return overrides[program]
-    return _by_program(program, [_strip_quotes(a) if a.startswith("-") else a for a in argv[1:]])
+    args = [_strip_quotes(a) if a.startswith("-") else a for a in argv[1:]]
+    risk = _by_program(program, args)
+    if risk is R and _runs_configured_code(program, args, workspace, cwd):
+        return D
+    return risk
+
+
+def _runs_configured_code(program: str, args: list[str], workspace: Workspace, cwd: str) -> bool:
+    """Whether a read-only verdict would run code the workspace configured: git with a
+    repository config that names programs (textconv, filters, fsmonitor, pager, aliases…) or a
+    ``.git`` file pointing elsewhere; cargo with a ``.cargo/config``."""
+    if program == "cargo":
+        folders = {workspace.root, workspace.root / cwd}
+        return any((f / ".cargo").exists() for f in folders)
+    if program != "git" or args[:1] in (["--version"], ["version"], ["--help"], ["help"]):
+        return False
+    dot_git = workspace.root / ".git"
+    if dot_git.is_file() or dot_git.is_symlink():
+        return True
+    try:
+        config = (dot_git / "config").read_text("utf-8", "replace")
+    except OSError:
+        return False
+    return bool(GIT_CONFIG_RUNS_CODE.search(config))
+
+
+GIT_CONFIG_RUNS_CODE = re.compile(
+    r"(?im)^\s*(\[\s*(filter|diff|merge|include|includeif|alias|credential)\b"
+    r"|(fsmonitor|textconv|pager|external|hookspath|sshcommand|askpass|editor|worktree"
+    r"|command|cmd|clean|smudge|process|program)\s*=)"
+)
 
 
 def _by_program(program: str, args: list[str]) -> RiskLevel:
@@ -350,14 +441,13 @@ def _by_program(program: str, args: list[str]) -> RiskLevel:
     if program in SHELLS or program in RUNS_OTHERS:
         return D
     if program in WRAPPERS:
-        rest = [a for a in args if not a.startswith("-")]
-        if program == "timeout" and rest:
-            rest = rest[1:]  # the duration
-        return _by_program(os.path.basename(rest[0]), rest[1:]) if rest else D
+        return _wrapped(program, args)
     if program in INTERPRETERS:
         return _interpreter(args)
     if len(args) == 1 and args[0] in QUERIES and program in KNOWN:
         return R
+    if program in READ_ONLY_RULES:
+        return READ_ONLY_RULES[program](args)
     if program in READ_ONLY_PROGRAMS:
         return R
     if program in WRITE_PROGRAMS:
@@ -372,8 +462,39 @@ def _by_program(program: str, args: list[str]) -> RiskLevel:
             return R
         return W if by_default else R
     if program in PACKAGE_MANAGERS:
-        return _subcommand(args, *PACKAGE_MANAGERS[program])
+        return _subcommand(args, *PACKAGE_MANAGERS[program], PACKAGE_READ_OPTIONS.get(program))
     return D
+
+
+WRAPPER_VALUES = {
+    # options of the wrappers that take a value (the next argument, unless attached)
+    "time": {"-o", "--output", "-f", "--format"},
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "nice": {"-n", "--adjustment"},
+    "ionice": {"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u"},
+    "stdbuf": {"-i", "--input", "-o", "--output", "-e", "--error"},
+}
+WRAPPER_WRITES = {"time": ("-o", "--output", "-a", "--append")}
+
+
+def _wrapped(program: str, args: list[str]) -> RiskLevel:
+    """A wrapper's risk is its command's; ``time -o FILE`` also writes FILE."""
+    values = WRAPPER_VALUES.get(program, set())
+    floor = R
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        option = args[index]
+        if option.startswith(WRAPPER_WRITES.get(program, ("\0",))):
+            floor = W
+        if option in values:
+            index += 1  # its value is the next argument
+        index += 1
+    rest = args[index:]
+    if program == "timeout" and rest:
+        rest = rest[1:]  # the duration
+    if not rest or "/" in rest[0]:
+        return D
+    return max(floor, _by_program(rest[0], rest[1:]), key=lambda r: r.rank)
 
 
 def _interpreter(args: list[str]) -> RiskLevel:
@@ -388,11 +509,16 @@ def _interpreter(args: list[str]) -> RiskLevel:
     return D
 
 
-def _subcommand(args: list[str], read: set[str], write: set[str]) -> RiskLevel:
+def _subcommand(
+    args: list[str], read: set[str], write: set[str], read_options: set[str] | None = None
+) -> RiskLevel:
     positional = [a for a in args if not a.startswith("-")]
     if not positional:
         return R if any(a in QUERIES for a in args) else D
     if positional[0] in read:
+        options = {a for a in args if a.startswith("-")}
+        if read_options is not None and not options <= read_options:
+            return D  # --log FILE, --outdated (the network), --index-url …
         return R
     if positional[0] in write:
         return W
@@ -425,10 +551,20 @@ def _git(args: list[str]) -> RiskLevel:
         return D
     if command == "reset" and "--hard" in rest:
         return D
+    if command == "grep" and any(a.startswith(("-O", "--open-files-in-pager")) for a in rest):
+        return D  # runs the named program on the matching files
+    if command == "cat-file" and any(a in {"--textconv", "--filters"} for a in rest):
+        return D
+    if command == "reflog" and [a for a in rest if not a.startswith("-")][:1] not in ([], ["show"]):
+        return D  # reflog expire / delete
     if command == "branch" and any(
         a in {"-d", "-D", "--delete", "-m", "-M", "-f", "--force"} for a in rest
     ):
         return D
+    if command == "branch" and any(
+        a.startswith("-") and a.split("=", 1)[0] not in BRANCH_READ_OPTIONS for a in rest
+    ):
+        return W  # --set-upstream-to, --edit-description, -c (copy) …
     if (
         command == "branch"
         and [a for a in rest if not a.startswith("-")]
@@ -447,24 +583,138 @@ def _git(args: list[str]) -> RiskLevel:
     return risk
 
 
+BRANCH_READ_OPTIONS = {
+    "--list",
+    "-l",
+    "-a",
+    "--all",
+    "-r",
+    "--remotes",
+    "-v",
+    "-vv",
+    "--verbose",
+    "--show-current",
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--sort",
+    "--format",
+    "--color",
+    "--no-color",
+    "--column",
+    "--no-column",
+    "-i",
+    "--ignore-case",
+}
+
+
 def _find(args: list[str]) -> RiskLevel:
     dangerous = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls", "-fprintf")
     return D if any(a.startswith(dangerous) for a in args) else R
 
 
+SED_READ_SCRIPT = re.compile(
+    r"(\d+|\$|/[^/]*/)?(,(\d+|\$|/[^/]*/))?!?\s*([pdqlnN=]|s(?P<d>[^\w\s\\])"
+    r"(?:(?!(?P=d)).)*(?P=d)(?:(?!(?P=d)).)*(?P=d)[gpiI0-9]*)"
+)
+"""One sed command that only prints: ``p``, ``d``, ``q``, ``=``, or ``s/a/b/`` with printing
+flags (no ``e`` to execute, no ``w`` to write), optionally with an address."""
+
+
 def _sed(args: list[str]) -> RiskLevel:
-    return W if any(a.startswith(("-i", "--in-place")) for a in args) else R
+    """Read-only only for scripts made of printing commands: ``e``, ``r``, ``w``, ``s///e``
+    and script files (``-f``) run programs, read files or write them."""
+    if any(a.startswith(("-i", "--in-place")) for a in args):
+        return W
+    scripts: list[str] = []
+    options = {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "-u", "-z"}
+    index, files = 0, []
+    while index < len(args):
+        a = args[index]
+        if a in ("-e", "--expression") and index + 1 < len(args):
+            scripts.append(args[index + 1])
+            index += 2
+            continue
+        if a.startswith("--expression="):
+            scripts.append(a.split("=", 1)[1])
+        elif a.startswith("-e") and len(a) > 2:
+            scripts.append(a[2:])
+        elif a.startswith("-") and a not in options:
+            return D  # -f script files, --follow-symlinks, anything unknown
+        elif not a.startswith("-"):
+            files.append(a)
+        index += 1
+    if not scripts and files:
+        scripts.append(files.pop(0))
+    commands = [c.strip() for script in scripts for c in re.split(r"[;\n]", script)]
+    return R if all(SED_READ_SCRIPT.fullmatch(c) for c in commands if c) else D
 
 
 def _sort(args: list[str]) -> RiskLevel:
-    return W if any(a.startswith(("-o", "--output")) for a in args) else R
+    if any(a.startswith(("--compress-program", "--files0-from")) for a in args):
+        return D
+    clusters = [a for a in args if a.startswith("-") and not a.startswith("--")]
+    if any(a.startswith(("--output", "--temporary-directory")) for a in args) or any(
+        "o" in _letters(a) or "T" in _letters(a) for a in clusters
+    ):
+        return W
+    return R
+
+
+def _letters(cluster: str) -> str:
+    """The option letters of a short cluster before any attached path (``-uo/x`` -> ``uo``)."""
+    return re.match(r"-([A-Za-z]*)", cluster).group(1)  # type: ignore[union-attr]
+
+
+def _uniq(args: list[str]) -> RiskLevel:
+    return W if len([a for a in args if not a.startswith("-")]) > 1 else R
+
+
+def _xxd(args: list[str]) -> RiskLevel:
+    if any(a in {"-r", "-revert"} or a.startswith("-r") for a in args):
+        return W
+    return W if len([a for a in args if not a.startswith("-")]) > 1 else R
+
+
+def _rg(args: list[str]) -> RiskLevel:
+    return D if any(a.startswith(("--pre", "--search-zip", "-z")) for a in args) else R
+
+
+def _ps(args: list[str]) -> RiskLevel:
+    """BSD-style ``e`` shows each process's environment."""
+    bsd = [a for a in args if not a.startswith("-")]
+    return D if any("e" in a for a in bsd) else R
+
+
+def _files_from(args: list[str]) -> RiskLevel:
+    """Programs that read a list of file names from a file, which may name any file."""
+    return D if any(a.startswith("--files0-from") for a in args) else R
 
 
 def _chmod(args: list[str]) -> RiskLevel:
     return D if any(a in {"-R", "--recursive"} for a in args) else W
 
 
+TAR_RUNS = (
+    "--to-command",
+    "--checkpoint-action",
+    "--use-compress-program",
+    "-I",
+    "--info-script",
+    "--new-volume-script",
+    "-F",
+    "--rsh-command",
+    "--rmt-command",
+    "-T",
+    "--files-from",
+)
+
+
 def _tar(args: list[str]) -> RiskLevel:
+    if any(a.startswith(TAR_RUNS) for a in args):
+        return D
     flags = "".join(a.lstrip("-") for a in args[:1])
     if "t" in flags or "--list" in args:
         return R
@@ -472,14 +722,29 @@ def _tar(args: list[str]) -> RiskLevel:
 
 
 def _env(args: list[str]) -> RiskLevel:
-    return R if not [a for a in args if "=" not in a and not a.startswith("-")] else D
+    """``env`` alone or with assignments prints; any command or ``-S`` runs something."""
+    harmless = {"-i", "--ignore-environment", "-0", "--null"}
+    if any(a.startswith("-") and a not in harmless for a in args):
+        return D
+    return R if not [a for a in args if "=" not in a] else D
 
 
 def _ruff(args: list[str]) -> RiskLevel:
     if args[:1] == ["format"]:
         return R if {"--check", "--diff"} & set(args) else W
-    return W if "--fix" in args else R
+    writes = ("--fix", "--unsafe-fixes", "--add-noqa", "--output-file", "-o", "--watch")
+    return W if any(a.startswith(writes) for a in args) else R
 
+
+READ_ONLY_RULES: dict[str, Callable[[list[str]], RiskLevel]] = {
+    "uniq": _uniq,
+    "xxd": _xxd,
+    "rg": _rg,
+    "ps": _ps,
+    "wc": _files_from,
+    "du": _files_from,
+}
+"""Programs in ``READ_ONLY_PROGRAMS`` with arguments that make them write, run or leak."""
 
 PROGRAM_RULES: dict[str, Callable[[list[str]], RiskLevel]] = {
     "git": _git,

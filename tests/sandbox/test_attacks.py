@@ -1,9 +1,11 @@
 """The attack suite: every argument list in ``attacks.py`` goes through the real ``run_command``
 under the default approval policy, and what counts is the effects, not the verdicts.
 
-Two phases, each run concurrently:
+Phases, each run concurrently:
 1. the person says no to everything they are asked: only what the table calls read-only runs
-   (in the ``read-only`` sandbox), and the workspace must not change at all;
+   (in the ``read-only`` sandbox); then every attack runs again through ``run_command`` with
+   the scope a read-only verdict gets, as if the table were wrong about all of them; the
+   workspace must not change at all;
 2. the person says yes to everything they were asked in phase 1, except ``full``: those calls
    run in the ``workspace-write`` sandbox and may change the workspace, nothing else.
 Canaries, checked after both: secret files in a (fake) home folder and in a folder under /tmp
@@ -45,8 +47,9 @@ from foehn_lsp.agent.approval import (
     Denied,
 )
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.errors import ToolInputError
 from foehn_lsp.sandbox import system_sandbox
-from foehn_lsp.tools import Invocation, ToolRegistry, discover
+from foehn_lsp.tools import CallScope, Invocation, ToolRegistry, discover
 from foehn_lsp.tools.registry import Handler
 from foehn_lsp.workspace import FileAccess, Workspace
 from sandbox.attacks import ATTACKS, Attack
@@ -320,6 +323,27 @@ async def _campaign(
     await asyncio.gather(*(one(outcome) for outcome in outcomes))
 
 
+async def _as_if_read_only(places: Places, registry: ToolRegistry, outcomes: list[Outcome]) -> None:
+    """Every attack through ``run_command`` itself, under the scope a read-only verdict gets:
+    what would happen if the table called each of them read-only."""
+    workspace = Workspace([places.workspace])
+    tool = registry.get("run_command")
+    assert tool is not None
+    limit = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(outcome: Outcome) -> None:
+        arguments = tool.validate({"command": outcome.argv, "timeout_s": CALL_SECONDS})
+        scope = CallScope(program=outcome.argv[0], sandbox="read-only")
+        ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), scope=scope)
+        async with limit:
+            try:
+                outcome.results.append(await tool.execute(arguments, ctx))
+            except ToolInputError as exc:  # a program that is not there
+                outcome.results.append(ToolResult.failure(str(exc)))
+
+    await asyncio.gather(*(one(outcome) for outcome in outcomes))
+
+
 @dataclass(kw_only=True)
 class Campaign:
     places: Places
@@ -368,13 +392,13 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Campaign]:
 
 
 @contextlib.contextmanager
-def _holder(places: Places) -> Iterator[None]:
+def _holder(places: Places) -> Iterator[int]:
     """A process outside whose own start-up environment holds the keys, as the server's would
     (``ps e`` and ``/proc/PID/environ`` show a process's initial environment, which the
     test's ``setenv`` does not change)."""
     holder = subprocess.Popen(["sleep", "600"], env={"PATH": os.environ["PATH"], **places.keys})
     try:
-        yield
+        yield holder.pid
     finally:
         holder.kill()
         holder.wait()
@@ -408,6 +432,7 @@ def _run(places: Places, registry: ToolRegistry) -> Campaign:
         atimes[path] = os.stat(path).st_atime_ns
     outcomes = [Outcome(attack=a, argv=[places.fill(arg) for arg in a.argv]) for a in ATTACKS]
     asyncio.run(_campaign(places, registry, outcomes, Person(yes=False)))
+    asyncio.run(_as_if_read_only(places, registry, outcomes))
     workspace_after_phase_one = snapshot(places.workspace)
     asked = [o for o in outcomes if o.asked]
     asyncio.run(_campaign(places, registry, asked, Person(yes=True)))
@@ -483,7 +508,9 @@ def test_git_and_foehn_folders_are_unchanged(campaign: Campaign) -> None:
     assert campaign.after[".foehn"] == campaign.before[".foehn"]
 
 
-def test_calls_run_without_asking_changed_nothing_in_the_workspace(campaign: Campaign) -> None:
+def test_read_only_calls_changed_nothing_in_the_workspace(campaign: Campaign) -> None:
+    """Both the calls that ran unasked and every attack run as if the table had called it
+    read-only."""
     assert campaign.workspace_after_phase_one == campaign.before["workspace"]
 
 
@@ -506,7 +533,6 @@ def test_the_canaries_trip_when_a_call_runs_with_full_rights(tmp_path: Path) -> 
             before = _state(places)
             argvs = [
                 ("sed", "-n", "1e cat <HSECRET>", "a.txt"),
-                ("ps", "axeww"),
                 ("touch", "<RO>/pwned-control", ".git/pwned-control"),
                 ("curl", "-s", "-m", "5", "<URL>"),
             ]
@@ -517,7 +543,13 @@ def test_the_canaries_trip_when_a_call_runs_with_full_rights(tmp_path: Path) -> 
                 )
                 for a in argvs
             ]
-            with _holder(places):
+            with _holder(places) as pid:
+                outcomes.append(
+                    Outcome(
+                        attack=Attack(kind="control", argv=(), sandbox="full"),
+                        argv=["ps", "eww", "-p", str(pid)],
+                    )
+                )
                 asyncio.run(
                     _campaign(places, found.registry, outcomes, Person(yes=True, full=True))
                 )
