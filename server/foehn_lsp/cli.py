@@ -242,6 +242,16 @@ def _acp_command(args: argparse.Namespace) -> int:
     return acp_main(permission_timeout=args.permission_timeout)
 
 
+def _mcp_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.mcp.server import main as mcp_main
+
+    return mcp_main(
+        workspace=args.workspace,
+        allow_writes=args.allow_writes,
+        allow_destructive=args.allow_destructive,
+    )
+
+
 def tool_parameters(schema: Any) -> list[str]:
     properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
     return list(properties)
@@ -296,6 +306,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="an unanswered permission request counts as a denial after this long",
     )
     acp.set_defaults(handler=_acp_command)
+
+    mcp = commands.add_parser("mcp", help="Foehn's tools as an MCP server on stdio")
+    mcp.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    mcp.add_argument("--allow-writes", action="store_true", help="offer tools that write too")
+    mcp.add_argument(
+        "--allow-destructive",
+        action="store_true",
+        help="offer destructive tools too (deleting, replacing; implies --allow-writes)",
+    )
+    mcp.set_defaults(handler=_mcp_command)
     return parser
 
 

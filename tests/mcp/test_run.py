@@ -45,9 +45,9 @@ def foehn_run(
         "FOEHN_PROVIDER": "openai",
         "FOEHN_BASE_URL": model.openai_url,
     }
+    command = [sys.executable, "-m", "foehn_lsp", "run", "use the tools"]
     done = subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "run", "use the tools", "--workspace", str(root)]
-        + ["--json", "--approve", approve],
+        [*command, "--workspace", str(root), "--json", "--approve", approve],
         capture_output=True,
         text=True,
         env=environment,

@@ -1,0 +1,143 @@
+"""``foehn mcp`` driven by the official SDK's client over stdio: what it lists, what it runs,
+what it refuses, and that it refuses exactly as Foehn does."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.session import ClientRequestContext, ElicitationFnT
+
+from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.registry import ToolRegistry
+
+
+@asynccontextmanager
+async def foehn_mcp(
+    root: Path, home: Path, *flags: str, elicit: ElicitationFnT | None = None
+) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "foehn_lsp", "mcp", "--workspace", str(root), *flags],
+        env={
+            "XDG_STATE_HOME": str(home / "state"),
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "PATH": os.environ["PATH"],
+        },
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, elicitation_callback=elicit) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+async def test_read_only_tools_by_default_with_annotations_from_their_risk(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / "notes.txt").write_text("one\ntwo\n")
+    async with foehn_mcp(root, tmp_path) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert {"read_file", "scan", "search", "git"} <= set(tools)
+        assert not {"write_file", "edit_file", "delete_path", "run_tests"} & set(tools)
+        hints = tools["read_file"].annotations
+        assert hints is not None
+        assert hints.read_only_hint is True
+        assert hints.idempotent_hint is True
+        run = tools["run_command"].annotations  # risk assessed per call: not promised read-only
+        assert run is not None
+        assert run.read_only_hint is True  # ...but this server runs read-only calls only
+        result = await session.call_tool("read_file", {"path": "notes.txt"})
+        assert not result.is_error
+        assert "two" in text(result)
+    (audit,) = (tmp_path / "state" / "foehn" / "audit").glob("*.jsonl")
+    record = json.loads(audit.read_text().splitlines()[-1])
+    assert record["tool"] == "read_file"
+    assert record["ok"] is True
+
+
+async def test_an_escape_is_refused_exactly_as_in_foehn(
+    root: Path,
+    tmp_path: Path,
+    registry: ToolRegistry,
+    ctx: ToolContext,
+    canary_untouched: Callable[[], None],
+) -> None:
+    escape = {"path": "../canary/secret.txt"}
+    in_foehn = await registry.call("read_file", json.dumps(escape), ctx)
+    assert not in_foehn.ok
+    async with foehn_mcp(root, tmp_path) as session:
+        result = await session.call_tool("read_file", escape)
+    assert result.is_error
+    assert text(result) == in_foehn.output
+    canary_untouched()
+
+
+async def test_writes_are_refused_without_the_flag(root: Path, tmp_path: Path) -> None:
+    async with foehn_mcp(root, tmp_path) as session:
+        unlisted = await session.call_tool("write_file", {"path": "a.txt", "content": "x"})
+        assert unlisted.is_error
+        assert "unknown tool 'write_file'" in text(unlisted)
+        touched = await session.call_tool("run_command", {"command": ["touch", "made.txt"]})
+        assert touched.is_error
+        assert "--allow-writes" in text(touched)
+    assert not (root / "a.txt").exists()
+    assert not (root / "made.txt").exists()
+
+
+async def test_with_the_flag_a_write_asks_through_elicitation(root: Path, tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    async def allow_once(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": "allow once"})
+
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=allow_once) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        hints = tools["write_file"].annotations
+        assert hints is not None
+        assert (hints.read_only_hint, hints.destructive_hint) == (False, False)
+        assert "delete_path" not in tools
+        result = await session.call_tool("write_file", {"path": "a.txt", "content": "hi\n"})
+    assert not result.is_error, text(result)
+    assert (root / "a.txt").read_text() == "hi\n"
+    (question,) = asked
+    assert "write_file (write)" in question
+    assert "+hi" in question  # the diff is shown
+
+
+async def test_a_declined_question_leaves_the_file_alone(root: Path, tmp_path: Path) -> None:
+    async def decline(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=decline) as session:
+        result = await session.call_tool("write_file", {"path": "a.txt", "content": "hi\n"})
+    assert result.is_error
+    assert "denied" in text(result)
+    assert not (root / "a.txt").exists()
+
+
+async def test_without_elicitation_a_write_is_refused_with_how_to_allow_it(
+    root: Path, tmp_path: Path
+) -> None:
+    async with foehn_mcp(root, tmp_path, "--allow-writes") as session:
+        result = await session.call_tool("write_file", {"path": "a.txt", "content": "hi\n"})
+    assert result.is_error
+    assert "does not support elicitation" in text(result)
+    assert 'approval.write = "allow"' in text(result)
+    assert not (root / "a.txt").exists()
