@@ -186,6 +186,7 @@ def initialize_params(
     settings: dict[str, Any] | None = None,
     progress: bool = True,
     configuration: bool = True,
+    apply_edit: bool = True,
 ) -> dict[str, Any]:
     """What an editor like VS Code sends, without the parts Foehn does not read."""
     options: dict[str, Any] = {"runEvents": True}
@@ -198,7 +199,7 @@ def initialize_params(
         "capabilities": {
             "window": {"workDoneProgress": progress},
             "workspace": {
-                "applyEdit": True,
+                "applyEdit": apply_edit,
                 "configuration": configuration,
                 "workspaceEdit": {"documentChanges": True},
             },
