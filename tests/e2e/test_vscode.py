@@ -1,7 +1,10 @@
-"""Real VS Code: code-server in Debian's chromium, driven by playwright-core. "Foehn: Ask…" runs
-a task the scripted model answers with a read and an edit; the modal is approved and the edit
-and answer must show; a second run is denied and must change nothing. Screenshots of the
-confirmation and the answer are saved in test-output/vscode/.
+"""Real VS Code: code-server in Debian's chromium, driven by playwright-core, through a whole task
+in Foehn's chat view (tests/e2e/vscode_scenario.mjs): ask and watch the streamed answer; approve
+an edit inline and see it land unsaved; follow up in the same session and check the model got
+the earlier turn; undo that turn and see the file restored; ask from the lightbulb and see the
+answer in the chat; reload and resume the session. Screenshots of each state are saved in
+test-output/vscode/, named for what they show; the webview's buttons must all have names and
+be reachable by keyboard.
 
 The tools come from scripts/setup-vscode-e2e (scripts/test runs it and sets
 FOEHN_E2E_REQUIRED=1, so a missing install fails rather than skips)."""
@@ -39,13 +42,13 @@ pytestmark = pytest.mark.skipif(
     reason="real VS Code is not installed; run scripts/setup-vscode-e2e",
 )
 
-EDIT_TO = (
+FIX = (
     "edit_file",
     {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
 )
-EDIT_AGAIN = (
+RENAME = (
     "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 2", "new_text": "return 3"}]},
+    {"path": "app.py", "edits": [{"old_text": "def main():", "new_text": "def run():"}]},
 )
 
 
@@ -59,8 +62,8 @@ def _free_port() -> int:
 @pytest.fixture
 def code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
     assert INSTALLED, "run scripts/setup-vscode-e2e first"
-    if not VSIX.exists():
-        subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True)
+    # Always packaged afresh: a stale .vsix would test old code.
+    subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True)
     data, extensions = tmp_path / "data", tmp_path / "extensions"
     (data / "User").mkdir(parents=True)
     foehn = Path(sys.executable).with_name("foehn")
@@ -154,7 +157,7 @@ def code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServ
         model.__exit__()
 
 
-def test_ask_approve_edit_then_deny_in_real_vscode(
+def test_a_whole_task_in_the_chat_view(
     code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:
     url, env, model = code_server
@@ -162,10 +165,11 @@ def test_ask_approve_edit_then_deny_in_real_vscode(
     source.write_text("def main():\n    return 1  # TODO\n")
     model.script(
         Turn(tool_calls=[("read_file", {"path": "app.py"})]),
-        Turn(tool_calls=[EDIT_TO]),
-        Turn(text="Fixed the TODO in app.py: main() now returns 2."),
-        Turn(tool_calls=[EDIT_AGAIN]),
-        Turn(text="The change was denied, so app.py is unchanged."),
+        Turn(tool_calls=[FIX]),
+        Turn(text="Fixed the TODO in **app.py**: `main()` now returns 2."),
+        Turn(tool_calls=[RENAME]),
+        Turn(text="Renamed main to run."),
+        Turn(text="It defines a function that returns 2."),
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
@@ -180,20 +184,48 @@ def test_ask_approve_edit_then_deny_in_real_vscode(
         },
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
     )
     report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    (SHOTS / "report.json").write_text(json.dumps(report, indent=2))
     assert done.returncode == 0, (report, done.stderr[-2000:])
     assert "return 1  # TODO" in report["before"]
-    assert "Foehn wants to run edit_file (write): edit app.py (1 block)" in report["dialog"]
-    assert report["diffTab"] == 1  # the proposed change opened as a diff beside the dialog
-    assert "return 1  # TODO" in report["diff"]
+    assert "app.py" in report["chips"]
+    # The inline card: the exact arguments' tool, the diff, and what "for this session" keeps.
+    first, second = report["approvals"]
+    assert "edit_file: edit app.py (1 block)" in first
+    assert "+    return 2" in first
+    assert "Allow for this session" in first
+    assert "remembers:" in first
+    assert "+def run():" in second
     assert "Fixed the TODO in app.py" in report["answer"]
+    assert "Changed files" in report["answer"]
     assert "return 2" in report["after"]
     assert "TODO" not in report["after"]
     assert report["dirty"] == 1  # in the editor, unsaved: visible and undoable
-    assert "return 2" in report["afterDenial"]
-    assert "return 3" not in report["afterDenial"]
-    assert source.read_text() == "def main():\n    return 1  # TODO\n"
-    assert (SHOTS / "confirmation.png").stat().st_size > 10_000
-    assert (SHOTS / "answer.png").stat().st_size > 10_000
+    # The follow-up went to the same session: the model saw the first turn.
+    follow_up = json.dumps(model.requests[3].body["messages"])
+    assert "Fix the TODO in app.py" in follow_up
+    assert "Fixed the TODO in **app.py**" in follow_up
+    assert "def run():" in report["afterRename"]
+    assert "def main():" in report["afterUndo"]
+    assert "return 2" in report["afterUndo"]
+    assert "returns 2" in report["lightbulb"]
+    assert "Fix the TODO" in report["history"]
+    assert "Fix the TODO in app.py" in report["resumed"]
+    for check in ("a11yEmpty", "a11yTurn"):
+        assert report[check]["unnamed"] == [], report[check]
+        assert {"input", "send"} <= set(report[check]["reached"]), report[check]
+    source_on_disk = source.read_text()
+    assert source_on_disk == "def main():\n    return 1  # TODO\n"  # nothing was saved
+    for name in (
+        "chat-empty-with-context-chips.png",
+        "approval-inline-card.png",
+        "answer-streamed-with-changed-files.png",
+        "approval-diff-in-editor.png",
+        "turn-undone.png",
+        "lightbulb-answer-in-chat.png",
+        "history-picker.png",
+        "session-resumed-after-reload.png",
+    ):
+        assert (SHOTS / name).stat().st_size > 10_000, name

@@ -1,6 +1,8 @@
-// Drives real VS Code (code-server) in Debian's chromium with playwright-core: open a file,
-// run "Foehn: Ask…", approve the modal, check the edit is in the editor and the answer shown;
-// then run again, deny, and check nothing changed. Prints a JSON report on stdout.
+// Drives real VS Code (code-server) in Debian's chromium with playwright-core through a whole
+// task in Foehn's chat view: ask, watch the answer stream, approve an edit inline (it lands
+// unsaved), follow up in the same session, undo that turn, ask from the lightbulb, reload and
+// resume the session. Checks the webview's buttons have names and can be reached by keyboard.
+// Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE.
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -8,8 +10,9 @@ import path from "node:path";
 const require = createRequire(path.join(process.env.FOEHN_E2E_HOME, "cs", "package.json"));
 const { chromium } = require("playwright-core");
 const shots = process.env.SHOTS;
-const report = { steps: [] };
+const report = { steps: [], approvals: [] };
 const step = (name) => report.steps.push(name);
+const LONG = 90_000;
 
 const browser = await chromium.launchPersistentContext(process.env.PROFILE, {
   executablePath: "/usr/bin/chromium",
@@ -19,97 +22,155 @@ const browser = await chromium.launchPersistentContext(process.env.PROFILE, {
          "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 const page = browser.pages()[0] ?? (await browser.newPage());
+const shot = (name) => page.screenshot({ path: path.join(shots, name) });
+// A webview view is an iframe (the host) holding another (the page).
+const chat = () => page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
 
-async function palette(title) {
-  await page.keyboard.press("F1");
+async function quickInput(text, rowLabel) {
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible" });
-  await input.fill(`>${title}`);
-  await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`).first()
+  await input.fill(text);
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${rowLabel}"]`).first()
     .waitFor({ state: "visible" });
   await page.keyboard.press("Enter");
 }
 
 async function openFile(name) {
   await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(name);
-  await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`).first()
-    .waitFor({ state: "visible" });
-  await page.keyboard.press("Enter");
+  await quickInput(name, name);
   await page.locator(`.tab[aria-label*="${name}"]`).first().waitFor({ state: "visible" });
 }
 
-async function editorText() {
-  await openFile("app.py");
+async function editorText(name) {
+  await openFile(name);
   const lines = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
   await lines.waitFor({ state: "visible" });
   return (await lines.innerText()).replace(/\u00a0/g, " ");
 }
 
-async function ask(task) {
-  await palette("Foehn: Ask");
-  const input = page.locator(".quick-input-widget input");
-  await page.locator('.quick-input-widget .quick-input-title:has-text("Foehn: Ask")')
-    .waitFor({ state: "visible" });
-  await input.fill(task);
-  await page.keyboard.press("Enter");
+async function waitForWorkbench() {
+  await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 120_000 });
+  await page.locator('.statusbar-item:has-text("Foehn")').first().waitFor({ state: "visible", timeout: 120_000 });
 }
 
-async function answerDialog(button, shot) {
-  const dialog = page.locator(".monaco-dialog-box");
-  await dialog.waitFor({ state: "visible", timeout: 90_000 });
-  report.dialog = await dialog.innerText();
-  if (shot) {
-    const diff = page.locator(".monaco-diff-editor").first();
-    await diff.locator(".view-lines").first().waitFor({ state: "visible", timeout: 30_000 });
-    await page.locator('.tab[aria-label*="proposed change to app.py"]').waitFor({ state: "visible" });
-    report.diff = (await diff.innerText()).replace(/\u00a0/g, " ");
-    report.diffTab = await page.locator('.tab[aria-label*="proposed change to app.py"]').count();
-  }
-  if (shot) {
-    await page.screenshot({ path: path.join(shots, shot) });
-  }
-  await dialog.locator(`a.monaco-button:text-is("${button}")`).click();
-  await dialog.waitFor({ state: "hidden" });
+async function openChat() {
+  await page.locator(".monaco-workbench").click();
+  await page.keyboard.press("Control+Alt+F");
+  await chat().locator("#input").waitFor({ state: "visible", timeout: 60_000 });
 }
 
-async function notification(text) {
-  const toast = page.locator(`.notification-toast:has-text("${text}")`).first();
-  await toast.waitFor({ state: "visible", timeout: 90_000 });
-  return toast.innerText();
+async function ask(text) {
+  const input = chat().locator("#input");
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+/** The last turn's section in the chat. */
+const lastTurn = () => chat().locator("section.turn").last();
+
+async function approveInline(button, shotName) {
+  const card = chat().locator(".approval").last();
+  await card.waitFor({ state: "visible", timeout: LONG });
+  report.approvals.push(await card.innerText());
+  if (shotName) {
+    await shot(shotName);
+  }
+  await card.locator(`button[data-decision="${button}"]`).click();
+  await card.waitFor({ state: "detached", timeout: LONG });
+}
+
+async function turnDone(text) {
+  const turn = lastTurn();
+  await turn.locator(".stop").waitFor({ state: "visible", timeout: LONG });
+  if (text) {
+    await turn.locator(`.markdown:has-text("${text}")`).first().waitFor({ state: "visible", timeout: LONG });
+  }
+  return turn.innerText();
+}
+
+/** Every button in the chat has a name, and Tab reaches the input and Send. */
+async function accessibility() {
+  const unnamed = await chat().locator("button").evaluateAll((buttons) =>
+    buttons.filter((b) => !(b.getAttribute("aria-label") || b.textContent || "").trim()).map((b) => b.outerHTML));
+  const reached = [];
+  await chat().locator("#title").click();
+  for (let i = 0; i < 40 && !(reached.includes("input") && reached.includes("send")); i++) {
+    await page.keyboard.press("Tab");
+    reached.push(await chat().locator(":focus").evaluate((e) => e.id || e.getAttribute("data-action") || e.tagName).catch(() => "?"));
+  }
+  return { unnamed, reached };
 }
 
 try {
   await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
-  await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 120_000 });
-  await page.locator('.statusbar-item:has-text("Foehn")').first()
-    .waitFor({ state: "visible", timeout: 120_000 });
+  await waitForWorkbench();
   step("workbench and extension ready");
-  await page.locator(".monaco-workbench").click();
-  report.before = await editorText();
-  step("opened app.py");
+  report.before = await editorText("app.py");
+  await openChat();
+  await chat().locator("#chips .chip").first().waitFor({ state: "visible" });
+  report.chips = await chat().locator("#chips").innerText();
+  await shot("chat-empty-with-context-chips.png");
+  report.a11yEmpty = await accessibility();
+  step("chat open with the active file as a chip");
 
   await ask("Fix the TODO in app.py");
-  await answerDialog("Allow", "confirmation.png");
-  step("approved in the modal");
-  report.answer = await notification("Fixed the TODO");
-  await page.screenshot({ path: path.join(shots, "answer.png") });
-  report.after = await editorText();
+  await approveInline("allow", "approval-inline-card.png");
+  step("approved inline");
+  report.answer = await turnDone("Fixed the TODO");
+  await shot("answer-streamed-with-changed-files.png");
+  report.after = await editorText("app.py");
   report.dirty = await page.locator('.tab.dirty[aria-label*="app.py"]').count();
-  step("answer shown, edit in the editor");
+  report.a11yTurn = await accessibility();
+  step("answer shown, edit in the editor, unsaved");
 
-  await ask("Change the return value to 3");
-  await answerDialog("Deny", null);
-  report.deniedAnswer = await notification("was denied");
-  report.afterDenial = await editorText();
-  await page.screenshot({ path: path.join(shots, "denied.png") });
-  step("denied; nothing changed");
+  await openChat();
+  await ask("Now rename main to run");
+  await chat().locator(".approval").last().waitFor({ state: "visible", timeout: LONG });
+  await chat().locator('.approval button[data-action="openDiff"]').last().click();
+  await page.locator('.tab[aria-label*="proposed change to app.py"]').first().waitFor({ state: "visible", timeout: 30_000 });
+  await shot("approval-diff-in-editor.png");
+  await approveInline("allow", null);
+  report.followUp = await turnDone("Renamed");
+  report.afterRename = await editorText("app.py");
+  step("follow-up in the same session");
+
+  await openChat();
+  await lastTurn().locator('button[data-action="undo"]:not([data-path])').click();
+  await lastTurn().locator(".file-undone").first().waitFor({ state: "visible", timeout: LONG });
+  await shot("turn-undone.png");
+  report.afterUndo = await editorText("app.py");
+  step("undid the follow-up turn");
+
+  // The lightbulb: select the function, open the code actions, explain it.
+  await page.locator(".editor-group-container.active .view-line").first().click();
+  await page.keyboard.press("Home");
+  await page.keyboard.press("Shift+ArrowDown");
+  await page.keyboard.press("Shift+ArrowDown");
+  await page.keyboard.press("Control+.");
+  const action = page.locator('.action-widget .monaco-list-row:has-text("Foehn: Explain selection")').first();
+  await action.waitFor({ state: "visible", timeout: 30_000 });
+  await action.click();
+  report.lightbulb = await turnDone("returns 2");
+  await shot("lightbulb-answer-in-chat.png");
+  step("lightbulb answer in the chat");
+
+  await page.reload();
+  await waitForWorkbench();
+  await openChat();
+  await chat().locator('button[data-action="history"]').click();
+  await page.locator(".quick-input-widget .monaco-list-row").first().waitFor({ state: "visible", timeout: 30_000 });
+  report.history = await page.locator(".quick-input-widget .quick-input-list").innerText();
+  await shot("history-picker.png");
+  await page.keyboard.press("Enter");
+  await chat().locator("section.turn").first().waitFor({ state: "visible", timeout: 30_000 });
+  report.resumed = await chat().locator("#log").innerText();
+  await shot("session-resumed-after-reload.png");
+  step("resumed after a reload");
 } catch (error) {
   report.error = String(error);
   report.tabs = await page.locator(".tab").allInnerTexts().catch(() => []);
-  await page.screenshot({ path: path.join(shots, "failure.png") }).catch(() => {});
+  report.chatText = await chat().locator("body").innerText({ timeout: 2000 }).catch(() => "");
+  await shot("failure.png").catch(() => {});
 } finally {
   await browser.close();
 }

@@ -101,18 +101,21 @@ export class Conversation implements vscode.Disposable {
     }
     this.port.post({ type: "busy", busy: true });
     this.busyChanged.fire(true);
-    const argument: RunArguments = {
+    const base = {
       task,
       runId,
-      ...(this.session ? { session: this.session } : {}),
       ...(context.uri ? { uri: context.uri } : {}),
       ...(context.range ? { range: context.range } : {}),
       ...(context.diagnostic ? { diagnostic: context.diagnostic } : {}),
       ...(context.context ? { context: context.context } : {}),
     };
     try {
-      const result = await this.server.command<RunResult>(COMMANDS.run, [argument], source.token);
-      this.session = result.session ?? this.session;
+      if (!this.session) {
+        const created = await this.server.command<{ sessionId: string }>(COMMANDS.create, [{ title: this.title }]);
+        this.session = created.sessionId;
+      }
+      const argument: RunArguments = { ...base, sessionId: this.session };
+      const result = await this.server.command<RunResult>(COMMANDS.prompt, [argument], source.token);
       this.update(runId, (turn) => {
         const finished =
           turn.status === "done"
@@ -279,7 +282,7 @@ export class Conversation implements vscode.Disposable {
       return;
     }
     try {
-      let report = await this.server.command<UndoReport>(COMMANDS.undo, [{ session: this.session, toTurn }]);
+      let report = await this.server.command<UndoReport>(COMMANDS.undo, [{ sessionId: this.session, toTurn }]);
       if (!report.applied && report.conflicts.length) {
         const force = await vscode.window.showWarningMessage(
           `${label}: ${report.conflicts.join(", ")} changed since Foehn wrote ${report.conflicts.length === 1 ? "it" : "them"}.`,
@@ -289,7 +292,7 @@ export class Conversation implements vscode.Disposable {
         if (force !== "Undo anyway") {
           return;
         }
-        report = await this.server.command<UndoReport>(COMMANDS.undo, [{ session: this.session, toTurn, force: true }]);
+        report = await this.server.command<UndoReport>(COMMANDS.undo, [{ sessionId: this.session, toTurn, force: true }]);
       }
       if (!report.applied) {
         void vscode.window.showWarningMessage(`Foehn: ${label}: ${report.reason}`);
@@ -392,7 +395,7 @@ export class Conversation implements vscode.Disposable {
     this.session = saved.id;
     this.title = saved.title;
     this.turns = turnsOf(saved);
-    this.meter = undefined;
+    this.meter = saved.meter ? { used: saved.meter.used, window: saved.meter.window ?? undefined, cost: saved.meter.cost ?? undefined } : undefined;
     this.before.clear();
     this.port.post(this.snapshot());
   }

@@ -195,12 +195,12 @@ export interface ConfirmAnswer {
   reason?: string;
 }
 
-/** foehn.run's argument. `runId` is chosen by the client, so events and confirmations of this
- * turn can be told apart from the first notification on (no polling, no guessing). */
+/** foehn.session.prompt's argument. `runId` is chosen by the client, so events and
+ * confirmations of this turn are known from the first notification on (no polling). */
 export interface RunArguments {
   task: string;
   runId: string;
-  session?: string;
+  sessionId: string;
   uri?: string;
   range?: { start: { line: number; character: number }; end: { line: number; character: number } };
   diagnostic?: unknown;
@@ -213,7 +213,8 @@ export interface RunResult {
   answer: string;
   stopReason: StopReason;
   iterations: number;
-  session?: string;
+  sessionId?: string;
+  /** The session's 1-based turn number. */
   turn?: number;
 }
 

@@ -4,10 +4,11 @@ import type { ChangedFile, StopReason } from "./protocol";
 import type { Turn } from "./chat/state";
 
 export const COMMANDS = {
-  run: "foehn.run",
+  create: "foehn.session.new",
+  prompt: "foehn.session.prompt",
   cancel: "foehn.cancel",
   list: "foehn.session.list",
-  load: "foehn.session.show",
+  load: "foehn.session.load",
   rename: "foehn.session.rename",
   remove: "foehn.session.delete",
   undo: "foehn.session.undo",
@@ -38,6 +39,7 @@ export interface SavedSession {
   id: string;
   title: string;
   turns: SavedTurn[];
+  meter?: { used: number; window?: number | null; cost?: number | null };
 }
 
 /** What an undo did (the session's RestoreReport). */
