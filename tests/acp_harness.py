@@ -112,7 +112,8 @@ class EditorClient:
 
 def agent_environment(root: Path, model: ModelServer, **extra: str) -> dict[str, str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
-    environment.pop("OPENAI_API_KEY", None)
+    for variable in ("OPENAI_API_KEY", "MISTRAL_API_KEY", "ANTHROPIC_API_KEY"):
+        environment.pop(variable, None)
     environment.update(
         {
             "FOEHN_PROVIDER": "openai",

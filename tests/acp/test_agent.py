@@ -61,14 +61,14 @@ async def test_a_missing_key_is_an_auth_method_and_session_new_says_so(
     app: Path, model: ModelServer
 ) -> None:
     client = EditorClient()
-    async with acp_agent(app, model, client, env={"OPENAI_API_KEY": ""}) as conn:
+    async with acp_agent(app, model, client, env={"FOEHN_PROVIDER": "mistral"}) as conn:
         answer = await conn.initialize(protocol_version=1)
         [method] = answer.auth_methods or []
-        assert method.model_dump(by_alias=True)["vars"][0]["name"] == "OPENAI_API_KEY"
+        assert method.model_dump(by_alias=True)["vars"][0]["name"] == "MISTRAL_API_KEY"
         with pytest.raises(RequestError) as refused:
             await conn.new_session(cwd=str(app), mcp_servers=[])
     assert refused.value.code == -32000
-    assert "OPENAI_API_KEY" in str(refused.value.data)
+    assert "MISTRAL_API_KEY" in str(refused.value.data)
 
 
 async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_client(
@@ -116,6 +116,8 @@ async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_c
     assert [u["toolCallId"] for u in finished] == [c["toolCallId"] for c in calls]
     assert finished[1]["content"][0]["type"] == "diff"
     assert client.text() == "Fixed the TODO."
+    meter = client.of("usage_update")[-1]
+    assert 0 < meter["used"] < meter["size"]
 
 
 async def test_a_denied_call_changes_nothing_and_the_model_hears_why(

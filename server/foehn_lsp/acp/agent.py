@@ -41,7 +41,7 @@ from foehn_lsp.config import (
     Settings,
     load_settings,
 )
-from foehn_lsp.errors import ConfigError, FoehnError
+from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -204,13 +204,17 @@ class FoehnAgent:
         ]
 
     def _missing_key(self) -> str | None:
+        """The variable to set when the configured hosted provider has no key (the rule of
+        ``create_provider``: an OpenAI-compatible server at a base URL of its own needs none)."""
         try:
             settings = self.load_settings()
         except ConfigError:
             return None  # session/new reports the configuration problem itself
-        if settings.api_key is None and settings.provider in PROVIDER_KEY_VARIABLES:
-            return PROVIDER_KEY_VARIABLES[settings.provider]
-        return None
+        if settings.api_key is not None or settings.provider not in PROVIDER_KEY_VARIABLES:
+            return None
+        if settings.provider == "openai" and settings.base_url is not None:
+            return None
+        return PROVIDER_KEY_VARIABLES[settings.provider]
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> schema.AuthenticateResponse:
         if method_id != "api-key":
@@ -264,11 +268,7 @@ class FoehnAgent:
         try:
             settings = self.load_settings()
         except ConfigError as exc:
-            raise RequestError.internal_error({"details": str(exc)}) from None
-        if variable := self._missing_key():
-            raise RequestError.auth_required(
-                {"details": f"Foehn needs an API key: set {variable} (or FOEHN_API_KEY)"}
-            )
+            raise RequestError(-32603, str(exc)) from None
         settings, notes = with_client_servers(settings, mcp_servers or [])
         assert self.client is not None, "the SDK connects before it routes requests"
         workspace = Workspace([root])
@@ -291,13 +291,20 @@ class FoehnAgent:
         )
         front = FrontEnd(name="acp", approver=approver, applier=files, buffers=files.text)
         try:
-            session = build_session(settings, workspace, front, session_id=resume)
+            # Plugin discovery and provider set-up touch the disk; the loop stays free for
+            # other requests (and for cancelling) meanwhile.
+            session = await asyncio.to_thread(
+                build_session, settings, workspace, front, session_id=resume
+            )
         except SessionNotFound as exc:
             await updates.close()
             raise invalid("sessionId", str(exc)) from None
+        except MissingApiKeyError as exc:
+            await updates.close()
+            raise RequestError.auth_required({"details": str(exc)}) from None
         except FoehnError as exc:
             await updates.close()
-            raise RequestError.internal_error({"details": str(exc)}) from None
+            raise RequestError(-32603, str(exc)) from None
         updates.session_id = files.session_id = approver.session_id = session.id
         live = LiveSession(
             session=session,
