@@ -306,3 +306,18 @@ def _alive(pid: int) -> bool:
         Path(f"/proc/{pid}").exists()
         and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
     )
+
+
+async def test_a_sandboxed_server_reads_the_workspace_but_cannot_write_it(
+    connect: Connect, ctx: ToolContext, root: Path, git_server: McpServerConfig
+) -> None:
+    (root / "new.txt").write_text("x\n")
+    sandboxed = git_server.model_copy(update={"sandbox": "read-only"})
+    catalogue = connect({"git": sandboxed})
+    assert catalogue.problems == []
+    status = await call(catalogue, "mcp__git__git_status", ctx, repo_path=str(root))
+    assert status.ok, status.output
+    assert "new.txt" in status.output
+    added = await call(catalogue, "mcp__git__git_add", ctx, repo_path=str(root), files=["new.txt"])
+    assert not added.ok
+    assert not (root / ".git" / "index").exists()

@@ -38,7 +38,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment
+from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,7 @@ class ServerConnection:
     ) -> None:
         self.name = name
         self.config = config
+        self.root = root
         self.cwd = Path(config.cwd).expanduser() if config.cwd else root
         self.log_file = Path(platformdirs.user_state_dir("foehn")) / "mcp" / f"{name}.log"
         """Where a stdio server's stderr goes (appended across starts)."""
@@ -202,11 +205,14 @@ class ServerConnection:
     ) -> AsyncIterator[tuple[Any, Any]]:
         config = self.config
         if config.command is not None:
+            argv = [config.command, *config.args]
+            if config.sandbox is not None:
+                sandbox = system_sandbox()
+                if not sandbox.available:
+                    raise SandboxUnavailableError(f"it is to run sandboxed, but {sandbox.note}")
+                argv = sandbox.command_line(argv, Workspace([self.root]), self.cwd, config.sandbox)
             params = StdioServerParameters(
-                command=config.command,
-                args=list(config.args),
-                env=server_environment(config),
-                cwd=self.cwd,
+                command=argv[0], args=argv[1:], env=server_environment(config), cwd=self.cwd
             )
             errlog = await asyncio.to_thread(_open_log, self.log_file)
             try:
@@ -338,7 +344,7 @@ def describe(exc: BaseException) -> str:
     """A one-line reason, unwrapping anyio's exception groups to what actually went wrong."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    if isinstance(exc, ServerUnavailableError | ConnectionLostError):
+    if isinstance(exc, ServerUnavailableError | ConnectionLostError | SandboxUnavailableError):
         return str(exc)
     if isinstance(exc, MCPError):
         return exc.error.message

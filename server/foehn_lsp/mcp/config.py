@@ -49,6 +49,9 @@ class McpServerConfig(_Section):
     """Added to the environment allowlist the program gets (nothing else is inherited)."""
     cwd: str | None = None
     """Working directory of the program (default: the workspace root)."""
+    sandbox: Literal["read-only", "workspace-write"] | None = None
+    """Run the program in Foehn's OS sandbox with this policy (no network, home hidden, the
+    workspace read-only or writable); ``None``: not sandboxed."""
     url: str | None = None
     """A streamable-HTTP endpoint, e.g. ``http://127.0.0.1:3001/mcp``."""
     headers: dict[str, SecretStr] = Field(default_factory=dict)
@@ -73,8 +76,10 @@ class McpServerConfig(_Section):
             raise ValueError(f"url must start with http:// or https://, got {self.url!r}")
         if self.command is not None and (self.headers or not self.command.strip()):
             raise ValueError("a stdio server takes command, args and env (headers are for url)")
-        if self.url is not None and (self.args or self.env):
-            raise ValueError("an HTTP server takes url and headers (args and env are for command)")
+        if self.url is not None and (self.args or self.env or self.sandbox or self.cwd):
+            raise ValueError(
+                "an HTTP server takes url and headers (args, env, cwd and sandbox are for command)"
+            )
         return self
 
     @property
