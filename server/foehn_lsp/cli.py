@@ -34,6 +34,7 @@ from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.providers import create_provider
 from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.sandbox import startup_warning, system_sandbox
 from foehn_lsp.terminal import HumanPrinter, JsonPrinter, TerminalApprover
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import Discovery, discover
@@ -62,6 +63,7 @@ def _tools_command(args: argparse.Namespace) -> int:
         {
             "name": tool.name,
             "risk": tool.risk.value,
+            "risk_per_call": tool.assess is not None,
             "description": tool.description,
             "parameters": tool.parameters,
             **(found.mcp.catalogue_fields(tool.name) if found.mcp else {}),
@@ -69,13 +71,19 @@ def _tools_command(args: argparse.Namespace) -> int:
         for tool in found.registry
     ]
     problems = [{"plugin": p.plugin, "problems": list(p.problems)} for p in found.problems]
+    sandbox = system_sandbox()
     if args.json:
-        json.dump({"tools": catalogue, "problems": problems}, sys.stdout, indent=2)
+        shown = {"available": sandbox.available, "note": sandbox.note}
+        json.dump(
+            {"tools": catalogue, "problems": problems, "sandbox": shown}, sys.stdout, indent=2
+        )
         sys.stdout.write("\n")
     else:
+        print(f"sandbox: {sandbox.note}")
         for entry in catalogue:
             params = ", ".join(tool_parameters(entry["parameters"]))
-            print(f"{entry['name']:<16} {entry['risk']:<12} ({params})")
+            risk = "assessed per call" if entry["risk_per_call"] else entry["risk"]
+            print(f"{entry['name']:<16} {risk:<12} ({params})")
             print(f"    {entry['description']}")
             if origin := entry.get("mcp"):
                 print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
@@ -327,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command != "tools" and (warning := startup_warning()):
+        print(f"foehn: {warning}", file=sys.stderr)
     try:
         code: int = args.handler(args)
     except FoehnError as exc:

@@ -8,4 +8,11 @@ from foehn_lsp.sandbox.runner import (
     system_sandbox,
 )
 
-__all__ = ["Finished", "Sandbox", "SandboxUnavailableError", "system_sandbox"]
+__all__ = ["Finished", "Sandbox", "SandboxUnavailableError", "startup_warning", "system_sandbox"]
+
+
+def startup_warning() -> str | None:
+    """What to tell the person once at start-up: ``None`` when programs are sandboxed, else
+    that there is no sandbox and that every program will ask."""
+    sandbox = system_sandbox()
+    return None if sandbox.available else sandbox.note

@@ -1,0 +1,181 @@
+"""What each policy lets a real program do, checked from inside the sandbox and from outside."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from foehn_lsp.sandbox import Finished, Sandbox, SandboxUnavailableError, system_sandbox
+from foehn_lsp.sandbox.environment import allowed_environment
+from foehn_lsp.tools.contract import SandboxPolicy
+from foehn_lsp.workspace import Workspace
+
+PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+
+pytestmark = pytest.mark.skipif(
+    not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
+)
+
+
+async def run(root: Path, policy: SandboxPolicy, code: str) -> Finished:
+    return await system_sandbox().run(
+        [PY, "-c", code], workspace=Workspace([root]), cwd=root, policy=policy, seconds=30
+    )
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / ".foehn").mkdir()
+    (root / "a.txt").write_text("a\n")
+    return root
+
+
+WRITE = (
+    "import sys\n"
+    "for path in sys.argv[1:] or ['new.txt', '.git/x', '.foehn/x', '/tmp/x']:\n"
+    "    try:\n"
+    "        open(path, 'w').write('x'); print(path, 'written')\n"
+    "    except OSError as exc:\n"
+    "        print(path, 'refused', exc.strerror)\n"
+)
+
+
+async def test_read_only_writes_nothing_but_its_own_tmp(project: Path) -> None:
+    done = await run(project, "read-only", WRITE)
+    assert "new.txt refused Read-only file system" in done.output
+    assert ".git/x refused" in done.output
+    assert ".foehn/x refused" in done.output
+    assert "/tmp/x written" in done.output
+    assert sorted(os.listdir(project)) == [".foehn", ".git", "a.txt"]
+    assert done.sandbox == "read-only"
+
+
+async def test_workspace_write_writes_the_workspace_but_not_git_or_foehn(project: Path) -> None:
+    done = await run(project, "workspace-write", WRITE)
+    assert "new.txt written" in done.output
+    assert ".git/x refused Read-only file system" in done.output
+    assert ".foehn/x refused Read-only file system" in done.output
+    assert (project / "new.txt").read_text() == "x"
+    assert not (project / ".git" / "x").exists()
+
+
+async def test_tmp_is_private_to_each_call(project: Path) -> None:
+    marker = f"/tmp/foehn-private-{os.getpid()}"
+    await run(project, "workspace-write", f"open({marker!r}, 'w').write('x')")
+    assert not await asyncio.to_thread(os.path.exists, marker)
+    again = await run(project, "read-only", f"import os; print(os.path.exists({marker!r}))")
+    assert again.output.strip() == "False"
+
+
+async def test_home_is_empty_and_the_root_is_read_only(project: Path) -> None:
+    code = (
+        "import os\n"
+        "print(sorted(os.listdir(os.path.expanduser('~'))))\n"
+        "try:\n"
+        "    open('/etc/foehn-test', 'w')\n"
+        "except OSError as exc:\n"
+        "    print('etc', exc.strerror)\n"
+    )
+    done = await run(project, "workspace-write", code)
+    home = Path.home().resolve()
+    view = system_sandbox().view(Workspace([project]), project, "workspace-write")
+    toolchains = sorted(  # the Python installation the workspace needs, re-bound read-only
+        {t.relative_to(home).parts[0] for t in view.toolchains if home in t.parents}
+    )
+    assert done.output.splitlines()[:2] == [str(toolchains), "etc Read-only file system"]
+
+
+async def test_no_network_not_even_the_hosts_loopback(project: Path) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.settimeout(0.5)
+    code = (
+        "import socket\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), 5); print('connected')\n"
+        "except OSError as exc:\n"
+        "    print('refused', exc.strerror)\n"
+    )
+    try:
+        done = await run(project, "workspace-write", code)
+        assert done.output.startswith("refused")
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+
+
+async def test_only_its_own_processes_are_visible(project: Path) -> None:
+    done = await run(project, "read-only", "import os; print(sorted(os.listdir('/proc')))")
+    pids = [p for p in eval(done.output) if p.isdigit()]
+    assert len(pids) <= 3  # bubblewrap's init and the program
+    assert str(os.getpid()) not in pids or int(str(os.getpid())) <= 3
+
+
+async def test_full_runs_with_the_persons_rights_and_the_allowlisted_environment(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FOEHN_API_KEY", "sk-never-shown")
+    done = await run(project, "full", WRITE + "import os; print(sorted(os.environ))")
+    assert "new.txt written" in done.output
+    assert ".git/x written" in done.output
+    assert "sk-never-shown" not in done.output
+    assert "FOEHN_API_KEY" not in done.output
+
+
+def test_the_environment_is_an_allowlist() -> None:
+    env = allowed_environment(
+        home="/sandbox-home",
+        virtual_env=Path("/ws/.venv"),
+        extra={"GIT_PAGER": "cat"},
+        source={
+            "PATH": "/usr/bin",
+            "LANG": "C.UTF-8",
+            "LC_CTYPE": "C.UTF-8",
+            "PGPASSWORD": "x",
+            "DATABASE_URL": "postgres://u:p@h/d",
+            "SSH_AUTH_SOCK": "/run/agent",
+            "HOME": "/root",
+        },
+    )
+    assert env == {
+        "PATH": "/ws/.venv/bin:/usr/bin",
+        "LANG": "C.UTF-8",
+        "LC_CTYPE": "C.UTF-8",
+        "HOME": "/sandbox-home",
+        "TMPDIR": "/tmp",
+        "VIRTUAL_ENV": "/ws/.venv",
+        "GIT_PAGER": "cat",
+    }
+
+
+async def test_a_sandboxed_policy_without_a_sandbox_is_refused(project: Path) -> None:
+    none = Sandbox(bwrap=None, note="none here")
+    assert none.policy_for("read-only") == "full"
+    with pytest.raises(SandboxUnavailableError):
+        await none.run(
+            ["true"], workspace=Workspace([project]), cwd=project, policy="read-only", seconds=5
+        )
+
+
+def test_programs_in_hidden_folders_are_not_offered(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Path(os.path.realpath(tmp_path / "home"))
+    (home / "bin").mkdir(parents=True)
+    tool = home / "bin" / "only-in-home"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", f"{home / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    workspace = Workspace([project])
+    assert system_sandbox().which("only-in-home", workspace, "read-only") is None
+    assert system_sandbox().which("only-in-home", workspace, "full") == str(tool)
+    assert system_sandbox().which("ls", workspace, "read-only") is not None
