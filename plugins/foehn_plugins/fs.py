@@ -30,6 +30,7 @@ from foehn_lsp.workspace import (
 )
 from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
 from foehn_plugins._ripgrep import check_glob, common_args, ripgrep
+from foehn_plugins._suggest import suggestion
 
 MAX_SCAN_ENTRIES = 500
 MAX_READ_LINES = 1000
@@ -50,8 +51,10 @@ async def scan(arguments: ScanArguments, ctx: ToolContext) -> ToolResult:
         return ToolResult.failure(problem)
     folder = ctx.workspace.resolve(arguments.path)
     if not folder.is_dir():
-        kind = "a file; use read_file" if folder.exists() else "not there; scan '.' to look"
-        return ToolResult.failure(f"{arguments.path!r} is {kind}")
+        if folder.exists():
+            return ToolResult.failure(f"{arguments.path!r} is a file; use read_file")
+        near = suggestion(ctx.workspace, arguments.path) or "; scan '.' to look"
+        return ToolResult.failure(f"{arguments.path!r} is not there{near}")
     if arguments.recursive:
         count, entries = await asyncio.to_thread(_list_recursive, ctx, folder, arguments.pattern)
     else:
@@ -61,7 +64,11 @@ async def scan(arguments: ScanArguments, ctx: ToolContext) -> ToolResult:
     depth = "recursive" if arguments.recursive else "this folder only"
     how = f"{depth}, pattern {arguments.pattern!r}"
     if not count:
-        return ToolResult.success(f"no entries under {shown} ({how}, .gitignore honoured)")
+        near = suggestion(ctx.workspace, arguments.pattern)
+        hint = " (a pattern matches whole file names, e.g. 'README*')" if near else ""
+        return ToolResult.success(
+            f"no entries under {shown} ({how}, .gitignore honoured){near}{hint}"
+        )
     header = f"{count} entries under {shown} ({how}, .gitignore honoured):"
     listed = entries
     body = "\n".join(listed)
@@ -205,23 +212,22 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
             changes=(*_missing_parents(path), change),
             summary=f"create {name} ({lines} lines)",
         )
-    unseen = path not in ctx.files.seen
+    if path not in ctx.files.seen:
+        return ToolResult.failure(
+            f"{name} already exists and has not been read in this session, so it was not "
+            f"replaced. read_file {name} first; then use edit_file to change or add lines "
+            "(write_file replaces the whole file)"
+        )
     current = await ctx.files.read(path)
     text = arguments.content
     if current.newline == "\r\n" and "\r\n" not in text:
         text = text.replace("\n", "\r\n")
     if text == current.text:
         return ToolResult.success(f"{name} already has exactly this content; nothing changed")
-    note = (
-        f" (note: {name} had not been read in this run; its previous "
-        f"{current.text.count(chr(10)) + 1} lines were replaced)"
-        if unseen
-        else ""
-    )
     change = WriteFile(
         path=path, text=text, old_text=current.text, old_fingerprint=current.fingerprint
     )
-    return EditPlan(tool="write_file", changes=(change,), summary=f"replace {name}{note}")
+    return EditPlan(tool="write_file", changes=(change,), summary=f"replace {name}")
 
 
 class EditBlock(BaseModel):
@@ -418,8 +424,9 @@ def tools() -> list[Tool]:
         ),
         _file_tool(
             "write_file",
-            "Create a file, or replace a file's whole content. Missing folders are created. "
-            "Prefer edit_file for changing part of an existing file. Returns the diff.",
+            "Create a file, or replace the whole content of a file read in this session. "
+            "Missing folders are created. To change or add lines in an existing file, use "
+            "edit_file. Returns the diff.",
             WriteArguments,
             plan_write,
             RiskLevel.WRITE,

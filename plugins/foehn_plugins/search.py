@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_plugins._ripgrep import check_glob, common_args, ripgrep
+from foehn_plugins._suggest import suggestion
 
 MAX_MATCHES = 200
 MAX_COLUMNS = 300
@@ -75,7 +76,7 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
         return ToolResult.failure(f"search failed: {errors or 'ripgrep exited with an error'}")
     what = f"{'regex' if arguments.regex else 'text'} {arguments.pattern!r}"
     if not matches:
-        return ToolResult.success(f"no matches for {what}")
+        return ToolResult.success(_nothing_found(arguments, ctx, what))
     lines = [f"{matches}{'+' if capped else ''} matches for {what} in {len(groups)} files:"]
     for name, hits in groups.items():
         lines.append(name)
@@ -88,6 +89,19 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
             "specific pattern"
         )
     return ToolResult.success("\n".join(lines), data={"matches": matches, "capped": capped})
+
+
+def _nothing_found(arguments: SearchArguments, ctx: ToolContext, what: str) -> str:
+    """What was searched, and the names nearest to what the model seems to look for: the glob
+    if it gave one, else the pattern (a model often searches contents for a file's name)."""
+    where = f" in {arguments.path}" if arguments.path else " in the workspace"
+    glob = f" (files matching {arguments.glob!r})" if arguments.glob else ""
+    case = "case-sensitive" if arguments.case_sensitive else "ignoring case"
+    text = f"no matches for {what}{where}{glob}, {case}, .gitignore honoured"
+    near = suggestion(ctx.workspace, arguments.glob or arguments.pattern)
+    if near:
+        text += near.replace("names like it", "file names like it")
+    return text
 
 
 def tools() -> list[Tool]:

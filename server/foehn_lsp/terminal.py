@@ -1,16 +1,30 @@
-"""``foehn run`` in a terminal: events rendered for people, and approval prompts."""
+"""``foehn run`` in a terminal: events rendered for people, and approval prompts.
+
+stdout carries only the answer (or, with ``--json``, the events); everything else — the header,
+tool lines, diffs, the spinner, the summary, errors — goes to stderr, so that
+``out=$(foehn run …)`` captures the answer and nothing else. Colour follows the terminal and
+``NO_COLOR`` (rich decides). The approval prompt is asynchronous (prompt_toolkit on a terminal, a
+cancellable pipe reader otherwise), so Ctrl-C or a stop ends it at once.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TextIO
+
+from rich.console import Console
+from rich.status import Status
+from rich.text import Text
 
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Done,
+    FilesChanged,
     RunEvent,
     TextDelta,
     Thinking,
@@ -20,6 +34,40 @@ from foehn_lsp.agent.events import (
 )
 
 MAX_ARGUMENT_CHARS = 160
+FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
+ASKED = ("approved once", "approved for this run")
+"""Approval reasons that mean the person saw the call (and its diff) in a prompt."""
+
+
+def error_console() -> Console:
+    """stderr as rich sees it: colour only on a terminal and without ``NO_COLOR``."""
+    return Console(file=sys.stderr, highlight=False, soft_wrap=True)
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff, coloured by line: additions green, removals red, hunks cyan."""
+    text = Text()
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        else:
+            style = ""
+        text.append(line + "\n", style=style)
+    return text
+
+
+def split_diff(output: str) -> tuple[str, str]:
+    """A file tool's output as (summary, unified diff); the diff is empty if there is none."""
+    start = output.find("\n--- ")
+    if start < 0:
+        return output, ""
+    return output[:start], output[start + 1 :]
 
 
 class JsonPrinter:
@@ -33,73 +81,199 @@ class JsonPrinter:
         self.out.flush()
 
 
+@dataclass
+class RunSummary:
+    """What the person is told at the end: files changed, calls denied, tests run."""
+
+    changed: dict[str, None] = field(default_factory=dict)
+    denied: int = 0
+    tests: list[str] = field(default_factory=list)
+
+    def line(self, reason: str, iterations: int) -> str:
+        steps = f"{iterations} tool iteration{'s' if iterations != 1 else ''}"
+        files = ", ".join(self.changed) if self.changed else "none"
+        tests = "; ".join(self.tests) if self.tests else "none"
+        denied = f"{self.denied} call{'s' if self.denied != 1 else ''} denied"
+        return f"[{reason}, {steps}] files changed: {files} · {denied} · tests run: {tests}"
+
+
 class HumanPrinter:
-    """Streamed text on stdout; a line per tool call and its outcome, and progress, on stderr."""
+    """The answer on stdout; a header, a line per tool call and its outcome, the diff of every
+    change the person did not already see in a prompt, a spinner while the model thinks, and a
+    summary at the end, on stderr."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
-        self.out, self.err = out, err
-        self.progress = err.isatty()
-        self._status = False
-        self._text_since_tool = ""
+    def __init__(self, out: TextIO = sys.stdout, err: Console | None = None) -> None:
+        self.out = out
+        self.err = err or error_console()
+        self.summary = RunSummary()
+        self._status: Status | None = None
+        self._calls: dict[str, ToolCallEvent] = {}
+        self._shown: set[str] = set()
+        self._streamed = ""
 
-    def _clear_status(self) -> None:
-        if self._status:
-            self.err.write("\r\033[K")
-            self._status = False
+    def header(self, line: str) -> None:
+        self.err.print(Text(line, style="dim"))
+
+    def stop_spinner(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
 
     def __call__(self, event: RunEvent) -> None:
-        self._clear_status()
+        self.stop_spinner()
         match event:
-            case Thinking(iteration=iteration) if self.progress:
-                self.err.write(f"… thinking (step {iteration + 1})")
-                self._status = True
+            case Thinking(iteration=iteration) if self.err.is_terminal:
+                self._status = self.err.status(f"thinking (step {iteration + 1})…")
+                self._status.start()
             case TextDelta(text=text):
                 self.out.write(text)
-                self._text_since_tool += text
-            case ToolCallEvent(tool=tool, arguments=arguments, risk=risk):
-                if self._text_since_tool and not self._text_since_tool.endswith("\n"):
-                    self.out.write("\n")
-                self._text_since_tool = ""
+                self._streamed += text
+            case ToolCallEvent(id=call_id, tool=tool, arguments=arguments, risk=risk):
+                self._end_text()
+                self._calls[call_id] = event
                 shown = json.dumps(arguments, ensure_ascii=False)
                 if len(shown) > MAX_ARGUMENT_CHARS:
                     shown = shown[:MAX_ARGUMENT_CHARS] + "…"
-                self.err.write(f"▸ {tool} {shown} [{risk}]\n")
-            case ApprovalEvent(decision="deny", reason=reason):
-                self.err.write(f"  ✗ denied: {reason}\n")
-            case ToolResultEvent(ok=ok, output=output):
-                lines = output.splitlines() or [""]
-                more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
-                self.err.write(f"  {'✓' if ok else '✗'} {lines[0][:150]}{more}\n")
-            case Done(reason=reason, answer=answer, iterations=iterations):
-                if reason != "answer" and answer:
-                    self.out.write(("\n" if self._text_since_tool else "") + answer)
-                self.out.write("\n")
-                self.err.write(
-                    f"[{reason}, {iterations} tool iteration{'s' if iterations != 1 else ''}]\n"
-                )
+                line = Text("▸ ", style="bold")
+                line.append(tool, style="bold")
+                line.append(f" {shown} ")
+                line.append(f"[{risk}]", style="yellow" if risk != "read_only" else "dim")
+                self.err.print(line)
+            case ApprovalEvent(id=call_id, decision="deny", reason=reason):
+                self.summary.denied += 1
+                self.err.print(Text(f"  ✗ denied: {reason}", style="red"))
+            case ApprovalEvent(id=call_id, reason=reason) if reason in ASKED:
+                self._shown.add(call_id)
+            case ToolResultEvent():
+                self._result(event)
+            case FilesChanged(files=files):
+                for changed in files:
+                    self.summary.changed.setdefault(changed.path)
+            case Done():
+                self._done(event)
         self.out.flush()
-        self.err.flush()
+
+    def _end_text(self) -> None:
+        if self._streamed and not self._streamed.endswith("\n"):
+            self.out.write("\n")
+        self._streamed = ""
+
+    def _result(self, event: ToolResultEvent) -> None:
+        summary, diff = split_diff(event.output)
+        lines = summary.splitlines() or [""]
+        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 and not diff else ""
+        mark = Text("  ✓ " if event.ok else "  ✗ ", style="green" if event.ok else "red")
+        self.err.print(mark + Text(f"{lines[0][:150]}{more}"))
+        call = self._calls.get(event.id)
+        if event.ok and event.tool in FILE_TOOLS and call is not None:
+            arguments = call.arguments if isinstance(call.arguments, dict) else {}
+            path = arguments.get("path") or arguments.get("destination")
+            if isinstance(path, str):
+                self.summary.changed.setdefault(path)
+            if diff and event.id not in self._shown:
+                self.err.print(diff_text(diff), end="")
+        if event.tool == "run_tests":
+            self.summary.tests.append(lines[0][:80])
+
+    def _done(self, event: Done) -> None:
+        if event.reason == "answer":
+            if self._streamed and not self._streamed.endswith("\n"):
+                self.out.write("\n")
+            if not self._streamed and event.answer:
+                self.out.write(event.answer + "\n")
+        elif event.reason in ("error", "cancelled"):
+            self._end_text()
+            self.err.print(Text(f"foehn: {event.answer}", style="red"))
+        else:
+            # At a limit the model's summary has streamed already; the answer repeats it
+            # after the "Stopped: …" line, which is the part not yet shown.
+            stopped, _, rest = event.answer.partition("\n\n")
+            if not self._streamed.strip() and rest:
+                self.out.write(rest + "\n")
+            self._end_text()
+            self.err.print(Text(f"foehn: {stopped}", style="yellow"))
+        self._streamed = ""
+        self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
+
+
+async def _read_pipe_line() -> str:
+    """One line from a non-terminal stdin, without a thread, so cancelling it is immediate."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
+    )
+    try:
+        return (await reader.readline()).decode("utf-8", "replace")
+    finally:
+        transport.pause_reading()
+
+
+async def _prompt_terminal(message: str) -> str:
+    """One answer typed at the terminal (prompt_toolkit, drawn on stderr). Ctrl-C raises
+    ``KeyboardInterrupt``, Ctrl-D ``EOFError``."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.output import create_output
+
+    session: PromptSession[str] = PromptSession(output=create_output(stdout=sys.stderr))
+    return await session.prompt_async(message)
 
 
 class TerminalApprover:
-    """Asks on the terminal: the tool, its risk, the exact arguments and the diff."""
+    """Asks on the terminal: the tool, its risk, the exact arguments, the coloured diff, and
+    what "for this run" would remember. Ctrl-C at the prompt calls ``on_cancel`` (which stops
+    the run) and denies the call."""
 
-    def __init__(self, err: TextIO = sys.stderr) -> None:
-        self.err = err
+    def __init__(
+        self,
+        err: Console | None = None,
+        *,
+        on_cancel: Callable[[], None] = lambda: None,
+        before_prompt: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.err = err or error_console()
+        self.on_cancel = on_cancel
+        self.before_prompt = before_prompt
+
+    def show(self, request: ApprovalRequest) -> None:
+        title = Text("\nFoehn wants to run ", style="bold")
+        title.append(request.tool, style="bold yellow")
+        title.append(f" ({request.risk})")
+        if request.program is not None:
+            title.append(f" running `{request.program}`")
+        if request.sandbox is not None:
+            sandbox = request.sandbox
+            title.append(
+                f" in the {sandbox} sandbox",
+                style="bold red" if sandbox == "full" else "",
+            )
+        title.append(":")
+        self.err.print(title)
+        self.err.print(json.dumps(request.arguments, indent=2, ensure_ascii=False))
+        if request.summary:
+            self.err.print(Text(request.summary, style="bold"))
+        if request.preview:
+            self.err.print(diff_text(request.preview), end="")
+
+    def choices(self, request: ApprovalRequest) -> str:
+        remember = f" ({request.remember})" if request.remember else ""
+        return f"Allow? [y] once, [a] for this run{remember}, [N] deny: "
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        lines = [
-            f"\nFoehn wants to run {request.tool} ({request.risk}):",
-            json.dumps(request.arguments, indent=2, ensure_ascii=False),
-        ]
-        if request.preview:
-            lines += [request.summary or "", request.preview]
-        self.err.write("\n".join(lines) + "\n")
-        self.err.write("Allow? [y] once, [a] for this run, [N] deny: ")
-        self.err.flush()
+        self.before_prompt()
+        self.show(request)
+        message = self.choices(request)
         try:
-            answer = await asyncio.to_thread(sys.stdin.readline)
-        except (OSError, ValueError):
+            if sys.stdin.isatty():
+                answer = await _prompt_terminal(message)
+            else:
+                self.err.print(message, end="")
+                self.err.file.flush()
+                answer = await _read_pipe_line()
+        except KeyboardInterrupt:
+            self.on_cancel()
+            return Denied(reason="cancelled at the prompt")
+        except (EOFError, OSError, ValueError):
             answer = ""
         match answer.strip().lower():
             case "y" | "yes":

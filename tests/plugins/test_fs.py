@@ -73,6 +73,20 @@ async def test_scan_of_a_file_or_missing_folder_fails_clearly(
 ) -> None:
     assert "is a file; use read_file" in (await call(registry, ctx, "scan", path="notes.md")).output
     assert "not there" in (await call(registry, ctx, "scan", path="nope")).output
+    near = await call(registry, ctx, "scan", path="source")
+    assert "names like it: src/" in near.output
+
+
+async def test_a_scan_that_finds_nothing_names_the_nearest_files(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (project / "README.md").write_text("# hello\n")
+    result = await call(registry, ctx, "scan", pattern="README")
+    assert result.output.startswith("no entries under . (recursive, pattern 'README'")
+    assert "names like it: README.md" in result.output
+    typo = await call(registry, ctx, "scan", pattern="notse.md")
+    assert "notes.md" in typo.output
+    assert "names like it" not in (await call(registry, ctx, "scan", pattern="*.xyz")).output
 
 
 # read_file
@@ -161,15 +175,18 @@ async def test_write_file_creates_with_parents_and_reports_the_diff(
     assert "+two" in result.output
 
 
-async def test_write_file_reports_replacing_a_file_not_read_in_this_run(
+async def test_write_file_refuses_to_replace_a_file_not_read_in_this_session(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     result = await call(registry, ctx, "write_file", path="notes.md", content="new\n")
-    assert result.ok
-    assert "had not been read in this run" in result.output
-    await call(registry, ctx, "read_file", path="src/util.py")
-    again = await call(registry, ctx, "write_file", path="src/util.py", content="X = 2\n")
-    assert "had not been read" not in again.output
+    assert not result.ok
+    assert "read_file notes.md first" in result.output
+    assert "edit_file" in result.output
+    assert (project / "notes.md").read_text() == "# notes\n"
+    await call(registry, ctx, "read_file", path="notes.md")
+    again = await call(registry, ctx, "write_file", path="notes.md", content="new\n")
+    assert again.ok, again.output
+    assert (project / "notes.md").read_text() == "new\n"
 
 
 async def test_write_file_keeps_crlf_and_permissions(
@@ -178,6 +195,7 @@ async def test_write_file_keeps_crlf_and_permissions(
     path = root / "run.sh"
     path.write_bytes(b"echo a\r\necho b\r\n")
     path.chmod(0o750)
+    await call(registry, ctx, "read_file", path="run.sh")
     result = await call(registry, ctx, "write_file", path="run.sh", content="echo c\necho d\n")
     assert result.ok
     assert path.read_bytes() == b"echo c\r\necho d\r\n"
@@ -188,6 +206,7 @@ async def test_write_file_with_identical_content_changes_nothing(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     before = (project / "notes.md").stat().st_mtime_ns
+    await call(registry, ctx, "read_file", path="notes.md")
     result = await call(registry, ctx, "write_file", path="notes.md", content="# notes\n")
     assert "nothing changed" in result.output
     assert (project / "notes.md").stat().st_mtime_ns == before
@@ -322,6 +341,7 @@ async def test_plans_preview_without_applying(
         ("move_path", {"source": "notes.md", "destination": "docs/notes.md"}),
         ("make_directory", {"path": "docs"}),
     ]
+    await call(registry, ctx, "read_file", path="notes.md")
     for name, arguments in cases:
         tool = registry.get(name)
         assert tool is not None

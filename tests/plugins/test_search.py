@@ -38,7 +38,7 @@ async def test_case_sensitive_regex_and_glob(
     regex = await registry.call("search", {"pattern": r"value\s*=", "regex": True}, ctx)
     assert "     3: value = os.sep" in regex.output
     literal = await registry.call("search", {"pattern": r"value\s*="}, ctx)
-    assert literal.output == "no matches for text 'value\\\\s*='"
+    assert literal.output.startswith("no matches for text 'value\\\\s*=' in the workspace")
     globbed = await registry.call("search", {"pattern": "todo", "glob": "*.txt"}, ctx)
     assert "src/a.py" not in globbed.output
     assert "src/b.txt" in globbed.output
@@ -59,3 +59,15 @@ async def test_results_are_capped_with_a_note(
     result = await registry.call("search", {"pattern": "needle"}, ctx)
     assert result.output.startswith("200+ matches")
     assert "stopped after 200 matches; narrow with path=" in result.output
+
+
+async def test_a_search_that_finds_nothing_says_what_was_searched_and_nearby_names(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "CHANGELOG.md").write_text("# Changes\n")
+    result = await registry.call("search", {"pattern": "release", "glob": "Changelog"}, ctx)
+    assert result.ok
+    assert result.output.startswith(
+        "no matches for text 'release' in the workspace (files matching 'Changelog'), ignoring case"
+    )
+    assert "file names like it: CHANGELOG.md" in result.output

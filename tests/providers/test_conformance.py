@@ -238,7 +238,7 @@ async def test_401_names_the_provider_is_not_retried_and_hides_the_key(
 
 @pytest.mark.parametrize(
     ("status", "text"),
-    [(400, r"refused the request \(400\)"), (404, "check the base URL and model")],
+    [(400, r"refused the request \(400\)"), (404, "check the base URL and the model")],
 )
 async def test_client_errors_are_not_retried(server: ModelServer, status: int, text: str) -> None:
     server.script(Fault(status=status))

@@ -9,15 +9,25 @@ import pytest
 
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers.local import (
+    MODEL_NAME,
     MODEL_SHA256,
+    MODEL_SIZE,
+    NO_ANSWER,
     PARTS,
     LocalProvider,
+    _servers,
+    copies_tool_output_or_prompt,
     ensure_model,
     inline_refs,
     is_available,
     step_schema,
 )
-from foehn_lsp.providers.messages import UserMessage
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from foehn_lsp.tools import ToolRegistry
 
 pytestmark = pytest.mark.skipif(not is_available(), reason="foehn-lsp[local] is not installed")
@@ -46,9 +56,9 @@ def test_anything_but_the_expected_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_tampered_cache_is_rebuilt(tmp_path: Path) -> None:
-    (tmp_path / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf").write_bytes(b"not a model")
+    (tmp_path / f"{MODEL_NAME}.gguf").write_bytes(b"not a model")
     rebuilt = ensure_model(tmp_path)
-    assert rebuilt.stat().st_size == 491_400_064
+    assert rebuilt.stat().st_size == MODEL_SIZE == 1_117_320_768
 
 
 def test_step_schema_admits_exactly_a_tool_call_or_an_answer(registry: ToolRegistry) -> None:
@@ -91,3 +101,98 @@ def test_a_call_that_only_adds_defaults_counts_as_the_same_call(registry: ToolRe
     bare = _canonical("scan", '{"pattern": "*.py"}', tools)
     assert bare == _canonical("scan", '{"pattern": "*.py", "recursive": true, "path": "."}', tools)
     assert bare != _canonical("scan", '{"pattern": "*.md"}', tools)
+
+
+def test_copied_tool_output_and_prompt_text_are_recognised() -> None:
+    assert copies_tool_output_or_prompt("CHANGELOG.md: lines 1-1 of 4")
+    assert copies_tool_output_or_prompt("3 entries under .:\na.py")
+    assert copies_tool_output_or_prompt("     1\tport = 8080")
+    assert copies_tool_output_or_prompt("If this is enough, reply with {")
+    assert not copies_tool_output_or_prompt("config/settings.toml sets port 8080.")
+    assert not copies_tool_output_or_prompt("42")
+
+
+def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry) -> None:
+    """The prompt cache can only help if each request extends the last one's prefix."""
+    tools = registry.definitions()
+    local = LocalProvider(model_path=Path("unused.gguf"))
+    first = local.chat_messages([UserMessage(content="list files")], tools)
+    call = ToolCall(id="c1", name="scan", arguments="{}")
+    second = local.chat_messages(
+        [
+            UserMessage(content="list files"),
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id="c1", name="scan", content="1 entries under .:\na.py"),
+        ],
+        tools,
+    )
+    wrap_up = local.chat_messages([UserMessage(content="list files")], [])
+    assert second[: len(first)] == first
+    assert wrap_up == first
+    assert (
+        LocalProvider(model_path=Path("unused.gguf")).chat_messages(
+            [UserMessage(content="another turn")], tools
+        )[:-1]
+        == first[:-1]
+    )
+
+
+class _Llama:
+    """Stands in for llama.cpp where a real model cannot be made to misbehave on cue: it
+    replies with the scripted JSON steps and records what it was sent."""
+
+    def __init__(self, *steps: dict[str, object]) -> None:
+        self.steps = list(steps)
+        self.requests: list[dict[str, object]] = []
+
+    def handle_chat_completions(self, request: dict[str, object]) -> dict[str, object]:
+        self.requests.append(request)
+        step = self.steps.pop(0)
+        return {
+            "choices": [{"message": {"content": json.dumps(step)}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2},
+            "timings": {"cache_n": 8, "predicted_n": 2, "predicted_per_token_ms": 1.0},
+        }
+
+
+@pytest.mark.parametrize(
+    ("second", "expected"),
+    [
+        ("config/settings.toml sets port 8080.", "config/settings.toml sets port 8080."),
+        ("config/settings.toml: lines 1-3 of 3", NO_ANSWER),
+    ],
+)
+async def test_an_answer_that_copies_tool_output_is_sent_back_and_never_shown(
+    registry: ToolRegistry, tmp_path: Path, second: str, expected: str
+) -> None:
+    path = tmp_path / "scripted.gguf"
+    llama = _Llama({"answer": "config/settings.toml: lines 1-3 of 3"}, {"answer": second})
+    _servers[path] = llama
+    try:
+        response = await LocalProvider(model_path=path).complete(
+            [UserMessage(content="Which port?")], registry.definitions()
+        )
+    finally:
+        del _servers[path]
+    assert response.message.content == expected
+    assert len(llama.requests) == 2
+    assert "copies the tool output" in json.dumps(llama.requests[1]["messages"])
+
+
+async def test_the_prompt_cache_is_reused_from_step_to_step(
+    provider: LocalProvider, registry: ToolRegistry
+) -> None:
+    tools = registry.definitions()
+    await provider.complete([UserMessage(content="list the Markdown files")], tools)
+    call = ToolCall(id="c1", name="scan", arguments='{"pattern": "*.md"}')
+    await provider.complete(
+        [
+            UserMessage(content="list the Markdown files"),
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id="c1", name="scan", content="1 entries under .:\nREADME.md"),
+        ],
+        tools,
+    )
+    later = provider.timings[-1]
+    assert later.cached_tokens >= 0.8 * later.prompt_tokens
+    assert LocalProvider(model_path=provider._model_path).load() is provider.load()

@@ -3,7 +3,9 @@
 Retries (``max_retries``, exponential backoff with jitter, ``Retry-After`` honoured) cover 429,
 5xx, timeouts and connection errors, and for streams only what happens before the first event:
 once text has reached the person, a cut-off stream is an error, never a half answer passed off
-as complete. 400/401/403/404/422 are not retried. ``httpx.HTTPError`` is caught here and nowhere
+as complete. 400/401/403/404/422 are not retried, nor are a base URL that cannot work (no
+``http://`` or ``https://``), a failed TLS handshake, or a web page where JSON was expected.
+Every message names the URL and says what to check. ``httpx.HTTPError`` is caught here and nowhere
 else, and turned into Foehn's ``ProviderError``s ``from`` it. The API key never appears in a
 message: anything echoing it is scrubbed.
 """
@@ -15,6 +17,7 @@ import email.utils
 import json
 import logging
 import random
+import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -24,6 +27,7 @@ import httpx
 import httpx_sse
 
 from foehn_lsp.errors import (
+    ConfigError,
     ProviderAuthError,
     ProviderError,
     ProviderProtocolError,
@@ -35,6 +39,22 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 MAX_RETRY_AFTER = 60.0
+BASE_URL_HINT = "set it with --base-url, FOEHN_BASE_URL or baseUrl"
+
+
+def check_base_url(base_url: str) -> None:
+    """Refuse, before any request, a base URL that cannot work, naming it and the fix."""
+    try:
+        url = httpx.URL(base_url)
+    except httpx.InvalidURL as exc:
+        raise ConfigError(
+            f"the base URL {base_url!r} is not a URL ({exc}); {BASE_URL_HINT}"
+        ) from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(
+            f"the base URL {base_url!r} needs http:// or https:// and a host, e.g. "
+            f"'http://{base_url.split('://')[-1]}'; {BASE_URL_HINT}"
+        )
 
 
 class _Retryable(Exception):
@@ -58,6 +78,7 @@ class HttpClient:
         backoff: float = 0.5,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        check_base_url(base_url)
         self.label = label
         self.max_retries = max_retries
         self.backoff = backoff
@@ -91,10 +112,7 @@ class HttpClient:
             try:
                 return response.json()
             except (json.JSONDecodeError, UnicodeDecodeError):
-                raise ProviderProtocolError(
-                    f"{self.label} answered with a body that is not JSON: "
-                    f"{self.scrub(response.text[:200])!r}"
-                ) from None
+                raise self._not_json(response) from None
 
         return await self._with_retries(attempt)
 
@@ -117,6 +135,10 @@ class HttpClient:
                 if source.response.status_code >= 400:
                     await source.response.aread()
                     self._check(source.response)
+                kind = source.response.headers.get("content-type", "")
+                if "text/event-stream" not in kind:
+                    await source.response.aread()
+                    raise self._not_json(source.response, stream=True)
             except BaseException:
                 await context.__aexit__(None, None, None)
                 raise
@@ -144,28 +166,92 @@ class HttpClient:
                 f"the answer from {self.label} was cut off mid-stream ({type(exc).__name__})"
             ) from exc
 
-    def _unreachable(self, exc: httpx.TransportError) -> _Retryable:
+    def _where(self, request: httpx.Request | None = None) -> str:
+        return str(request.url) if request is not None else str(self._client.base_url)
+
+    def _unreachable(self, exc: httpx.TransportError) -> Exception:
+        """A transport failure, classified: what can pass with time is retried; a URL that
+        cannot work or a failed TLS handshake is not."""
+        try:
+            where = self._where(exc.request)
+        except RuntimeError:
+            where = self._where()
         if isinstance(exc, httpx.TimeoutException):
-            return _Retryable(f"{self.label} did not answer in time ({type(exc).__name__})")
-        return _Retryable(f"cannot reach {self.label}: {self.scrub(str(exc)) or repr(exc)}")
+            return _Retryable(
+                f"{self.label} at {where} did not answer in time ({type(exc).__name__})"
+            )
+        if isinstance(exc, httpx.UnsupportedProtocol):
+            return ProviderRequestError(
+                f"the base URL {where} needs http:// or https://; {BASE_URL_HINT}"
+            )
+        cause: BaseException | None = exc
+        while cause is not None and not isinstance(cause, ssl.SSLError):
+            cause = cause.__cause__ or cause.__context__
+        if isinstance(cause, ssl.SSLError):
+            return ProviderRequestError(
+                f"the TLS handshake with {where} failed ({cause.reason or cause}); check the "
+                "URL's scheme (a plain-HTTP server needs http://) and the server's certificate"
+            )
+        text = self.scrub(str(exc)) or repr(exc)
+        if "refused" in text.lower():
+            return _Retryable(
+                f"cannot reach {self.label} at {where}: connection refused; is the server "
+                f"running and listening on that port? ({BASE_URL_HINT})"
+            )
+        return _Retryable(f"cannot reach {self.label} at {where}: {text}")
+
+    def _not_json(self, response: httpx.Response, *, stream: bool = False) -> ProviderError:
+        """A body that is not the wire format; a web page usually means a wrong base URL."""
+        where = self._where(response.request)
+        body = response.text.lstrip()
+        kind = response.headers.get("content-type", "")
+        if "html" in kind or body[:15].lower().startswith(("<!doctype", "<html")):
+            return ProviderProtocolError(
+                f"{self.label} at {where} answered with a web page (HTML, status "
+                f"{response.status_code}), not the API's JSON; check the base URL (API paths "
+                "often end in /v1)"
+            )
+        expected = "an event stream" if stream else "JSON"
+        return ProviderProtocolError(
+            f"{self.label} at {where} answered {response.status_code} with a body that is not "
+            f"{expected} ({kind or 'no content type'}): {self.scrub(body[:200])!r}"
+        )
 
     def _check(self, response: httpx.Response) -> None:
         status = response.status_code
         if status < 400:
             return
+        where = self._where(response.request)
         detail = self.scrub(_error_detail(response))
-        if status in (401, 403):
-            raise ProviderAuthError(f"{self.label} rejected the API key ({status}): {detail}")
+        if status == 401:
+            raise ProviderAuthError(
+                f"{self.label} at {where} rejected the API key (401): {detail}; check the key "
+                "(FOEHN_API_KEY or the provider's own variable)"
+            )
+        if status == 403:
+            raise ProviderAuthError(
+                f"{self.label} at {where} rejected the API key (403, not allowed): {detail}; "
+                "check that the key may use this model"
+            )
+        if status == 429:
+            raise _Retryable(
+                f"{self.label} at {where} is rate-limiting requests (429): {detail}; wait a "
+                "moment or check the account's limits",
+                _retry_after(response.headers.get("retry-after")),
+            )
         if status in RETRY_STATUSES or status >= 500:
             raise _Retryable(
-                f"{self.label} is unavailable ({status}): {detail}",
+                f"{self.label} at {where} is unavailable ({status}): {detail}",
                 _retry_after(response.headers.get("retry-after")),
             )
         if status == 404:
             raise ProviderRequestError(
-                f"{self.label} answered 404 (check the base URL and model name): {detail}"
+                f"{self.label} answered 404 for {where}: {detail}; check the base URL and the "
+                "model name (--base-url, --model)"
             )
-        raise ProviderRequestError(f"{self.label} refused the request ({status}): {detail}")
+        raise ProviderRequestError(
+            f"{self.label} at {where} refused the request ({status}): {detail}"
+        )
 
     async def _with_retries(self, attempt: Any) -> Any:
         for number in range(self.max_retries + 1):

