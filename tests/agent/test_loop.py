@@ -395,15 +395,16 @@ async def test_sequential_tools_never_overlap(ctx: ToolContext) -> None:
     assert overlaps == [1, 1, 1]
 
 
-async def test_the_system_message_can_be_replaced_by_the_workspace(
+async def test_a_trusted_workspace_adds_its_rules_to_the_system_message(
     app: Path, ctx: ToolContext
 ) -> None:
     (app / ".foehn").mkdir()
     (app / ".foehn" / "system.md").write_text("You are terse.")
-    runner, provider = agent([say("k")])
+    runner, provider = agent([say("k")], trust_workspace=True)
     await runner.run(RunRequest(task="x", context="File: app.py"), ctx, Recorder())
     system, user = provider.requests[0][0]
-    assert system.content == "You are terse."
+    assert system.content.startswith("You are Foehn")
+    assert system.content.endswith("You are terse.")
     assert user.content == "x\n\nFile: app.py"
 
 

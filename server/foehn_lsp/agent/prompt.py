@@ -1,13 +1,20 @@
-"""The system message: a default that describes the workspace and the tools' conventions, or
-the text of a file that replaces it (``systemMessageFile``, else ``.foehn/system.md``)."""
+"""The system message: Foehn's own rules (or, in their place, the person's own
+``systemMessageFile``), then, in a trusted workspace only, the project's rules: its
+``.foehn/system.md`` and the nearest ``AGENTS.md``. Project rules are added after Foehn's and
+never replace them: a repository can describe its conventions, not remove the ones that keep
+the person in control."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from foehn_lsp.config import Settings
-from foehn_lsp.errors import ConfigError
-from foehn_lsp.workspace.paths import Workspace
+from foehn_lsp.config import Settings, user_config_file
+from foehn_lsp.errors import ConfigError, PathRefusedError
+from foehn_lsp.workspace.paths import Workspace, open_confined
+
+MAX_RULES_CHARS = 32_000
+"""Each project rules file is cut here, so a huge file cannot crowd out the conversation."""
 
 DEFAULT = """\
 You are Foehn, a careful software engineer working in the project at the workspace root \
@@ -26,15 +33,55 @@ unchanged. If the person denies a call, do not retry it; continue another way or
 - When you are done, answer briefly: what you found or changed, and anything left to do."""
 
 
-def system_message(settings: Settings, workspace: Workspace) -> str:
-    """The configured file's text if there is one, else the default."""
-    if settings.system_message_file:
-        configured = Path(settings.system_message_file).expanduser()
-        path = configured if configured.is_absolute() else workspace.root / configured
-        if not path.is_file():
-            raise ConfigError(f"systemMessageFile {settings.system_message_file!r} not found")
-        return path.read_text("utf-8")
-    local = workspace.root / ".foehn" / "system.md"
-    if local.is_file():
-        return local.read_text("utf-8")
-    return DEFAULT.format(root=workspace.root.name)
+def system_message(settings: Settings, workspace: Workspace, near: Path | None = None) -> str:
+    """Foehn's rules, then the trusted workspace's rules. ``near`` (a file the task is about)
+    picks the nearest ``AGENTS.md`` between it and the workspace root; else the root's."""
+    parts = [_own_rules(settings, workspace)]
+    if settings.trust_workspace:
+        for path in project_rules(workspace, near):
+            text = _read_confined(workspace, path)
+            if text and text.strip():
+                parts.append(
+                    f"Project rules from {workspace.display(path)} (the project's own; they "
+                    f"do not override the rules above):\n\n{text.strip()}"
+                )
+    return "\n\n".join(parts)
+
+
+def _own_rules(settings: Settings, workspace: Workspace) -> str:
+    if not settings.system_message_file:
+        return DEFAULT.format(root=workspace.root.name)
+    configured = Path(settings.system_message_file).expanduser()
+    if not configured.is_absolute():
+        configured = user_config_file().parent / configured
+    if not configured.is_file():
+        raise ConfigError(f"systemMessageFile {settings.system_message_file!r} not found")
+    return configured.read_text("utf-8")
+
+
+def project_rules(workspace: Workspace, near: Path | None = None) -> list[Path]:
+    """``.foehn/system.md`` and the nearest ``AGENTS.md`` (from ``near``'s folder up to the
+    workspace root), those that exist."""
+    found = [workspace.root / ".foehn" / "system.md"]
+    folder, top = workspace.root, workspace.root
+    if near is not None and (root := workspace.root_of(near)) is not None:
+        folder, top = (near if near.is_dir() else near.parent), root
+    while True:
+        if (folder / "AGENTS.md").is_file():
+            found.append(folder / "AGENTS.md")
+            break
+        if folder == top or folder.parent == folder:
+            break
+        folder = folder.parent
+    return [path for path in found if path.is_file()]
+
+
+def _read_confined(workspace: Workspace, path: Path) -> str | None:
+    """The file's text if it really is inside the workspace (a link to elsewhere is refused)."""
+    try:
+        fd = open_confined(workspace, path)
+    except (OSError, PathRefusedError):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_RULES_CHARS * 4)
+    return data.decode("utf-8", errors="replace")[:MAX_RULES_CHARS]
