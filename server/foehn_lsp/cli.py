@@ -14,11 +14,11 @@ import logging
 import os
 import signal
 import sys
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp import chat
 from foehn_lsp.agent import Agent, RunEvent, RunOutcome, RunRequest
 from foehn_lsp.agent.approval import (
     ApprovalDecision,
@@ -28,11 +28,11 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
+from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import EventSink, ToolCallEvent
-from foehn_lsp.agent.records import AuditLog, Scrubber, Transcript, audit_path, read_transcript
+from foehn_lsp.agent.records import read_transcript
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.providers import create_provider
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sandbox import startup_warning, system_sandbox
 from foehn_lsp.terminal import HumanPrinter, JsonPrinter, TerminalApprover
@@ -134,6 +134,8 @@ def _run_command(args: argparse.Namespace) -> int:
             _approver(args.approve),
             printer,
             Path(args.transcript) if args.transcript else None,
+            session_id=args.session,
+            continue_latest=args.continue_latest,
         )
     )
     return STOP_CODES[outcome.reason]
@@ -146,39 +148,28 @@ async def _run(
     approver: Approver,
     printer: EventSink,
     transcript_path: Path | None,
+    *,
+    session_id: str | None = None,
+    continue_latest: bool = False,
 ) -> RunOutcome:
-    found = load_tools(settings, root)
-    for problem in found.problems:
-        print(f"foehn: skipped plugin {problem}", file=sys.stderr)
-    provider = create_provider(settings)
-    secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
-    scrubber = Scrubber.from_environment(secrets)
-    transcript = Transcript(transcript_path, scrubber) if transcript_path else None
-    workspace = Workspace([root])
-    audit = AuditLog(audit_path(workspace.root), scrubber, run_id=uuid.uuid4().hex[:12])
-
-    def emit(event: RunEvent) -> None:
-        audit(event)
-        printer(event)
-
-    agent = Agent(
-        provider=provider,
-        registry=found.registry,
-        settings=settings,
-        approver=approver,
-        transcript=transcript,
+    session = build_session(
+        settings,
+        root,
+        FrontEnd(name="cli", approver=approver),
+        transcript=transcript_path,
+        session_id=session_id,
+        continue_latest=continue_latest,
     )
+    for problem in session.discovery.problems:
+        print(f"foehn: skipped plugin {problem}", file=sys.stderr)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, stop.set)
     try:
-        ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
-        return await agent.run(RunRequest(task=task), ctx, emit, stop)
+        return await session.prompt(task, emit=printer, stop=stop)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-        await provider.aclose()
-        if transcript is not None:
-            transcript.close()
+        await session.aclose()
 
 
 def _replay_command(args: argparse.Namespace) -> int:
@@ -296,6 +287,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-iterations", type=int, metavar="N")
     run.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     run.add_argument("--transcript", metavar="FILE", help="record the run for foehn replay")
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="one more turn in the workspace's latest session",
+    )
+    resume.add_argument("--session", metavar="ID", help="one more turn in this saved session")
     run.set_defaults(handler=_run_command)
 
     replay = commands.add_parser("replay", help="re-run a recorded transcript offline")
@@ -304,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workspace", metavar="DIR", help="where to replay (default: the recorded workspace)"
     )
     replay.set_defaults(handler=_replay_command)
+    chat.add_parsers(commands)
 
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
     acp.add_argument(

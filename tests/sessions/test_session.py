@@ -90,9 +90,8 @@ async def test_a_crash_mid_turn_loses_only_that_turn(root: Path) -> None:
     chat, _ = session(root, [say("One.")])
     await chat.prompt("first", emit=Recorder())
     path = SessionStore(root).path(chat.id)
-    with open(path, "a") as handle:
-        handle.write(json.dumps({"kind": "run", "task": "second", "workspace": "w"}) + "\n")
-        handle.write('{"kind": "response", "respo')
+    started = json.dumps({"kind": "run", "task": "second", "workspace": "w"})
+    path.write_text(path.read_text() + started + '\n{"kind": "response", "respo')
     loaded = SessionStore(root).load(chat.id)
     assert [t.task for t in loaded.turns] == ["first"]
     assert loaded.problems == []
@@ -104,14 +103,16 @@ async def test_a_damaged_file_is_reported_and_skipped(root: Path) -> None:
     store = SessionStore(root)
     (store.folder / "broken.jsonl").write_text("not json\n")
     assert [s.id for s in store.list()] == [chat.id]
-    assert len(store.problems) == 1 and "broken.jsonl" in store.problems[0]
+    assert len(store.problems) == 1
+    assert "broken.jsonl" in store.problems[0]
 
 
 async def test_two_prompts_at_once_get_busy(root: Path) -> None:
-    gate = asyncio.Event()
+    gate, asked = asyncio.Event(), asyncio.Event()
 
     class Slow(ScriptedProvider):
         async def complete(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            asked.set()
             await gate.wait()
             return await super().complete(*args, **kwargs)
 
@@ -122,9 +123,8 @@ async def test_two_prompts_at_once_get_busy(root: Path) -> None:
         provider=Slow([say("done")]),
     )
     first = asyncio.create_task(chat.prompt("one", emit=Recorder()))
-    await asyncio.sleep(0)
-    while not chat.busy:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(asked.wait(), 30)
+    assert chat.busy
     with pytest.raises(SessionBusy):
         await chat.prompt("two", emit=Recorder())
     other = build_session(

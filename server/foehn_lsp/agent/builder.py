@@ -9,6 +9,7 @@ session store and its file, and the checkpoints. None of them assembles its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -18,14 +19,18 @@ from foehn_lsp.agent.records import Scrubber, audit_path
 from foehn_lsp.agent.session import Session, SessionParts
 from foehn_lsp.agent.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.config import Settings
+from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers import Provider, create_provider
+from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
 from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.tools.registry import ToolDefinition
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
 
 __all__ = [
     "FrontEnd",
+    "NoModel",
     "build_registry",
     "build_session",
     "catalogue_json",
@@ -35,6 +40,30 @@ __all__ = [
 
 def _no_buffers(path: Path) -> str | None:
     return None
+
+
+class NoModel:
+    """A provider for sessions that only need their files and history (undo, load) where no
+    model is configured: asking it raises ``ConfigError`` with ``reason``."""
+
+    name = "none"
+    model = "none"
+
+    def __init__(self, reason: str = "no model is needed for this") -> None:
+        self.reason = reason
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDefinition],
+        *,
+        stream: bool = False,
+        on_text: TextSink | None = None,
+    ) -> ModelResponse:
+        raise ConfigError(self.reason)
+
+    async def aclose(self) -> None:
+        return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,10 +81,17 @@ class FrontEnd:
 
 def build_registry(settings: Settings, root: Path | None) -> Discovery:
     """The tools for ``root``: entry-point plugins, ``pluginPaths``, and the workspace's own
-    plugins if it is trusted; broken plugins are listed in ``problems``, never raised."""
-    return discover(
+    plugins if it is trusted; broken plugins are listed in ``problems``, never raised. Then
+    the MCP servers' tools (started here; ``discovery.mcp.close()`` stops them), with each
+    server that failed to start in ``problems`` too."""
+    found = discover(
         folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
     )
+    if settings.mcp.servers or settings.trust_workspace:
+        from foehn_lsp.mcp.tools import add_servers  # loads the MCP SDK only when needed
+
+        add_servers(found, settings, root)
+    return found
 
 
 def catalogue_json(discovery: Discovery) -> dict[str, Any]:
@@ -67,6 +103,7 @@ def catalogue_json(discovery: Discovery) -> dict[str, Any]:
                 "risk": tool.risk.value,
                 "description": tool.description,
                 "parameters": tool.parameters,
+                **(discovery.mcp.catalogue_fields(tool.name) if discovery.mcp else {}),
             }
             for tool in discovery.registry
         ],
@@ -80,7 +117,7 @@ def scrubber_for(settings: Settings) -> Scrubber:
     """The scrubber every record goes through: the configured key, secrets in the
     environment, and anything shaped like a token."""
     secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
-    return Scrubber.from_environment(secrets)
+    return Scrubber.from_environment([*secrets, *settings.mcp.secrets()])
 
 
 def build_session(

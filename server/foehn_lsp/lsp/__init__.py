@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from foehn_lsp.lsp import chat, code_actions, commands, lifecycle
+from foehn_lsp.lsp import chat, code_actions, commands, lifecycle, sessions
 from foehn_lsp.lsp.server import FoehnServer
 
 
@@ -21,6 +21,7 @@ def create_server() -> FoehnServer:
     server.command("foehn.cancel")(commands.cancel)
     server.command("foehn.tools")(commands.tools)
     chat.register(server)
+    sessions.register(server)
     return server
 
 

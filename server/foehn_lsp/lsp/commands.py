@@ -8,6 +8,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from foehn_lsp.agent.records import audit_path
+from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.server import FoehnServer
 
@@ -26,7 +27,10 @@ async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         )
     request_id = ls.protocol.msg_id
     await ls.ready()
-    return await ls.runs.start(arguments, request_id)
+    try:
+        return await ls.runs.start(arguments, request_id)
+    except FoehnError as exc:  # a busy session, an unknown session id
+        raise JsonRpcException(code=REQUEST_FAILED, message=str(exc)) from None
 
 
 def cancel(ls: FoehnServer, *args: Any) -> dict[str, Any]:

@@ -59,6 +59,12 @@ class RunArguments:
     uri: str | None = None
     range: types.Range | None = None
     diagnostic: Mapping[str, Any] | None = None
+    session: str | None = None
+    """Continue this saved session (``None``: a new one-turn session)."""
+    run_id: str | None = None
+    """The client's id for the turn, correlating ``foehn/runEvent`` and confirmations."""
+    context: str = ""
+    """Context the person chose (mentioned files, a selection), added to the editor's."""
 
 
 class BadArguments(ValueError):
@@ -94,11 +100,18 @@ def run_arguments(args: Sequence[Any]) -> RunArguments:
         isinstance(diagnostic, Mapping) and isinstance(diagnostic.get("message"), str)
     ):
         raise BadArguments("diagnostic must be an object with a message: {message, source?}")
+    extra = {key: value.get(key) for key in ("session", "runId", "context")}
+    for key, given in extra.items():
+        if given is not None and not (isinstance(given, str) and (given or key == "context")):
+            raise BadArguments(f"{key} must be a non-empty string")
     return RunArguments(
         task=value["task"],
         uri=uri,
         range=selection,
         diagnostic=diagnostic,
+        session=extra["session"],
+        run_id=extra["runId"],
+        context=extra["context"] or "",
     )
 
 

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from foehn_lsp.agent import Agent, RunEvent, RunOutcome, RunRequest
-from foehn_lsp.agent.events import event_json
-from foehn_lsp.agent.records import AuditLog, Scrubber, audit_path
+from foehn_lsp.agent import RunEvent, RunOutcome
+from foehn_lsp.agent.builder import FrontEnd, build_session
+from foehn_lsp.agent.events import TurnStarted, event_json
+from foehn_lsp.agent.store import SessionBusy, SessionNotFound
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import client, convert
 from foehn_lsp.lsp.confirm import EditorApprover
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
-from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.workspace import FileAccess, Workspace
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ class ActiveRun:
     token: str | None = None
     """The progress token, once the client has agreed to show it."""
     progress: asyncio.Future[None] | None = None
+    session: str | None = None
+    """The session the run is a turn of, and the turn's index, once it started."""
+    turn: int | None = None
 
 
 class RunManager:
@@ -63,7 +66,9 @@ class RunManager:
             self.cancel(run_id)
 
     async def start(self, arguments: convert.RunArguments, request_id: Any) -> dict[str, Any]:
-        run = ActiveRun(id=uuid.uuid4().hex[:12])
+        run = ActiveRun(id=arguments.run_id or uuid.uuid4().hex[:12])
+        if run.id in self.active:
+            raise SessionBusy(f"a run with id {run.id!r} is already running")
         self.active[run.id] = run
         if request_id is not None:
             self.requests[request_id] = run.id
@@ -74,49 +79,57 @@ class RunManager:
             self.active.pop(run.id, None)
             self.requests.pop(request_id, None)
             self._end_progress(run, outcome.reason if outcome else "error")
-        return {
+        result = {
             "runId": run.id,
             "answer": outcome.answer,
             "stopReason": outcome.reason,
             "iterations": outcome.iterations,
         }
+        if run.session is not None:
+            result |= {"session": run.session, "sessionId": run.session, "turn": run.turn}
+        return result
 
     async def _run(self, run: ActiveRun, arguments: convert.RunArguments) -> RunOutcome:
         server = self.server
         workspace = Workspace(server.workspace_roots())
-        settings = server.settings
         assert server.tools is not None
+        buffers = EditorBuffers(server)
         try:
-            provider = server.provider()
+            session = build_session(
+                server.settings,
+                workspace,
+                FrontEnd(
+                    name="lsp",
+                    approver=EditorApprover(server, run.id, lambda m: self._report(run, m)),
+                    applier=EditorApplier(server, workspace, buffers),
+                    buffers=buffers.text,
+                ),
+                session_id=arguments.session,
+                provider=server.provider(),
+                discovery=server.tools,
+            )
+        except SessionNotFound:
+            raise
         except FoehnError as exc:
             server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
             return RunOutcome(reason="error", answer=str(exc), iterations=0)
         self._begin_progress(run, arguments.task)
-        buffers = EditorBuffers(server)
-        applier = EditorApplier(server, workspace, buffers)
-        ctx = ToolContext(
-            workspace=workspace, files=FileAccess(workspace, applier=applier, buffers=buffers.text)
-        )
-        context = self._context(arguments, workspace, ctx)
-        secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
-        audit = AuditLog(
-            audit_path(workspace.root), Scrubber.from_environment(secrets), run_id=run.id
+        reader = FileAccess(workspace, buffers=buffers.text)
+        context = "\n\n".join(
+            part
+            for part in (self._context(arguments, workspace, reader), arguments.context)
+            if part
         )
 
         def emit(event: RunEvent) -> None:
-            audit(event)
+            if isinstance(event, TurnStarted):
+                run.session, run.turn = event.session, event.turn
             server.protocol.notify("foehn/runEvent", {"runId": run.id, **event_json(event)})
             if (message := convert.progress_message(event)) is not None:
                 self._report(run, message)
 
-        agent = Agent(
-            provider=provider,
-            registry=server.tools.registry,
-            settings=settings,
-            approver=EditorApprover(server, run.id, lambda m: self._report(run, m)),
-        )
-        outcome = await agent.run(
-            RunRequest(task=arguments.task, context=context), ctx, emit, run.stop
+        outcome = await session.prompt(
+            arguments.task, context=context, emit=emit, stop=run.stop, run_id=run.id
         )
         summary = f"Foehn ({outcome.reason.replace('_', ' ')}): {outcome.answer}"
         server.window_log_message(convert.log(summary, error=outcome.reason == "error"))
@@ -125,7 +138,7 @@ class RunManager:
         return outcome
 
     def _context(
-        self, arguments: convert.RunArguments, workspace: Workspace, ctx: ToolContext
+        self, arguments: convert.RunArguments, workspace: Workspace, files: FileAccess
     ) -> str:
         if arguments.uri is None:
             return ""
@@ -133,7 +146,7 @@ class RunManager:
         if path is None or not workspace.contains(path.resolve()):
             return ""
         try:
-            text = ctx.files.read_text(path.resolve()).text
+            text = files.read_text(path.resolve()).text
         except Exception:  # an unreadable file adds no context; the run goes on
             log.info("no context from %s", arguments.uri, exc_info=True)
             text = None

@@ -1,0 +1,188 @@
+"""``foehn chat``, ``foehn run --continue/--session``, ``foehn sessions`` and ``foehn undo`` as
+people and scripts use them: real processes, the scripted model server on 127.0.0.1, real
+workspaces, programs in the real sandbox."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from foehn_lsp.testing import ModelServer, Turn
+from test_cli import events, foehn
+
+
+@pytest.fixture
+def server() -> Iterator[ModelServer]:
+    with ModelServer() as running:
+        yield running
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
+    (root / "old.txt").write_text("old name\n")
+    (root / "gone.txt").write_text("to be deleted\n")
+    (root / "data.txt").write_text("before the program\n")
+    return root
+
+
+def user_tasks(body: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "user"]
+
+
+def remembers(body: dict[str, Any]) -> Turn:
+    said = json.dumps(body["messages"])
+    return Turn(text="It was HELIX." if "codename HELIX" in said else "I do not know.")
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".foehn" not in p.parts
+    }
+
+
+def test_chat_holds_a_conversation(server: ModelServer, project: Path, tmp_path: Path) -> None:
+    server.script(Turn(text="Noted."), Turn(text="Sure: fine."), remembers)
+    typed = "\n".join(
+        [
+            "Remember the codename HELIX.",
+            "Say fine.",
+            "/cost",
+            "What was the codename?",
+            "/sessions",
+            "/undo",
+        ]
+    )
+    done = foehn(
+        "chat", "--workspace", str(project), server=server, state=tmp_path, stdin=typed + "\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Noted." in done.stdout
+    assert "It was HELIX." in done.stdout
+    assert user_tasks(server.requests[-1].body) == [
+        "Remember the codename HELIX.",
+        "Say fine.",
+        "What was the codename?",
+    ]
+    assert "context " in done.stderr
+    assert "spent 20 in + 10 out" in done.stderr
+    assert "3 turns" in done.stderr
+    assert "no turn changed any file" in done.stderr
+    listed = foehn("sessions", "list", "--json", "--workspace", str(project), state=tmp_path)
+    [session] = json.loads(listed.stdout)["sessions"]
+    assert (session["turns"], session["title"]) == (3, "Remember the codename HELIX.")
+
+
+def test_run_continues_a_saved_session_after_a_restart(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    server.script(Turn(text="Noted."), remembers, remembers)
+    first = foehn(
+        "run", "Remember the codename HELIX.", "--workspace", str(project), "--json",
+        server=server, state=tmp_path,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    [turn] = [e for e in events(first.stdout) if e["event"] == "turn"]
+    second = foehn(
+        "run", "What was the codename?", "--continue", "--workspace", str(project),
+        server=server, state=tmp_path,
+    )  # fmt: skip
+    assert second.stdout.strip() == "It was HELIX."
+    third = foehn(
+        "run", "Again?", "--session", turn["session"], "--workspace", str(project),
+        server=server, state=tmp_path,
+    )  # fmt: skip
+    assert third.stdout.strip() == "It was HELIX."
+    assert user_tasks(server.requests[-1].body) == [
+        "Remember the codename HELIX.",
+        "What was the codename?",
+        "Again?",
+    ]
+    shown = foehn("sessions", "show", turn["session"], "--workspace", str(project), state=tmp_path)
+    assert "[3] Again?" in shown.stdout
+    missing = foehn(
+        "run", "x", "--session", "nope", "--workspace", str(project), server=server,
+        state=tmp_path,
+    )  # fmt: skip
+    assert missing.returncode == 1
+    assert "no session 'nope'" in missing.stderr
+    foehn("sessions", "delete", turn["session"], "--workspace", str(project), state=tmp_path)
+    listed = foehn("sessions", "list", "--json", "--workspace", str(project), state=tmp_path)
+    assert json.loads(listed.stdout)["sessions"] == []
+
+
+def test_undo_puts_back_every_kind_of_change(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    before = tree(project)
+    program = "open('data.txt','w').write('after\\n'); open('made.txt','w').write('x')"
+    server.script(
+        Turn(tool_calls=[("read_file", {"path": "data.txt"})]),
+        Turn(
+            tool_calls=[
+                (
+                    "edit_file",
+                    {
+                        "path": "app.py",
+                        "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}],
+                    },
+                ),
+                ("write_file", {"path": "pkg/new.py", "content": "NEW = 1\n"}),
+                ("move_path", {"source": "old.txt", "destination": "renamed.txt"}),
+                ("delete_path", {"path": "gone.txt"}),
+            ]
+        ),
+        Turn(tool_calls=[("run_command", {"command": [sys.executable, "-c", program]})]),
+        Turn(text="Changed everything."),
+    )
+    done = foehn(
+        "run", "change things", "--approve", "all", "--json", "--workspace", str(project),
+        server=server, state=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [changed] = [e for e in events(done.stdout) if e["event"] == "files_changed"]
+    assert {f["path"]: f["change"] for f in changed["files"]} == {
+        "app.py": "modified",
+        "pkg/new.py": "created",
+        "old.txt": "deleted",
+        "renamed.txt": "moved",
+        "gone.txt": "deleted",
+        "data.txt": "modified",
+        "made.txt": "created",
+    }
+    (project / "app.py").write_text("changed by hand\n")
+    refused = foehn("undo", "--workspace", str(project), state=tmp_path)
+    assert refused.returncode == 1
+    assert "changed since by someone else: app.py" in refused.stderr
+    assert (project / "pkg" / "new.py").exists()
+    forced = foehn("undo", "--force", "--workspace", str(project), state=tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    assert tree(project) == before
+    redo = foehn("undo", "--workspace", str(project), state=tmp_path)
+    assert redo.returncode == 0
+    assert "undid turn 2" in redo.stderr
+    assert (project / "renamed.txt").read_text() == "old name\n"
+    audit = next((tmp_path / "foehn" / "audit").glob("*.jsonl")).read_text().splitlines()
+    actions = [json.loads(line).get("action") for line in audit]
+    assert actions.count("checkpoint") == 1
+    assert actions.count("undo") == 2
+
+
+def test_a_damaged_session_file_is_reported_and_skipped(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    server.script(Turn(text="Noted."))
+    foehn("run", "hello", "--workspace", str(project), server=server, state=tmp_path)
+    [folder] = (tmp_path / "foehn" / "sessions").iterdir()
+    (folder / "broken.jsonl").write_text('{"kind": "sess')
+    listed = foehn("sessions", "list", "--workspace", str(project), state=tmp_path)
+    assert listed.returncode == 0
+    assert "hello" in listed.stdout
+    assert "broken.jsonl is damaged and was skipped" in listed.stderr
