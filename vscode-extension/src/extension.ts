@@ -10,6 +10,7 @@ import { DIFF_SCHEME, DiffDocuments } from "./diffs";
 import { Mentions, routeViewMessage, trackEditor } from "./wiring";
 import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
 import { Server } from "./server";
+import { withUserLevel } from "./settings";
 import { StatusItem } from "./statusItem";
 
 let server: Server | undefined;
@@ -24,7 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     executeCommand: async (command, args, next) =>
       command === "foehn.run" && typeof args[0] === "object" ? lightbulb(args[0] as Record<string, unknown>) : next(command, args),
   };
-  server = new Server(output, context.secrets, middleware);
+  server = new Server(output, context.secrets, withUserLevel(middleware, () => vscode.workspace.getConfiguration("foehn"), () => vscode.workspace.isTrusted));
   const conversation = new Conversation(server, view, diffs, output);
   const mentions = new Mentions(server);
   const taskContext = (text: string) => mentions.context(text, chips);
