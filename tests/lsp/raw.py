@@ -36,6 +36,8 @@ class RawClient:
         self.received: list[dict[str, Any]] = []
         """Every message the server sent, in order."""
         self.server_requests: list[dict[str, Any]] = []
+        self.replies: dict[Any, dict[str, Any]] = {}
+        """The server's responses by id (the last one, if it answered twice)."""
         self._changed = asyncio.Condition()
         self._next_id = 1000
         self._reader = asyncio.ensure_future(self._read())
@@ -69,10 +71,9 @@ class RawClient:
         return await self.reply(self.request(method, params), within)
 
     async def reply(self, msg_id: Any, within: float = 30) -> dict[str, Any]:
-        [found] = await self.wait_for(
-            lambda m: "method" not in m and m.get("id") == msg_id, within=within
-        )
-        return found
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: msg_id in self.replies), within)
+            return self.replies[msg_id]
 
     async def wait_for(
         self, match: Callable[[dict[str, Any]], bool], count: int = 1, within: float = 30
@@ -114,6 +115,8 @@ class RawClient:
                 self._answer(message)
             async with self._changed:
                 self.received.append(message)
+                if "method" not in message:
+                    self.replies[message.get("id")] = message
                 self._changed.notify_all()
 
     def _answer(self, message: dict[str, Any]) -> None:
