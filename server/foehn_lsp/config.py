@@ -126,6 +126,9 @@ class Settings(_Section):
     max_tool_iterations: int = Field(default=30, ge=1)
     token_budget: int = Field(default=500_000, ge=1000)
     """Input plus output tokens a run may spend."""
+    context_window: int | None = Field(default=None, ge=2000)
+    """The model's context window in tokens; ``None``: Foehn's table of known models (and no
+    compaction for a model it does not know)."""
     repeat_limit: int = Field(default=3, ge=2)
     """The same call with the same arguments this many times in a row stops the run."""
     tool_timeout_seconds: float = Field(default=120.0, gt=0)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from foehn_lsp.testing import ModelServer, Turn
+from foehn_lsp.testing import Fault, ModelServer, Turn
 from test_cli import events, foehn
 
 
@@ -186,3 +186,63 @@ def test_a_damaged_session_file_is_reported_and_skipped(
     assert listed.returncode == 0
     assert "hello" in listed.stdout
     assert "broken.jsonl is damaged and was skipped" in listed.stderr
+
+
+def request_size(body: dict[str, Any]) -> int:
+    return len(json.dumps(body["messages"])) + len(json.dumps(body.get("tools", [])))
+
+
+def reading_model(steps: int, limit: int) -> Any:
+    """A model that reads ``f0.txt`` … one file per step and then answers, and refuses, like a
+    real provider, any request longer than ``limit`` characters. It reports usage as a real
+    provider would (about four characters a token), and summarises when asked without tools."""
+    done: list[int] = []
+
+    def reply(body: dict[str, Any]) -> Turn | Fault:
+        size = request_size(body)
+        if size > limit:
+            message = f"This model's maximum context length is {limit // 4} tokens"
+            return Fault(status=400, body=json.dumps({"error": {"message": message}}))
+        tokens = size // 4
+        if not body.get("tools"):
+            return Turn(text="Read the first files; nothing changed.", input_tokens=tokens)
+        if len(done) == steps:
+            return Turn(text=f"Read all {steps} files.", input_tokens=tokens)
+        done.append(len(done))
+        call = ("read_file", {"path": f"f{len(done) - 1}.txt"})
+        return Turn(tool_calls=[call], input_tokens=tokens)
+
+    return reply
+
+
+@pytest.mark.parametrize("window", ["setting", "provider"])
+def test_a_long_task_finishes_on_a_small_window(
+    server: ModelServer, root: Path, tmp_path: Path, window: str
+) -> None:
+    steps = 60
+    for number in range(steps):
+        (root / f"f{number}.txt").write_text(f"file {number}\n" + "x" * 60 + "\n" * 25)
+    config = tmp_path / "config" / "foehn"
+    config.mkdir(parents=True)
+    # "provider": the setting claims a larger window, so only the provider's refusal (a 400
+    # that says the request is too long) makes Foehn compact, once, and retry.
+    size = 6000 if window == "setting" else 40_000
+    (config / "config.toml").write_text(f"context_window = {size}\n")
+    server.script(*([reading_model(steps, limit=26_000)] * (steps * 3)))
+    done = foehn(
+        "run", "Read every file.", "--max-iterations", "100", "--json", "--workspace",
+        str(root), server=server, state=tmp_path,
+    )  # fmt: skip
+    stream = events(done.stdout)
+    assert done.returncode == 0, done.stderr
+    assert stream[-1]["answer"] == f"Read all {steps} files."
+    compactions = [e for e in stream if e["event"] == "compacted"]
+    assert compactions
+    assert all(e["after_tokens"] < e["before_tokens"] for e in compactions)
+    refused = [r for r in server.requests if request_size(r.body) > 26_000]
+    assert (len(refused) > 0) == (window == "provider")
+    last = server.requests[-1].body["messages"]
+    assert last[1]["content"].startswith("Read every file.")
+    assert "compacted" in json.dumps(last)
+    usage = [e for e in stream if e["event"] == "usage"]
+    assert usage[-1]["window"] == size

@@ -125,7 +125,7 @@ class Session:
         self._running = False
         self.context = ContextWindow(
             provider=parts.provider,
-            window=getattr(parts.settings, "context_window", None),
+            window=parts.settings.context_window,
             input_tokens=data.input_tokens,
             output_tokens=data.output_tokens,
         )
