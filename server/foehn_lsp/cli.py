@@ -32,6 +32,7 @@ from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import EventSink, ToolCallEvent
 from foehn_lsp.agent.records import read_transcript
 from foehn_lsp.config import Settings, load_settings
+from foehn_lsp.config_report import add_parser as add_config_parser
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sandbox import startup_warning, system_sandbox
@@ -271,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     tools.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     tools.set_defaults(handler=_tools_command)
+
+    add_config_parser(commands)
 
     run = commands.add_parser("run", help="run one task headless")
     run.add_argument("task", help="what to do, in words")
