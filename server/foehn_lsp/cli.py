@@ -52,7 +52,7 @@ def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
     if settings.mcp.servers or settings.trust_workspace:
         from foehn_lsp.mcp.tools import add_servers
 
-        add_servers(found, settings, workspace)
+        add_servers(found, settings, workspace, lazy=False)
     return found
 
 

@@ -19,6 +19,15 @@ EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everythin
 BIN = Path(sys.executable).parent
 
 
+@pytest.fixture(autouse=True)
+def user_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The servers' logs and stored tool lists go to the test's own folders."""
+    home = tmp_path / "user"
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    return home
+
+
 def everything_js() -> Path:
     script = EVERYTHING / "index.js"
     assert script.is_file(), (

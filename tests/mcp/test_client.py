@@ -321,3 +321,34 @@ async def test_a_sandboxed_server_reads_the_workspace_but_cannot_write_it(
     added = await call(catalogue, "mcp__git__git_add", ctx, repo_path=str(root), files=["new.txt"])
     assert not added.ok
     assert not (root / ".git" / "index").exists()
+
+
+async def test_a_lazy_server_starts_at_its_first_call_once_its_tools_are_known(
+    root: Path, ctx: ToolContext, awkward: Awkward, state: Path, tmp_path: Path
+) -> None:
+    settings = McpSettings(servers={"awkward": awkward()}, start="lazy")
+    first = connect_servers(
+        settings, ToolRegistry(), root=root, default_timeout=20, cache=tmp_path / "cache"
+    )
+    assert first is not None
+    first.close()  # it had to start once: nothing was known about its tools
+    assert len(lines(state / "started")) == 1
+    again = connect_servers(
+        settings, ToolRegistry(), root=root, default_timeout=20, cache=tmp_path / "cache"
+    )
+    assert again is not None
+    try:
+        assert "mcp__awkward__plain_echo" in again.registry
+        assert len(lines(state / "started")) == 1  # known from the stored list: not started
+        echo = await call(again, "mcp__awkward__plain_echo", ctx, text="now")
+        assert echo.output == "now"
+        assert len(lines(state / "started")) == 2
+    finally:
+        again.close()
+    eager = McpSettings(servers={"awkward": awkward()}, start="startup")
+    started = connect_servers(
+        eager, ToolRegistry(), root=root, default_timeout=20, cache=tmp_path / "cache"
+    )
+    assert started is not None
+    started.close()
+    assert len(lines(state / "started")) == 3

@@ -41,6 +41,7 @@ def foehn_run(
     environment |= {
         "XDG_STATE_HOME": str(home / "state"),
         "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_CACHE_HOME": str(home / "cache"),
         "OPENAI_API_KEY": "sk-test-key-0123456789abcdef",
         "FOEHN_PROVIDER": "openai",
         "FOEHN_BASE_URL": model.openai_url,

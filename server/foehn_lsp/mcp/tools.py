@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+import platformdirs
 
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ToolDefinitionError
+from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp.client import (
     BadAnswerError,
     ConnectionLostError,
@@ -288,16 +290,22 @@ def connect_servers(
     root: Path,
     default_timeout: float,
     extra: Mapping[str, McpServerConfig] | None = None,
+    cache: Path | None = None,
+    start_all: bool = False,
 ) -> McpCatalogue | None:
-    """Start the configured servers (plus ``extra``, e.g. a trusted workspace's own) and put
-    their tools into ``registry``; ``None`` when there are none. Servers that fail are in the
-    catalogue's ``problems``; this never raises for them."""
+    """Put the configured servers' tools (plus ``extra``'s, e.g. a trusted workspace's own)
+    into ``registry``; ``None`` when there are none. A ``startup`` server is started now; a
+    ``lazy`` one too unless ``cache`` holds its last listing, in which case it starts at its
+    first call (``start_all`` starts every one now). Each listing is stored in ``cache``.
+    Servers that fail are in the catalogue's ``problems``; this never raises for them."""
     configs = {n: c for n, c in {**settings.servers, **(extra or {})}.items() if c.enabled}
     if not configs:
         return None
     holder: list[McpCatalogue] = []
 
     def on_tools(server: str, listed: Sequence[types.Tool]) -> None:
+        if cache is not None:
+            listings.store(listings.listing_path(cache, server, configs[server]), listed)
         holder[0].update(server, listed)
 
     hub = McpHub(configs, root=root, on_tools=on_tools)
@@ -305,15 +313,27 @@ def connect_servers(
         hub=hub, registry=registry, configs=configs, default_timeout=default_timeout
     )
     holder.append(catalogue)
-    for server, error in hub.start().items():
+    now = []
+    for name, config in configs.items():
+        stored = None
+        if cache is not None and not start_all and (config.start or settings.start) == "lazy":
+            stored = listings.load(listings.listing_path(cache, name, config))
+        if stored is None:
+            now.append(name)
+        else:
+            catalogue.update(name, stored)
+    for server, error in hub.start(now).items():
         if error is not None:
             catalogue._problem(server, error)
     return catalogue
 
 
-def add_servers(found: Discovery, settings: Settings, root: Path | None) -> None:
-    """The one way in: start the MCP servers ``settings`` configures (and, in a trusted
-    workspace, those of its ``.vscode/mcp.json``) and add their tools to ``found``'s registry.
+def add_servers(
+    found: Discovery, settings: Settings, root: Path | None, *, lazy: bool = True
+) -> None:
+    """The one way in: the MCP servers ``settings`` configures (and, in a trusted workspace,
+    those of its ``.vscode/mcp.json``), their tools added to ``found``'s registry. ``lazy=False``
+    starts every server now whatever its ``start`` setting (``foehn tools`` reports on them).
     Servers that fail and tools left out become problems in ``found.problems`` (the live list
     is ``found.mcp.problems``); nothing here raises for them."""
     extra: dict[str, McpServerConfig] = {}
@@ -336,6 +356,8 @@ def add_servers(found: Discovery, settings: Settings, root: Path | None) -> None
         root=root or Path.cwd(),
         default_timeout=settings.tool_timeout_seconds,
         extra=extra,
+        cache=Path(platformdirs.user_cache_dir("foehn")),
+        start_all=not lazy,
     )
     if catalogue is None:
         return
