@@ -226,3 +226,21 @@ def test_a_relative_system_message_file_is_read_from_the_user_config_directory(
     write(tmp_path / "xdg" / "foehn" / "mine.md", "My own rules.")
     text = system_message(Settings(system_message_file="mine.md"), Workspace([root]))
     assert text == "My own rules."
+
+
+def test_a_server_of_your_own_without_a_model_is_said_once(
+    user_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="foehn_lsp.config")
+    env = {"FOEHN_PROVIDER": "openai", "FOEHN_BASE_URL": "http://127.0.0.1:11434/v1"}
+    settings = load_settings(env=env, user_file=user_file)
+    assert settings.resolved_model() == "gpt-4.1-mini"
+    assert settings.resolved_model() == "gpt-4.1-mini"
+    [warning] = [r.getMessage() for r in caplog.records if "no model is set" in r.getMessage()]
+    assert "http://127.0.0.1:11434/v1" in warning
+    assert "FOEHN_MODEL or --model" in warning
+    named = load_settings(env={**env, "FOEHN_MODEL": "qwen2.5-coder"}, user_file=user_file)
+    assert named.resolved_model() == "qwen2.5-coder"
+    official = load_settings(env={"FOEHN_PROVIDER": "openai"}, user_file=user_file)
+    assert official.resolved_model() == "gpt-4.1-mini"
+    assert len([r for r in caplog.records if "no model is set" in r.getMessage()]) == 1

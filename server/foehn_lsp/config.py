@@ -164,7 +164,16 @@ class Settings(_Section):
         if self.model:
             return self.model
         if self.provider in PROVIDER_DEFAULTS:
-            return PROVIDER_DEFAULTS[self.provider][1]
+            base_url, model = PROVIDER_DEFAULTS[self.provider]
+            if self.base_url and self.base_url.rstrip("/") != base_url:
+                # The command line refuses this outright; from a file, the environment or the
+                # editor it is said once, so a server that serves one model still just works.
+                _warn_once(
+                    f"no model is set for the server at {self.base_url}, so Foehn asks it for "
+                    f"{self.provider}'s default {model!r}; name the server's model with model "
+                    "(FOEHN_MODEL or --model)"
+                )
+            return model
         return "default"
 
 
@@ -411,10 +420,6 @@ def _leaf_paths(
     return paths
 
 
-KNOWN_ELSEWHERE = frozenset({"mcp"})
-"""Top-level sections other modules read (MCP servers)."""
-
-
 def _unknown_keys(
     layer: Mapping[str, Any],
     model: type[BaseModel],
@@ -426,8 +431,7 @@ def _unknown_keys(
         name = _name(model, key)
         path, raw = (*prefix, name), (*raw_prefix, key)
         if name not in model.model_fields:
-            if not (model is Settings and name in KNOWN_ELSEWHERE):
-                unknown.append((path, raw))
+            unknown.append((path, raw))
         elif (section := _section(model, name)) and isinstance(value, Mapping):
             unknown.extend(_unknown_keys(value, section, path, raw))
     return unknown
@@ -441,8 +445,6 @@ def _suggest(path: tuple[str, ...]) -> str:
         return ""
     key = path[-1]
     names = list(model.model_fields)
-    if model is Settings:
-        names.extend(KNOWN_ELSEWHERE)
     camel = any(c.isupper() for c in key)
     choices = {to_camel(n) if camel else n: n for n in names}
     close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)

@@ -75,7 +75,9 @@ def _shown(path: tuple[str, ...], value: Any, settings: Settings) -> str:
         return "set (hidden)"
     if value is None:
         defaults = PROVIDER_DEFAULTS.get(settings.provider or "")
-        if defaults and path == ("model",) and not settings.base_url:
+        if defaults and path == ("model",):
+            if settings.base_url and settings.base_url.rstrip("/") != defaults[0]:
+                return f"not set (asks your server for {defaults[1]}: name its model)"
             return f"not set ({defaults[1]}, the provider's default)"
         if defaults and path == ("base_url",):
             return f"not set ({defaults[0]}, the provider's default)"
