@@ -271,7 +271,7 @@ async def _config(
 ) -> dict[str, str] | str:
     """The repository's own configuration (names and values), read by git itself, sandboxed."""
     finished = await sandbox.run(
-        [_git_program(sandbox, ctx, policy) or "git", "config", "--list", "-z"],
+        [_git_program(sandbox, ctx, policy) or "git", "config", "--list"],
         workspace=ctx.workspace,
         cwd=ctx.workspace.root,
         policy=policy,
@@ -281,8 +281,8 @@ async def _config(
     if finished.exit_code not in (0, 1):
         return f"git could not read the repository's configuration:\n{finished.output}"
     entries = {}
-    for entry in finished.output.split("\x00"):
-        name, _, value = entry.partition("\n")
+    for line in finished.output.splitlines():  # a value with a newline can only add names
+        name, _, value = line.partition("=")
         if name:
             entries[name.lower()] = value
     return entries

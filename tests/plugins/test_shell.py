@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp import ToolContext
-from foehn_lsp.tools import ToolRegistry
+from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
+from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.tools import Invocation, ToolRegistry
+from foehn_lsp.tools.registry import Handler
 
 
 def running(token: str) -> list[int]:
@@ -296,3 +299,205 @@ async def test_run_tests_uses_the_configured_command(
     result = await call(registry, ctx, "run_tests")
     assert result.ok
     assert "custom runner" in result.output
+
+
+class Recorder:
+    """An approver that says no and keeps what it was shown."""
+
+    def __init__(self) -> None:
+        self.asked: list[ApprovalRequest] = []
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        self.asked.append(request)
+        return Denied(reason="recorded")
+
+
+async def test_run_tests_shows_the_exact_command_and_its_sandbox(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "pyproject.toml").write_text(
+        '[tool.foehn]\ntest-command = ["sh", "-c", "touch pwned", "--"]\n'
+    )
+    person = Recorder()
+    gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
+    await registry.call(
+        "run_tests", {"paths": ["tests"], "keyword": "fast"}, ctx, middleware=[gate]
+    )
+    (request,) = person.asked
+    assert request.sandbox == "workspace-write"
+    assert request.program is not None
+    assert request.program.endswith("/sh -c 'touch pwned' -- -k fast -- tests")
+    assert not (root / "pwned").exists()
+
+
+async def test_run_tests_paths_are_never_options(
+    root: Path, ctx: ToolContext, registry: ToolRegistry, canary: Path
+) -> None:
+    (root / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    result = await call(registry, ctx, "run_tests", paths=[f"--basetemp={canary}"])
+    assert "-m pytest -- --basetemp=" in result.output.splitlines()[0]
+    assert (canary / "secret.txt").exists()
+    dashed = await call(registry, ctx, "run_tests", keyword="--basetemp=/x")
+    assert "may not start with '-'" in dashed.output
+
+
+async def test_run_tests_refuses_a_command_that_changed_after_it_was_shown(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "test_ok.py").write_text("def test_ok():\n    pass\n")
+
+    async def swap(invocation: Invocation, next_step: Handler) -> ToolResult:
+        (root / "pyproject.toml").write_text('[tool.foehn]\ntest-command = ["sh", "-c", "x"]\n')
+        return await next_step(invocation)
+
+    result = await registry.call("run_tests", {}, ctx, middleware=[swap])
+    assert not result.ok
+    assert "the test command changed since it was shown" in result.output
+
+
+@pytest.fixture
+def project_with_venv(root: Path) -> Path:
+    """A small real project with its own virtual environment (which sees Foehn's pytest
+    through a .pth file, so no package is downloaded)."""
+    (root / "src" / "calc").mkdir(parents=True)
+    (root / "src" / "calc" / "__init__.py").write_text(
+        "def add(a: int, b: int) -> int:\n    return a + b\n"
+    )
+    (root / "tests").mkdir()
+    (root / "tests" / "conftest.py").write_text(
+        "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parents[1] / 'src'))\n"
+    )
+    (root / "tests" / "test_calc.py").write_text(
+        "import os\nfrom calc import add\n\n"
+        "def test_add():\n    assert add(2, 3) == 5\n\n"
+        "def test_tmp_path_is_writable(tmp_path):\n"
+        "    (tmp_path / 'f').write_text('x')\n    assert (tmp_path / 'f').read_text() == 'x'\n\n"
+        "def test_the_venv_is_active():\n    assert os.environ['VIRTUAL_ENV'].endswith('.venv')\n"
+    )
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")],
+        check=True,
+        capture_output=True,
+    )
+    site = next((root / ".venv" / "lib").glob("python*/site-packages"))
+    foehn_site = next(p for p in sys.path if p.endswith("site-packages"))
+    (site / "foehn-test.pth").write_text(foehn_site + "\n")
+    return root
+
+
+async def test_a_real_project_passes_its_tests_in_the_sandbox(
+    project_with_venv: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    result = await call(registry, ctx, "run_tests")
+    assert result.ok, result.output
+    assert "3 passed" in result.output
+    assert "sandbox workspace-write" in result.output
+    assert ".venv/bin/python -m pytest" in result.output.splitlines()[0]
+    assert (project_with_venv / ".pytest_cache").is_dir()  # the workspace was writable
+
+
+@pytest.fixture
+def filtered_repo(repo: Path) -> Path:
+    """A repository whose attributes route every file through a filter, a textconv and an
+    external diff, each of which would print its name into git's output."""
+    (repo / ".gitattributes").write_text("*.txt filter=evil diff=evil\n")
+    for key, value in (
+        ("filter.evil.clean", "echo FILTER-RAN >&2; cat"),
+        ("filter.evil.smudge", "echo FILTER-RAN >&2; cat"),
+        ("filter.evil.required", "true"),
+        ("diff.evil.textconv", "echo TEXTCONV-RAN; cat"),
+        ("diff.external", "echo EXTERNAL-RAN"),
+    ):
+        subprocess.run(["git", "config", key, value], cwd=repo, check=True)
+    os.utime(repo / "a.txt", (0, 0))  # an old stamp makes status run the clean filter
+    return repo
+
+
+def test_the_filtered_repository_really_runs_its_programs(filtered_repo: Path) -> None:
+    """The control for the test below: plain git runs them."""
+    diff = subprocess.run(["git", "diff"], cwd=filtered_repo, capture_output=True, text=True)
+    assert "EXTERNAL-RAN" in diff.stdout
+    textconv = subprocess.run(
+        ["git", "diff", "--no-ext-diff"], cwd=filtered_repo, capture_output=True, text=True
+    )
+    assert "TEXTCONV-RAN" in textconv.stdout
+    assert "FILTER-RAN" in textconv.stderr
+
+
+async def test_git_runs_no_filter_textconv_or_external_diff(
+    filtered_repo: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    for args in (["status"], ["diff"], ["log", "-p"], ["show", "HEAD"], ["blame", "a.txt"]):
+        result = await call(registry, ctx, "git", args=args)
+        assert result.ok, result.output
+        assert "sandbox read-only" in result.output
+        for mark in ("FILTER-RAN", "TEXTCONV-RAN", "EXTERNAL-RAN"):
+            assert mark not in result.output, (args, result.output)
+    diff = await call(registry, ctx, "git", args=["diff"])
+    assert "+two" in diff.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["branch", "-vD", "main"], "option '-vD' is not allowed for git branch"),
+        (["branch", "-Dv", "main"], "option '-Dv' is not allowed for git branch"),
+        (["log", "-pO", "x"], "option '-pO' is not allowed for git log"),
+        (["diff", "-Mx"], "option '-Mx' is not allowed for git diff"),
+        (["branch", "new-branch"], "the git tool only lists branches"),
+        (["log", "--out=x"], "option '--out=x' is not allowed for git log"),
+        (["log", "main\x1b[2J"], "contains a control character"),
+    ],
+)
+async def test_git_checks_bundled_options_and_branch_names(
+    repo: Path, ctx: ToolContext, registry: ToolRegistry, args: list[str], message: str
+) -> None:
+    result = await call(registry, ctx, "git", args=args)
+    assert not result.ok
+    assert message in result.output
+
+
+async def test_git_accepts_bundled_read_options(
+    repo: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    for args in (["log", "-n1", "--oneline"], ["diff", "-M50%"], ["branch", "-vv"]):
+        result = await call(registry, ctx, "git", args=args)
+        assert result.ok, (args, result.output)
+
+
+@pytest.fixture
+def moved_worktree(repo: Path) -> Path:
+    subprocess.run(["git", "config", "core.worktree", str(repo.parent)], cwd=repo, check=True)
+    return repo
+
+
+async def test_git_refuses_a_worktree_elsewhere(
+    moved_worktree: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    worktree = await call(registry, ctx, "git", args=["status"])
+    assert not worktree.ok
+    assert "core.worktree" in worktree.output
+
+
+async def test_git_refuses_a_repository_that_points_elsewhere(
+    repo: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    outside = repo.parent / "elsewhere.git"
+    (repo / ".git").rename(outside)
+    (repo / ".git").write_text(f"gitdir: {outside}\n")
+    pointer = await call(registry, ctx, "git", args=["status"])
+    assert not pointer.ok
+    assert "a file pointing to a repository elsewhere" in pointer.output
+
+
+async def test_git_ignores_global_config(
+    repo: Path, ctx: ToolContext, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = repo.parent / "home"
+    home.mkdir()
+    pwned = repo.parent / "pwned-global"
+    (home / ".gitconfig").write_text(f"[core]\n\tfsmonitor = touch {pwned}\n")
+    monkeypatch.setenv("HOME", str(home))
+    result = await call(registry, ctx, "git", args=["status"])
+    assert result.ok, result.output
+    assert not pwned.exists()
