@@ -85,6 +85,36 @@ def free_port() -> int:
 
 
 @pytest.fixture
+def awkward_over_http(state: Path) -> Iterator[str]:
+    """``servers/awkward.py`` over streamable HTTP; yields its ``/mcp`` URL."""
+    port = free_port()
+    script = str(HERE / "servers" / "awkward.py")
+    process = subprocess.Popen(
+        [sys.executable, script, str(state), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert process.poll() is None, "the test server exited at start"
+            assert time.monotonic() < deadline, "the test server did not listen"
+            time.sleep(0.1)
+
+
+@pytest.fixture
 def everything_over_http() -> Iterator[str]:
     """server-everything's streamable-HTTP mode on a free port; yields its ``/mcp`` URL."""
     port = free_port()
@@ -95,15 +125,7 @@ def everything_over_http() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None, "server-everything (HTTP) exited at start"
-                assert time.monotonic() < deadline, "server-everything (HTTP) did not listen"
-                time.sleep(0.1)
+        wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

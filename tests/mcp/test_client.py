@@ -352,3 +352,13 @@ async def test_a_lazy_server_starts_at_its_first_call_once_its_tools_are_known(
     assert started is not None
     started.close()
     assert len(lines(state / "started")) == 3
+
+
+async def test_an_http_503_on_a_read_only_call_is_retried(
+    connect: Connect, ctx: ToolContext, awkward_over_http: str, state: Path
+) -> None:
+    catalogue = connect({"remote": McpServerConfig(url=awkward_over_http)})
+    result = await call(catalogue, "mcp__remote__flaky", ctx)
+    assert result.ok, result.output
+    assert result.output == "steady"
+    assert lines(state / "calls") == ["flaky (503)", "flaky"]

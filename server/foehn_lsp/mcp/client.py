@@ -64,6 +64,10 @@ class BadAnswerError(Exception):
     of a kind it does not handle)."""
 
 
+class TransientError(Exception):
+    """The server failed to answer this time (an HTTP 5xx, an internal error)."""
+
+
 class ConnectionLostError(Exception):
     """The connection ended during a call: the server crashed, exited or dropped it."""
 
@@ -265,6 +269,12 @@ class ServerConnection:
             if exc.error.code == types.CONNECTION_CLOSED:
                 self._lost(exc)
                 raise ConnectionLostError(self._why_lost()) from None
+            if exc.error.code == types.INTERNAL_ERROR:
+                # What the HTTP transport makes of a 5xx, and what a server says when it fails
+                # inside: possibly passing, so worth another try when that is safe.
+                raise TransientError(
+                    f"MCP server {self.name!r} failed to answer: {exc.error.message}"
+                ) from None
             raise
         except TimeoutError:
             if self._last_transport_error:
@@ -438,4 +448,5 @@ __all__ = [
     "ServerConnection",
     "ServerStatus",
     "ServerUnavailableError",
+    "TransientError",
 ]

@@ -34,6 +34,7 @@ from foehn_lsp.mcp.client import (
     McpHub,
     ServerStatus,
     ServerUnavailableError,
+    TransientError,
     describe,
 )
 from foehn_lsp.mcp.config import McpServerConfig, McpSettings, workspace_servers
@@ -198,7 +199,7 @@ class _Caller:
                 return ToolResult.failure(f"{exc}; the call was not sent.")
             except BadAnswerError as exc:
                 return ToolResult.failure(str(exc))
-            except (ConnectionLostError, TimeoutError) as exc:
+            except (ConnectionLostError, TransientError, TimeoutError) as exc:
                 why = str(exc) or f"no answer within {self.timeout:g} s"
                 if attempt < attempts:
                     ctx.log.warning("%s: %s; retrying (attempt %d)", origin.tool, why, attempt + 1)

@@ -4,7 +4,9 @@ a tool that crashes the server mid-call, one that hangs, one that answers with i
 one far over the output cap, one that records whether it was cancelled, and one that changes
 the tool list.
 
-    python awkward.py STATE_DIR
+    python awkward.py STATE_DIR            (stdio)
+    python awkward.py STATE_DIR --http PORT (streamable HTTP on 127.0.0.1; the first tools/call
+                                             of ``flaky`` is answered with HTTP 503)
 
 STATE_DIR collects evidence for the tests: ``started`` (one line per start), ``cancelled``
 (written when a call is cancelled by the client), ``calls`` (one line per tools/call).
@@ -19,6 +21,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
@@ -61,6 +64,12 @@ def _tools() -> list[types.Tool]:
         types.Tool(name="slow", description="Sleeps; notes cancellation.", input_schema=EMPTY),
         types.Tool(name="fail", description="Returns isError.", input_schema=EMPTY),
         types.Tool(name="grow", description="Adds a tool.", input_schema=EMPTY),
+        types.Tool(
+            name="flaky",
+            description="Read-only; over HTTP its first call gets a 503.",
+            input_schema=EMPTY,
+            annotations=types.ToolAnnotations(read_only_hint=True),
+        ),
         *extra_tools,
     ]
 
@@ -110,6 +119,8 @@ async def call_tool(
         return types.CallToolResult(
             content=[types.TextContent(type="text", text="the disk is on fire")], is_error=True
         )
+    if name == "flaky":
+        return _text("steady")
     if name == "grow":
         extra_tools.append(
             types.Tool(name="added", description="Added later.", input_schema=OBJECT)
@@ -127,8 +138,49 @@ async def main() -> None:
     options = server.create_initialization_options(
         notification_options=NotificationOptions(tools_changed=True)
     )
+    if "--http" in sys.argv:
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        app = _flaky_first(server.streamable_http_app())
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        await uvicorn.Server(config).serve()
+        return
     async with stdio_server() as (read, write):
         await server.run(read, write, options)
+
+
+def _flaky_first(app: Any) -> Any:
+    """The first POST that calls ``flaky`` gets HTTP 503, as from an overloaded proxy."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        if b'"flaky"' in body and not (STATE / "flaked").exists():
+            (STATE / "flaked").touch()
+            _note("calls", "flaky (503)")
+            headers = [(b"content-type", b"text/plain")]
+            await send({"type": "http.response.start", "status": 503, "headers": headers})
+            await send({"type": "http.response.body", "body": b"overloaded"})
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await app(scope, replay, send)
+
+    return wrapped
 
 
 if __name__ == "__main__":
