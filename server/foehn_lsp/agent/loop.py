@@ -295,7 +295,8 @@ class Agent:
     ) -> tuple[StopReason, str] | None:
         if state.iterations >= self.settings.max_tool_iterations:
             return "max_iterations", (
-                f"the run reached its limit of {self.settings.max_tool_iterations} tool iterations"
+                f"the run reached its limit of {self.settings.max_tool_iterations} tool "
+                f"iteration{'s' if self.settings.max_tool_iterations != 1 else ''}"
             )
         if state.tokens >= self.settings.token_budget:
             return "budget", f"the run spent its token budget ({self.settings.token_budget:,})"
