@@ -181,6 +181,9 @@ def test_a_whole_task_in_the_chat_view(
             "WORKSPACE": str(root),
             "SHOTS": str(SHOTS),
             "PROFILE": str(tmp_path / "chromium"),
+            "SETTINGS": os.pathsep.join(
+                str(tmp_path / "data" / scope / "settings.json") for scope in ("User", "Machine")
+            ),
         },
         capture_output=True,
         text=True,
@@ -210,9 +213,13 @@ def test_a_whole_task_in_the_chat_view(
     assert "def run():" in report["afterRename"]
     assert "def main():" in report["afterUndo"]
     assert "return 2" in report["afterUndo"]
+    assert "return 1  # TODO" in report["afterFileUndo"]
     assert "returns 2" in report["lightbulb"]
     assert "Fix the TODO" in report["history"]
     assert "Fix the TODO in app.py" in report["resumed"]
+    assert report["mention"] == "compare @app.py "
+    assert "Choose a provider" in report["walkthrough"]
+    assert "Server not found" in report["notFound"]
     for check in ("a11yEmpty", "a11yTurn"):
         assert report[check]["unnamed"] == [], report[check]
         assert {"input", "send"} <= set(report[check]["reached"]), report[check]
@@ -227,5 +234,8 @@ def test_a_whole_task_in_the_chat_view(
         "lightbulb-answer-in-chat.png",
         "history-picker.png",
         "session-resumed-after-reload.png",
+        "mention-completion.png",
+        "walkthrough.png",
+        "state-server-not-found.png",
     ):
         assert (SHOTS / name).stat().st_size > 10_000, name

@@ -3,7 +3,9 @@
 // unsaved), follow up in the same session, undo that turn, ask from the lightbulb, reload and
 // resume the session. Checks the webview's buttons have names and can be reached by keyboard.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
-// Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE.
+// Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
+// SETTINGS (the settings.json files, path-separated, rewritten at the end to lose the server).
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -141,6 +143,13 @@ try {
   report.afterUndo = await editorText("app.py");
   step("undid the follow-up turn");
 
+  // One file of the first turn back as it was before it.
+  await openChat();
+  await chat().locator('section.turn').first().locator('button[data-action="undo"][data-path="app.py"]').click();
+  await chat().locator('section.turn').first().locator(".file-undone").waitFor({ state: "visible", timeout: LONG });
+  report.afterFileUndo = await editorText("app.py");
+  step("undid one file of the first turn");
+
   // The lightbulb: select the function, open the code actions, explain it.
   await page.locator(".editor-group-container.active .view-line").first().click();
   await page.keyboard.press("Home");
@@ -166,6 +175,39 @@ try {
   report.resumed = await chat().locator("#log").innerText();
   await shot("session-resumed-after-reload.png");
   step("resumed after a reload");
+
+  const input = chat().locator("#input");
+  await input.fill("");
+  await input.pressSequentially("compare @ap");
+  await chat().locator('#mentions li[data-file="app.py"]').waitFor({ state: "visible", timeout: 30_000 });
+  await shot("mention-completion.png");
+  await input.press("Enter");
+  report.mention = await input.inputValue();
+  step("@-mention completed from the workspace");
+
+  await page.locator(".monaco-workbench").click();
+  await page.keyboard.press("F1");
+  await quickInput(">Foehn: Get Started", "Get Started");
+  await page.locator('.gettingStartedContainer:has-text("Get started with Foehn")').first()
+    .waitFor({ state: "visible", timeout: 30_000 });
+  await page.waitForTimeout(500); // the walkthrough slides in
+  report.walkthrough = await page.locator(".gettingStartedContainer").first().innerText();
+  await shot("walkthrough.png");
+  await page.keyboard.press("F1");
+  await quickInput(">View: Close Editor", "View: Close Editor");
+  await page.locator(".gettingStartedContainer").first().waitFor({ state: "detached", timeout: 30_000 });
+  step("walkthrough");
+
+  for (const file of process.env.SETTINGS.split(path.delimiter)) {
+    const settings = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...settings, "foehn.serverPath": "/nonexistent/bin/foehn" }));
+  }
+  await openChat();
+  const banner = chat().locator('#status .banner:has-text("Server not found")');
+  await banner.waitFor({ state: "visible", timeout: 60_000 });
+  report.notFound = await banner.innerText();
+  await shot("state-server-not-found.png");
+  step("server not found is said in the chat");
 } catch (error) {
   report.error = String(error);
   report.tabs = await page.locator(".tab").allInnerTexts().catch(() => []);

@@ -2,7 +2,7 @@
 // asks something lands in the chat view, where the turn is shown.
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import type { ContextChips } from "./chat/context";
+import { type ContextChips, linesLabel } from "./chat/context";
 import type { Conversation, TaskContext } from "./conversation";
 import { KEY_PROVIDERS, type KeyProvider, isKeyProvider, secretName } from "./keys";
 import type { Server } from "./server";
@@ -44,7 +44,7 @@ export function registerCommands(parts: Parts): vscode.Disposable[] {
             end: { line: selection.end.line, character: selection.end.character },
           }
         : undefined;
-    const labels = range ? [path, `${path}:${range.start.line + 1}-${range.end.line + 1}`] : [path];
+    const labels = range ? [path, linesLabel(path, range)] : [path];
     return { uri: editor.document.uri.toString(), ...(range ? { range } : {}), labels };
   };
   const command = (id: string, run: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, run);

@@ -7,7 +7,7 @@ import { ChatView, VIEW_ID } from "./chatView";
 import { registerCommands } from "./commands";
 import { Conversation } from "./conversation";
 import { DIFF_SCHEME, DiffDocuments } from "./diffs";
-import { Mentions, routeViewMessage, trackEditor } from "./wiring";
+import { Mentions, lightbulbContext, routeViewMessage, trackEditor } from "./wiring";
 import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
 import { Server } from "./server";
 import { withUserLevel } from "./settings";
@@ -31,15 +31,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const taskContext = (text: string) => mentions.context(text, chips);
   const parts = { context, server, conversation, view, chips, taskContext };
   const lightbulb = async (argument: Record<string, unknown>) => {
-    const task = String(argument["task"] ?? "");
-    const label = typeof argument["uri"] === "string" ? [vscode.workspace.asRelativePath(vscode.Uri.parse(argument["uri"]), false)] : [];
     await view.reveal(false);
-    return conversation.ask(task, {
-      uri: argument["uri"] as string | undefined,
-      range: argument["range"] as never,
-      diagnostic: argument["diagnostic"],
-      labels: label,
-    });
+    return conversation.ask(String(argument["task"] ?? ""), lightbulbContext(argument));
   };
 
   context.subscriptions.push(

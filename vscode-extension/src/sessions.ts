@@ -63,6 +63,16 @@ export interface FileBefore {
   binary: boolean;
 }
 
+/** What the server adds after the person's words in a saved task: the editor's context, the
+ * mentioned files, notes such as "[Foehn] The person undid turn 2". */
+const ADDED = /\n\n(?=\[Foehn\] |The person is looking at |The person mentioned @)/;
+
+/** The person's own words of a saved task, and whether context was added to them. */
+export function personText(task: string): { text: string; withContext: boolean } {
+  const cut = ADDED.exec(task);
+  return cut ? { text: task.slice(0, cut.index), withContext: true } : { text: task, withContext: false };
+}
+
 /** A saved session's turns as the chat draws them (the tool calls are not kept, the answer is). */
 export function turnsOf(session: SavedSession): Turn[] {
   const undone = new Set(session.turns.flatMap((t) => t.undoOf ?? []));
@@ -71,8 +81,8 @@ export function turnsOf(session: SavedSession): Turn[] {
     .map((t) => ({
       runId: `${session.id}:${t.index}`,
       index: t.index,
-      task: t.task,
-      context: [],
+      task: personText(t.task).text,
+      context: personText(t.task).withContext ? ["editor context"] : [],
       blocks: t.answer ? [{ kind: "text" as const, text: t.answer }] : [],
       status: "done" as const,
       stop: t.reason,

@@ -1,13 +1,12 @@
 // What the chat view's messages do, the editor state its chips follow, and @-mention
 // completion (the workspace's files as the server lists them, .gitignore honoured).
 import * as vscode from "vscode";
-import { type ContextChips, mentionContext, mentionsIn, rankFiles } from "./chat/context";
+import { type ContextChips, linesLabel, mentionContext, mentionsIn, rankFiles } from "./chat/context";
 import type { ViewMessage } from "./chat/messages";
 import type { ChatView } from "./chatView";
-import { askInChat } from "./commands";
+import { askInChat, pickSession } from "./commands";
 import type { Conversation, TaskContext } from "./conversation";
 import type { Server } from "./server";
-import { pickSession } from "./commands";
 import { COMMANDS } from "./sessions";
 
 const FILES_TTL_MS = 10_000;
@@ -175,4 +174,19 @@ export function trackEditor(chips: ContextChips, view: ChatView): vscode.Disposa
     vscode.window.onDidChangeActiveTextEditor(update),
     vscode.window.onDidChangeTextEditorSelection((event) => update(event.textEditor)),
   ];
+}
+
+/** A code action's foehn.run argument as the chat's context, with chips for the file and the
+ * lines it is about. */
+export function lightbulbContext(argument: Record<string, unknown>): TaskContext {
+  const uri = typeof argument["uri"] === "string" ? argument["uri"] : undefined;
+  const range = argument["range"] as TaskContext["range"];
+  const path = uri ? vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false) : undefined;
+  const labels = path ? [path, ...(range ? [linesLabel(path, range)] : [])] : [];
+  return {
+    ...(uri ? { uri } : {}),
+    ...(range ? { range } : {}),
+    ...(argument["diagnostic"] ? { diagnostic: argument["diagnostic"] } : {}),
+    labels,
+  };
 }

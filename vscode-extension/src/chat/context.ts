@@ -39,8 +39,7 @@ export class ContextChips {
     if (path && !this.removed.has("file")) {
       chips.push({ id: "file", label: path, kind: "file" });
       if (selection && !this.removed.has("selection")) {
-        const last = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line : selection.end.line + 1;
-        chips.push({ id: "selection", label: `${path}:${selection.start.line + 1}-${last}`, kind: "selection" });
+        chips.push({ id: "selection", label: linesLabel(path, selection), kind: "selection" });
       }
     }
     return chips;
@@ -55,6 +54,12 @@ export class ContextChips {
       labels: this.chips().map((c) => c.label),
     };
   }
+}
+
+/** "app.py:3-5": the lines a selection covers (one ending at a line's start leaves it out). */
+export function linesLabel(path: string, range: NonNullable<EditorState["selection"]>): string {
+  const last = range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
+  return `${path}:${range.start.line + 1}-${last}`;
 }
 
 /** The `@path` mentions in a question, in order, without repeats. A path must look like one

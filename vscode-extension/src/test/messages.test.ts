@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseViewMessage } from "../chat/messages";
-import { describeSession, turnsOf } from "../sessions";
+import { describeSession, personText, turnsOf } from "../sessions";
 
 test("the host accepts only well-formed messages from the webview", () => {
   assert.deepEqual(parseViewMessage({ type: "ask", text: "hi" }), { type: "ask", text: "hi" });
@@ -39,4 +39,13 @@ test("the history picker says how many turns and how long ago", () => {
   const now = Date.UTC(2026, 0, 1, 12);
   assert.equal(describeSession({ id: "s", title: "t", turns: 1, updated: now / 1000 - 300 }, now), "1 turn · 5 min ago");
   assert.equal(describeSession({ id: "s", title: "t", turns: 3, updated: now / 1000 - 7200 }, now), "3 turns · 2 h ago");
+});
+
+test("a resumed turn shows the person's words; the context the server added becomes a chip", () => {
+  assert.deepEqual(personText("Explain it.\n\n[Foehn] The person undid turn 2: a.py put back.\n\nThe person is looking at a.py."), {
+    text: "Explain it.",
+    withContext: true,
+  });
+  assert.deepEqual(personText("First paragraph.\n\nSecond paragraph."), { text: "First paragraph.\n\nSecond paragraph.", withContext: false });
+  assert.deepEqual(personText("compare @a.py\n\nThe person mentioned @a.py:\n```\nx\n```"), { text: "compare @a.py", withContext: true });
 });
