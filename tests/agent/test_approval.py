@@ -80,7 +80,15 @@ async def test_allowing_touch_for_the_run_still_asks_for_rm_and_sh(
     assert (await run("run_command", command("touch", "b"))).ok
     removed = await run("run_command", command("rm", "-rf", "keep"))
     shelled = await run("run_command", command("sh", "-c", "touch c"))
-    assert [r.arguments["command"][0] for r in person.asked] == ["touch", "rm", "sh"]
+    assert [(r.program, r.risk) for r in person.asked] == [
+        ("touch", "write"),
+        ("rm", "destructive"),
+        ("sh", "destructive"),
+    ]
+    assert person.asked[0].sandbox == "workspace-write"
+    assert person.asked[0].remember == (
+        "run_command calls that run `touch`, at risk write, in the workspace-write sandbox"
+    )
     assert not removed.ok
     assert not shelled.ok
     assert (root / "keep").is_dir()
