@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-BENCHMARKS = ["validation", "files", "providers", "loop", "server"]
+BENCHMARKS = ["validation", "files", "providers", "loop", "server", "sandbox"]
 
 
 def main(names: list[str]) -> int:
