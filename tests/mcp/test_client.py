@@ -130,7 +130,7 @@ async def test_a_stdio_server_sees_only_the_allowlist_and_its_own_env(
     monkeypatch.setenv("FOEHN_TEST_LEAK", "sk-this-must-not-leak-0123456789")
     config = everything.model_copy(update={"env": {}})
     with_env = McpServerConfig.model_validate(
-        config.model_dump() | {"env": {"GIVEN_TO_SERVER": "yes"}}
+        config.model_dump() | {"env": {"GIVEN_TO_SERVER": "yes", "SERVER_KEY": "given-key-0123"}}
     )
     catalogue = connect({"everything": with_env})
     result = await call(catalogue, "mcp__everything__get-env", ctx)
@@ -139,6 +139,8 @@ async def test_a_stdio_server_sees_only_the_allowlist_and_its_own_env(
     assert "PATH" in result.output
     assert "FOEHN_TEST_LEAK" not in result.output
     assert "sk-this-must-not-leak" not in result.output
+    assert "SERVER_KEY" in result.output
+    assert "given-key-0123" not in result.output  # its own secret, echoed back, is hidden
 
 
 async def test_streamable_http_with_headers_that_never_reach_the_log(

@@ -159,3 +159,55 @@ def test_a_server_that_fails_to_start_is_reported_and_the_run_goes_on(
     assert "MCP server gone" in done.stderr
     assert "program not found: no-such-mcp-server-here" in done.stderr
     assert of(stream, "done")[0]["answer"] == "Done without it."
+
+
+def test_foehn_tools_shows_servers_risks_and_where_they_came_from(
+    tmp_path: Path, root: Path, time_server: McpServerConfig, awkward: Any
+) -> None:
+    write_config(
+        tmp_path,
+        {
+            "time": time_server,
+            "awkward": awkward(),
+            "gone": McpServerConfig(command="no-such-mcp-server-here"),
+        },
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
+    environment |= {
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    listed = subprocess.run(
+        [sys.executable, "-m", "foehn_lsp", "tools", "--json", "--workspace", str(root)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stderr
+    catalogue = json.loads(listed.stdout)
+    tools = {tool["name"]: tool for tool in catalogue["tools"]}
+    now = tools["mcp__time__get_current_time"]
+    assert now["risk"] == "read_only"
+    assert now["mcp"] == {
+        "server": "time",
+        "tool": "get_current_time",
+        "risk_source": "readOnlyHint",
+        "open_world": False,
+    }
+    assert tools["mcp__awkward__plain_echo"]["risk"] == "destructive"
+    assert tools["mcp__awkward__plain_echo"]["mcp"]["risk_source"] == "no annotations"
+    assert "mcp" not in tools["read_file"]
+    problems = {p["plugin"]: p["problems"] for p in catalogue["problems"]}
+    assert "program not found: no-such-mcp-server-here" in problems["MCP server gone"][0]
+    assert "'bad_schema' left out" in problems["MCP server awkward"][0]
+    text = subprocess.run(
+        [sys.executable, "-m", "foehn_lsp", "tools", "--workspace", str(root)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+    assert "MCP server time; risk from readOnlyHint" in text.stdout
+    assert "MCP server gone: did not start" in text.stderr

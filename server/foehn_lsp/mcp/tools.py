@@ -162,7 +162,12 @@ class McpCatalogue:
             description=_description(server, listing, assessed),
             parameters=dict(listing.input_schema),
             risk=assessed.risk,
-            execute=_Caller(hub=self.hub, origin=origin, timeout=call_timeout),
+            execute=_Caller(
+                hub=self.hub,
+                origin=origin,
+                timeout=call_timeout,
+                secrets=tuple(s for s in config.secrets() if len(s) >= 6),
+            ),
             timeout=call_timeout * attempts + config.startup_timeout_seconds + RETRIES * 2,
         )
         if problems := check_tool(tool):
@@ -186,6 +191,9 @@ class _Caller:
     hub: McpHub
     origin: McpToolOrigin
     timeout: float
+    secrets: tuple[str, ...] = ()
+    """The server's header and env values: a server that echoes them back (``get-env``) must
+    not put them in front of the model."""
 
     async def __call__(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         origin = self.origin
@@ -221,7 +229,7 @@ class _Caller:
                 return ToolResult.failure(
                     f"MCP server {origin.server!r} refused the call: {describe(exc)}"
                 )
-            return convert_result(origin.server, result)
+            return _without(self.secrets, convert_result(origin.server, result))
         raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -246,6 +254,17 @@ def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
     if result.is_error:
         return ToolResult.failure(f"MCP server {server!r} reported an error: {text}", data)
     return ToolResult.success(text, data)
+
+
+def _without(secrets: Sequence[str], result: ToolResult) -> ToolResult:
+    if not any(secret in result.output for secret in secrets):
+        return result
+    output = result.output
+    for secret in sorted(secrets, key=len, reverse=True):
+        output = output.replace(secret, "***")
+    return ToolResult(
+        ok=result.ok, output=output, data={"server": result.data["server"]} if result.data else None
+    )
 
 
 def _same_json(text: str, value: Any) -> bool:
