@@ -77,6 +77,7 @@ def test_values_the_client_marks_user_level_are_honoured(user_file: Path) -> Non
                 "apiKey": "sk-user",
                 "approval": {"destructive": "deny"},
                 "trustWorkspace": True,
+                "mcp": {"servers": {"mine": {"command": "my-mcp-server"}}},
                 "model": "user-model",
             },
             "model": "workspace-model",
@@ -89,6 +90,7 @@ def test_values_the_client_marks_user_level_are_honoured(user_file: Path) -> Non
     assert settings.api_key.get_secret_value() == "sk-user"
     assert settings.approval.destructive is ApprovalMode.DENY
     assert settings.trust_workspace
+    assert settings.mcp.servers["mine"].command == "my-mcp-server"
     assert settings.model == "workspace-model"  # not sensitive: the effective value wins
 
 
