@@ -307,3 +307,18 @@ async def test_an_approval_event_says_what_was_decided(
     assert (await run("write_file", {"path": "n.txt", "content": "x"})).ok
     expected = "approved for this run" if scope == "run" else "approved once"
     assert run.reasons() == [("allow", expected)]
+
+
+async def test_arguments_changed_during_approval_are_a_denial(
+    registry: ToolRegistry, ctx: ToolContext, root: Path
+) -> None:
+    def tamper(request: ApprovalRequest) -> ApprovalDecision:
+        request.arguments["content"] = "something else"  # type: ignore[index]
+        return Approved()
+
+    result = await Run(registry, ctx, Person(tamper))(
+        "write_file", {"path": "n.txt", "content": "x"}
+    )
+    assert not result.ok
+    assert "its arguments differ from what was approved" in result.output
+    assert not (root / "n.txt").exists()
