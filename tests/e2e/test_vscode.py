@@ -198,8 +198,8 @@ def test_a_whole_task_in_the_chat_view(
     first, second = report["approvals"]
     assert "edit_file: edit app.py (1 block)" in first
     assert "+    return 2" in first
-    assert "Allow for this session" in first
-    assert "remembers:" in first
+    assert "Allow for this turn" in first
+    assert "remembers: edit_file calls, at risk write, until this turn ends" in first
     assert "+def run():" in second
     assert "Fixed the TODO in app.py" in report["answer"]
     assert "Changed files" in report["answer"]

@@ -5,7 +5,8 @@ import type { ConfirmAnswer, ConfirmParams } from "./protocol";
 export type { ConfirmAnswer, ConfirmParams, FilePreview } from "./protocol";
 
 export const ALLOW = "Allow";
-export const ALLOW_RUN = "Allow for this session";
+/** The server remembers an approval for the rest of the turn (the run) it was given in. */
+export const ALLOW_RUN = "Allow for this turn";
 export const ALLOW_FULL = "Allow with full access, once";
 export const DENY = "Deny";
 
@@ -29,12 +30,25 @@ export function confirmMessage(params: ConfirmParams): { message: string; detail
       ? "\nSandbox: FULL — it runs with your own rights and the network."
       : `\nSandbox: ${params.sandbox}`
     : "";
-  const remember = !full && params.remember ? `\n"${ALLOW_RUN}" remembers: ${params.remember}.` : "";
+  const remember = full ? "" : `\n"${ALLOW_RUN}" remembers: ${rememberText(params)}.`;
   return {
     message: `Foehn wants to run ${params.tool} (${params.risk.replace(/_/g, "-")})${summary}`,
     detail: `${JSON.stringify(params.arguments, null, 2)}${program}${sandbox}${remember}`,
     choices: full ? [ALLOW_FULL, DENY] : [ALLOW, ALLOW_RUN, DENY],
   };
+}
+
+/** Exactly what "allow for this turn" remembers: the server's words when it sends them, else
+ * the same rule in words (the tool, its program and sandbox, the risk level). */
+export function rememberText(params: ConfirmParams): string {
+  let scope = params.remember;
+  if (!scope) {
+    scope = `${params.tool} calls`;
+    scope += params.program ? ` that run \`${params.program}\`` : "";
+    scope += `, at risk ${params.risk}`;
+    scope += params.sandbox ? `, in the ${params.sandbox} sandbox` : "";
+  }
+  return `${scope}, until this turn ends`;
 }
 
 export function decisionFor(choice: string | undefined): ConfirmAnswer {

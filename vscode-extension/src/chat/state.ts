@@ -1,6 +1,7 @@
 // What the chat view shows, as plain data: the turns of one session, each a stream of text and
 // tool-call cards, then its stop reason and the files it changed. The extension host owns it
 // and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
+import { rememberText } from "../confirm";
 import type { ChangedFile, ConfirmParams, Risk, RunEvent, SandboxPolicy, StopReason } from "../protocol";
 
 export interface ToolCard {
@@ -126,7 +127,7 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
     summary: params.preview?.summary ?? "",
     diff: params.preview?.diff ?? "",
     files: (params.preview?.files ?? []).map((f) => f.uri),
-    remember: params.remember || `every ${params.tool} call until this session ends`,
+    remember: rememberText(params),
     sandbox: params.sandbox,
     program: params.program,
   };

@@ -2,6 +2,7 @@
 // approval, the review of changed files, a status banner. Every value is escaped; every button
 // has a visible text or an aria-label and a data-action the webview routes. No DOM API here,
 // so the drawing is unit-tested in node.
+import { ALLOW_RUN } from "../confirm";
 import { escapeHtml as esc, renderMarkdown } from "./markdown";
 import type { ServerStatus } from "./messages";
 import type { Block, PendingApproval, ReviewFile, ToolCard, Turn } from "./state";
@@ -89,10 +90,10 @@ export function renderApproval(card: ToolCard, approval: PendingApproval): strin
     `<div class="actions">` +
     `<button type="button" class="primary" data-action="approve" data-decision="allow" data-key="${key}">Allow</button>` +
     `<button type="button" data-action="approve" data-decision="allowRun" data-key="${key}" ` +
-    `aria-describedby="remember-${key}">Allow for this session</button>` +
+    `aria-describedby="remember-${key}">${ALLOW_RUN}</button>` +
     `<button type="button" data-action="approve" data-decision="deny" data-key="${key}">Deny</button>` +
     `</div>` +
-    `<p class="remember" id="remember-${key}">“Allow for this session” remembers: ${esc(approval.remember)}.</p>` +
+    `<p class="remember" id="remember-${key}">“${ALLOW_RUN}” remembers: ${esc(approval.remember)}.</p>` +
     `<input type="text" class="deny-message" data-message-for="${key}" ` +
     `aria-label="Message to the model if you deny (optional)" placeholder="Message to the model if you deny (optional)">` +
     `</div>`

@@ -33,7 +33,7 @@ test("the modal shows the tool, risk, summary, exact arguments and what is remem
   const { message, detail, choices } = confirmMessage(edit);
   assert.equal(message, "Foehn wants to run edit_file (write): edit a.py (1 block)");
   assert.equal(JSON.parse(detail.split("\n\"")[0]!).edits[0].new_text, "2");
-  assert.match(detail, /"Allow for this session" remembers: edit_file on a.py\./);
+  assert.match(detail, /"Allow for this turn" remembers: edit_file on a.py, until this turn ends\./);
   assert.deepEqual(choices, [ALLOW, ALLOW_RUN, DENY]);
 });
 
@@ -53,4 +53,9 @@ test("an inline denial carries the person's message to the model", () => {
   assert.deepEqual(inlineAnswer("deny", "  use the helper instead "), { decision: "deny", reason: "use the helper instead" });
   assert.deepEqual(inlineAnswer("deny", ""), { decision: "deny", reason: "denied in the chat" });
   assert.deepEqual(inlineAnswer("allowRun", "ignored"), { decision: "allowRun" });
+});
+
+test("without the server's words, what is remembered is said from the call's scope", () => {
+  const { detail } = confirmMessage({ runId: "r", tool: "run_command", risk: "write", arguments: {}, program: "touch", sandbox: "workspace-write" });
+  assert.match(detail, /remembers: run_command calls that run `touch`, at risk write, in the workspace-write sandbox, until this turn ends\./);
 });
