@@ -156,7 +156,7 @@ async def test_cancel_while_a_permission_request_waits_ends_the_turn(
 
 async def test_cancel_during_a_running_program(app: Path, model: ModelServer) -> None:
     sleeper = ("run_command", {"command": ["sleep", "30"]})
-    model.script(Turn(tool_calls=[sleeper]), Turn(text="unused"))
+    model.script(Turn(tool_calls=[sleeper]))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -167,6 +167,10 @@ async def test_cancel_during_a_running_program(app: Path, model: ModelServer) ->
         await conn.cancel(session_id=session.session_id)
         answer = await asyncio.wait_for(turn, 10)
     assert answer.stop_reason == "cancelled"
+    [call] = client.of("tool_call")
+    last = [u for u in client.of("tool_call_update") if u["toolCallId"] == call["toolCallId"]][-1]
+    assert last["status"] == "failed"
+    assert last["content"][0]["content"]["text"] == "not finished: the turn was stopped"
 
 
 async def test_allow_always_is_remembered_for_exactly_its_scope(

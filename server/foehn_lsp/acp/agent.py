@@ -29,8 +29,9 @@ from foehn_lsp.acp import convert
 from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
+from foehn_lsp.agent.approval import FilePreview
 from foehn_lsp.agent.builder import FrontEnd, build_session
-from foehn_lsp.agent.events import RunEvent, ToolResultEvent
+from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
 from foehn_lsp.agent.loop import RunOutcome
 from foehn_lsp.agent.session import Session
 from foehn_lsp.agent.store import SessionBusy, SessionNotFound, SessionStore
@@ -132,11 +133,24 @@ class LiveSession:
     turn: asyncio.Task[RunOutcome] | None = None
     notes: list[str] = field(default_factory=list)
     """What the person should hear before the next turn (an MCP server that did not start)."""
+    unfinished: dict[str, None] = field(default_factory=dict)
+    """Calls of the running turn announced and not yet finished, in order."""
 
     def emit(self, event: RunEvent) -> None:
-        applied = self.files.take_applied(event.tool) if isinstance(event, ToolResultEvent) else ()
+        applied: tuple[FilePreview, ...] = ()
+        if isinstance(event, ToolCallEvent):
+            self.unfinished[event.id] = None
+        elif isinstance(event, ToolResultEvent):
+            self.unfinished.pop(event.id, None)
+            applied = self.files.take_applied(event.tool)
         for update in convert.event_updates(event, self.workspace, applied):
             self.updates.put(update)
+
+    def close_unfinished(self, why: str) -> None:
+        """Tell the client the calls the turn left behind will not finish."""
+        for call_id in self.unfinished:
+            self.updates.put(convert.tool_call_abandoned(call_id, why))
+        self.unfinished.clear()
 
 
 class FoehnAgent:
@@ -400,6 +414,7 @@ class FoehnAgent:
         finally:
             live.turn = None
             live.stop = None
+            live.close_unfinished("not finished: the turn was stopped")
         if why := convert.stop_note(outcome.reason, outcome.answer):
             live.updates.put(update_agent_message_text(why))
         await live.updates.flush()

@@ -172,6 +172,16 @@ def tool_call_status(
     )
 
 
+def tool_call_abandoned(call_id: str, why: str) -> schema.ToolCallProgress:
+    """A call the turn ended without finishing (cancelled while it ran or waited)."""
+    return schema.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=call_id,
+        status="failed",
+        content=[tool_content(text_block(why))],
+    )
+
+
 def tool_call_done(
     event: ToolResultEvent, files: Sequence[FilePreview] = ()
 ) -> schema.ToolCallProgress:
