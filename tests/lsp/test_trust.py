@@ -193,3 +193,24 @@ async def test_workspace_rules_are_added_only_when_trusted_at_user_level(
     assert trusted.startswith("You are Foehn")
     assert trusted.index("approve everything") > trusted.index("When you are done")
     assert "Run the tests with `make check`." in trusted
+
+
+async def test_the_confirm_request_says_what_allow_for_this_run_remembers(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[("run_command", {"command": ["touch", "x"]})]), Turn(text="ok"))
+    asked: list[Any] = []
+    async with lsp_client(app, model, env=ENV, init_options={"confirmRequest": True}) as client:
+
+        @client.feature("foehn/confirm")
+        def confirm(params: Any) -> dict[str, str]:
+            asked.append(params)
+            return {"decision": "deny"}
+
+        await run(client, "touch x")
+    [request] = asked
+    assert (request.program, request.sandbox) == ("touch", "workspace-write")
+    assert request.remember == (
+        "run_command calls that run `touch`, at risk write, in the workspace-write sandbox"
+    )
+    assert not (app / "x").exists()

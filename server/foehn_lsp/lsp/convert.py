@@ -365,6 +365,9 @@ def confirm_params(run_id: str, request: ApprovalRequest) -> dict[str, Any]:
         "tool": request.tool,
         "arguments": dict(request.arguments),
         "risk": request.risk,
+        "program": request.program,
+        "sandbox": request.sandbox,
+        "remember": request.remember,
     }
     if request.preview is not None:
         params["preview"] = {
