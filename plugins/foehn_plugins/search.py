@@ -14,10 +14,18 @@ from foehn_plugins._suggest import suggestion
 
 MAX_MATCHES = 200
 MAX_COLUMNS = 300
+MAX_PATTERN = 1_000
+SEARCH_SECONDS = 30.0
+REGEX_LIMITS = ["--regex-size-limit", "1M", "--dfa-size-limit", "10M"]
+"""A pattern like ``a{1000}{1000}`` compiles to a program of millions of states, and matching
+it against a large file burns CPU until the tool's timeout: refuse it at compile time (rg says
+"compiled regex exceeds size limit") and stop any search after ``SEARCH_SECONDS``."""
 
 
 class SearchArguments(BaseModel):
-    pattern: Annotated[str, Field(min_length=1, description="Text (or regex) to find.")]
+    pattern: Annotated[
+        str, Field(min_length=1, max_length=MAX_PATTERN, description="Text (or regex) to find.")
+    ]
     path: Annotated[
         str | None, Field(description="Folder or file to search; default the whole workspace.")
     ] = None
@@ -39,7 +47,7 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     if rg is None:
         return ToolResult.failure("search is unavailable: ripgrep (rg) is not installed")
     args = [rg, "--null", "--line-number", "--no-heading", *common_args(ctx.workspace)]
-    args += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
+    args += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview", *REGEX_LIMITS]
     args.append("--case-sensitive" if arguments.case_sensitive else "--ignore-case")
     if not arguments.regex:
         args.append("--fixed-strings")
@@ -57,21 +65,29 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     assert process.stderr is not None
     groups: dict[str, list[str]] = {}
     matches = 0
-    capped = False
+    capped = slow = False
     try:
-        async for raw in process.stdout:
-            name, _, rest = raw.decode("utf-8", "replace").rstrip("\n").partition("\x00")
-            groups.setdefault(name.removeprefix("./"), []).append(rest)
-            matches += 1
-            if matches >= MAX_MATCHES:
-                capped = True
-                break
+        async with asyncio.timeout(SEARCH_SECONDS):
+            async for raw in process.stdout:
+                name, _, rest = raw.decode("utf-8", "replace").rstrip("\n").partition("\x00")
+                groups.setdefault(name.removeprefix("./"), []).append(rest)
+                matches += 1
+                if matches >= MAX_MATCHES:
+                    capped = True
+                    break
+    except TimeoutError:
+        slow = capped = True
     finally:
         if capped or (process.returncode is None and not process.stdout.at_eof()):
             process.kill()
         errors = (await process.stderr.read()).decode("utf-8", "replace").strip()
         errors = errors.removeprefix("rg: ")
         code = await process.wait()
+    if slow and not matches:
+        return ToolResult.failure(
+            f"search stopped after {SEARCH_SECONDS:g} s without a match; use a simpler pattern "
+            "or narrow it with path= or glob="
+        )
     if not capped and code == 2 and not matches:
         return ToolResult.failure(f"search failed: {errors or 'ripgrep exited with an error'}")
     what = f"{'regex' if arguments.regex else 'text'} {arguments.pattern!r}"
@@ -84,9 +100,9 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
             number, _, text = hit.partition(":")
             lines.append(f"{number:>6}: {text}")
     if capped:
+        limit = f"{SEARCH_SECONDS:g} s" if slow else f"{MAX_MATCHES} matches"
         lines.append(
-            f"... stopped after {MAX_MATCHES} matches; narrow with path=, glob= or a more "
-            "specific pattern"
+            f"... stopped after {limit}; narrow with path=, glob= or a more specific pattern"
         )
     return ToolResult.success("\n".join(lines), data={"matches": matches, "capped": capped})
 

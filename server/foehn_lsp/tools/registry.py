@@ -152,7 +152,16 @@ class ToolRegistry:
         handler: Handler = self._guarded_execute
         for step in reversed(steps):
             handler = _bind(step, handler)
-        return await handler(invocation)
+        try:
+            return await handler(invocation)
+        except Exception as exc:
+            # A step that raised (a file that vanished or became a link while an approval was
+            # being prepared) fails this call; it never ends the run.
+            log.exception("the call chain of %s raised", name)
+            return ToolResult.failure(
+                f"{name} was not run: {type(exc).__name__}: {exc}. If a file changed while "
+                "the call was prepared, call again."
+            )
 
     async def _guarded_execute(self, invocation: Invocation) -> ToolResult:
         tool = invocation.tool
