@@ -176,28 +176,30 @@ async def test_cancel_during_a_running_program(app: Path, model: ModelServer) ->
 async def test_allow_always_is_remembered_for_exactly_its_scope(
     app: Path, model: ModelServer
 ) -> None:
-    second = (
-        "edit_file",
-        {"path": "app.py", "edits": [{"old_text": "return 2", "new_text": "return 3"}]},
-    )
+    def edit(old: str, new: str) -> tuple[str, dict[str, Any]]:
+        return ("edit_file", {"path": "app.py", "edits": [{"old_text": old, "new_text": new}]})
+
     model.script(
         Turn(tool_calls=[EDIT]),
-        Turn(tool_calls=[second]),
+        Turn(tool_calls=[edit("return 2", "return 3")]),
         Turn(tool_calls=[("write_file", {"path": "new.py", "content": "x = 1\n"})]),
         Turn(text="Done."),
+        Turn(tool_calls=[edit("return 3", "return 4")]),
+        Turn(tool_calls=[("delete_path", {"path": "app.py"})]),
+        Turn(text="Done again."),
     )
-    client = EditorClient(answers=["allow_always", "reject_once"])
+    client = EditorClient(answers=["allow_always", "reject_once", "reject_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
-        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Go")])
-    assert answer.stop_reason == "end_turn"
-    assert (app / "app.py").read_text() == "def main():\n    return 3\n"
+        first = await conn.prompt(session_id=session.session_id, prompt=[text_block("Go")])
+        second = await conn.prompt(session_id=session.session_id, prompt=[text_block("More")])
+    assert (first.stop_reason, second.stop_reason) == ("end_turn", "end_turn")
+    assert (app / "app.py").read_text() == "def main():\n    return 4\n"
     asked = [p["toolCall"]["title"] for p in client.permissions]
-    assert asked == ["edit_file app.py", "write_file new.py"]
+    assert asked == ["edit_file app.py", "write_file new.py", "delete_path app.py"]
     always = client.permissions[0]["options"][1]
     assert always["kind"] == "allow_always"
-    assert "edit_file calls" in always["name"]
-    assert "write" in always["name"]
+    assert always["name"] == "Always allow edit_file calls, at risk write, this session"
     assert not (app / "new.py").exists()
 
 

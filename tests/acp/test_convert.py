@@ -226,7 +226,7 @@ def test_permission_options_say_what_always_covers() -> None:
     ]
     assert options[1].name == (
         "Always allow run_command calls that run `touch`, at risk write, in the "
-        "workspace-write sandbox"
+        "workspace-write sandbox, this session"
     )
     full = convert.permission_options(request(sandbox="full"))
     assert "FULL ACCESS" in full[1].name

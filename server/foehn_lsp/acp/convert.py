@@ -318,7 +318,7 @@ def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption
     remembers full access: choosing it is the explicit choice the gate requires.
 
     Option ids are the kinds themselves, so an answer maps back without a lookup table."""
-    scope = request.remember or f"{request.tool} calls at risk {request.risk}"
+    scope = (request.remember or f"{request.tool} calls at risk {request.risk}") + ", this session"
     always = f"Always allow {scope}"
     if request.sandbox == "full":
         always = f"Always allow with FULL ACCESS (network, your files): {scope}"

@@ -1,11 +1,13 @@
 """Asking the person through ``session/request_permission``.
 
-The four ACP options map onto Foehn's decisions: allow once, allow always (the approval gate
-remembers exactly what its rules let it remember, no more), reject once, reject always (this
-session refuses the same kind of call without asking again). A cancelled request, an answer
-that names no offered option, a client error or no answer within the timeout are denials, so a
-silent client never holds a turn for longer than the timeout, and cancelling the turn ends the
-wait at once.
+The four ACP options map onto Foehn's decisions: allow once; allow always (for the rest of the
+session, exactly the scope the approval gate remembers: tool, risk, and for programs the
+program and sandbox; the gate's own memory lasts one turn, this one the session); reject once;
+reject always (the same scope refused unasked for the rest of the session). The gate still
+decides first, so a ``deny`` policy wins over anything remembered here. A cancelled request,
+an answer that names no offered option, a client error or no answer within the timeout are
+denials, so a silent client never holds a turn for longer than the timeout, and cancelling the
+turn ends the wait at once.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ DEFAULT_TIMEOUT = 600.0
 """Seconds a permission request may stay unanswered before it counts as a denial."""
 
 
-RejectionKey = tuple[str, str, str | None, str | None]
+ScopeKey = tuple[str, str, str | None, str | None]
 
 
-def rejection_key(request: ApprovalRequest) -> RejectionKey:
-    """What 'always reject' covers: the scope 'always allow' would cover (tool, risk, program,
-    sandbox), so the two choices mean the same set of calls."""
+def scope_key(request: ApprovalRequest) -> ScopeKey:
+    """What 'always' covers, allowing or rejecting: the approval gate's remembered scope (tool,
+    risk, program, sandbox), so a write approval never covers a destructive call and an
+    approval for one program never covers another."""
     return (request.tool, request.risk, request.program, request.sandbox)
 
 
@@ -55,16 +58,19 @@ class ClientApprover:
         self.before_asking = before_asking
         """Sends the updates so far, so the client knows the call before it is asked about it."""
         self.timeout = timeout
-        self.rejected: set[RejectionKey] = set()
+        self.allowed: set[ScopeKey] = set()
+        self.rejected: set[ScopeKey] = set()
         self.read_only = False
         """The session's read-only mode: anything that is not a read is refused unasked."""
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        key = rejection_key(request)
+        key = scope_key(request)
         if self.read_only and request.risk != "read_only":
             return Denied(reason="the session is in read-only mode")
         if key in self.rejected:
             return Denied(reason="rejected for the rest of the session")
+        if key in self.allowed:
+            return convert.decision_for("allow_always", request)
         await self.before_asking()
         try:
             async with asyncio.timeout(self.timeout):
@@ -81,4 +87,6 @@ class ClientApprover:
         choice = convert.permission_choice(response)
         if choice == "reject_always":
             self.rejected.add(key)
+        elif choice == "allow_always":
+            self.allowed.add(key)
         return convert.decision_for(choice, request)
