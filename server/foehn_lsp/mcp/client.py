@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO, TypeVar
 
+import anyio
 import httpx2
 import mcp_types as types
 import platformdirs
@@ -132,17 +133,10 @@ class ServerConnection:
         if self._session is not None:
             return self._session
         if self._starting is None or self._starting.done():
-            self._starting = asyncio.get_running_loop().create_future()
-            starting = self._starting
-            try:
-                await self._start()
-            except BaseException as exc:
-                starting.set_exception(exc)
-                starting.exception()  # retrieved: the callers below re-raise it
-                raise
-            starting.set_result(None)
-        else:
-            await asyncio.shield(self._starting)
+            # A task of its own: a caller that is cancelled stops waiting, not the start.
+            self._starting = asyncio.get_running_loop().create_task(self._start())
+            self._starting.add_done_callback(_retrieved)
+        await asyncio.shield(self._starting)
         assert self._session is not None
         return self._session
 
@@ -179,6 +173,7 @@ class ServerConnection:
 
     async def _run(self, ready: asyncio.Future[None], closed: asyncio.Event) -> None:
         """Own the transport and session from entry to exit (anyio needs one task for both)."""
+        live: ClientSession | None = None
         try:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
@@ -189,7 +184,7 @@ class ServerConnection:
                 )
                 await session.initialize()
                 self.tools = tuple(await _list_tools(session))
-                self._session = session
+                self._session = live = session
                 ready.set_result(None)
                 self.on_tools(self.name, self.tools)
                 await closed.wait()
@@ -199,7 +194,8 @@ class ServerConnection:
             else:
                 log.warning("MCP server %s: connection ended: %s", self.name, describe(exc))
         finally:
-            self._session = None
+            if self._session is live:  # a restart may already have put a new one in place
+                self._session = None
             if not ready.done():
                 ready.cancel()
 
@@ -283,7 +279,13 @@ class ServerConnection:
                     f"({self._last_transport_error}) and no answer within {within:g} s"
                 ) from None
             raise
-        except (OSError, httpx2.TransportError) as exc:
+        except (
+            OSError,
+            httpx2.TransportError,
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            anyio.EndOfStream,
+        ) as exc:
             self._lost(exc)
             raise ConnectionLostError(self._why_lost(exc)) from None
         if not isinstance(result, types.CallToolResult):
@@ -329,6 +331,12 @@ class ServerConnection:
             except Exception:
                 log.debug("MCP server %s: error while stopping", self.name, exc_info=True)
         self.state = "stopped"
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    """Mark a start's failure as seen: its callers re-raise it, and there may be none left."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _open_log(path: Path) -> TextIO:
