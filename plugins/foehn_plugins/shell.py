@@ -84,6 +84,11 @@ def _program(ctx: ToolContext, name: str, cwd: Path, policy: SandboxPolicy) -> s
     if os.path.isabs(name):
         if not (os.path.isfile(name) and os.access(name, os.X_OK)):
             raise PathRefusedError(f"{name!r} is not an executable file")
+        if system_sandbox().hides(name, ctx.workspace, policy):
+            raise PathRefusedError(
+                f"{name!r} is hidden inside the {policy} sandbox (it is in the home folder or "
+                "under /tmp); use a program on PATH, or ask for sandbox='full'"
+            )
         return name
     if "/" in name:
         path = ctx.workspace.resolve(os.path.relpath(cwd / name, ctx.workspace.root))

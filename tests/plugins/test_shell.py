@@ -501,3 +501,17 @@ async def test_git_ignores_global_config(
     result = await call(registry, ctx, "git", args=["status"])
     assert result.ok, result.output
     assert not pwned.exists()
+
+
+async def test_a_program_hidden_by_the_sandbox_gets_a_clear_message(
+    root: Path, ctx: ToolContext, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = root.parent / "home"
+    (home / "bin").mkdir(parents=True)
+    tool = home / "bin" / "mine"
+    tool.write_text("#!/bin/sh\necho hi\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("HOME", str(home))
+    result = await call(registry, ctx, "run_command", command=[str(tool)])
+    assert not result.ok
+    assert "is hidden inside the workspace-write sandbox" in result.output

@@ -179,3 +179,15 @@ def test_programs_in_hidden_folders_are_not_offered(
     assert system_sandbox().which("only-in-home", workspace, "read-only") is None
     assert system_sandbox().which("only-in-home", workspace, "full") == str(tool)
     assert system_sandbox().which("ls", workspace, "read-only") is not None
+
+
+def test_a_program_in_a_hidden_folder_is_named_as_hidden(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = Path(os.path.realpath(tmp_path / "home"))
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    workspace = Workspace([project])
+    assert system_sandbox().hides(str(home / "tool"), workspace, "read-only")
+    assert not system_sandbox().hides(str(home / "tool"), workspace, "full")
+    assert not system_sandbox().hides("/usr/bin/env", workspace, "read-only")

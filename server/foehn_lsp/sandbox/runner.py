@@ -90,6 +90,14 @@ class Sandbox:
                 return str(candidate)
         return None
 
+    def hides(self, path: str, workspace: Workspace, policy: SandboxPolicy) -> bool:
+        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox
+        (it lives in the hidden home folder or under /tmp)."""
+        if not self._sandboxed(policy):
+            return False
+        view = self.view(workspace, workspace.root, policy)
+        return not (view.visible(Path(path)) and view.visible(Path(os.path.realpath(path))))
+
     def _sandboxed(self, policy: SandboxPolicy) -> bool:
         if policy == "full":
             return False
