@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.testing import ModelServer, Turn
+from foehn_lsp.testing import Fault, ModelServer, Turn
 
 REPO = Path(__file__).resolve().parents[2]
 E2E_HOME = Path(
@@ -169,7 +169,10 @@ def test_a_whole_task_in_the_chat_view(
         Turn(text="Fixed the TODO in **app.py**: `main()` now returns 2."),
         Turn(tool_calls=[RENAME]),
         Turn(text="Renamed main to run."),
-        Turn(text="It defines a function that returns 2."),
+        Turn(
+            text="It defines a function that returns 2. Call it with:\n```python\nprint(run())\n```"
+        ),
+        Fault(delay=60, then=Turn(text="This answer comes too late.")),
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
@@ -215,6 +218,9 @@ def test_a_whole_task_in_the_chat_view(
     assert "return 2" in report["afterUndo"]
     assert "return 1  # TODO" in report["afterFileUndo"]
     assert "returns 2" in report["lightbulb"]
+    assert "print(run())" in report["afterInsert"]
+    assert "Stopped by you" in report["stopped"]
+    assert "too late" not in report["stopped"]
     assert "Fix the TODO" in report["history"]
     assert "Fix the TODO in app.py" in report["resumed"]
     assert report["mention"] == "compare @app.py "
@@ -232,6 +238,7 @@ def test_a_whole_task_in_the_chat_view(
         "approval-diff-in-editor.png",
         "turn-undone.png",
         "lightbulb-answer-in-chat.png",
+        "turn-stopped.png",
         "history-picker.png",
         "session-resumed-after-reload.png",
         "mention-completion.png",

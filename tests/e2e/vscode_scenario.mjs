@@ -163,6 +163,21 @@ try {
   await shot("lightbulb-answer-in-chat.png");
   step("lightbulb answer in the chat");
 
+  // Insert puts a code block of the answer at the cursor (here: over the selection).
+  await lastTurn().locator('.code button[data-action="insert"]').click();
+  await page.locator('.editor-group-container.active .view-line:has-text("print(run())")').first()
+    .waitFor({ state: "visible", timeout: 30_000 });
+  report.afterInsert = await editorText("app.py");
+  step("code block inserted at the cursor");
+
+  await openChat();
+  await ask("Take your time");
+  await chat().locator("#stop").waitFor({ state: "visible", timeout: 30_000 });
+  await chat().locator("#stop").click();
+  report.stopped = await turnDone();
+  await shot("turn-stopped.png");
+  step("stopped a turn");
+
   await page.reload();
   await waitForWorkbench();
   await openChat();
