@@ -5,6 +5,7 @@ for what published servers do not do (crash, hang, send garbage, lie in their sc
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -364,3 +365,17 @@ async def test_an_http_503_on_a_read_only_call_is_retried(
     assert result.ok, result.output
     assert result.output == "steady"
     assert lines(state / "calls") == ["flaky (503)", "flaky"]
+
+
+async def test_progress_from_a_long_call_reaches_the_tools_progress_sink(
+    connect: Connect, ctx: ToolContext, everything: McpServerConfig
+) -> None:
+    catalogue = connect({"everything": everything})
+    seen: list[str] = []
+    watched = dataclasses.replace(ctx, progress=seen.append)
+    result = await call(
+        catalogue, "mcp__everything__trigger-long-running-operation", watched, duration=1, steps=3
+    )
+    assert result.ok, result.output
+    assert seen
+    assert seen[-1].startswith("3 of 3")

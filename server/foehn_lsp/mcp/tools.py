@@ -201,7 +201,11 @@ class _Caller:
         for attempt in range(1, attempts + 1):
             try:
                 result = await self.hub.call(
-                    origin.server, origin.tool, arguments, within=self.timeout
+                    origin.server,
+                    origin.tool,
+                    arguments,
+                    within=self.timeout,
+                    progress=ctx.progress,
                 )
             except ServerUnavailableError as exc:
                 return ToolResult.failure(f"{exc}; the call was not sent.")
