@@ -119,6 +119,8 @@ async def test_unknown_methods_and_malformed_params_are_named(
         missing = await channel.request("session/new", {"mcpServers": []})
         assert missing["error"]["code"] == -32602
         assert [e["loc"] for e in missing["error"]["data"]["errors"]] == [["cwd"]]
+        everything = await channel.request("session/new", {"cwd": "/", "mcpServers": []})
+        assert everything["error"]["data"] == {"field": "cwd"}
         session = await channel.request("session/new", {"cwd": str(root), "mcpServers": []})
         session_id = session["result"]["sessionId"]
         wrong = await channel.request(

@@ -279,13 +279,15 @@ class FoehnAgent:
             raise invalid("cwd", f"must be an absolute path, got {cwd!r}")
         if not await asyncio.to_thread(root.is_dir):
             raise invalid("cwd", f"{cwd!r} is not a folder")
+        workspace = Workspace([root])
+        if workspace.root == Path(workspace.root.anchor):
+            raise invalid("cwd", "is the root of the file system; open a project folder")
         try:
             settings = self.load_settings()
         except ConfigError as exc:
             raise RequestError(-32603, str(exc)) from None
         settings, notes = with_client_servers(settings, mcp_servers or [])
         assert self.client is not None, "the SDK connects before it routes requests"
-        workspace = Workspace([root])
         fs = self.capabilities.fs or schema.FileSystemCapabilities()
         # The session id is known once the builder made the session; nothing is sent before.
         updates = UpdateStream(self.client, "")
