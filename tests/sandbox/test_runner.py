@@ -191,3 +191,11 @@ def test_a_program_in_a_hidden_folder_is_named_as_hidden(
     assert system_sandbox().hides(str(home / "tool"), workspace, "read-only")
     assert not system_sandbox().hides(str(home / "tool"), workspace, "full")
     assert not system_sandbox().hides("/usr/bin/env", workspace, "read-only")
+
+
+async def test_a_git_folder_behind_a_symlink_is_still_read_only(root: Path) -> None:
+    (root / "gitdata").mkdir()
+    (root / ".git").symlink_to(root / "gitdata")
+    done = await run(root, "workspace-write", WRITE)
+    assert ".git/x refused Read-only file system" in done.output
+    assert not (root / "gitdata" / "x").exists()

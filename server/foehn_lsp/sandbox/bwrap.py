@@ -81,8 +81,12 @@ def _protected(roots: Sequence[Path]) -> list[Path]:
     for root in roots:
         for name in PROTECTED:
             path = root / name
-            if path.is_symlink() or not path.exists():
-                continue  # a symlink is resolved by the mount to its target: bind nothing
+            if path.is_symlink():
+                path = Path(os.path.realpath(path))  # protect what it points to, if inside
+                if not any(within(path, r) for r in roots):
+                    continue
+            if not path.exists():
+                continue
             found.append(path)
             if name == ".git" and path.is_file():
                 target = _gitdir(path)
