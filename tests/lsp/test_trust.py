@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from foehn_lsp.agent.approval import ApprovalRequest
+from foehn_lsp.lsp.convert import message_request
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
 
@@ -214,3 +216,38 @@ async def test_the_confirm_request_says_what_allow_for_this_run_remembers(
         "run_command calls that run `touch`, at risk write, in the workspace-write sandbox"
     )
     assert not (app / "x").exists()
+
+
+async def test_the_fallback_dialog_says_what_allow_for_this_run_remembers(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[("run_command", {"command": ["touch", "x"]})]), Turn(text="ok"))
+    asked: list[types.ShowMessageRequestParams] = []
+    async with lsp_client(app, model, env=ENV) as client:
+
+        @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def deny(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+            asked.append(params)
+            return types.MessageActionItem(title="Deny")
+
+        await run(client, "touch x")
+    [request] = asked
+    assert request.message.endswith(
+        "'Allow for this run' also allows run_command calls that run `touch`, at risk write, "
+        "in the workspace-write sandbox."
+    )
+
+
+def test_the_fallback_dialog_never_offers_to_remember_full_access() -> None:
+    request = ApprovalRequest(
+        call_id="1",
+        tool="run_command",
+        arguments={"command": ["curl", "http://example.invalid"]},
+        risk="write",
+        program="curl",
+        sandbox="full",
+        remember="run_command calls that run `curl`, at risk write, in the full sandbox",
+    )
+    message = message_request(request).message
+    assert "in the full sandbox with" in message
+    assert message.endswith("allows this call once: full access is asked for every time.")

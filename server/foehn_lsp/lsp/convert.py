@@ -386,6 +386,10 @@ def message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
         text += f"\n{request.summary}"
     if request.preview:
         text += f"\n{request.preview[:2000]}"
+    if request.sandbox == "full":
+        text += f"\n'{ALLOW_RUN}' allows this call once: full access is asked for every time."
+    elif request.remember:
+        text += f"\n'{ALLOW_RUN}' also allows {request.remember}."
     return types.ShowMessageRequestParams(
         type=types.MessageType.Warning,
         message=text,
