@@ -462,3 +462,5 @@ class FoehnAgent:
         for live in self.sessions.values():
             await live.updates.close()
             await live.session.aclose()
+            if (servers := live.session.discovery.mcp) is not None:
+                await asyncio.to_thread(servers.close)
