@@ -1,8 +1,9 @@
-"""The ``foehn`` command: ``serve``, ``run``, ``tools``, ``replay``.
+"""The ``foehn`` command: a thin parser that hands each subcommand to its own function.
 
-Exit codes: 0 answered · 1 provider/config/runtime error · 2 usage error · 3 stopped by a limit ·
-130 cancelled. Errors meant for the person are one line on stderr; no traceback reaches the
-terminal (``FOEHN_DEBUG=1`` logs them).
+Exit codes (``usage.EXIT_CODES``): 0 answered · 1 provider/config/runtime error · 2 usage error ·
+3 stopped by a limit · 130 cancelled. Flags are checked before anything runs; errors meant for
+the person are one line on stderr; no traceback reaches the terminal (``FOEHN_DEBUG=1`` logs
+them). stdout carries only the answer or ``--json`` events.
 """
 
 from __future__ import annotations
@@ -18,30 +19,32 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp import chat
-from foehn_lsp.agent import Agent, RunEvent, RunOutcome, RunRequest
-from foehn_lsp.agent.approval import (
-    ApprovalDecision,
-    ApprovalRequest,
-    Approved,
-    Approver,
-    Denied,
-    FixedApprover,
-)
+from foehn_lsp import __version__, chat, replay
+from foehn_lsp.agent import RunOutcome
+from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.builder import FrontEnd, build_session
-from foehn_lsp.agent.events import EventSink, ToolCallEvent
-from foehn_lsp.agent.records import read_transcript
+from foehn_lsp.agent.events import EventSink
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.config_report import add_parser as add_config_parser
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sandbox import startup_warning, system_sandbox
-from foehn_lsp.terminal import HumanPrinter, JsonPrinter, TerminalApprover
-from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.terminal import HumanPrinter, JsonPrinter, TerminalApprover, run_header
 from foehn_lsp.tools.discovery import Discovery, discover
-from foehn_lsp.workspace import FileAccess, Workspace
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_LIMIT, EXIT_CANCELLED = 0, 1, 2, 3, 130
+from foehn_lsp.usage import (
+    EXIT_CANCELLED,
+    EXIT_CODES,
+    EXIT_ERROR,
+    EXIT_LIMIT,
+    EXIT_OK,
+    EXIT_USAGE,
+    Parser,
+    UsageError,
+    base_url,
+    folder,
+    positive_int,
+    task_text,
+    writable_file,
+)
 
 
 def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
@@ -57,8 +60,8 @@ def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
 
 
 def _tools_command(args: argparse.Namespace) -> int:
+    workspace = folder(args.workspace)
     settings = load_settings()
-    workspace = Path(args.workspace).resolve() if args.workspace else Path.cwd()
     found = load_tools(settings, workspace)
     catalogue: list[dict[str, Any]] = [
         {
@@ -103,18 +106,29 @@ STOP_CODES = {
 }
 
 
-def _approver(mode: str | None) -> Approver:
-    if mode is None:
-        mode = "ask" if sys.stdin.isatty() else "never"
+def approve_mode(requested: str | None) -> str:
+    """``--approve`` as given, else ``ask`` on a terminal and ``never`` without one."""
+    return requested or ("ask" if sys.stdin.isatty() else "never")
+
+
+def _approver(mode: str, stop: asyncio.Event, printer: EventSink) -> Approver:
     if mode == "all":
-        print("foehn: --approve all: every call will run without asking", file=sys.stderr)
         return FixedApprover(Approved(scope="run"))
     if mode == "never":
         return FixedApprover(Denied(reason="--approve never"))
-    return TerminalApprover()
+    if isinstance(printer, HumanPrinter):
+        return TerminalApprover(
+            on_cancel=stop.set, before_prompt=printer.stop_spinner, diffs_shown=printer.diffs_shown
+        )
+    return TerminalApprover(on_cancel=stop.set)
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    task = task_text(args.task)
+    root = folder(args.workspace)
+    transcript = writable_file(args.transcript, "--transcript") if args.transcript else None
+    if args.base_url is not None:
+        base_url(args.base_url)
     overrides = {
         "provider": args.provider,
         "model": args.model,
@@ -122,24 +136,52 @@ def _run_command(args: argparse.Namespace) -> int:
         "max_tool_iterations": args.max_iterations,
     }
     settings = load_settings(overrides={k: v for k, v in overrides.items() if v is not None})
-    root = Path(args.workspace or ".").resolve()
-    if not root.is_dir():
-        print(f"foehn: workspace {args.workspace!r} is not a folder", file=sys.stderr)
-        return EXIT_USAGE
+    if args.base_url is not None and not settings.model:
+        raise UsageError(
+            "with a base URL of your own, name the server's model: --model NAME (or FOEHN_MODEL)"
+        )
+    mode = approve_mode(args.approve)
     printer: EventSink = JsonPrinter() if args.json else HumanPrinter()
-    outcome = asyncio.run(
+    print(run_header(settings, root, mode), file=sys.stderr)
+    stop = asyncio.Event()
+    outcome = _run_to_end(
         _run(
             settings,
             root,
-            args.task,
-            _approver(args.approve),
+            task,
+            _approver(mode, stop, printer),
             printer,
-            Path(args.transcript) if args.transcript else None,
+            transcript,
+            stop,
             session_id=args.session,
             continue_latest=args.continue_latest,
         )
     )
+    if outcome.reason == "cancelled":
+        # A call to the embedded model cannot be interrupted in its worker thread; exit now
+        # rather than wait for it (the session and transcript are closed already).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_CANCELLED)
     return STOP_CODES[outcome.reason]
+
+
+def _run_to_end(coroutine: Any) -> Any:
+    """``asyncio.run`` without waiting for worker threads at the end (see ``_run_command``)."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.run_until_complete(_finish_tasks())
+        loop.close()
+
+
+async def _finish_tasks() -> None:
+    left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
+    await asyncio.get_running_loop().shutdown_asyncgens()
 
 
 async def _run(
@@ -149,6 +191,7 @@ async def _run(
     approver: Approver,
     printer: EventSink,
     transcript_path: Path | None,
+    stop: asyncio.Event,
     *,
     session_id: str | None = None,
     continue_latest: bool = False,
@@ -163,63 +206,19 @@ async def _run(
     )
     for problem in session.discovery.problems:
         print(f"foehn: skipped plugin {problem}", file=sys.stderr)
-    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, stop.set)
+
+    def interrupted() -> None:
+        if stop.is_set():  # a second Ctrl-C: something is stuck, so leave at once
+            os._exit(EXIT_CANCELLED)
+        stop.set()
+
+    loop.add_signal_handler(signal.SIGINT, interrupted)
     try:
         return await session.prompt(task, emit=printer, stop=stop)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await session.aclose()
-
-
-def _replay_command(args: argparse.Namespace) -> int:
-    recorded = read_transcript(Path(args.transcript))
-    root = Path(args.workspace or recorded.workspace).resolve()
-    if not root.is_dir():
-        print(f"foehn: workspace {str(root)!r} does not exist; pass --workspace", file=sys.stderr)
-        return EXIT_USAGE
-    settings = load_settings(overrides={"enable_streaming": False})
-    found = load_tools(settings, root)
-    decisions = iter(recorded.decisions)
-
-    class Replayed:
-        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-            decision = next(decisions, "deny")
-            return Approved() if decision == "allow" else Denied(reason="denied when recorded")
-
-    calls: list[tuple[str, Any]] = []
-
-    def collect(event: RunEvent) -> None:
-        if isinstance(event, ToolCallEvent):
-            calls.append((event.tool, event.arguments))
-
-    agent = Agent(
-        provider=ScriptedProvider(recorded.responses),
-        registry=found.registry,
-        settings=settings,
-        approver=Replayed(),
-    )
-    workspace = Workspace([root])
-    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
-    asyncio.run(agent.run(RunRequest(task=recorded.task), ctx, collect))
-    for number, (expected, actual) in enumerate(zip(recorded.tool_calls, calls, strict=False), 1):
-        if expected != actual:
-            print(
-                f"replay diverged at tool call {number}: recorded {expected!r}, "
-                f"replayed {actual!r}",
-                file=sys.stderr,
-            )
-            return EXIT_ERROR
-    if len(calls) != len(recorded.tool_calls):
-        print(
-            f"replay diverged: recorded {len(recorded.tool_calls)} tool calls, replayed "
-            f"{len(calls)}",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
-    print(f"replayed {len(calls)} tool calls; all match the transcript")
-    return EXIT_OK
 
 
 def _serve_command(args: argparse.Namespace) -> int:
@@ -231,8 +230,7 @@ def _serve_command(args: argparse.Namespace) -> int:
         if not host or not port.isdigit():
             print("foehn: --tcp takes HOST:PORT, e.g. 127.0.0.1:2087", file=sys.stderr)
             return EXIT_USAGE
-        server.start_tcp(host, int(port))
-        return EXIT_OK
+        return server.serve_tcp(host, int(port))
     return server.serve_stdio()
 
 
@@ -258,9 +256,13 @@ def tool_parameters(schema: Any) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="foehn", description="A tool-using LLM agent for editors, as a language server."
+    parser = Parser(
+        prog="foehn",
+        description="A tool-using LLM agent for editors, as a language server.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"foehn {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="run the language server")
@@ -275,19 +277,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_config_parser(commands)
 
-    run = commands.add_parser("run", help="run one task headless")
+    run = commands.add_parser(
+        "run",
+        help="run one task headless",
+        description="Run one task: the answer on stdout, everything else on stderr.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("task", help="what to do, in words")
     run.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
-    run.add_argument("--provider", choices=["mistral", "openai", "anthropic", "local"])
-    run.add_argument("--model", metavar="NAME")
-    run.add_argument("--base-url", metavar="URL")
+    run.add_argument(
+        "--provider",
+        choices=["mistral", "openai", "anthropic", "local"],
+        help="the model's provider (default: FOEHN_PROVIDER or the config file, else the "
+        "embedded offline model if installed)",
+    )
+    run.add_argument("--model", metavar="NAME", help="the model (default: the provider's)")
+    run.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI-compatible server, e.g. http://localhost:11434/v1 (needs --model)",
+    )
     run.add_argument(
         "--approve",
         choices=["ask", "never", "all"],
         help="ask on the terminal (default when stdin is a TTY), deny every call "
         "policy would ask about (default otherwise), or approve everything",
     )
-    run.add_argument("--max-iterations", type=int, metavar="N")
+    run.add_argument(
+        "--max-iterations",
+        type=positive_int,
+        metavar="N",
+        help="stop after N rounds of tool calls (default 30; at least 1)",
+    )
     run.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     run.add_argument("--transcript", metavar="FILE", help="record the run for foehn replay")
     resume = run.add_mutually_exclusive_group()
@@ -300,12 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--session", metavar="ID", help="one more turn in this saved session")
     run.set_defaults(handler=_run_command)
 
-    replay = commands.add_parser("replay", help="re-run a recorded transcript offline")
-    replay.add_argument("transcript", metavar="TRANSCRIPT")
-    replay.add_argument(
-        "--workspace", metavar="DIR", help="where to replay (default: the recorded workspace)"
-    )
-    replay.set_defaults(handler=_replay_command)
+    replay.add_parser(commands)
     chat.add_parsers(commands)
 
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
@@ -336,12 +353,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if not os.environ.get("FOEHN_DEBUG"):
+        # The CLI prints plugin problems itself, once; the log line would repeat them.
+        logging.getLogger("foehn_lsp.tools.discovery").setLevel(logging.ERROR)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "tools" and (warning := startup_warning()):
         print(f"foehn: {warning}", file=sys.stderr)
     try:
         code: int = args.handler(args)
+    except UsageError as exc:
+        print(f"foehn {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except FoehnError as exc:
         print(f"foehn: {exc}", file=sys.stderr)
         return EXIT_ERROR

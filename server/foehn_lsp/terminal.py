@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -32,16 +33,16 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
     event_json,
 )
+from foehn_lsp.config import Settings
+from foehn_lsp.errors import FoehnError
 
 MAX_ARGUMENT_CHARS = 160
 FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
-ASKED = ("approved once", "approved for this run")
-"""Approval reasons that mean the person saw the call (and its diff) in a prompt."""
 
 
 def error_console() -> Console:
     """stderr as rich sees it: colour only on a terminal and without ``NO_COLOR``."""
-    return Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    return Console(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def diff_text(diff: str) -> Text:
@@ -68,6 +69,31 @@ def split_diff(output: str) -> tuple[str, str]:
     if start < 0:
         return output, ""
     return output[:start], output[start + 1 :]
+
+
+APPROVE_MODES = {
+    "ask": "ask before risky calls",
+    "never": "deny every call policy would ask about",
+    "all": "every call will run without asking",
+}
+
+
+def run_header(settings: Settings, root: Path, approve: str) -> str:
+    """One line: provider, model, workspace and approval mode; says when the small embedded
+    model answers (its answers are demo-grade, and a larger model is one setting away)."""
+    from foehn_lsp.providers import local
+
+    name = settings.provider or ("local" if local.is_available() else "none")
+    if name == "local":
+        model = f"{local.MODEL_NAME} (the small offline model; FOEHN_PROVIDER picks a larger one)"
+    else:
+        try:
+            model = settings.resolved_model()
+        except FoehnError:
+            model = "?"
+    home = Path.home()
+    shown = f"~/{root.relative_to(home)}" if root.is_relative_to(home) else str(root)
+    return f"foehn · {name} · {model} · {shown} · --approve {approve}: {APPROVE_MODES[approve]}"
 
 
 class JsonPrinter:
@@ -108,7 +134,8 @@ class HumanPrinter:
         self.summary = RunSummary()
         self._status: Status | None = None
         self._calls: dict[str, ToolCallEvent] = {}
-        self._shown: set[str] = set()
+        self.diffs_shown: set[str] = set()
+        """Calls whose diff the person saw in an approval prompt (not shown again)."""
         self._streamed = ""
 
     def header(self, line: str) -> None:
@@ -139,11 +166,9 @@ class HumanPrinter:
                 line.append(f" {shown} ")
                 line.append(f"[{risk}]", style="yellow" if risk != "read_only" else "dim")
                 self.err.print(line)
-            case ApprovalEvent(id=call_id, decision="deny", reason=reason):
+            case ApprovalEvent(decision="deny", reason=reason):
                 self.summary.denied += 1
                 self.err.print(Text(f"  ✗ denied: {reason}", style="red"))
-            case ApprovalEvent(id=call_id, reason=reason) if reason in ASKED:
-                self._shown.add(call_id)
             case ToolResultEvent():
                 self._result(event)
             case FilesChanged(files=files):
@@ -170,7 +195,7 @@ class HumanPrinter:
             path = arguments.get("path") or arguments.get("destination")
             if isinstance(path, str):
                 self.summary.changed.setdefault(path)
-            if diff and event.id not in self._shown:
+            if diff and event.id not in self.diffs_shown:
                 self.err.print(diff_text(diff), end="")
         if event.tool == "run_tests":
             self.summary.tests.append(lines[0][:80])
@@ -230,10 +255,13 @@ class TerminalApprover:
         *,
         on_cancel: Callable[[], None] = lambda: None,
         before_prompt: Callable[[], None] = lambda: None,
+        diffs_shown: set[str] | None = None,
     ) -> None:
         self.err = err or error_console()
         self.on_cancel = on_cancel
         self.before_prompt = before_prompt
+        self.diffs_shown = diffs_shown if diffs_shown is not None else set()
+        """Where to note the calls whose diff was shown (``HumanPrinter.diffs_shown``)."""
 
     def show(self, request: ApprovalRequest) -> None:
         title = Text("\nFoehn wants to run ", style="bold")
@@ -254,6 +282,7 @@ class TerminalApprover:
             self.err.print(Text(request.summary, style="bold"))
         if request.preview:
             self.err.print(diff_text(request.preview), end="")
+            self.diffs_shown.add(request.call_id)
 
     def choices(self, request: ApprovalRequest) -> str:
         remember = f" ({request.remember})" if request.remember else ""
