@@ -246,3 +246,9 @@ def test_a_server_of_your_own_without_a_model_is_said_once(
     official = load_settings(env={"FOEHN_PROVIDER": "openai"}, user_file=user_file)
     assert official.resolved_model() == "gpt-4.1-mini"
     assert len([r for r in caplog.records if "no model is set" in r.getMessage()]) == 1
+
+
+def test_a_wrong_value_in_a_free_form_map_keeps_the_name_as_written(user_file: Path) -> None:
+    write(user_file, '[approval.tools]\nedit_file = "sometimes"\n')
+    with pytest.raises(ConfigError, match=r"line 2: approval\.tools\.edit_file: Input should be"):
+        load_settings(env={}, user_file=user_file)

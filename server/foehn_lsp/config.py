@@ -181,15 +181,11 @@ def user_config_file() -> Path:
     return Path(platformdirs.user_config_dir("foehn")) / "config.toml"
 
 
-Source = Literal["user file", "editor", "environment", "flag"]
-
-
 @dataclass(frozen=True, kw_only=True)
 class Layer:
     """One source of settings: its values (snake_case, nested as ``Settings`` nests them) and,
     per key path, where each came from in words (``config.toml line 3``, ``FOEHN_MODEL``)."""
 
-    source: Source
     values: dict[str, Any]
     origins: dict[tuple[str, ...], str] = field(default_factory=dict)
 
@@ -238,7 +234,7 @@ def settings_layers(
     origins: dict[tuple[str, ...], str] = {
         (key,): "flag " + FLAGS.get(key, "--" + key.replace("_", "-")) for key in flags
     }
-    layers.append(Layer(source="flag", values=flags, origins=origins))
+    layers.append(Layer(values=flags, origins=origins))
     return [layer for layer in layers if layer.values]
 
 
@@ -258,6 +254,8 @@ def load_settings(
 
 
 def merge_layers(layers: list[Layer], env: Mapping[str, str]) -> Settings:
+    """The settings the layers make, higher layers winning key by key; then the provider's own
+    key variable (``MISTRAL_API_KEY``…) if no layer gave a key."""
     merged: dict[str, Any] = {}
     for layer in layers:
         merged = _merge(merged, layer.values)
@@ -282,8 +280,18 @@ def origin_of(layers: list[Layer], path: tuple[str, ...]) -> str | None:
 
 
 def display_key(path: tuple[str, ...]) -> str:
-    """``('approval', 'read_only')`` as a person writes it: ``approval.readOnly``."""
-    return ".".join(to_camel(part) if part.islower() else part for part in path)
+    """``('approval', 'read_only')`` as a person writes it: ``approval.readOnly``. Keys of
+    free-form maps (tool and server names) stay as written."""
+    shown = []
+    model: type[BaseModel] | None = Settings
+    for part in path:
+        if model is not None and part in model.model_fields:
+            shown.append(to_camel(part))
+            model = _section(model, part)
+        else:
+            shown.append(part)
+            model = None
+    return ".".join(shown)
 
 
 def _problem(layers: list[Layer], error: Any) -> str:
@@ -311,7 +319,7 @@ def _file_layer(path: Path) -> Layer:
     for key_path, raw_path in _leaf_paths(raw, Settings):
         line = lines.get(raw_path)
         origins[key_path] = f"{path} line {line}" if line else str(path)
-    return Layer(source="user file", values=values, origins=origins)
+    return Layer(values=values, origins=origins)
 
 
 def _editor_layer(editor: Mapping[str, Any]) -> Layer:
@@ -332,7 +340,7 @@ def _editor_layer(editor: Mapping[str, Any]) -> Layer:
         )
     origins: dict[tuple[str, ...], str] = {(key,): "editor (user level)" for key in user_level}
     origins.update({(key,): "editor" for key in top})
-    return Layer(source="editor", values=_merge(user_level, top), origins=origins)
+    return Layer(values=_merge(user_level, top), origins=origins)
 
 
 def _set_values(layer: Mapping[str, Any]) -> dict[str, Any]:
@@ -356,7 +364,7 @@ def _environment_layer(env: Mapping[str, str]) -> Layer:
     if env.get("FOEHN_PLUGIN_PATHS"):
         layer["plugin_paths"] = [p for p in env["FOEHN_PLUGIN_PATHS"].split(os.pathsep) if p]
         origins[("plugin_paths",)] = "FOEHN_PLUGIN_PATHS"
-    return Layer(source="environment", values=layer, origins=origins)
+    return Layer(values=layer, origins=origins)
 
 
 def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
