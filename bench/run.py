@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-BENCHMARKS = ["validation", "files", "providers", "loop", "server", "sandbox"]
+BENCHMARKS = ["validation", "files", "providers", "loop", "server", "sandbox", "sessions"]
 
 
 def main(names: list[str]) -> int:

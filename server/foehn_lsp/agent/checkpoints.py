@@ -16,11 +16,17 @@ files were changed by someone else since the turn (unless forced).
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import errno
+import logging
 import os
 import stat
+import struct
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from foehn_lsp.agent.store import BlobStore, FileState
 from foehn_lsp.tools.contract import ToolResult
@@ -38,6 +44,8 @@ from foehn_lsp.workspace.edits import (
 )
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
+
+log = logging.getLogger(__name__)
 
 SKIPPED_DIRECTORIES = frozenset({".git", ".foehn"})
 """Never writable by a sandboxed program, so never compared."""
@@ -187,6 +195,20 @@ class Checkpoint:
             else:
                 self.lost.add(relative)
 
+    def watched_changes(self, created: Iterable[str], existing: Iterable[str]) -> None:
+        """Record files a program created, and files that existed and it changed or deleted
+        (their previous content known if the session held it just before the call)."""
+        for relative in created:
+            if relative not in self.before and relative not in self.lost:
+                self.before[relative] = None
+        for relative in existing:
+            if relative in self.before or relative in self.lost:
+                continue
+            if relative in self.held:
+                self.before[relative] = self.blobs.put(self.held[relative][1])
+            else:
+                self.lost.add(relative)
+
     def finish(self) -> tuple[FileState, ...]:
         """The checkpoint: every file whose content differs from before the turn."""
         states = []
@@ -223,29 +245,188 @@ class CheckpointingApplier:
 
 
 class ProgramWatch:
-    """Middleware: for calls whose sandbox may write, compare the workspace before and after."""
+    """Middleware: for calls whose sandbox may write, find what they changed. On Linux an
+    inotify watch on the workspace's folders, set up at the first such call of the turn, says
+    which files changed during the call, so a call costs nothing more however large the tree;
+    elsewhere (or when the watch cannot be set up) a stat snapshot before and after the call is
+    compared."""
 
     def __init__(self, checkpoint: Checkpoint, held: Iterable[Path] = ()) -> None:
         self.checkpoint = checkpoint
         self.seen = held
+        self.watch: Watch | None = None
+        self.active = 0
+        self._lock = asyncio.Lock()
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         if invocation.scope.sandbox not in WRITING_POLICIES:
             return await next_step(invocation)
         checkpoint = self.checkpoint
         root = checkpoint.workspace.root
+        async with self._lock:
+            if self.watch is None:
+                self.watch = await asyncio.to_thread(Watch.start, root)
+        watch = self.watch
 
-        def prepare() -> dict[str, Stat]:
+        def prepare() -> dict[str, Stat] | None:
             for path in list(self.seen):
                 checkpoint.hold(checkpoint.relative(path))
+            if watch is not None and watch.usable:
+                watch.drain(record=self.active > 0, checkpoint=checkpoint)
+                return None
             return snapshot(root)
 
         before = await asyncio.to_thread(prepare)
+        self.active += 1
         try:
             return await next_step(invocation)
         finally:
-            after = await asyncio.to_thread(snapshot, root)
-            await asyncio.to_thread(checkpoint.program_changed, before, compare(before, after))
+            self.active -= 1
+            if before is None and watch is not None and watch.usable:
+                await asyncio.to_thread(watch.drain, record=True, checkpoint=checkpoint)
+            else:
+                after = await asyncio.to_thread(snapshot, root)
+                before = before if before is not None else after
+                await asyncio.to_thread(checkpoint.program_changed, before, compare(before, after))
+
+    def close(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
+
+
+_IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
+_IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
+_IN_Q_OVERFLOW, _IN_IGNORED, _IN_ISDIR = 0x4000, 0x8000, 0x40000000
+_IN_ONLYDIR, _IN_DONT_FOLLOW = 0x1000000, 0x2000000
+_WATCHED = (
+    _IN_MODIFY
+    | _IN_ATTRIB
+    | _IN_CLOSE_WRITE
+    | _IN_MOVED_FROM
+    | _IN_MOVED_TO
+    | _IN_CREATE
+    | _IN_DELETE
+    | _IN_ONLYDIR
+    | _IN_DONT_FOLLOW
+)
+_EVENT = struct.Struct("iIII")
+
+
+class Watch:
+    """inotify on every folder of the workspace (``.git`` and ``.foehn`` left out), and the
+    files known to exist, kept up to date from the events. ``usable`` is false where inotify is
+    missing, the watch limit is reached, or events were lost; callers then compare snapshots."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.usable = False
+        self.fd = -1
+        self.folders: dict[int, str] = {}
+        """Watch descriptor -> folder relative to the root ("" for the root)."""
+        self.known: set[str] = set()
+        self._add_watch: Any = None
+
+    @classmethod
+    def start(cls, root: Path) -> Watch:
+        watch = cls(root)
+        if not sys.platform.startswith("linux"):
+            return watch
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            watch._add_watch = libc.inotify_add_watch
+            watch.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+            if watch.fd < 0:
+                return watch
+            watch.usable = watch._add_tree("")
+        except (OSError, AttributeError):
+            watch.usable = False
+        if not watch.usable:
+            watch.close()
+        return watch
+
+    def _add_tree(self, folder: str, added: list[str] | None = None) -> bool:
+        """Watch ``folder`` and everything below it; its files become known (and are listed
+        in ``added``)."""
+        stack = [folder]
+        while stack:
+            relative = stack.pop()
+            path = os.fsencode(self.root / relative if relative else self.root)
+            wd = self._add_watch(self.fd, path, _WATCHED)
+            if wd < 0:
+                return ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR)
+            self.folders[wd] = relative
+            try:
+                entries = os.scandir(self.root / relative if relative else self.root)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    name = f"{relative}/{entry.name}" if relative else entry.name
+                    if entry.is_dir(follow_symlinks=False):
+                        if relative or entry.name not in SKIPPED_DIRECTORIES:
+                            stack.append(name)
+                    else:
+                        self.known.add(name)
+                        if added is not None:
+                            added.append(name)
+        return True
+
+    def drain(self, *, record: bool, checkpoint: Checkpoint) -> None:
+        """Read the events so far; with ``record``, the files they touched go to the
+        checkpoint (created if they were not known before)."""
+        existed: dict[str, bool] = {}
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                break
+            except OSError:
+                self.usable = False
+                break
+            offset = 0
+            while offset < len(data):
+                wd, mask, _cookie, size = _EVENT.unpack_from(data, offset)
+                raw = data[offset + _EVENT.size : offset + _EVENT.size + size]
+                offset += _EVENT.size + size
+                if mask & _IN_Q_OVERFLOW:
+                    log.warning("too many changes at once to follow; comparing snapshots now")
+                    self.usable = False
+                    continue
+                if mask & _IN_IGNORED or wd not in self.folders:
+                    self.folders.pop(wd, None)
+                    continue
+                name = os.fsdecode(raw.rstrip(b"\0"))
+                folder = self.folders[wd]
+                relative = f"{folder}/{name}" if folder else name
+                self._event(mask, relative, existed)
+        if record:
+            created = [p for p, before in existed.items() if not before]
+            checkpoint.watched_changes(created, [p for p, before in existed.items() if before])
+
+    def _event(self, mask: int, relative: str, existed: dict[str, bool]) -> None:
+        if mask & _IN_ISDIR:
+            if mask & (_IN_CREATE | _IN_MOVED_TO):
+                added: list[str] = []
+                self._add_tree(relative, added)
+                for path in added:
+                    existed.setdefault(path, False)
+            elif mask & (_IN_DELETE | _IN_MOVED_FROM):
+                prefix = relative + "/"
+                for path in [p for p in self.known if p.startswith(prefix)]:
+                    existed.setdefault(path, True)
+                    self.known.discard(path)
+            return
+        existed.setdefault(relative, relative in self.known)
+        if mask & (_IN_DELETE | _IN_MOVED_FROM):
+            self.known.discard(relative)
+        elif mask & (_IN_CREATE | _IN_MOVED_TO):
+            self.known.add(relative)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        self.usable = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -229,6 +229,7 @@ class Session:
         if not self._turns and not self.title:
             self.rename(title_of(text))
         record(TurnStarted(session=self.id, turn=index))
+        watch = ProgramWatch(checkpoint, files.seen)
         try:
             outcome = await agent.run(
                 RunRequest(task=text, context=context),
@@ -236,7 +237,7 @@ class Session:
                 record,
                 stop,
                 history=self._messages,
-                middleware=[ProgramWatch(checkpoint, files.seen)],
+                middleware=[watch],
             )
         except BaseException:
             if not states:
@@ -249,6 +250,8 @@ class Session:
             )
             self._close(transcript, audit, index, task, outcome, states[0])
             raise
+        finally:
+            watch.close()
         self._close(transcript, audit, index, task, outcome, states[0])
         return outcome
 
