@@ -55,6 +55,15 @@ class FoehnServer(LanguageServer):
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
 
+    def serve_tcp(self, host: str, port: int) -> int:
+        """Serve one client over TCP (debugging), through the same transport."""
+        from foehn_lsp.lsp.transport import serve_tcp
+
+        try:
+            return serve_tcp(self.protocol, host, port)
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
     @property
     def settings(self) -> Settings:
         if self._settings is None:
@@ -115,17 +124,17 @@ class FoehnServer(LanguageServer):
             or previous is None
             or previous.plugin_paths != current.plugin_paths
             or previous.trust_workspace != current.trust_workspace
+            or previous.mcp != current.mcp
         ):
             self.tools = self._discover()
 
     def _discover(self) -> Discovery:
-        from foehn_lsp.tools.discovery import discover
+        from foehn_lsp.agent.builder import build_registry
 
+        if self.tools is not None and self.tools.mcp is not None:
+            self.tools.mcp.close()  # the new discovery starts its own MCP servers
         roots = self.workspace_roots()
-        return discover(
-            folders=self.settings.plugin_folders(roots[0] if roots else None),
-            default_timeout=self.settings.tool_timeout_seconds,
-        )
+        return build_registry(self.settings, roots[0] if roots else None)
 
     def workspace_roots(self) -> list[Path]:
         try:
