@@ -45,7 +45,9 @@ async def test_initialize_advertises_what_foehn_does(app: Path, model: ModelServ
     client = EditorClient()
     async with acp_agent(app, model, client) as conn:
         answer = await conn.initialize(protocol_version=7)
+        older = await conn.initialize(protocol_version=0)
     assert answer.protocol_version == 1
+    assert older.protocol_version == 1
     capabilities = answer.agent_capabilities
     assert capabilities is not None
     assert capabilities.load_session is True

@@ -48,8 +48,8 @@ from foehn_lsp.workspace import Workspace
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
-"""The ACP version Foehn speaks; a client asking for another gets this one (the protocol's
-negotiation: the client decides whether it can go on)."""
+"""The one ACP version Foehn speaks; a client asking for any other gets this one (the
+protocol's negotiation: the client then decides whether it can go on)."""
 
 SHUTDOWN_GRACE = 5.0
 """Seconds a turn gets to end after its client went away, so the session is saved whole."""
@@ -181,8 +181,12 @@ class FoehnAgent:
         self.capabilities = client_capabilities or schema.ClientCapabilities()
         if client_info is not None:
             log.info("client %s %s", client_info.name, client_info.version)
+        if protocol_version != PROTOCOL_VERSION:
+            log.info(
+                "the client asked for ACP %s; Foehn speaks %s", protocol_version, PROTOCOL_VERSION
+            )
         return schema.InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            protocol_version=PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=False),
