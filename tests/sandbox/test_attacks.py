@@ -460,14 +460,22 @@ def _report(campaign: Campaign) -> str:
         f"{kind}: " + ", ".join(f"{n} {label}" for label, n in counts.items())
         for kind, counts in by_kind.items()
     ]
+    started = sum(_started(o) for o in campaign.outcomes)
+    calls = sum(len(o.results) for o in campaign.outcomes)
+    lines.append(
+        f"{len(campaign.outcomes)} argument lists, {calls} calls, {started} lists started their "
+        "program at least once"
+    )
     return "\n".join(lines)
+
+
+def _started(outcome: Outcome) -> bool:
+    return any("exit_code" in (r.data or {}) for r in outcome.results)
 
 
 def test_the_suite_is_large_and_its_programs_really_ran(campaign: Campaign) -> None:
     print("\n" + _report(campaign))
-    started = [
-        o for o in campaign.outcomes if any("exit_code" in (r.data or {}) for r in o.results)
-    ]
+    started = [o for o in campaign.outcomes if _started(o)]
     assert len(campaign.outcomes) >= 150
     assert len(started) >= 150, [o.argv for o in campaign.outcomes if o not in started]
     unasked = [o for o in campaign.outcomes if o.ran and not o.asked]
