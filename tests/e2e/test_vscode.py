@@ -175,6 +175,16 @@ def test_a_whole_task_in_the_chat_view(
         Fault(delay=60, then=Turn(text="This answer comes too late.")),
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
+    foehn = Path(sys.executable).with_name("foehn")
+    servers = {}
+    for name, provider in (("SERVER_NO_KEY", "mistral"), ("SERVER_EMBEDDED", "local")):
+        wrapper = tmp_path / f"foehn-{provider}"
+        wrapper.write_text(
+            "#!/bin/sh\nexec env -u FOEHN_API_KEY -u MISTRAL_API_KEY "
+            f'FOEHN_PROVIDER={provider} "{foehn}" "$@"\n'
+        )
+        wrapper.chmod(0o755)
+        servers[name] = str(wrapper)
     done = subprocess.run(
         [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
         env={
@@ -184,6 +194,7 @@ def test_a_whole_task_in_the_chat_view(
             "WORKSPACE": str(root),
             "SHOTS": str(SHOTS),
             "PROFILE": str(tmp_path / "chromium"),
+            **servers,
             "SETTINGS": os.pathsep.join(
                 str(tmp_path / "data" / scope / "settings.json") for scope in ("User", "Machine")
             ),
@@ -226,6 +237,8 @@ def test_a_whole_task_in_the_chat_view(
     assert report["mention"] == "compare @app.py "
     assert "Choose a provider" in report["walkthrough"]
     assert "Server not found" in report["notFound"]
+    assert "Set API key" in report["noKey"]
+    assert "embedded model (small, offline)" in report["embedded"]
     for check in ("a11yEmpty", "a11yTurn"):
         assert report[check]["unnamed"] == [], report[check]
         assert {"input", "send"} <= set(report[check]["reached"]), report[check]
@@ -244,5 +257,7 @@ def test_a_whole_task_in_the_chat_view(
         "mention-completion.png",
         "walkthrough.png",
         "state-server-not-found.png",
+        "state-no-key.png",
+        "state-embedded-model.png",
     ):
         assert (SHOTS / name).stat().st_size > 10_000, name

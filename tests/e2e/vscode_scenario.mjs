@@ -4,7 +4,8 @@
 // resume the session. Checks the webview's buttons have names and can be reached by keyboard.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
-// SETTINGS (the settings.json files, path-separated, rewritten at the end to lose the server).
+// SETTINGS (the settings.json files, path-separated, rewritten at the end to change the server),
+// SERVER_NO_KEY and SERVER_EMBEDDED (servers that lack a key, and that use the embedded model).
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -213,16 +214,24 @@ try {
   await page.locator(".gettingStartedContainer").first().waitFor({ state: "detached", timeout: 30_000 });
   step("walkthrough");
 
-  for (const file of process.env.SETTINGS.split(path.delimiter)) {
-    const settings = JSON.parse(readFileSync(file, "utf8"));
-    writeFileSync(file, JSON.stringify({ ...settings, "foehn.serverPath": "/nonexistent/bin/foehn" }));
+  // The states the chat explains: each server (a wrapper around foehn) is set in turn.
+  const states = [
+    ["/nonexistent/bin/foehn", "Server not found", "state-server-not-found.png", "notFound"],
+    [process.env.SERVER_NO_KEY, "No API key for mistral", "state-no-key.png", "noKey"],
+    [process.env.SERVER_EMBEDDED, "embedded model", "state-embedded-model.png", "embedded"],
+  ];
+  for (const [server, text, name, key] of states) {
+    for (const file of process.env.SETTINGS.split(path.delimiter)) {
+      const settings = JSON.parse(readFileSync(file, "utf8"));
+      writeFileSync(file, JSON.stringify({ ...settings, "foehn.serverPath": server }));
+    }
+    await openChat();
+    const banner = chat().locator(`#status .banner:has-text("${text}")`);
+    await banner.waitFor({ state: "visible", timeout: 60_000 });
+    report[key] = await banner.innerText();
+    await shot(name);
+    step(`the chat says: ${text}`);
   }
-  await openChat();
-  const banner = chat().locator('#status .banner:has-text("Server not found")');
-  await banner.waitFor({ state: "visible", timeout: 60_000 });
-  report.notFound = await banner.innerText();
-  await shot("state-server-not-found.png");
-  step("server not found is said in the chat");
 } catch (error) {
   report.error = String(error);
   report.tabs = await page.locator(".tab").allInnerTexts().catch(() => []);
