@@ -179,11 +179,29 @@ async def _close(process: asyncio.subprocess.Process) -> None:
 
 async def _exited(process: asyncio.subprocess.Process) -> int:
     """The exit code, as soon as the process has exited. (``Process.wait`` also waits for
-    every holder of its pipes, which a background child can keep open.) Polls often at first,
-    then every ``EXIT_POLL``: most commands end within milliseconds, and a fixed 20 ms step
-    would be most of their cost."""
+    every holder of its pipes, which a background child can keep open.) On Linux a pidfd says
+    the moment the process exits; elsewhere, or if it is already gone, poll: often at first,
+    then every ``EXIT_POLL``, since most commands end within milliseconds."""
+    if process.returncode is None:
+        with contextlib.suppress(AttributeError, OSError):  # no pidfd here, or already reaped
+            pidfd = os.pidfd_open(process.pid)
+            try:
+                if process.returncode is None:  # else the pid may already name another process
+                    await _readable(pidfd)
+            finally:
+                os.close(pidfd)
     delay = FIRST_POLL
-    while process.returncode is None:  # no public exit event to wait on
+    while process.returncode is None:  # the child watcher reaps it and sets the code
         await asyncio.sleep(delay)
         delay = min(delay * 2, EXIT_POLL)
     return process.returncode
+
+
+async def _readable(fd: int) -> None:
+    loop = asyncio.get_running_loop()
+    ready = asyncio.Event()
+    loop.add_reader(fd, ready.set)
+    try:
+        await ready.wait()
+    finally:
+        loop.remove_reader(fd)
