@@ -7,9 +7,10 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
+from foehn_lsp.agent.builder import catalogue_json
 from foehn_lsp.agent.records import audit_path
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.server import FoehnServer
 
 REQUEST_FAILED = -32803
@@ -18,8 +19,8 @@ REQUEST_FAILED = -32803
 
 async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     try:
-        arguments = convert.run_arguments(args)
-    except convert.BadArguments as exc:
+        arguments = run_arguments(args)
+    except BadArguments as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
     if not ls.workspace_roots():
         raise JsonRpcException(
@@ -43,15 +44,6 @@ async def tools(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     await ls.ready()
     assert ls.tools is not None
     return {
-        "tools": [
-            {
-                "name": t.name,
-                "risk": t.risk.value,
-                "description": t.description,
-                "parameters": t.parameters,
-            }
-            for t in ls.tools.registry
-        ],
-        "problems": [{"plugin": p.plugin, "problems": list(p.problems)} for p in ls.tools.problems],
+        **catalogue_json(ls.tools),
         "auditLog": str(audit_path(roots[0])) if (roots := ls.workspace_roots()) else None,
     }
