@@ -55,9 +55,11 @@ export class Server implements vscode.Disposable {
     }
     this.set({ kind: "starting" });
     const settings = vscode.workspace.getConfiguration("foehn");
+    // Which program runs is the person's choice, never a workspace's: user level only.
+    const userLevel = (id: string) => settings.inspect<string>(id)?.globalValue ?? "";
     const found = findServer({
-      serverPath: settings.get<string>("serverPath", ""),
-      pythonPath: settings.get<string>("pythonPath", ""),
+      serverPath: userLevel("serverPath"),
+      pythonPath: userLevel("pythonPath"),
       workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       pathVariable: process.env["PATH"] ?? "",
       platform: process.platform,
@@ -72,7 +74,7 @@ export class Server implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: found.command,
       args: found.args,
-      options: { env: { ...process.env, ...(await keyEnvironment(this.keys, settings.get<string>("provider", ""))) } },
+      options: { env: { ...process.env, ...(await keyEnvironment(this.keys, userLevel("provider"))) } },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],

@@ -15,9 +15,11 @@ const BULLET = /^\s*[-*+]\s+(.*)$/;
 const NUMBERED = /^\s*\d+[.)]\s+(.*)$/;
 const QUOTE = /^\s{0,3}>\s?(.*)$/;
 const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
+const TABLE_ROW = /^\s*\|.*\|\s*$/;
+const TABLE_RULE = /^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$/;
 
 /** Block-level Markdown: fenced code (with Copy and Insert buttons), headings, lists, quotes,
- * rules and paragraphs. */
+ * tables, rules and paragraphs. */
 export function renderMarkdown(source: string): string {
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   const out: string[] = [];
@@ -70,6 +72,18 @@ export function renderMarkdown(source: string): string {
       flush();
       continue;
     }
+    if (TABLE_ROW.test(line) && TABLE_RULE.test(lines[i + 1] ?? "")) {
+      flush();
+      const rows: string[] = [line];
+      i += 2;
+      while (i < lines.length && TABLE_ROW.test(lines[i]!)) {
+        rows.push(lines[i]!);
+        i++;
+      }
+      i--;
+      out.push(table(rows));
+      continue;
+    }
     const heading = HEADING.exec(line);
     if (heading) {
       flush();
@@ -105,6 +119,15 @@ export function renderMarkdown(source: string): string {
   }
   flush();
   return out.join("\n");
+}
+
+function table(rows: string[]): string {
+  const cells = (row: string) => row.trim().replace(/^\||\|$/g, "").split("|").map((c) => renderInline(c.trim()));
+  const [head, ...body] = rows.map(cells);
+  return (
+    `<table><thead><tr>${head!.map((c) => `<th>${c}</th>`).join("")}</tr></thead>` +
+    `<tbody>${body.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join("")}</tr>`).join("")}</tbody></table>`
+  );
 }
 
 function codeBlock(code: string, language: string): string {

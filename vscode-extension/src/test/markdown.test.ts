@@ -43,3 +43,10 @@ test("headings, lists, quotes and rules", () => {
   assert.match(html, /<blockquote><p>quoted<\/p><\/blockquote>/);
   assert.match(html, /<hr>/);
 });
+
+test("a table with a header row", () => {
+  const html = renderMarkdown("| file | change |\n|---|:---:|\n| `a.py` | <b> |\n\nafter");
+  assert.match(html, /<table><thead><tr><th>file<\/th><th>change<\/th><\/tr><\/thead><tbody><tr><td><code>a.py<\/code><\/td><td>&lt;b&gt;<\/td><\/tr><\/tbody><\/table>/);
+  assert.match(html, /<p>after<\/p>/);
+  assert.match(renderMarkdown("| not a table |"), /<p>\| not a table \|<\/p>/);
+});
