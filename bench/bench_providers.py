@@ -89,7 +89,7 @@ async def _local() -> list[str]:
         tokens += response.usage.output_tokens
     later = timings[1:]
     return [
-        "local model (Qwen2.5-Coder-0.5B Q4_K_M, xllamacpp, this machine's CPU)",
+        "local model (Qwen2.5-Coder-1.5B Q4_K_M, xllamacpp, this machine's CPU)",
         f"  first call (load + system prompt): {timings[0]:.2f} s",
         f"  later calls: {', '.join(f'{t:.2f} s' for t in later)}",
         f"  {tokens} output tokens in {sum(timings):.1f} s of calls",

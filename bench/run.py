@@ -10,7 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-BENCHMARKS = ["validation", "files", "providers", "loop", "server", "sandbox", "sessions"]
+BENCHMARKS = [
+    "validation",
+    "files",
+    "providers",
+    "loop",
+    "server",
+    "sandbox",
+    "effectiveness",
+    "sessions",
+]
 
 
 def main(names: list[str]) -> int:

@@ -184,16 +184,15 @@ class HttpClient:
             return ProviderRequestError(
                 f"the base URL {where} needs http:// or https://; {BASE_URL_HINT}"
             )
-        cause: BaseException | None = exc
-        while cause is not None and not isinstance(cause, ssl.SSLError):
-            cause = cause.__cause__ or cause.__context__
-        if isinstance(cause, ssl.SSLError):
+        causes = _causes(exc)
+        tls = next((c for c in causes if isinstance(c, ssl.SSLError)), None)
+        if tls is not None:
             return ProviderRequestError(
-                f"the TLS handshake with {where} failed ({cause.reason or cause}); check the "
+                f"the TLS handshake with {where} failed ({tls.reason or tls}); check the "
                 "URL's scheme (a plain-HTTP server needs http://) and the server's certificate"
             )
         text = self.scrub(str(exc)) or repr(exc)
-        if "refused" in text.lower():
+        if any(isinstance(c, ConnectionRefusedError) for c in causes) or "refused" in text:
             return _Retryable(
                 f"cannot reach {self.label} at {where}: connection refused; is the server "
                 f"running and listening on that port? ({BASE_URL_HINT})"
@@ -269,6 +268,16 @@ class HttpClient:
             except ProviderError:
                 raise
         raise AssertionError("unreachable")
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised from, innermost last."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
 
 
 def _error_detail(response: httpx.Response) -> str:
