@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from foehn_lsp.config import Settings
 from foehn_lsp.mcp.config import McpServerConfig, McpSettings
-from foehn_lsp.mcp.tools import MAX_OUTPUT_CHARS, McpCatalogue, connect_servers
+from foehn_lsp.mcp.tools import MAX_OUTPUT_CHARS, McpCatalogue, add_servers, connect_servers
 from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.discovery import discover
 from foehn_lsp.tools.registry import ToolRegistry
 
 Connect = Callable[..., McpCatalogue]
@@ -379,3 +381,37 @@ async def test_progress_from_a_long_call_reaches_the_tools_progress_sink(
     assert result.ok, result.output
     assert seen
     assert seen[-1].startswith("3 of 3")
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_a_workspaces_mcp_json_counts_only_in_a_trusted_workspace(
+    root: Path, time_server: McpServerConfig, trusted: bool
+) -> None:
+    (root / ".vscode").mkdir()
+    (root / ".vscode" / "mcp.json").write_text(
+        json.dumps(
+            {
+                "servers": {
+                    "clock": {"type": "stdio", "command": time_server.command},
+                    "time": {"command": "the-workspace-would-run-this"},
+                    "broken": {"url": "ftp://nope"},
+                }
+            }
+        )
+    )
+    settings = Settings(trust_workspace=trusted, mcp=McpSettings(servers={"time": time_server}))
+    found = discover(entry_points=False)
+    add_servers(found, settings, root)
+    assert found.mcp is not None
+    try:
+        names = {tool.name for tool in found.registry}
+        assert "mcp__time__get_current_time" in names
+        assert ("mcp__clock__get_current_time" in names) is trusted
+        problems = " | ".join(str(p) for p in found.problems)
+        if trusted:
+            assert "your own config wins" in problems
+            assert "'broken'" in problems
+        else:
+            assert problems == ""
+    finally:
+        found.mcp.close()
