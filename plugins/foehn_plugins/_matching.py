@@ -8,15 +8,8 @@ to make a multiple match unique.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
 MAX_WINDOWS = 20_000
-
-
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
 
 
 def occurrences(text: str, needle: str, limit: int = 10) -> list[int]:

@@ -8,7 +8,7 @@ lsprotocol and the handlers stay thin.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from foehn_lsp.workspace.edits import (
     MovePath,
     WriteFile,
 )
+from foehn_lsp.workspace.textdiff import changed_region
 
 ANNOTATION = "foehn"
 ALLOW, ALLOW_RUN, DENY = "Allow", "Allow for this run", "Deny"
@@ -48,164 +49,6 @@ def uri_of(path: Path) -> str:
     uri: str | None = uris.from_fs_path(os.fspath(path))
     assert uri is not None
     return uri
-
-
-# Run requests ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunArguments:
-    task: str
-    uri: str | None = None
-    range: types.Range | None = None
-    diagnostic: Mapping[str, Any] | None = None
-    session: str | None = None
-    """Continue this saved session (``None``: a new one-turn session)."""
-    run_id: str | None = None
-    """The client's id for the turn, correlating ``foehn/runEvent`` and confirmations."""
-    context: str = ""
-    """Context the person chose (mentioned files, a selection), added to the editor's."""
-
-
-class BadArguments(ValueError):
-    """Arguments to a command that do not have its documented shape."""
-
-
-def run_arguments(args: Sequence[Any]) -> RunArguments:
-    """``foehn.run``'s arguments: ``[task]`` or ``[{task, uri?, range?, diagnostic?}]``."""
-    if len(args) != 1:
-        raise BadArguments("foehn.run takes one argument: a task, or {task, uri?, range?}")
-    value = args[0]
-    if isinstance(value, str):
-        value = {"task": value}
-    if not isinstance(value, Mapping) or not isinstance(value.get("task"), str):
-        raise BadArguments('foehn.run needs a task: ["..."] or [{"task": "..."}]')
-    if not value["task"].strip():
-        raise BadArguments("foehn.run needs a non-empty task")
-    selection = None
-    if value.get("range") is not None:
-        try:
-            start, end = value["range"]["start"], value["range"]["end"]
-            selection = types.Range(
-                start=types.Position(line=int(start["line"]), character=int(start["character"])),
-                end=types.Position(line=int(end["line"]), character=int(end["character"])),
-            )
-        except (KeyError, TypeError, ValueError):
-            raise BadArguments("range must be {start: {line, character}, end: {...}}") from None
-    uri = value.get("uri")
-    if uri is not None and not isinstance(uri, str):
-        raise BadArguments("uri must be a string")
-    diagnostic = value.get("diagnostic")
-    if diagnostic is not None and not (
-        isinstance(diagnostic, Mapping) and isinstance(diagnostic.get("message"), str)
-    ):
-        raise BadArguments("diagnostic must be an object with a message: {message, source?}")
-    extra = {key: value.get(key) for key in ("session", "runId", "context")}
-    for key, given in extra.items():
-        if given is not None and not (isinstance(given, str) and (given or key == "context")):
-            raise BadArguments(f"{key} must be a non-empty string")
-    return RunArguments(
-        task=value["task"],
-        uri=uri,
-        range=selection,
-        diagnostic=diagnostic,
-        session=extra["session"],
-        run_id=extra["runId"],
-        context=extra["context"] or "",
-    )
-
-
-def run_context(arguments: RunArguments, text: str | None, shown: str | None) -> str:
-    """What the editor adds to the task: the file, the selected lines, the diagnostic."""
-    if arguments.uri is None or text is None:
-        return ""
-    name = shown or arguments.uri
-    parts = [f"The person is looking at {name}."]
-    if arguments.range is not None:
-        lines = text.splitlines()
-        first = arguments.range.start.line
-        last = arguments.range.end.line
-        if arguments.range.end.character == 0 and last > first:
-            last -= 1
-        chosen = lines[first : last + 1]
-        numbered = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(chosen, first + 1))
-        parts.append(f"Selected lines {first + 1}-{last + 1}:\n{numbered}")
-    if arguments.diagnostic:
-        message = arguments.diagnostic.get("message", "")
-        source = arguments.diagnostic.get("source")
-        parts.append(f"Diagnostic{f' from {source}' if source else ''}: {message}")
-    return "\n\n".join(parts)
-
-
-# Code actions ----------------------------------------------------------------------------------
-
-
-def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
-    uri = params.text_document.uri
-    selection = params.range
-    actions = []
-
-    def run_command(
-        title: str,
-        task: str,
-        diagnostic: types.Diagnostic | None = None,
-        at: types.Range = selection,
-    ) -> types.Command:
-        argument: dict[str, Any] = {"task": task, "uri": uri, "range": _range_json(at)}
-        if diagnostic is not None:
-            argument["diagnostic"] = {
-                "message": diagnostic.message,
-                "source": diagnostic.source,
-                "range": _range_json(diagnostic.range),
-            }
-        return types.Command(title=title, command="foehn.run", arguments=[argument])
-
-    if selection.start != selection.end:
-        actions.append(
-            types.CodeAction(
-                title="Foehn: Explain selection",
-                kind=types.CodeActionKind.Empty,
-                command=run_command(
-                    "Foehn: Explain selection", "Explain what the selected code does, briefly."
-                ),
-            )
-        )
-        actions.append(
-            types.CodeAction(
-                title="Foehn: Refactor selection…",
-                kind=types.CodeActionKind.RefactorRewrite,
-                command=run_command(
-                    "Foehn: Refactor selection…",
-                    "Refactor the selected code to make it clearer without changing "
-                    "its behaviour. Edit the file.",
-                ),
-            )
-        )
-    for diagnostic in params.context.diagnostics:
-        title = f"Foehn: Fix '{_short(diagnostic.message)}'"
-        actions.append(
-            types.CodeAction(
-                title=title,
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic],
-                command=run_command(
-                    title, f"Fix this problem: {diagnostic.message}", diagnostic, diagnostic.range
-                ),
-            )
-        )
-    return actions
-
-
-def _short(text: str, limit: int = 60) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _range_json(value: types.Range) -> dict[str, Any]:
-    return {
-        "start": {"line": value.start.line, "character": value.start.character},
-        "end": {"line": value.end.line, "character": value.end.character},
-    }
 
 
 # Edits -----------------------------------------------------------------------------------------
@@ -314,21 +157,16 @@ def _text_edit(
 
 
 def minimal_edit(old: str, new: str, codec: PositionCodec) -> tuple[types.Range, str]:
-    """The smallest single replacement that turns ``old`` into ``new``."""
-    limit = min(len(old), len(new))
-    start = 0
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
-        end += 1
+    """The smallest single replacement that turns ``old`` into ``new``, as an LSP range in the
+    client's position encoding."""
+    region = changed_region(old, new)
     lines = old.splitlines(keepends=True) or [""]
     return (
         types.Range(
-            start=_position(old, start, lines, codec),
-            end=_position(old, len(old) - end, lines, codec),
+            start=_position(old, region.start, lines, codec),
+            end=_position(old, region.end, lines, codec),
         ),
-        new[start : len(new) - end],
+        region.text,
     )
 
 

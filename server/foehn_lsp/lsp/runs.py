@@ -16,9 +16,11 @@ from lsprotocol import types
 from foehn_lsp.agent import RunEvent, RunOutcome
 from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import TurnStarted, event_json
+from foehn_lsp.agent.focus import editor_context
 from foehn_lsp.agent.store import SessionBusy, SessionNotFound
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import client, convert
+from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.workspace import FileAccess, Workspace
@@ -65,7 +67,7 @@ class RunManager:
         if run_id is not None:
             self.cancel(run_id)
 
-    async def start(self, arguments: convert.RunArguments, request_id: Any) -> dict[str, Any]:
+    async def start(self, arguments: RunArguments, request_id: Any) -> dict[str, Any]:
         run = ActiveRun(id=arguments.run_id or uuid.uuid4().hex[:12])
         if run.id in self.active:
             raise SessionBusy(f"a run with id {run.id!r} is already running")
@@ -89,7 +91,7 @@ class RunManager:
             result |= {"session": run.session, "sessionId": run.session, "turn": run.turn}
         return result
 
-    async def _run(self, run: ActiveRun, arguments: convert.RunArguments) -> RunOutcome:
+    async def _run(self, run: ActiveRun, arguments: RunArguments) -> RunOutcome:
         server = self.server
         workspace = Workspace(server.workspace_roots())
         assert server.tools is not None
@@ -137,9 +139,7 @@ class RunManager:
             server.window_show_message(convert.show(summary, error=outcome.reason == "error"))
         return outcome
 
-    def _context(
-        self, arguments: convert.RunArguments, workspace: Workspace, files: FileAccess
-    ) -> str:
+    def _context(self, arguments: RunArguments, workspace: Workspace, files: FileAccess) -> str:
         if arguments.uri is None:
             return ""
         path = convert.path_of(arguments.uri)
@@ -149,8 +149,13 @@ class RunManager:
             text = files.read_text(path.resolve()).text
         except Exception:  # an unreadable file adds no context; the run goes on
             log.info("no context from %s", arguments.uri, exc_info=True)
-            text = None
-        return convert.run_context(arguments, text, workspace.display(path.resolve()))
+            return ""
+        return editor_context(
+            workspace.display(path.resolve()),
+            text,
+            lines=arguments.lines,
+            diagnostic=arguments.diagnostic,
+        )
 
     def _begin_progress(self, run: ActiveRun, task: str) -> None:
         """Ask for a progress indicator without waiting for it: reports before the client

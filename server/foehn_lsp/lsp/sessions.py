@@ -30,7 +30,7 @@ from foehn_lsp.agent.builder import FrontEnd, NoModel, build_session
 from foehn_lsp.agent.session import Session
 from foehn_lsp.agent.store import SessionStore, new_id
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.providers import Provider
@@ -104,8 +104,8 @@ async def prompt(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         )
     session_id, value = _arguments(args, "foehn.session.prompt")
     try:
-        arguments = convert.run_arguments([{**value, "session": session_id}])
-    except convert.BadArguments as exc:
+        arguments = run_arguments([{**value, "session": session_id}])
+    except BadArguments as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
     _workspace(ls)
     request_id = ls.protocol.msg_id

@@ -59,10 +59,6 @@ class Usage(_Record):
     input_tokens: int = 0
     output_tokens: int = 0
 
-    @property
-    def total(self) -> int:
-        return self.input_tokens + self.output_tokens
-
 
 class ModelResponse(_Record):
     """One turn of the model: text and/or tool calls."""
