@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
 from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.contract import CallScope, SandboxPolicy
 from foehn_lsp.tools.registry import Handler
@@ -110,3 +110,18 @@ async def test_a_scope_that_raises_runs_nothing_narrower_than_full(ctx: ToolCont
     await registry.call("probe", {}, ctx, middleware=[spy])
     assert seen[0].scope.sandbox == "full"
     assert seen[0].risk >= RiskLevel.WRITE
+
+
+def _whoami_scope(arguments: Any, ctx: ToolContext) -> CallScope:
+    return CallScope(program="id", sandbox="read-only")
+
+
+@tool(risk=RiskLevel.READ_ONLY, scope=_whoami_scope)
+async def who(ctx: ToolContext) -> str:
+    """Report the sandbox policy the program would run under."""
+    return f"would run id under {ctx.scope.sandbox}"
+
+
+async def test_a_decorated_tool_declares_its_scope(ctx: ToolContext) -> None:
+    result = await ToolRegistry([who]).call("who", {}, ctx)
+    assert result.output == "would run id under read-only"

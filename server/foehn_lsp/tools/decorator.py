@@ -15,7 +15,7 @@ from typing import Any, overload
 import pydantic
 
 from foehn_lsp.errors import ToolDefinitionError
-from foehn_lsp.tools.contract import Assess, RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import Assess, RiskLevel, ScopeOf, Tool, ToolContext, ToolResult
 
 ToolFunction = Callable[..., Awaitable[str | ToolResult]]
 
@@ -30,6 +30,7 @@ def tool(
     name: str | None = None,
     risk: RiskLevel = RiskLevel.UNDEFINED,
     assess: Assess | None = None,
+    scope: ScopeOf | None = None,
     timeout: float | None = None,
     sequential: bool = False,
 ) -> Callable[[ToolFunction], Tool]: ...
@@ -42,11 +43,14 @@ def tool(
     name: str | None = None,
     risk: RiskLevel = RiskLevel.UNDEFINED,
     assess: Assess | None = None,
+    scope: ScopeOf | None = None,
     timeout: float | None = None,
     sequential: bool = False,
 ) -> Tool | Callable[[ToolFunction], Tool]:
     """Make a tool of an async function. Without ``risk`` the tool is ``UNDEFINED`` (treated
-    as destructive). ``assess`` receives the validated arguments model."""
+    as destructive). ``assess`` and ``scope`` receive the validated arguments model; a tool that
+    starts programs declares ``scope`` and runs them with ``foehn_lsp.sandbox`` under
+    ``ctx.scope.sandbox``."""
 
     def build(function: ToolFunction) -> Tool:
         tool_name = name or function.__name__
@@ -68,6 +72,7 @@ def tool(
             execute=execute,
             risk=risk,
             assess=assess,
+            scope=scope,
             timeout=timeout,
             sequential=sequential,
         )
