@@ -9,6 +9,7 @@ import dataclasses
 import json
 import logging
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -415,3 +416,21 @@ def test_a_workspaces_mcp_json_counts_only_in_a_trusted_workspace(
             assert problems == ""
     finally:
         found.mcp.close()
+
+
+async def test_a_server_that_never_answers_at_start_times_out_and_the_others_work(
+    connect: Connect, ctx: ToolContext, time_server: McpServerConfig
+) -> None:
+    silent = McpServerConfig(
+        command=sys.executable,
+        args=("-c", "import time; time.sleep(120)"),
+        startup_timeout_seconds=2,
+    )
+    started = time.monotonic()
+    catalogue = connect({"silent": silent, "time": time_server})
+    assert time.monotonic() - started < 60  # bounded by the start timeout, not the sleep
+    (problem,) = catalogue.problems
+    assert problem.server == "silent"
+    assert "no answer to initialize and tools/list within 2 s" in problem.problem
+    result = await call(catalogue, "mcp__time__get_current_time", ctx, timezone="UTC")
+    assert result.ok
