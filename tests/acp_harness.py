@@ -99,8 +99,8 @@ class EditorClient:
             self.changed.notify_all()
 
     async def until(self, condition: Callable[[], bool]) -> None:
-        """Until ``condition`` holds over what was recorded (at most 30 seconds)."""
-        async with asyncio.timeout(30), self.changed:
+        """Until ``condition`` holds over what was recorded (at most 60 seconds)."""
+        async with asyncio.timeout(60), self.changed:
             await self.changed.wait_for(condition)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
@@ -158,7 +158,7 @@ async def acp_agent(
             },
         ) as (conn, process):
             client.process = process
-            async with asyncio.timeout(30):
+            async with asyncio.timeout(60):
                 await conn.initialize(
                     protocol_version=1,
                     client_capabilities=schema.ClientCapabilities(

@@ -151,7 +151,7 @@ async def test_cancel_while_a_permission_request_waits_ends_the_turn(
         )
         await client.until(lambda: bool(client.permissions))
         await conn.cancel(session_id=session.session_id)
-        answer = await asyncio.wait_for(turn, 10)
+        answer = await asyncio.wait_for(turn, 60)
     assert answer.stop_reason == "cancelled"
     assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
 
@@ -167,7 +167,7 @@ async def test_cancel_during_a_running_program(app: Path, model: ModelServer) ->
         )
         await client.until(lambda: any(u.get("status") == "in_progress" for u in client.updates))
         await conn.cancel(session_id=session.session_id)
-        answer = await asyncio.wait_for(turn, 10)
+        answer = await asyncio.wait_for(turn, 60)
     assert answer.stop_reason == "cancelled"
     [call] = client.of("tool_call")
     last = [u for u in client.of("tool_call_update") if u["toolCallId"] == call["toolCallId"]][-1]
@@ -306,7 +306,7 @@ async def test_bad_requests_get_clear_errors(app: Path, model: ModelServer) -> N
         with pytest.raises(RequestError, match="busy"):
             await conn.prompt(session_id=session.session_id, prompt=[text_block("Again")])
         await conn.cancel(session_id=session.session_id)
-        assert (await asyncio.wait_for(turn, 10)).stop_reason == "cancelled"
+        assert (await asyncio.wait_for(turn, 60)).stop_reason == "cancelled"
 
 
 async def test_an_unanswered_permission_request_times_out_as_a_denial(
@@ -338,7 +338,7 @@ async def test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved(
         if ending == "SIGTERM":
             assert first.process is not None
             first.process.terminate()
-            async with asyncio.timeout(30):
+            async with asyncio.timeout(60):
                 await first.process.wait()
     turn.cancel()
     second = EditorClient()

@@ -63,7 +63,7 @@ class Wire:
 
     async def answer(self, number: int) -> dict[str, Any]:
         assert self.process.stdout is not None
-        async with asyncio.timeout(30):
+        async with asyncio.timeout(60):
             while True:
                 line = (await self.process.stdout.readline()).decode()
                 assert line, "the agent closed stdout"
@@ -104,7 +104,7 @@ async def wire(root: Path, model: ModelServer, **env: str) -> AsyncIterator[Wire
     finally:
         assert process.stdin is not None
         process.stdin.close()
-        async with asyncio.timeout(30):
+        async with asyncio.timeout(60):
             await process.wait()
 
 

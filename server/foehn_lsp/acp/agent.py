@@ -51,7 +51,7 @@ PROTOCOL_VERSION = 1
 """The one ACP version Foehn speaks; a client asking for any other gets this one (the
 protocol's negotiation: the client then decides whether it can go on)."""
 
-SHUTDOWN_GRACE = 5.0
+SHUTDOWN_GRACE = 10.0
 """Seconds a turn gets to end after its client went away, so the session is saved whole."""
 
 LIST_PAGE = 50
