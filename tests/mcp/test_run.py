@@ -35,7 +35,7 @@ def write_config(home: Path, servers: dict[str, McpServerConfig]) -> None:
 
 
 def foehn_run(
-    model: ModelServer, home: Path, root: Path, approve: str
+    model: ModelServer, home: Path, root: Path, approve: str, *extra: str
 ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
     environment |= {
@@ -48,7 +48,7 @@ def foehn_run(
     }
     command = [sys.executable, "-m", "foehn_lsp", "run", "use the tools"]
     done = subprocess.run(
-        [*command, "--workspace", str(root), "--json", "--approve", approve],
+        [*command, "--workspace", str(root), "--json", "--approve", approve, *extra],
         capture_output=True,
         text=True,
         env=environment,
@@ -73,10 +73,13 @@ def test_a_read_only_mcp_call_runs_by_policy_and_is_audited(
         Turn(tool_calls=[("mcp__time__get_current_time", {"timezone": "Asia/Tokyo"})]),
         Turn(text="It is late in Tokyo."),
     )
-    done, stream = foehn_run(model, tmp_path, root, "never")
+    transcript = tmp_path / "run.jsonl"
+    done, stream = foehn_run(model, tmp_path, root, "never", "--transcript", str(transcript))
     assert done.returncode == 0, done.stderr
     (call,) = of(stream, "tool_call")
     assert call["risk"] == "read_only"
+    recorded = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert any(r.get("tool") == "mcp__time__get_current_time" for r in recorded)
     (approval,) = of(stream, "approval")
     assert (approval["decision"], approval["reason"]) == ("allow", "policy")
     (result,) = of(stream, "tool_result")
