@@ -40,6 +40,7 @@ from foehn_lsp.mcp.client import (
 from foehn_lsp.mcp.config import McpServerConfig, McpSettings, workspace_servers
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
+from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import Discovery, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
@@ -115,22 +116,28 @@ class McpCatalogue:
         """Make the registry hold exactly ``listed`` for ``server`` (called on the hub thread at
         each listing)."""
         config = self.configs[server]
+        adapted: list[tuple[Tool, McpToolOrigin]] = []
+        left_out: list[str] = []
+        for listing in listed:
+            try:
+                adapted.append(self._adapt(server, config, listing))
+            except ToolDefinitionError as exc:
+                left_out.append(f"tool {listing.name!r} left out: {exc}")
+        # Adapted first, so the server's tools are missing from the registry only for the
+        # moment of the swap (a model's call may look them up from another thread).
         with self._lock:
             for name in [n for n, o in self.origins.items() if o.server == server]:
                 del self.origins[name]
                 if name in self.registry:
                     self.registry.unregister(name)
             self.problems = [p for p in self.problems if p.server != server]
-            for listing in listed:
-                try:
-                    tool, origin = self._adapt(server, config, listing)
-                except ToolDefinitionError as exc:
-                    self._problem(server, f"tool {listing.name!r} left out: {exc}")
-                    continue
+            for text in left_out:
+                self._problem(server, text)
+            for tool, origin in adapted:
                 if tool.name in self.registry:
                     self._problem(
                         server,
-                        f"tool {listing.name!r} left out: its name {tool.name!r} is already "
+                        f"tool {origin.tool!r} left out: its name {tool.name!r} is already "
                         "taken by another tool",
                     )
                     continue
@@ -263,9 +270,7 @@ def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
 def _without(secrets: Sequence[str], result: ToolResult) -> ToolResult:
     if not any(secret in result.output for secret in secrets):
         return result
-    output = result.output
-    for secret in sorted(secrets, key=len, reverse=True):
-        output = output.replace(secret, "***")
+    output = Scrubber(secrets, min_length=1).text(result.output)
     return ToolResult(
         ok=result.ok, output=output, data={"server": result.data["server"]} if result.data else None
     )
