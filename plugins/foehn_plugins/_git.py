@@ -163,6 +163,11 @@ SAFE_GIT = [
     "credential.helper=",
     "-c",
     "protocol.allow=never",
+    "-c",
+    "log.showSignature=false",
+    # %G? in --format= and showSignature verify signatures with a program the repo may name
+    *("-c", "gpg.program=false", "-c", "gpg.openpgp.program=false"),
+    *("-c", "gpg.x509.program=false", "-c", "gpg.ssh.program=false"),
 ]
 NO_EXTERNAL = {
     "diff": ["--no-ext-diff", "--no-textconv"],
@@ -201,8 +206,8 @@ def _option_problem(argument: str, allowed: set[str], command: str) -> str | Non
     if argument.startswith("--"):
         base = argument.split("=", 1)[0] + "=" if "=" in argument else argument
         return None if argument in allowed or base in allowed else refused
-    if argument in allowed:
-        return None
+    if argument in allowed or (command == "log" and argument[1:].isdigit()):
+        return None  # -3 is log's --max-count=3
     for index, letter in enumerate(argument[1:], start=1):
         if f"-{letter}" not in allowed:
             return refused
@@ -284,7 +289,7 @@ async def _config(
     for line in finished.output.splitlines():  # a value with a newline can only add names
         name, _, value = line.partition("=")
         if name:
-            entries[name.lower()] = value
+            entries[name] = value  # as git prints it: a subsection keeps its case
     return entries
 
 
@@ -299,7 +304,7 @@ def _git_program(sandbox: Sandbox, ctx: ToolContext, policy: SandboxPolicy) -> s
 def overrides(config: dict[str, str], root: Path) -> list[str] | str:
     """``-c`` options switching off every filter driver ``config`` defines, or why git may not
     run (a ``core.worktree`` elsewhere)."""
-    worktree = config.get("core.worktree")
+    worktree = next((v for k, v in config.items() if k.lower() == "core.worktree"), None)
     if worktree is not None and os.path.realpath(root / worktree) != str(root):
         return (
             f"the repository sets core.worktree to {worktree!r}, outside the workspace root; "

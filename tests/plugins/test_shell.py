@@ -515,3 +515,43 @@ async def test_a_program_hidden_by_the_sandbox_gets_a_clear_message(
     result = await call(registry, ctx, "run_command", command=[str(tool)])
     assert not result.ok
     assert "is hidden inside the workspace-write sandbox" in result.output
+
+
+@pytest.fixture
+def signed_repo(repo: Path) -> Path:
+    """HEAD is a commit with a signature, and the repository names the program that checks
+    signatures (which prints its name) and asks log to check them."""
+
+    def git(*args: str, stdin: str | None = None) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=repo, check=True, capture_output=True, text=True, input=stdin
+        )
+        return done.stdout.strip()
+
+    tree = git("rev-parse", "HEAD^{tree}")
+    commit = (
+        f"tree {tree}\nauthor a <a@example.invalid> 0 +0000\n"
+        "committer a <a@example.invalid> 0 +0000\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n AAAA\n -----END PGP SIGNATURE-----\n\nsigned\n"
+    )
+    git("update-ref", "HEAD", git("hash-object", "-t", "commit", "-w", "--stdin", stdin=commit))
+    checker = repo / "check-signature"
+    checker.write_text("#!/bin/sh\necho SIGNATURE-PROGRAM-RAN >&2\nexit 1\n")
+    checker.chmod(0o755)
+    git("config", "gpg.program", str(checker))
+    git("config", "log.showSignature", "true")
+    return repo
+
+
+def test_the_signed_repository_really_runs_its_program(signed_repo: Path) -> None:
+    done = subprocess.run(["git", "log", "-1"], cwd=signed_repo, capture_output=True, text=True)
+    assert "SIGNATURE-PROGRAM-RAN" in done.stdout + done.stderr
+
+
+async def test_git_runs_no_signature_program(
+    signed_repo: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    for args in (["log", "-1"], ["log", "-1", "--format=%G? %h"], ["show", "HEAD"]):
+        result = await call(registry, ctx, "git", args=args)
+        assert result.ok, result.output
+        assert "SIGNATURE-PROGRAM-RAN" not in result.output
