@@ -547,3 +547,30 @@ def test_approve_all_shows_each_change_as_a_coloured_diff_unless_no_color(
     else:
         assert re.search(r"\x1b\[[0-9;]*32m\+    return 2", screen), screen
         assert re.search(r"\x1b\[[0-9;]*31m-    return 1  # TODO", screen), screen
+
+
+def test_each_prompt_reads_its_own_line_from_a_pipe(
+    server: ModelServer, app: Path, tmp_path: Path
+) -> None:
+    server.script(
+        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[("write_file", {"path": "new.txt", "content": "x\n"})]),
+        Turn(text="done"),
+    )
+    done = foehn(
+        "run",
+        "fix",
+        "--workspace",
+        str(app),
+        "--approve",
+        "ask",
+        stdin="y\nn\n",
+        server=server,
+        state=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (app / "app.py").read_text().endswith("return 2\n")
+    assert not (app / "new.txt").exists()
+    assert done.stderr.splitlines()[-1].endswith(
+        "files changed: app.py · 1 call denied · tests run: none"
+    )

@@ -221,17 +221,13 @@ class HumanPrinter:
         self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
 
 
-async def _read_pipe_line() -> str:
-    """One line from a non-terminal stdin, without a thread, so cancelling it is immediate."""
+async def _pipe_reader() -> asyncio.StreamReader:
+    """A reader of a non-terminal stdin, without a thread, so that waiting on it can be
+    cancelled at once. One per process: a second would lose what the first buffered."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
-    )
-    try:
-        return (await reader.readline()).decode("utf-8", "replace")
-    finally:
-        transport.pause_reading()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    return reader
 
 
 async def _prompt_terminal(message: str) -> str:
@@ -262,6 +258,7 @@ class TerminalApprover:
         self.before_prompt = before_prompt
         self.diffs_shown = diffs_shown if diffs_shown is not None else set()
         """Where to note the calls whose diff was shown (``HumanPrinter.diffs_shown``)."""
+        self._pipe: asyncio.StreamReader | None = None
 
     def show(self, request: ApprovalRequest) -> None:
         title = Text("\nFoehn wants to run ", style="bold")
@@ -298,7 +295,9 @@ class TerminalApprover:
             else:
                 self.err.print(message, end="")
                 self.err.file.flush()
-                answer = await _read_pipe_line()
+                if self._pipe is None:
+                    self._pipe = await _pipe_reader()
+                answer = (await self._pipe.readline()).decode("utf-8", "replace")
         except KeyboardInterrupt:
             self.on_cancel()
             return Denied(reason="cancelled at the prompt")
