@@ -399,13 +399,14 @@ async def test_a_real_project_passes_its_tests_in_the_sandbox(
 @pytest.fixture
 def filtered_repo(repo: Path) -> Path:
     """A repository whose attributes route every file through a filter, a textconv and an
-    external diff, each of which would print its name into git's output."""
-    (repo / ".gitattributes").write_text("*.txt filter=evil diff=evil\n")
+    external diff, each of which would print its name into git's output. (The driver's name
+    has capitals: a subsection's case matters to git.)"""
+    (repo / ".gitattributes").write_text("*.txt filter=Evil diff=Evil\n")
     for key, value in (
-        ("filter.evil.clean", "echo FILTER-RAN >&2; cat"),
-        ("filter.evil.smudge", "echo FILTER-RAN >&2; cat"),
-        ("filter.evil.required", "true"),
-        ("diff.evil.textconv", "echo TEXTCONV-RAN; cat"),
+        ("filter.Evil.clean", "echo FILTER-RAN >&2; cat"),
+        ("filter.Evil.smudge", "echo FILTER-RAN >&2; cat"),
+        ("filter.Evil.required", "true"),
+        ("diff.Evil.textconv", "echo TEXTCONV-RAN; cat"),
         ("diff.external", "echo EXTERNAL-RAN"),
     ):
         subprocess.run(["git", "config", key, value], cwd=repo, check=True)
