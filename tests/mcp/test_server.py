@@ -141,3 +141,22 @@ async def test_without_elicitation_a_write_is_refused_with_how_to_allow_it(
     assert "does not support elicitation" in text(result)
     assert 'approval.write = "allow"' in text(result)
     assert not (root / "a.txt").exists()
+
+
+async def test_allow_for_this_session_asks_once_for_the_same_scope(
+    root: Path, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    async def allow_session(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": "allow for this session"})
+
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=allow_session) as session:
+        for name in ("a.txt", "b.txt"):
+            result = await session.call_tool("write_file", {"path": name, "content": "x\n"})
+            assert not result.is_error, text(result)
+    assert len(asked) == 1
+    assert (root / "b.txt").read_text() == "x\n"
