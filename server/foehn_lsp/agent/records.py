@@ -15,10 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,41 +32,7 @@ from foehn_lsp.agent.events import (
 )
 from foehn_lsp.errors import TranscriptError
 from foehn_lsp.providers.messages import ModelResponse
-
-TOKEN_PATTERNS = re.compile(
-    r"(sk-(?:ant-)?[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}"
-    r"|xox[abpr]-[A-Za-z0-9\-]{10,}|Bearer\s+[A-Za-z0-9._\-]{16,})"
-)
-SECRET_NAMES = re.compile(r"(?i)(api[_-]?key|token|secret|password|passwd)")
-
-
-class Scrubber:
-    """Removes known secret values and anything shaped like a common API token."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self.secrets = sorted({s for s in secrets if len(s) >= 6}, key=len, reverse=True)
-
-    @classmethod
-    def from_environment(cls, extra: Iterable[str] = ()) -> Scrubber:
-        values = [v for k, v in os.environ.items() if SECRET_NAMES.search(k) and v]
-        return cls([*values, *extra])
-
-    def text(self, value: str) -> str:
-        for secret in self.secrets:
-            value = value.replace(secret, "***")
-        return TOKEN_PATTERNS.sub("***", value)
-
-    def data(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, Mapping):
-            return {
-                k: "***" if SECRET_NAMES.search(str(k)) and isinstance(v, str) else self.data(v)
-                for k, v in value.items()
-            }
-        if isinstance(value, list | tuple):
-            return [self.data(v) for v in value]
-        return value
+from foehn_lsp.secrets import Scrubber
 
 
 class Transcript:

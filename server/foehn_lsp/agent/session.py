@@ -38,7 +38,7 @@ from foehn_lsp.agent.events import (
     TurnStarted,
 )
 from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
-from foehn_lsp.agent.records import AuditLog, Scrubber, Transcript
+from foehn_lsp.agent.records import AuditLog, Transcript
 from foehn_lsp.agent.store import (
     MESSAGES,
     FileState,
@@ -51,6 +51,7 @@ from foehn_lsp.agent.store import (
 from foehn_lsp.config import Settings
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message
+from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import Discovery
 from foehn_lsp.workspace.edits import EditApplier, atomic_write

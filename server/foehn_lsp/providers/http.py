@@ -34,6 +34,7 @@ from foehn_lsp.errors import (
     ProviderRequestError,
     ProviderUnavailableError,
 )
+from foehn_lsp.secrets import Scrubber
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ class HttpClient:
         self.label = label
         self.max_retries = max_retries
         self.backoff = backoff
-        self._secret = secret
+        self._scrubber = Scrubber([secret] if secret else [], min_length=1)
         self._client = httpx.AsyncClient(
             base_url=base_url,
             headers=dict(headers),
@@ -97,7 +98,7 @@ class HttpClient:
         await self._client.aclose()
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._secret, "***") if self._secret else text
+        return self._scrubber.text(text)
 
     async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
         """POST ``body`` and return the parsed JSON answer, retrying what can be retried."""
