@@ -61,10 +61,12 @@ async def test_read_only_tools_by_default_with_annotations_from_their_risk(
         result = await session.call_tool("read_file", {"path": "notes.txt"})
         assert not result.is_error
         assert "two" in text(result)
+        listed = await session.call_tool("run_command", {"command": ["ls"]})  # in the sandbox
+        assert not listed.is_error, text(listed)
+        assert "notes.txt" in text(listed)
     (audit,) = (tmp_path / "state" / "foehn" / "audit").glob("*.jsonl")
-    record = json.loads(audit.read_text().splitlines()[-1])
-    assert record["tool"] == "read_file"
-    assert record["ok"] is True
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(r["tool"], r["ok"]) for r in records] == [("read_file", True), ("run_command", True)]
 
 
 async def test_an_escape_is_refused_exactly_as_in_foehn(
