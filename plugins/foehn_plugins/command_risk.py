@@ -693,6 +693,11 @@ def _files_from(args: list[str]) -> RiskLevel:
     return D if any(a.startswith("--files0-from") for a in args) else R
 
 
+def _file(args: list[str]) -> RiskLevel:
+    """``file -f LIST`` reads the names to look at from LIST; ``-m`` loads other magic."""
+    return D if any(a.startswith(("-f", "--files-from", "-m", "--magic-file")) for a in args) else R
+
+
 def _chmod(args: list[str]) -> RiskLevel:
     return D if any(a in {"-R", "--recursive"} for a in args) else W
 
@@ -743,6 +748,7 @@ READ_ONLY_RULES: dict[str, Callable[[list[str]], RiskLevel]] = {
     "ps": _ps,
     "wc": _files_from,
     "du": _files_from,
+    "file": _file,
 }
 """Programs in ``READ_ONLY_PROGRAMS`` with arguments that make them write, run or leak."""
 

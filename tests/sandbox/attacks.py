@@ -112,6 +112,12 @@ PROGRAMS_IN_ARGUMENTS = _attacks(
     ("./evil.sh",),
     ("cargo", "metadata", "--format-version", "1"),
     ("cargo", "metadata", "--manifest-path", "<RO>/Cargo.toml"),
+    ("vim", "-es", "-c", "!touch <RO>/pwned-vim", "-c", "qa!"),
+    ("vim", "-es", "-c", "r <HSECRET>", "-c", "%p", "-c", "qa!"),
+    ("ssh", "-o", "ProxyCommand=touch <RO>/pwned-ssh", "x"),
+    ("zip", "-q", "z.zip", "a.txt", "-T", "-TT", "touch <RO>/pwned-zip-TT"),
+    ("man", "-P", "./evil.sh", "ls"),
+    ("make", "--eval=x:;@cat <HSECRET>", "x"),
 )
 
 PATHS_IN_OPTIONS = _attacks(
@@ -164,6 +170,9 @@ PATHS_IN_OPTIONS = _attacks(
     ("du", "-a", "<HOME>"),
     ("readlink", "-f", "secret-link"),
     ("md5sum", "<HSECRET>"),
+    ("date", "-f", "<HSECRET>"),
+    ("date", "-f", "secret-link"),
+    ("file", "-f", "list.txt"),
     ("cp", "a.txt", "<RO>/pwned-cp"),
     ("cp", "a.txt", "link-out/pwned-cp-link"),
     ("cp", "a.txt", "x://<REL_RO>/pwned-cp-url"),
