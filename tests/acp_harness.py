@@ -48,12 +48,17 @@ class EditorClient:
         options: list[schema.PermissionOption],
         **kwargs: Any,
     ) -> schema.RequestPermissionResponse:
+        announced = any(
+            u["sessionUpdate"] == "tool_call" and u["toolCallId"] == tool_call.tool_call_id
+            for u in self.updates
+        )
         await self._record(
             self.permissions,
             {
                 "sessionId": session_id,
                 "toolCall": tool_call.model_dump(mode="json", by_alias=True, exclude_none=True),
                 "options": [o.model_dump(mode="json", by_alias=True) for o in options],
+                "announced": announced,
             },
         )
         answer = self.answers.pop(0) if self.answers else "reject_once"

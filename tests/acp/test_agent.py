@@ -90,6 +90,7 @@ async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_c
     assert answer.stop_reason == "end_turn"
     assert "# unsaved line" in tool_results(model, 1)[0]["content"]
     [asked] = client.permissions
+    assert asked["announced"], "the call is sent as a tool_call before it is asked about"
     assert asked["toolCall"]["kind"] == "edit"
     assert asked["toolCall"]["content"] == [
         {
