@@ -62,7 +62,6 @@ Update = (
     | schema.ToolCallStart
     | schema.ToolCallProgress
     | schema.UsageUpdate
-    | schema.CurrentModeUpdate
 )
 """The ``session/update`` payloads Foehn sends."""
 
@@ -162,13 +161,10 @@ def diff_content(files: Sequence[FilePreview]) -> list[schema.FileEditToolCallCo
     return [tool_diff_content(str(file.path), file.after, file.before) for file in files]
 
 
-def tool_call_status(
-    call_id: str, status: schema.ToolCallStatus, files: Sequence[FilePreview] = ()
-) -> schema.ToolCallProgress:
-    """A status change, with the diff of the edit the call is about when there is one."""
-    content: list[Any] | None = list(diff_content(files)) if files else None
+def tool_call_running(call_id: str) -> schema.ToolCallProgress:
+    """The call was allowed and runs now."""
     return schema.ToolCallProgress(
-        session_update="tool_call_update", tool_call_id=call_id, status=status, content=content
+        session_update="tool_call_update", tool_call_id=call_id, status="in_progress"
     )
 
 
@@ -226,7 +222,7 @@ def event_updates(
         case ToolCallEvent():
             return [tool_call_start(event, workspace)]
         case ApprovalEvent(id=call_id, decision="allow"):
-            return [tool_call_status(call_id, "in_progress")]
+            return [tool_call_running(call_id)]
         case ToolResultEvent():
             return [tool_call_done(event, applied)]
         case UsageEvent():
