@@ -69,8 +69,32 @@ async def test_a_missing_key_is_an_auth_method_and_session_new_says_so(
         assert method.model_dump(by_alias=True)["vars"][0]["name"] == "MISTRAL_API_KEY"
         with pytest.raises(RequestError) as refused:
             await conn.new_session(cwd=str(app), mcp_servers=[])
+        with pytest.raises(RequestError) as still:
+            await conn.authenticate(method_id="api-key")
+        with pytest.raises(RequestError, match="methodId"):
+            await conn.authenticate(method_id="oauth")
     assert refused.value.code == -32000
     assert "MISTRAL_API_KEY" in str(refused.value.data)
+    assert still.value.code == -32000
+
+
+async def test_a_client_without_fs_gets_disk_reads_and_writes(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(
+        Turn(tool_calls=[("read_file", {"path": "app.py"})]),
+        Turn(tool_calls=[EDIT]),
+        Turn(text="Fixed."),
+    )
+    client = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, client, fs=False) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
+    assert answer.stop_reason == "end_turn"
+    assert (client.reads, client.writes) == ([], [])
+    assert (app / "app.py").read_text() == "def main():\n    return 2\n"
+    finished = [u for u in client.of("tool_call_update") if u.get("status") == "completed"]
+    assert finished[1]["content"][0]["oldText"] == "def main():\n    return 1  # TODO\n"
 
 
 async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_client(
