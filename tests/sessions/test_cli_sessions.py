@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp.testing import Fault, ModelServer, Turn
-from test_cli import events, foehn
+from test_cli import _spawn, events, foehn
 
 
 @pytest.fixture
@@ -246,3 +247,40 @@ def test_a_long_task_finishes_on_a_small_window(
     assert "compacted" in json.dumps(last)
     usage = [e for e in stream if e["event"] == "usage"]
     assert usage[-1]["window"] == size
+
+
+def test_ctrl_c_cancels_the_turn_and_a_second_one_leaves(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    import pexpect
+
+    released = threading.Event()
+
+    def slow(body: dict[str, Any]) -> Turn:
+        released.wait(60)
+        return Turn(text="too late")
+
+    server.script(slow, Turn(text="Second answer."))
+    child = _spawn(["chat", "--workspace", str(project)], server, tmp_path)
+    try:
+        child.expect_exact("›")
+        child.sendline("a slow question")
+        assert server.wait_for_requests(1)
+        child.sendcontrol("c")
+        child.expect_exact("cancelling the turn")
+        child.expect_exact("›")
+        released.set()
+        child.sendline("another question")
+        child.expect_exact("Second answer.")
+        child.expect_exact("›")
+        child.sendcontrol("c")
+        child.expect_exact("Ctrl-C again or Ctrl-D to leave")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        released.set()
+        child.close()
+    assert child.exitstatus == 0
+    listed = foehn("sessions", "list", "--json", "--workspace", str(project), state=tmp_path)
+    [session] = json.loads(listed.stdout)["sessions"]
+    assert session["turns"] == 2

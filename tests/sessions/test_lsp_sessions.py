@@ -4,7 +4,9 @@ through the editor."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from pytest_lsp import LanguageClient
 
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client
+from test_cli import foehn
 
 EDIT = (
     "edit_file",
@@ -192,3 +195,30 @@ async def test_unknown_sessions_and_hand_edits_are_refused_clearly(
         )
         assert forced["applied"]
         assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+
+
+async def test_two_front_ends_prompting_one_session_get_busy(app: Path, model: ModelServer) -> None:
+    released = threading.Event()
+
+    def slow(body: dict[str, Any]) -> Turn:
+        released.wait(60)
+        return Turn(text="Slow answer.")
+
+    model.script(slow)
+    async with lsp_client(app, model) as client:
+        session = (await command(client, "foehn.session.new", {}))["sessionId"]
+        running = asyncio.ensure_future(
+            command(client, "foehn.session.prompt", {"sessionId": session, "task": "slow"})
+        )
+        assert await asyncio.to_thread(model.wait_for_requests, 1)
+        with pytest.raises(JsonRpcException, match="busy"):
+            await command(client, "foehn.session.prompt", {"sessionId": session, "task": "x"})
+        other = await asyncio.to_thread(
+            foehn,
+            "run", "from the terminal", "--session", session, "--workspace", str(app),
+            server=model, state=app.parent / "state",
+        )  # fmt: skip
+        assert other.returncode == 1
+        assert f"session {session} is busy" in other.stderr
+        released.set()
+        assert (await running)["answer"] == "Slow answer."

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agent.turns import calls, say
+from foehn_lsp import RiskLevel, tool
 from foehn_lsp.agent import Approved, FixedApprover, RunEvent
 from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import Done, FilesChanged, TurnStarted
@@ -19,8 +20,10 @@ from foehn_lsp.agent.records import read_transcript
 from foehn_lsp.agent.session import Session
 from foehn_lsp.agent.store import SessionBusy, SessionStore
 from foehn_lsp.config import Settings
-from foehn_lsp.providers.messages import ModelResponse, UserMessage
+from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.tools import ToolRegistry
+from foehn_lsp.tools.discovery import Discovery
 
 
 class Recorder(list[RunEvent]):
@@ -233,3 +236,34 @@ async def test_undo_refuses_after_hand_edits_and_lists_them(project: Path) -> No
     forced = await chat.undo(force=True)
     assert forced.applied
     assert (project / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+
+
+async def test_a_cancelled_turn_leaves_a_history_the_next_turn_can_send(root: Path) -> None:
+    started = asyncio.Event()
+
+    @tool(risk=RiskLevel.READ_ONLY)
+    async def wait_forever() -> str:
+        """Never finishes."""
+        started.set()
+        await asyncio.Event().wait()
+        return "unreachable"
+
+    provider = ScriptedProvider([calls(("wait_forever", {})), say("Fresh start.")])
+    chat = build_session(
+        Settings(),
+        root,
+        FrontEnd(name="cli", approver=FixedApprover(Approved())),
+        provider=provider,
+        discovery=Discovery(registry=ToolRegistry([wait_forever])),
+    )
+    stop = asyncio.Event()
+    turn = asyncio.create_task(chat.prompt("wait", emit=Recorder(), stop=stop))
+    await asyncio.wait_for(started.wait(), 30)
+    stop.set()
+    assert (await turn).reason == "cancelled"
+    await chat.prompt("again", emit=Recorder())
+    sent = provider.requests[-1][0]
+    [result] = [m for m in sent if isinstance(m, ToolResultMessage)]
+    assert (result.call_id, result.content) == ("c0", "not run: cancelled")
+    assert [m.content for m in sent if isinstance(m, UserMessage)] == ["wait", "again"]
+    assert [t.reason for t in SessionStore(root).load(chat.id).turns] == ["cancelled", "answer"]
