@@ -192,6 +192,20 @@ try {
   await shot("session-resumed-after-reload.png");
   step("resumed after a reload");
 
+  await chat().locator('button[data-action="history"]').click();
+  const row = page.locator(".quick-input-widget .monaco-list-row").first();
+  await row.waitFor({ state: "visible", timeout: 30_000 });
+  await row.hover();
+  await row.locator('.action-label[aria-label="Rename"]').click();
+  await page.locator('.quick-input-widget .quick-input-title:has-text("Rename chat")').waitFor({ state: "visible" });
+  await page.locator(".quick-input-widget input").fill("TODO fix, renamed");
+  await page.keyboard.press("Enter");
+  await page.locator('.quick-input-widget .monaco-list-row[aria-label*="TODO fix, renamed"]').first()
+    .waitFor({ state: "visible", timeout: 30_000 });
+  await page.keyboard.press("Escape");
+  await chat().locator('#title:has-text("TODO fix, renamed")').waitFor({ state: "visible", timeout: 30_000 });
+  step("renamed the session from the history picker");
+
   const input = chat().locator("#input");
   await input.fill("");
   await input.pressSequentially("compare @ap");

@@ -180,26 +180,29 @@ export async function pickSession(server: Server, conversation: Conversation): P
     pick.busy = false;
   };
   pick.onDidTriggerItemButton(async ({ item, button }) => {
-    if (button === RENAME) {
-      const title = await vscode.window.showInputBox({ title: "Rename chat", value: item.label });
-      if (title?.trim()) {
-        await server.command(COMMANDS.rename, [item.id, title.trim()]);
-        if (item.id === conversation.session) {
-          conversation.title = title.trim();
-          await conversation.resume(item.id);
+    // The input box or dialog below replaces the picker; it opens again afterwards.
+    try {
+      if (button === RENAME) {
+        const title = await vscode.window.showInputBox({ title: "Rename chat", value: item.label });
+        if (title?.trim()) {
+          await server.command(COMMANDS.rename, [item.id, title.trim()]);
+          if (item.id === conversation.session) {
+            await conversation.resume(item.id);
+          }
+        }
+      } else {
+        const sure = await vscode.window.showWarningMessage(`Delete the chat "${item.label}"?`, { modal: true }, "Delete");
+        if (sure === "Delete") {
+          await server.command(COMMANDS.remove, [item.id]);
+          if (item.id === conversation.session) {
+            conversation.newChat();
+          }
         }
       }
-    } else {
-      const sure = await vscode.window.showWarningMessage(`Delete the chat "${item.label}"?`, { modal: true }, "Delete");
-      if (sure === "Delete") {
-        await server.command(COMMANDS.remove, [item.id]);
-        if (item.id === conversation.session) {
-          conversation.newChat();
-        }
-      }
+      await pickSession(server, conversation);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Foehn: ${error instanceof Error ? error.message : String(error)}`);
     }
-    pick.show();
-    await load();
   });
   pick.onDidAccept(async () => {
     const chosen = pick.selectedItems[0];

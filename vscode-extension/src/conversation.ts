@@ -1,6 +1,6 @@
 // The session shown in the chat view: asks a turn with an id this side chooses (so its events
-// and confirmations are known from the first one), applies the events to the turn, asks the
-// person inline (or in a modal), and reviews, undoes and restores what turns changed.
+// and confirmations are known from the first one), applies the events to the turn, and asks the
+// person inline (or in a modal). review.ts undoes and restores what turns changed.
 import * as vscode from "vscode";
 import type { HostMessage } from "./chat/messages";
 import {
@@ -10,7 +10,6 @@ import {
   applyEvent,
   askInline,
   failed,
-  markFiles,
   meterFrom,
   newTurn,
 } from "./chat/state";
@@ -25,7 +24,7 @@ import {
   parseRunEvent,
 } from "./protocol";
 import type { Server } from "./server";
-import { COMMANDS, type FileBefore, type SavedSession, type UndoReport, turnsOf } from "./sessions";
+import { COMMANDS, type SavedSession, turnsOf } from "./sessions";
 
 /** The chat view as the conversation sees it. */
 export interface ChatPort {
@@ -250,127 +249,9 @@ export class Conversation implements vscode.Disposable {
     }
   }
 
-  keep(runId: string, path?: string): void {
-    this.update(runId, (turn) => markFiles(turn, path ? [path] : "all", "kept"));
-  }
-
-  /** Undoes a turn (and every later one) through the session's checkpoints: the server puts
-   * the files back with one workspace/applyEdit, so the editor can undo the undo. */
-  async undo(runId: string, path?: string): Promise<void> {
-    const turn = this.turns.find((t) => t.runId === runId);
-    if (!turn || turn.index === undefined || !this.session) {
-      return;
-    }
-    if (path) {
-      await this.undoFile(turn, path);
-      return;
-    }
-    await this.backTo(turn.index, `Undo turn ${turn.index}`);
-  }
-
-  /** Puts the workspace back as it was right after this turn. */
-  async restore(runId: string): Promise<void> {
-    const turn = this.turns.find((t) => t.runId === runId);
-    if (turn?.index !== undefined) {
-      await this.backTo(turn.index + 1, `Restore to turn ${turn.index}`);
-    }
-  }
-
-  private async backTo(toTurn: number, label: string): Promise<void> {
-    if (this.busy) {
-      void vscode.window.showInformationMessage("Foehn is still working: stop it before undoing.");
-      return;
-    }
-    try {
-      let report = await this.server.command<UndoReport>(COMMANDS.undo, [{ sessionId: this.session, toTurn }]);
-      if (!report.applied && report.conflicts.length) {
-        const force = await vscode.window.showWarningMessage(
-          `${label}: ${report.conflicts.join(", ")} changed since Foehn wrote ${report.conflicts.length === 1 ? "it" : "them"}.`,
-          { modal: true, detail: "Undoing anyway puts back how they were before the turn and loses those later changes (the editor can still undo that)." },
-          "Undo anyway",
-        );
-        if (force !== "Undo anyway") {
-          return;
-        }
-        report = await this.server.command<UndoReport>(COMMANDS.undo, [{ sessionId: this.session, toTurn, force: true }]);
-      }
-      if (!report.applied) {
-        void vscode.window.showWarningMessage(`Foehn: ${label}: ${report.reason}`);
-        return;
-      }
-      if (report.unrestorable.length) {
-        void vscode.window.showWarningMessage(`Foehn could not put back ${report.unrestorable.join(", ")}: a program changed them and their earlier content was never seen.`);
-      }
-      for (const turn of this.turns) {
-        if (turn.index !== undefined && (report.undone.includes(turn.index) || turn.index >= toTurn) && !turn.undone) {
-          this.update(turn.runId, (t) => ({ ...markFiles(t, "all", "undone"), undone: true }));
-        }
-      }
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Foehn: ${label} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-
-  /** One file back as it was before the turn, as one workspace edit (undoable in the editor).
-   * A later "Undo turn" finds it already restored and leaves it. */
-  private async undoFile(turn: Turn, path: string): Promise<void> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder) {
-      return;
-    }
-    try {
-      const found = await this.fileBefore(turn, path);
-      if (found.lost || found.binary) {
-        void vscode.window.showWarningMessage(`Foehn cannot undo ${path} here: ${found.lost ? "its earlier content was never seen" : "it is not text"}; use Undo turn.`);
-        return;
-      }
-      const uri = vscode.Uri.joinPath(folder.uri, path);
-      const edit = new vscode.WorkspaceEdit();
-      if (found.before === null) {
-        edit.deleteFile(uri, { ignoreIfNotExists: true });
-      } else {
-        const exists = await vscode.workspace.fs.stat(uri).then(() => true, () => false);
-        if (exists) {
-          const document = await vscode.workspace.openTextDocument(uri);
-          edit.replace(uri, new vscode.Range(0, 0, document.lineCount, 0), found.before);
-        } else {
-          edit.createFile(uri, { contents: new TextEncoder().encode(found.before) });
-        }
-      }
-      if (await vscode.workspace.applyEdit(edit, { isRefactoring: false })) {
-        this.update(turn.runId, (t) => markFiles(t, [path], "undone"));
-      } else {
-        void vscode.window.showErrorMessage(`Foehn: the editor refused to undo ${path}.`);
-      }
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Foehn: undo ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-
-  private async fileBefore(turn: Turn, path: string): Promise<FileBefore> {
-    const known = this.before.get(turn.runId)?.get(path);
-    if (known !== undefined) {
-      return { before: known, lost: false, binary: false };
-    }
-    return this.server.command<FileBefore>(COMMANDS.fileBefore, [{ session: this.session, turn: turn.index, path }]);
-  }
-
-  /** A file of a turn against how it was before the turn. */
-  async openFileDiff(runId: string, path: string): Promise<void> {
-    const turn = this.turns.find((t) => t.runId === runId);
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!turn || !folder) {
-      return;
-    }
-    const file = vscode.Uri.joinPath(folder.uri, path);
-    const found = await this.fileBefore(turn, path).catch(() => undefined);
-    if (!found || found.lost || found.binary) {
-      await vscode.window.showTextDocument(file);
-      return;
-    }
-    const left = this.diffs.uri(`review/${runId}`, "before", path);
-    this.diffs.set(left, found.before ?? "");
-    await this.diffs.show(left, file, `${path}: before turn ${turn.index ?? ""} ↔ now`);
+  /** A file's text before a run changed it, as the person saw it in an approved diff. */
+  seenBefore(runId: string, path: string): string | null | undefined {
+    return this.before.get(runId)?.get(path);
   }
 
   newChat(): void {
@@ -400,7 +281,8 @@ export class Conversation implements vscode.Disposable {
     this.port.post(this.snapshot());
   }
 
-  private update(runId: string, change: (turn: Turn) => Turn, streaming = false): void {
+  /** Changes a turn and shows it (streamed text is shown at most every STREAM_INTERVAL_MS). */
+  update(runId: string, change: (turn: Turn) => Turn, streaming = false): void {
     const index = this.turns.findIndex((t) => t.runId === runId);
     if (index < 0) {
       return;

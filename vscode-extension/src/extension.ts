@@ -9,6 +9,7 @@ import { Conversation } from "./conversation";
 import { DIFF_SCHEME, DiffDocuments } from "./diffs";
 import { Mentions, lightbulbContext, routeViewMessage, trackEditor } from "./wiring";
 import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
+import { Review } from "./review";
 import { Server } from "./server";
 import { withUserLevel } from "./settings";
 import { StatusItem } from "./statusItem";
@@ -27,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   server = new Server(output, context.secrets, withUserLevel(middleware, () => vscode.workspace.getConfiguration("foehn"), () => vscode.workspace.isTrusted));
   const conversation = new Conversation(server, view, diffs, output);
+  const review = new Review(conversation, server, diffs);
   const mentions = new Mentions(server);
   const taskContext = (text: string) => mentions.context(text, chips);
   const parts = { context, server, conversation, view, chips, taskContext };
@@ -44,7 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     new StatusItem(server, conversation),
     vscode.window.registerWebviewViewProvider(VIEW_ID, view),
     vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, diffs),
-    view.onMessage((message) => routeViewMessage(message, { ...parts, mentions })),
+    view.onMessage((message) => routeViewMessage(message, { ...parts, mentions, review })),
     server.onStatus((status) => view.post({ type: "status", status })),
     server.onClientStarted((client) => {
       client.onRequest(CONFIRM, (params: ConfirmParams, token) => conversation.confirm(params, token));

@@ -6,6 +6,7 @@ import type { ViewMessage } from "./chat/messages";
 import type { ChatView } from "./chatView";
 import { askInChat, pickSession } from "./commands";
 import type { Conversation, TaskContext } from "./conversation";
+import type { Review } from "./review";
 import type { Server } from "./server";
 import { COMMANDS } from "./sessions";
 
@@ -64,6 +65,7 @@ interface Parts {
   view: ChatView;
   chips: ContextChips;
   mentions: Mentions;
+  review: Review;
   taskContext: (text: string) => Promise<TaskContext>;
 }
 
@@ -89,7 +91,7 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       await conversation.openProposal(message.key);
       break;
     case "openFileDiff":
-      await conversation.openFileDiff(message.runId, message.path);
+      await parts.review.openFileDiff(message.runId, message.path);
       break;
     case "copy":
       await vscode.env.clipboard.writeText(message.text);
@@ -99,13 +101,13 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       await insertAtCursor(message.text);
       break;
     case "keep":
-      conversation.keep(message.runId, message.path);
+      parts.review.keep(message.runId, message.path);
       break;
     case "undo":
-      await conversation.undo(message.runId, message.path);
+      await parts.review.undo(message.runId, message.path);
       break;
     case "restore":
-      await conversation.restore(message.runId);
+      await parts.review.restore(message.runId);
       break;
     case "newChat":
       conversation.newChat();
