@@ -1,7 +1,7 @@
 """The language server against an empty pygls server, in the same run: time to answer
-``initialize`` (from spawning the process), idle RSS, and code-action latency while five
-scripted runs are active (Foehn) or idle (the empty server). Then how long each way of
-cancelling takes to stop a run."""
+``initialize`` (from spawning the process), idle RSS, and code-action latency (p50, p95, max)
+while 20 runs are busy with an instant model that calls a tool ten times per run (Foehn) or
+while idle (the empty server). Then how long each way of cancelling takes to stop a run."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from foehn_lsp.testing import Fault, ModelServer, Turn
 
 HERE = Path(__file__).parent
 ROUNDS = 5
-REQUESTS = 50
+RUNS = 20
+STEPS = 10
+"""Tool calls per run before the instant model answers."""
 
 
 def _rss_kib(pid: int) -> int:
@@ -68,13 +70,28 @@ def _code_action(root: Path) -> types.CodeActionParams:
     )
 
 
-async def _latency(client: LanguageClient, root: Path) -> float:
-    timings = []
-    for _ in range(REQUESTS):
+async def _latency(client: LanguageClient, root: Path, until: asyncio.Future[Any]) -> list[float]:
+    """Code-action round trips, one every 10 ms, until ``until`` is done (at least 50)."""
+    timings: list[float] = []
+    while len(timings) < 50 or not until.done():
         started = time.perf_counter()
         await client.text_document_code_action_async(_code_action(root))
         timings.append(time.perf_counter() - started)
-    return statistics.median(timings)
+        await asyncio.sleep(0.01)
+    return timings
+
+
+def _busy(body: dict[str, Any]) -> Turn:
+    """An instant model: read a file STEPS times (from another line each time), then answer."""
+    calls = sum(1 for m in body["messages"] if m["role"] == "tool")
+    if calls < STEPS:
+        return Turn(tool_calls=[("read_file", {"path": "a.py", "offset": calls + 1})])
+    return Turn(text="done")
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 async def _measure(
@@ -89,26 +106,31 @@ async def _measure(
     await asyncio.sleep(1.0)
     assert client._server is not None
     rss = _rss_kib(client._server.pid)
-    runs = []
+    busy: asyncio.Future[Any]
     if model is not None:
-        model.script(*[Fault(delay=30, then=Turn(text="late"))] * 5)
-        runs = [
-            asyncio.ensure_future(
+        model.script(*[_busy] * (RUNS * (STEPS + 1)))
+        busy = asyncio.gather(
+            *(
                 client.workspace_execute_command_async(
                     types.ExecuteCommandParams(command="foehn.run", arguments=[f"task {n}"])
                 )
+                for n in range(RUNS)
             )
-            for n in range(5)
-        ]
-        await asyncio.to_thread(model.wait_for_requests, 5)
-    latency = await _latency(client, root)
-    if runs:
-        await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="foehn.cancel", arguments=[])
         )
-        await asyncio.gather(*runs)
+        await asyncio.to_thread(model.wait_for_requests, RUNS)
+    else:
+        busy = asyncio.ensure_future(asyncio.sleep(0))
+    timings = await _latency(client, root, busy)
+    results = await busy
+    assert model is None or all(r["stopReason"] == "answer" for r in results), results
     await _stop(client)
-    return {"initialize": statistics.median(starts), "rss": rss, "latency": latency}
+    return {
+        "initialize": statistics.median(starts),
+        "rss": rss,
+        "p50": statistics.median(timings),
+        "p95": _percentile(timings, 0.95),
+        "max": max(timings),
+    }
 
 
 async def _cancel_once(how: str, root: Path, env: dict[str, str], model: ModelServer) -> float:
@@ -154,7 +176,7 @@ async def _cancel_once(how: str, root: Path, env: dict[str, str], model: ModelSe
 def _workspace(folder: str) -> Path:
     root = Path(folder, "ws")
     root.mkdir()
-    (root / "a.py").write_text("x = 1\n")
+    (root / "a.py").write_text("".join(f"x{n} = {n}  # a line of code\n" for n in range(400)))
     return root
 
 
@@ -187,14 +209,11 @@ async def _main() -> list[str]:
         "language server (peer: an empty pygls server; medians)",
         _row("initialize answered", foehn["initialize"], empty["initialize"], "ms", 1000),
         _row("idle RSS", foehn["rss"], empty["rss"], "MB", 1 / 1024),
-        _row(
-            "code action latency",
-            foehn["latency"],
-            empty["latency"],
-            "ms",
-            1000,
-            " (5 runs active)",
+        *(
+            _row(f"code action {name}", foehn[name], empty[name], "ms", 1000)
+            for name in ("p50", "p95", "max")
         ),
+        f"  (Foehn: {RUNS} runs of {STEPS} tool calls each with an instant model; empty: idle)",
         "  cancel to done event  "
         + "   ".join(f"{how} {seconds * 1000:.1f} ms" for how, seconds in cancel.items()),
     ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,15 @@ from typing import Any
 import pytest
 
 from foehn_lsp.testing import ModelServer
-from lsp.raw import frame, initialize_params, initialized, is_method, is_reply, raw_server
+from lsp.raw import (
+    frame,
+    initialize_params,
+    initialized,
+    is_method,
+    is_reply,
+    raw_server,
+    server_env,
+)
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
 SHUTDOWN = {"jsonrpc": "2.0", "id": 90, "method": "shutdown"}
@@ -324,3 +334,41 @@ async def test_a_framed_message_sent_in_pieces_is_read_whole(
             await asyncio.sleep(0.001)
         assert "result" in await client.reply(1)
         assert is_reply(1)(client.received[0])
+
+
+async def test_tcp_goes_through_the_same_transport(root: Path, model: ModelServer) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "foehn_lsp",
+        "serve",
+        "--tcp",
+        f"127.0.0.1:{port}",
+        env=server_env(root, model),
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(200):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the server did not listen")
+        params = body({**INITIALIZE, "params": initialize_params(root)})
+        writer.write(b"content-length: %d\n\n" % len(params) + params)
+        writer.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        writer.write(frame({"jsonrpc": "2.0", "method": "exit"}))
+        await writer.drain()
+        data = await asyncio.wait_for(reader.read(), 60)
+        assert b'"id": 1' in data
+        assert b'{"id": 2, "jsonrpc": "2.0", "result": null}' in data
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

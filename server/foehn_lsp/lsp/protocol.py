@@ -19,6 +19,7 @@ The transport hands every decoded message to ``FoehnProtocol.receive`` as plain 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
@@ -39,6 +40,8 @@ from pygls.protocol import (
     default_converter,
 )
 from pygls.protocol.language_server import lsp_method
+
+from foehn_lsp.lsp.writer import ThreadedWriter
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +180,21 @@ class FoehnProtocol(LanguageServerProtocol):
             future.set_exception(
                 JsonRpcException(message="an answer with neither result nor error")
             )
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's framing, with the encoding left to the writer's thread when it has one."""
+        if not data:
+            return
+        writer = self.writer
+        if not isinstance(writer, ThreadedWriter):
+            super()._send_data(data)
+            return
+
+        def encode() -> bytes:
+            body = json.dumps(data, default=self._serialize_message).encode(self.CHARSET)
+            return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+        writer.write(encode)
 
     def reply_error(self, request_id: Any, error: JsonRpcException) -> None:
         if request_id is None:

@@ -15,13 +15,14 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO
 
 from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcParseError
-from pygls.io_ import StdoutWriter
 
 from foehn_lsp.lsp.framing import Frame, Framer, Unrecoverable
 from foehn_lsp.lsp.protocol import FoehnProtocol
+from foehn_lsp.lsp.writer import ThreadedWriter
 
 log = logging.getLogger(__name__)
 
@@ -37,35 +38,77 @@ def serve_stdio(
     stall: float = STALL_SECONDS,
 ) -> int:
     """Serve until ``exit`` or the end of input; returns the process exit status."""
-    source = stdin or sys.stdin.buffer
-    protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    fd = (stdin or sys.stdin.buffer).fileno()
+    output = stdout or sys.stdout.buffer
+
+    def send(data: bytes) -> None:
+        output.write(data)
+        output.flush()
+
+    writer = ThreadedWriter(send, output.close)
+    protocol.set_writer(writer)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue[bytes] = asyncio.Queue()
+
+        def read() -> None:
+            # A daemon thread: a blocked read must not hold up the process's exit.
+            while True:
+                try:
+                    data = os.read(fd, CHUNK)
+                except OSError:
+                    data = b""
+                loop.call_soon_threadsafe(chunks.put_nowait, data)
+                if not data:
+                    return
+
+        threading.Thread(target=read, name="foehn-stdin", daemon=True).start()
+        return await _serve(protocol, chunks.get, stall)
+
     try:
-        return asyncio.run(_serve(protocol, source.fileno(), stall))
-    except BrokenPipeError:
-        log.error("the client closed its end of the connection")
-        return 1
+        return asyncio.run(main())
+    finally:
+        writer.close()
 
 
-async def _serve(protocol: FoehnProtocol, fd: int, stall: float) -> int:
-    loop = asyncio.get_running_loop()
-    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+def serve_tcp(protocol: FoehnProtocol, host: str, port: int, stall: float = STALL_SECONDS) -> int:
+    """Serve one client on ``host:port`` (for debugging), the same way as over stdio."""
 
-    def read() -> None:
-        # A daemon thread: a blocked read must not hold up the process's exit.
-        while True:
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        status: asyncio.Future[int] = loop.create_future()
+
+        async def connection(reader: asyncio.StreamReader, stream: asyncio.StreamWriter) -> None:
+            writer = ThreadedWriter(
+                lambda data: loop.call_soon_threadsafe(stream.write, data),
+                lambda: loop.call_soon_threadsafe(stream.close),
+            )
+            protocol.set_writer(writer)
             try:
-                data = os.read(fd, CHUNK)
-            except OSError:
-                data = b""
-            loop.call_soon_threadsafe(chunks.put_nowait, data)
-            if not data:
-                return
+                code = await _serve(protocol, lambda: reader.read(CHUNK), stall)
+            finally:
+                writer.close()
+            if not status.done():
+                status.set_result(code)
 
-    threading.Thread(target=read, name="foehn-stdin", daemon=True).start()
+        server = await asyncio.start_server(connection, host, port)
+        log.info("serving on %s:%d", host, port)
+        async with server:
+            code = await status
+        await asyncio.sleep(0)  # let the last writes reach the socket
+        return code
+
+    return asyncio.run(main())
+
+
+async def _serve(
+    protocol: FoehnProtocol, read: Callable[[], Awaitable[bytes]], stall: float
+) -> int:
     framer = Framer()
     while True:
         try:
-            data = await asyncio.wait_for(chunks.get(), stall if framer.in_body else None)
+            data = await asyncio.wait_for(read(), stall if framer.in_body else None)
         except TimeoutError:
             frames = framer.stalled()
         else:
