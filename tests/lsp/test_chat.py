@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pydantic import SecretStr
+from pygls.exceptions import JsonRpcException
 
 from foehn_lsp.config import Settings
 from foehn_lsp.lsp.chat import provider_status
-from foehn_lsp.testing import ModelServer
+from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client
+from lsp.test_server import apply_to_disk
 
 
 @pytest.fixture
@@ -57,6 +59,54 @@ async def test_files_for_mentions_leave_out_what_gitignore_ignores(
         listed = await command(client, "foehn.chat.files")
     assert listed["files"] == [".gitignore", "README.md", "src/app.py"]
     assert listed["truncated"] is False
+
+
+async def test_file_before_a_turn_comes_from_the_sessions_checkpoint(
+    root: Path, model: ModelServer
+) -> None:
+    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
+    fix = {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]}
+    model.script(
+        Turn(tool_calls=[("edit_file", fix)]),
+        Turn(tool_calls=[("write_file", {"path": "new.py", "content": "x = 1\n"})]),
+        Turn(text="Done."),
+    )
+    async with lsp_client(root, model, init_options={"confirmRequest": True}) as client:
+
+        @client.feature("foehn/confirm")
+        def confirm(params: Any) -> dict[str, str]:
+            return {"decision": "allow"}
+
+        @client.feature(types.WORKSPACE_APPLY_EDIT)
+        def apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+            apply_to_disk(params.edit)
+            return types.ApplyWorkspaceEditResult(applied=True)
+
+        session = (await command(client, "foehn.session.new"))["sessionId"]
+        turn = await command(
+            client, "foehn.session.prompt", {"sessionId": session, "task": "fix", "runId": "r1"}
+        )
+        assert turn["runId"] == "r1"
+
+        async def before(path: str) -> Any:
+            return await command(
+                client,
+                "foehn.chat.fileDiff",
+                {"session": session, "turn": turn["turn"], "path": path},
+            )
+
+        edited, created = await before("app.py"), await before("new.py")
+        with pytest.raises(JsonRpcException, match="did not change"):
+            await before("other.py")
+        with pytest.raises(JsonRpcException, match="takes"):
+            await command(client, "foehn.chat.fileDiff", {"session": session})
+    assert (root / "app.py").read_text() == "def main():\n    return 2\n"
+    assert edited == {
+        "before": "def main():\n    return 1  # TODO\n",
+        "lost": False,
+        "binary": False,
+    }
+    assert created == {"before": None, "lost": False, "binary": False}
 
 
 def test_provider_status_follows_the_providers_rules() -> None:
