@@ -269,3 +269,38 @@ async def test_a_configuration_of_the_wrong_shape_leaves_the_settings_as_they_we
         assert (await run(client, "scan"))["stopReason"] == "max_iterations"
         logged = await client.wait_for(is_method("window/logMessage"))
         assert any("Foehn ignored its settings" in m["params"]["message"] for m in logged)
+
+
+async def test_a_client_that_leaves_during_a_confirmation_leaves_no_edit(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="never"))
+    async with raw_server(app, model) as client:
+        client.handlers["foehn/confirm"] = lambda params: NO_REPLY
+        await initialized(client, app, confirm_request=True, apply_edit=False)
+        client.request("workspace/executeCommand", {"command": "foehn.run", "arguments": ["fix"]})
+        await client.wait_for(is_method("foehn/confirm"))
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        assert await client.exit_code() == 1
+    assert (app / "app.py").read_text() == BEFORE
+
+
+async def test_cancel_request_for_a_run_answers_it_once_as_cancelled(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Fault(delay=30, then=Turn(text="too late")))
+    async with raw_server(app, model) as client:
+        await initialized(client, app)
+        client.request(
+            "workspace/executeCommand", {"command": "foehn.run", "arguments": ["wait"]}, msg_id="r"
+        )
+        await client.wait_for(is_method("foehn/runEvent"))
+        client.notify("$/cancelRequest", {"id": "r"})
+        reply = await client.reply("r")
+        assert reply["error"]["code"] == -32800
+        [done] = await client.wait_for(
+            lambda m: m.get("method") == "foehn/runEvent" and m["params"]["event"] == "done"
+        )
+        assert done["params"]["reason"] == "cancelled"
+        assert await client.absent(lambda m: m.get("id") == "r" and m is not reply, wait=0.5)
