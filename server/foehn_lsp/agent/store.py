@@ -33,6 +33,8 @@ from foehn_lsp.providers.messages import Message
 
 MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 FORMAT = 1
+_NOT_NEEDED = ('{"kind": "event"', '{"kind": "response"', '{"kind": "run"')
+"""How the records a load skips begin (``kind`` is always written first)."""
 
 
 class SessionNotFound(FoehnError):
@@ -274,6 +276,8 @@ class SessionStore:
             ) from None
         checkpoints: dict[int, tuple[FileState, ...]] = {}
         for number, line in enumerate(lines[1:], 2):
+            if line.startswith(_NOT_NEEDED):
+                continue  # events and responses: for replay, not for loading
             try:
                 record = json.loads(line)
                 kind = record.get("kind")
