@@ -131,7 +131,8 @@ async def test_a_stdio_server_sees_only_the_allowlist_and_its_own_env(
     everything: McpServerConfig,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("FOEHN_TEST_LEAK", "sk-this-must-not-leak-0123456789")
+    # Neither secret-named nor token-shaped: only the allowlist keeps it from the server.
+    monkeypatch.setenv("FOEHN_TEST_LEAK", "plain-leak-marker")
     config = everything.model_copy(update={"env": {}})
     with_env = McpServerConfig.model_validate(
         config.model_dump() | {"env": {"GIVEN_TO_SERVER": "yes", "SERVER_KEY": "given-key-0123"}}
@@ -142,7 +143,7 @@ async def test_a_stdio_server_sees_only_the_allowlist_and_its_own_env(
     assert "GIVEN_TO_SERVER" in result.output
     assert "PATH" in result.output
     assert "FOEHN_TEST_LEAK" not in result.output
-    assert "sk-this-must-not-leak" not in result.output
+    assert "plain-leak-marker" not in result.output
     assert "SERVER_KEY" in result.output
     assert "given-key-0123" not in result.output  # its own secret, echoed back, is hidden
 

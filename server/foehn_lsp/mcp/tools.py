@@ -173,7 +173,7 @@ class McpCatalogue:
                 hub=self.hub,
                 origin=origin,
                 timeout=call_timeout,
-                secrets=tuple(s for s in config.secrets() if len(s) >= 6),
+                scrubber=Scrubber.from_environment(config.secrets()),
             ),
             timeout=call_timeout * attempts + config.startup_timeout_seconds + RETRIES * 2,
         )
@@ -198,9 +198,9 @@ class _Caller:
     hub: McpHub
     origin: McpToolOrigin
     timeout: float
-    secrets: tuple[str, ...] = ()
-    """The server's header and env values: a server that echoes them back (``get-env``) must
-    not put them in front of the model."""
+    scrubber: Scrubber
+    """Foehn's scrubber with the server's own header and env values: a server that echoes them
+    back (``get-env``) must not put them in front of the model."""
 
     async def __call__(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         origin = self.origin
@@ -240,7 +240,12 @@ class _Caller:
                 return ToolResult.failure(
                     f"MCP server {origin.server!r} refused the call: {describe(exc)}"
                 )
-            return _without(self.secrets, convert_result(origin.server, result))
+            converted = convert_result(origin.server, result)
+            return ToolResult(
+                ok=converted.ok,
+                output=self.scrubber.text(converted.output),
+                data=self.scrubber.data(converted.data),
+            )
         raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -265,15 +270,6 @@ def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
     if result.is_error:
         return ToolResult.failure(f"MCP server {server!r} reported an error: {text}", data)
     return ToolResult.success(text, data)
-
-
-def _without(secrets: Sequence[str], result: ToolResult) -> ToolResult:
-    if not any(secret in result.output for secret in secrets):
-        return result
-    output = Scrubber(secrets, min_length=1).text(result.output)
-    return ToolResult(
-        ok=result.ok, output=output, data={"server": result.data["server"]} if result.data else None
-    )
 
 
 def _same_json(text: str, value: Any) -> bool:
