@@ -105,9 +105,11 @@ class Checkpoint:
         """Contents the session saw (read or wrote), to recover what a program overwrote."""
 
     def relative(self, path: Path) -> str:
+        """``path`` as checkpoints name files: relative to the workspace root, with "/"."""
         return self.workspace.display(path)
 
     def absolute(self, relative: str) -> Path:
+        """The path of a file named as checkpoints name it."""
         return self.workspace.root / relative
 
     def current(self, relative: str) -> bytes | None:
@@ -130,6 +132,7 @@ class Checkpoint:
         self.before[relative] = None if content is None else self.blobs.put(content)
 
     def remember_file(self, relative: str) -> None:
+        """Record the file's current content, if this turn has not yet."""
         if relative not in self.before:
             self.remember(relative, self.current(relative))
 
@@ -142,6 +145,7 @@ class Checkpoint:
             self.remember_file(self.relative(path))
 
     def before_plan(self, plan: EditPlan) -> None:
+        """Record every file ``plan`` would change, before it is applied."""
         for change in plan.changes:
             self._before_change(change)
 
@@ -240,6 +244,7 @@ class CheckpointingApplier:
         self.checkpoint = checkpoint
 
     async def apply(self, plan: EditPlan) -> ApplyOutcome:
+        """Record, then apply through the front end's applier."""
         await asyncio.to_thread(self.checkpoint.before_plan, plan)
         return await self.inner.apply(plan)
 
@@ -290,6 +295,7 @@ class ProgramWatch:
                 await asyncio.to_thread(checkpoint.program_changed, before, compare(before, after))
 
     def close(self) -> None:
+        """Stop watching (at the end of the turn)."""
         if self.watch is not None:
             self.watch.close()
 
@@ -328,6 +334,7 @@ class Watch:
 
     @classmethod
     def start(cls, root: Path) -> Watch:
+        """Watch ``root``'s folders; check ``usable`` before relying on it."""
         watch = cls(root)
         if not sys.platform.startswith("linux"):
             return watch
@@ -423,6 +430,7 @@ class Watch:
             self.known.add(relative)
 
     def close(self) -> None:
+        """Release the inotify descriptor."""
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
@@ -431,6 +439,8 @@ class Watch:
 
 @dataclass(frozen=True, kw_only=True)
 class RestorePlan:
+    """What an undo will do: one edit plan, and what it leaves out and why."""
+
     plan: EditPlan
     binary: tuple[tuple[str, bytes], ...]
     """Files whose previous content is not UTF-8 text, written on disk directly."""

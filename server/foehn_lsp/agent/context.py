@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from foehn_lsp.errors import ProviderError
 from foehn_lsp.providers import Provider
@@ -37,6 +38,7 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.tools.registry import ToolDefinition
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 KNOWN_WINDOWS: dict[str, int] = {
     "devstral": 128_000,
@@ -80,7 +82,7 @@ TOO_LONG = re.compile(
 )
 
 
-def lookup(table: dict[str, float] | dict[str, int] | dict[str, tuple[float, float]], model: str):  # type: ignore[no-untyped-def]
+def _longest_prefix(table: Mapping[str, T], model: str) -> T | None:
     best = ""
     for prefix in table:
         if model.lower().startswith(prefix) and len(prefix) > len(best):
@@ -89,13 +91,13 @@ def lookup(table: dict[str, float] | dict[str, int] | dict[str, tuple[float, flo
 
 
 def known_window(model: str) -> int | None:
-    window = lookup(KNOWN_WINDOWS, model)
-    return int(window) if window is not None else None
+    """The context window of a model Foehn knows, by the longest matching name prefix."""
+    return _longest_prefix(KNOWN_WINDOWS, model)
 
 
 def known_prices(model: str) -> tuple[float, float] | None:
-    prices = lookup(PRICES, model)
-    return prices if isinstance(prices, tuple) else None
+    """US dollars per million input and output tokens, for models whose prices are known."""
+    return _longest_prefix(PRICES, model)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +114,7 @@ class ContextMeter:
     """US dollars so far, where the provider's prices are known."""
 
     def describe(self) -> str:
+        """One line for the person: 'context 1,200 / 128,000 tokens (1%); spent …'."""
         window = f"{self.used:,} / {self.window:,} tokens" if self.window else f"{self.used:,}"
         share = f" ({self.used / self.window:.0%})" if self.window else ""
         cost = f", ${self.cost:.4f}" if self.cost is not None else ""
@@ -123,6 +126,8 @@ class ContextMeter:
 
 @dataclass(frozen=True, kw_only=True)
 class Compaction:
+    """The compacted conversation, its size before and after, and what was done, in words."""
+
     messages: tuple[Message, ...]
     before_tokens: int
     after_tokens: int
@@ -165,6 +170,7 @@ class ContextWindow:
         self.compactions = 0
 
     def count(self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()) -> int:
+        """Tokens a request with ``messages`` and ``tools`` would take (calibrated estimate)."""
         return int(estimate(messages, tools) * self.scale)
 
     def observe(self, messages: Sequence[Message], usage: Usage) -> ContextMeter:
@@ -181,6 +187,7 @@ class ContextWindow:
         return self.meter()
 
     def meter(self) -> ContextMeter:
+        """The window used now, the session's tokens and cost."""
         cost = None
         if self.prices is not None:
             cost = (
@@ -199,6 +206,7 @@ class ContextWindow:
         return bool(TOO_LONG.search(str(exc)))
 
     def fits(self, messages: Sequence[Message], tools: Sequence[ToolDefinition] = ()) -> bool:
+        """Whether the request, and room for the answer, fit the window (always, unknown)."""
         if self.window is None:
             return True
         return self.count(messages, tools) + self.reserve <= self.window

@@ -78,6 +78,7 @@ class RestoreReport:
     reason: str = ""
 
     def json(self) -> dict[str, Any]:
+        """As the language server returns it (``foehn.session.undo``)."""
         return {
             "applied": self.applied,
             "undone": list(self.undone),
@@ -140,14 +141,17 @@ class Session:
 
     @property
     def turns(self) -> tuple[TurnRecord, ...]:
+        """Every finished turn, in order: task, outcome and the files it changed."""
         return tuple(self._turns)
 
     @property
     def settings(self) -> Settings:
+        """The settings the session was built with."""
         return self.parts.settings
 
     @property
     def provider(self) -> Provider:
+        """The model the session's turns ask."""
         return self.parts.provider
 
     @property
@@ -157,12 +161,15 @@ class Session:
 
     @property
     def busy(self) -> bool:
+        """A turn (or an undo) is running in this object."""
         return self._running
 
     def meter(self) -> ContextMeter:
+        """The context used, the window, tokens spent and cost (where prices are known)."""
         return self.context.meter()
 
     def rename(self, title: str) -> None:
+        """Give the session a title (saved at once)."""
         self.store.rename(self.id, title)
         self.title = title.strip()
 

@@ -46,6 +46,7 @@ class SessionBusy(FoehnError):
 
 
 def state_dir() -> Path:
+    """The user's state directory for Foehn (audit logs, sessions)."""
     return Path(platformdirs.user_state_dir("foehn"))
 
 
@@ -71,6 +72,7 @@ class FileState:
     """The file was moved here from ``source`` (shown only; ``source`` has its own entry)."""
 
     def json(self) -> dict[str, Any]:
+        """As the checkpoint record stores it."""
         data: dict[str, Any] = {"path": self.path, "before": self.before, "after": self.after}
         if self.lost:
             data["lost"] = True
@@ -80,6 +82,7 @@ class FileState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileState:
+        """From a checkpoint record (``KeyError``/``TypeError`` for a damaged one)."""
         return cls(
             path=str(data["path"]),
             before=data.get("before"),
@@ -90,6 +93,7 @@ class FileState:
 
     @property
     def change(self) -> str:
+        """created, modified, deleted or moved (a file moved here is created from another)."""
         if self.before is None and not self.lost:
             return "moved" if self.source else "created"
         return "deleted" if self.after is None else "modified"
@@ -118,6 +122,8 @@ class TurnRecord:
 
 @dataclass(frozen=True, kw_only=True)
 class SessionSummary:
+    """A saved session as listed: enough to choose one."""
+
     id: str
     title: str
     created: float
@@ -158,11 +164,13 @@ class SessionStore:
         """Files ``list`` could not read, each with why."""
 
     def path(self, session_id: str) -> Path:
+        """The session's file; ``SessionNotFound`` for an id that cannot be a file name."""
         if not session_id or "/" in session_id or session_id.startswith("."):
             raise SessionNotFound(f"no session {session_id!r}")
         return self.folder / f"{session_id}.jsonl"
 
     def create(self, session_id: str, *, title: str = "") -> SessionData:
+        """Start a new, empty session file (its header)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         created = time.time()
         header = {
@@ -201,20 +209,25 @@ class SessionStore:
         return sorted(found, key=lambda s: s.updated, reverse=True)
 
     def latest(self) -> str | None:
+        """The most recently used session's id, if there is one."""
         sessions = self.list()
         return sessions[0].id if sessions else None
 
     def load(self, session_id: str) -> SessionData:
+        """The session with its messages and turns; ``SessionNotFound`` if there is none."""
         path = self.path(session_id)
         if not path.is_file():
             raise SessionNotFound(f"no session {session_id!r} in {self.root}")
         return self._read(path, messages=True)
 
     def rename(self, session_id: str, title: str) -> None:
+        """Append a new title (the last one counts)."""
         self.load(session_id)
         self.append(session_id, {"kind": "title", "title": title.strip()})
 
     def delete(self, session_id: str) -> None:
+        """Remove the session's file (waiting for no turn: ``SessionBusy`` if one runs), and
+        the stored contents no other session refers to."""
         path = self.path(session_id)
         if not path.is_file():
             raise SessionNotFound(f"no session {session_id!r} in {self.root}")
@@ -225,6 +238,7 @@ class SessionStore:
         self.blobs.collect(self._referenced())
 
     def append(self, session_id: str, record: dict[str, Any]) -> None:
+        """Add one record (already scrubbed) to the session's file."""
         with open(self.path(session_id), "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
@@ -344,6 +358,7 @@ class BlobStore:
         self.folder = folder
 
     def put(self, data: bytes) -> str:
+        """Store ``data`` (once) and return its digest."""
         digest = hashlib.sha256(data).hexdigest()
         path = self._path(digest)
         if not path.exists():
@@ -354,12 +369,14 @@ class BlobStore:
         return digest
 
     def get(self, digest: str) -> bytes:
+        """The content stored under ``digest``; ``FoehnError`` if it is missing."""
         try:
             return self._path(digest).read_bytes()
         except OSError as exc:
             raise FoehnError(f"a checkpointed file's content is missing ({digest[:12]})") from exc
 
     def has(self, digest: str) -> bool:
+        """Whether content with this digest is stored."""
         return self._path(digest).is_file()
 
     def collect(self, keep: Sequence[str] | set[str]) -> int:
