@@ -253,6 +253,7 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
         "tool_call",
         "tool_call_update",
         "agent_message_chunk",
+        "available_commands_update",
     ]
     assert replayed[0]["content"]["text"] == "What is main?"
     assert replayed[1]["title"] == "read_file app.py"
@@ -392,3 +393,30 @@ async def test_mcp_servers_from_the_client_are_used_or_reported(
     offered = {tool["function"]["name"] for tool in model.requests[0].body["tools"]}
     assert "mcp__clock__get_current_time" in offered
     assert client.text().startswith(f"[Foehn] {notes[0]}")
+
+
+async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."), Turn(text="A summary."))
+    client = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
+        [offered] = client.of("available_commands_update")
+        assert [c["name"] for c in offered["availableCommands"]] == ["undo", "compact"]
+        assert (app / "app.py").read_text() == "def main():\n    return 2\n"
+        undone = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")])
+        said = client.of("agent_message_chunk")[-1]["content"]["text"]
+        assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+        nothing = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo 9")])
+        refused = client.of("agent_message_chunk")[-1]["content"]["text"]
+        compacted = await conn.prompt(
+            session_id=session.session_id, prompt=[text_block("/compact")]
+        )
+        meter = client.of("agent_message_chunk")[-1]["content"]["text"]
+        with pytest.raises(RequestError, match="turn number"):
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo all")])
+    assert (undone.stop_reason, nothing.stop_reason, compacted.stop_reason) == ("end_turn",) * 3
+    assert said.startswith("Undid turn 1: put back app.py.")
+    assert client.writes[-1] == (str(app / "app.py"), "def main():\n    return 1  # TODO\n")
+    assert refused.startswith("Nothing was undone: there is no turn 9")
+    assert meter.startswith("Compacted: context ")

@@ -21,6 +21,7 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
     UsageEvent,
 )
+from foehn_lsp.agent.session import RestoreReport
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -323,3 +324,36 @@ def test_client_mcp_servers_become_foehn_server_entries() -> None:
     assert refused[1].startswith("'a/b': a server name")
     assert refused[2].startswith("ftp: ")
     assert "http://" in refused[2]
+
+
+def test_slash_commands_are_recognised_and_checked() -> None:
+    assert convert.slash_command("/undo") == convert.Command(name="undo")
+    assert convert.slash_command("/undo 3") == convert.Command(name="undo", turn=3)
+    assert convert.slash_command(" /compact ") == convert.Command(name="compact")
+    assert convert.slash_command("/undone work") is None
+    assert convert.slash_command("please /undo") is None
+    with pytest.raises(convert.UnsupportedContent, match="turn number"):
+        convert.slash_command("/undo everything")
+    with pytest.raises(convert.UnsupportedContent, match="no argument"):
+        convert.slash_command("/compact now")
+
+
+def test_an_undo_report_in_words() -> None:
+    done = RestoreReport(applied=True, undone=(2, 3), turn=5, restored=("a.py", "b.py"))
+    assert convert.undo_message(done) == (
+        "Undid turns 2, 3: put back a.py, b.py. /undo again to redo."
+    )
+    partly = RestoreReport(
+        applied=True,
+        undone=(1,),
+        unrestorable=("c.bin",),
+        reason="every file was already as before",
+    )
+    assert convert.undo_message(partly) == (
+        "Undid turn 1: every file was already as before. Could not put back (a program "
+        "changed them): c.bin."
+    )
+    refused = RestoreReport(applied=False, reason="no turn changed any file; nothing to undo")
+    assert convert.undo_message(refused) == (
+        "Nothing was undone: no turn changed any file; nothing to undo."
+    )

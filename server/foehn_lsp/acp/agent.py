@@ -133,6 +133,9 @@ class LiveSession:
     turn: asyncio.Task[RunOutcome] | None = None
     notes: list[str] = field(default_factory=list)
     """What the person should hear before the next turn (an MCP server that did not start)."""
+    commands_sent: bool = False
+    """Whether the client has heard the slash commands (sent once, with the first prompt or
+    the load, when the client surely knows the session)."""
     unfinished: dict[str, None] = field(default_factory=dict)
     """Calls of the running turn announced and not yet finished, in order."""
 
@@ -272,6 +275,8 @@ class FoehnAgent:
             raise self._busy(session_id)
         for update in convert.history_updates(live.session.messages, live.workspace):
             live.updates.put(update)
+        live.updates.put(convert.available_commands())
+        live.commands_sent = True
         await live.updates.flush()
         return schema.LoadSessionResponse(modes=self._modes(live), field_meta=self._meta(live))
 
@@ -397,6 +402,15 @@ class FoehnAgent:
             raise invalid("prompt", str(exc)) from None
         if not asked.text and not asked.context:
             raise invalid("prompt", "is empty; send at least one text block")
+        try:
+            command = convert.slash_command(asked.text)
+        except convert.UnsupportedContent as exc:
+            raise invalid("prompt", str(exc)) from None
+        if command is not None:
+            return await self._command(live, command)
+        if not live.commands_sent:
+            live.updates.put(convert.available_commands())
+            live.commands_sent = True
         for note in live.notes:
             live.updates.put(update_agent_message_text(f"[Foehn] {note}\n\n"))
         live.notes.clear()
@@ -427,6 +441,20 @@ class FoehnAgent:
         if outcome.reason == "error":
             raise RequestError(-32603, outcome.answer, {"stopReason": "error"})
         return schema.PromptResponse(stop_reason=convert.stop_reason(outcome.reason))
+
+    async def _command(self, live: LiveSession, command: convert.Command) -> schema.PromptResponse:
+        """``/undo`` and ``/compact``: answered in words, as a turn that ends at once."""
+        try:
+            if command.name == "undo":
+                report = await live.session.undo(to_turn=command.turn)
+                said = convert.undo_message(report)
+            else:
+                said = f"Compacted: {(await live.session.compact()).describe()}."
+        except SessionBusy:
+            raise self._busy(live.session.id) from None
+        live.updates.put(update_agent_message_text(said))
+        await live.updates.flush()
+        return schema.PromptResponse(stop_reason="end_turn")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         live = self.sessions.get(session_id)

@@ -23,6 +23,7 @@ from acp.helpers import (
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_available_commands,
     update_user_message_text,
 )
 from pydantic import SecretStr, ValidationError
@@ -44,6 +45,7 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
     UsageEvent,
 )
+from foehn_lsp.agent.session import RestoreReport
 from foehn_lsp.agent.store import SessionSummary
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.mcp.config import McpServerConfig
@@ -62,6 +64,7 @@ Update = (
     | schema.ToolCallStart
     | schema.ToolCallProgress
     | schema.UsageUpdate
+    | schema.AvailableCommandsUpdate
 )
 """The ``session/update`` payloads Foehn sends."""
 
@@ -447,3 +450,60 @@ def session_info(summary: SessionSummary, root: Path) -> schema.SessionInfo:
     return schema.SessionInfo(
         session_id=summary.id, cwd=str(root), title=summary.title or None, updated_at=updated
     )
+
+
+SlashCommand = Literal["undo", "compact"]
+
+COMMANDS: tuple[schema.AvailableCommand, ...] = (
+    schema.AvailableCommand(
+        name="undo",
+        description="Put back the files the last turn changed (or every turn from N on)",
+        input=schema.AvailableCommandInput(root=schema.UnstructuredCommandInput(hint="[turn]")),
+    ),
+    schema.AvailableCommand(
+        name="compact",
+        description="Shorten the conversation so far to fit the model's context window",
+    ),
+)
+
+
+def available_commands() -> schema.AvailableCommandsUpdate:
+    return update_available_commands(COMMANDS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    name: SlashCommand
+    turn: int | None = None
+    """For ``/undo N``: undo every turn from N on."""
+
+
+def slash_command(text: str) -> Command | None:
+    """``/undo``, ``/undo N`` or ``/compact`` as a command; anything else is a prompt. A command
+    with an argument it does not take is ``UnsupportedContent`` naming it."""
+    words = text.split()
+    if not words or words[0] not in ("/undo", "/compact"):
+        return None
+    if words[0] == "/compact":
+        if len(words) > 1:
+            raise UnsupportedContent("prompt: /compact takes no argument")
+        return Command(name="compact")
+    if len(words) == 1:
+        return Command(name="undo")
+    if len(words) == 2 and words[1].isdigit():
+        return Command(name="undo", turn=int(words[1]))
+    raise UnsupportedContent("prompt: /undo takes an optional turn number, e.g. /undo 2")
+
+
+def undo_message(report: RestoreReport) -> str:
+    """What an undo did, in words for the person."""
+    if not report.applied:
+        return f"Nothing was undone: {report.reason}."
+    turns = ", ".join(str(t) for t in report.undone)
+    restored = f"put back {', '.join(report.restored)}" if report.restored else report.reason
+    text = f"Undid turn{'s' if len(report.undone) > 1 else ''} {turns}: {restored}."
+    if report.unrestorable:
+        text += f" Could not put back (a program changed them): {', '.join(report.unrestorable)}."
+    if report.turn is not None:
+        text += " /undo again to redo."
+    return text
