@@ -1,9 +1,11 @@
 """The one module that knows both the Agent Client Protocol's schema and Foehn's own types.
 
-Everything here is a pure function: run events become ``session/update`` payloads, a prompt's
-content blocks become a task and its context, an approval request becomes permission options
-and the person's choice becomes a decision, a saved conversation becomes the updates that
-replay it. The agent (``acp/agent.py``) only moves these values over the connection.
+Everything here converts and changes nothing (the only look at the disk is resolving a call's
+paths for its locations): run events become ``session/update`` payloads, a prompt's content
+blocks become a task and its context, an approval request becomes permission options and the
+person's choice becomes a decision, a saved conversation becomes the updates that replay it,
+the client's MCP servers become Foehn's server entries. The agent (``acp/agent.py``) only moves
+these values over the connection.
 """
 
 from __future__ import annotations
