@@ -340,7 +340,9 @@ def sessions_command(args: argparse.Namespace) -> int:
                         "task": t.task,
                         "reason": t.reason,
                         "answer": t.answer,
-                        "files": [{"path": f.path, "change": f.change} for f in t.files],
+                        "files": [
+                            {"path": f.path, "change": f.change} for f in t.files if not f.folder
+                        ],
                         "undoOf": list(t.undo_of),
                     }
                     for t in data.turns
@@ -357,7 +359,7 @@ def sessions_command(args: argparse.Namespace) -> int:
         print(f"\n[{turn.index}] {turn.task.splitlines()[0] if turn.task else ''}")
         print(f"    {turn.reason}: {turn.answer.strip().splitlines()[0] if turn.answer else ''}")
         for state in turn.files:
-            print(f"    {state.change:<9} {state.path}")
+            print(f"    {state.change:<9} {state.path}{'/' if state.folder else ''}")
     for problem in data.problems:
         print(f"foehn: {problem}", file=sys.stderr)
     return EXIT_OK

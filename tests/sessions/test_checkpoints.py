@@ -17,10 +17,12 @@ class Changes:
     def __init__(self) -> None:
         self.created: list[str] = []
         self.existing: list[str] = []
+        self.folders: list[str] = []
 
-    def watched_changes(self, created: list[str], existing: list[str]) -> None:
+    def watched_changes(self, created: list[str], existing: list[str], folders: list[str]) -> None:
         self.created += created
         self.existing += existing
+        self.folders += folders
 
 
 @pytest.fixture
@@ -72,6 +74,7 @@ def test_the_watch_sees_the_same_changes_without_walking_the_tree(tree: Path) ->
         watch.drain(record=True, checkpoint=changes)  # type: ignore[arg-type]
         assert sorted(changes.created) == ["made/deep/c.py", "manual/x.md", "new.txt"]
         assert sorted(changes.existing) == ["docs/x.md", "src/b.py", "src/pkg/a.py"]
+        assert sorted(set(changes.folders)) == ["made", "made/deep", "manual"]
         shutil.rmtree(tree / "made")
         (tree / "manual" / "x.md").write_text("edited after the move\n")
         later = Changes()

@@ -123,7 +123,10 @@ def test_undo_puts_back_every_kind_of_change(
     server: ModelServer, project: Path, tmp_path: Path
 ) -> None:
     before = tree(project)
-    program = "open('data.txt','w').write('after\\n'); open('made.txt','w').write('x')"
+    program = (
+        "import os; open('data.txt','w').write('after\\n'); open('made.txt','w').write('x');"
+        "os.makedirs('gen'); open('gen/out.txt','w').write('y')"
+    )
     server.script(
         Turn(tool_calls=[("read_file", {"path": "data.txt"})]),
         Turn(
@@ -157,6 +160,7 @@ def test_undo_puts_back_every_kind_of_change(
         "gone.txt": "deleted",
         "data.txt": "modified",
         "made.txt": "created",
+        "gen/out.txt": "created",
     }
     (project / "app.py").write_text("changed by hand\n")
     refused = foehn("undo", "--workspace", str(project), state=tmp_path)
@@ -166,6 +170,8 @@ def test_undo_puts_back_every_kind_of_change(
     forced = foehn("undo", "--force", "--workspace", str(project), state=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert tree(project) == before
+    assert not (project / "pkg").exists()
+    assert not (project / "gen").exists()
     redo = foehn("undo", "--workspace", str(project), state=tmp_path)
     assert redo.returncode == 0
     assert "undid turn 2" in redo.stderr

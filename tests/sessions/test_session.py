@@ -175,7 +175,9 @@ def changing_turn() -> list[ModelResponse]:
                     "command": [
                         sys.executable,
                         "-c",
-                        "open('data.txt','w').write('after\\n');open('made.txt','w').write('x')",
+                        "import os; open('data.txt','w').write('after\\n');"
+                        "open('made.txt','w').write('x'); os.makedirs('gen/deep');"
+                        "open('gen/deep/out.txt','w').write('y')",
                     ]
                 },
             ),
@@ -212,15 +214,19 @@ async def test_undo_puts_back_edits_creations_moves_deletions_and_program_change
         "gone.txt": "deleted",
         "data.txt": "modified",
         "made.txt": "created",
+        "gen/deep/out.txt": "created",
     }
     assert tree(project) != before
     report = await chat.undo()
     assert report.applied, report
     assert report.undone == (2,)
     assert tree(project) == before
+    assert not (project / "pkg").exists()
+    assert not (project / "gen").exists()
     redo = await chat.undo()
     assert redo.undone == (3,)
     assert (project / "renamed.txt").read_text() == "old name\n"
+    assert (project / "gen" / "deep" / "out.txt").read_text() == "y"
     assert (project / "data.txt").read_text() == "after\n"
 
 

@@ -103,6 +103,8 @@ class Checkpoint:
         """Destination -> source, for showing moves."""
         self.held: dict[str, tuple[Stat, bytes]] = {}
         """Contents the session saw (read or wrote), to recover what a program overwrote."""
+        self.folders: set[str] = set()
+        """Folders the turn created."""
 
     def relative(self, path: Path) -> str:
         """``path`` as checkpoints name files: relative to the workspace root, with "/"."""
@@ -154,10 +156,12 @@ class Checkpoint:
             case WriteFile(path=path, old_text=old):
                 relative = self.relative(path)
                 if old is None:
+                    self.new_folders(path.parent)
                     self.remember(relative, None)
                 elif relative not in self.before:
                     self.remember(relative, old.encode("utf-8"))
             case MovePath(source=source, destination=destination):
+                self.new_folders(destination.parent)
                 if source.is_dir() and not source.is_symlink():
                     for name in snapshot(source):
                         self.remember_file(self.relative(source / name))
@@ -169,8 +173,15 @@ class Checkpoint:
                     self.moves[self.relative(destination)] = self.relative(source)
             case DeletePath(path=path):
                 self.remember_tree(path)
-            case MakeDirectory():
-                pass
+            case MakeDirectory(path=path):
+                self.new_folders(path)
+
+    def new_folders(self, folder: Path) -> None:
+        """Record ``folder`` and its ancestors that do not exist yet: the turn creates them,
+        so undo removes them (when nothing else is in them by then)."""
+        while folder != self.workspace.root and not folder.exists():
+            self.folders.add(self.relative(folder))
+            folder = folder.parent
 
     def hold(self, relative: str) -> None:
         """Keep what the session sees of a file now, in case a program overwrites it."""
@@ -199,9 +210,13 @@ class Checkpoint:
             else:
                 self.lost.add(relative)
 
-    def watched_changes(self, created: Iterable[str], existing: Iterable[str]) -> None:
-        """Record files a program created, and files that existed and it changed or deleted
-        (their previous content known if the session held it just before the call)."""
+    def watched_changes(
+        self, created: Iterable[str], existing: Iterable[str], folders: Iterable[str] = ()
+    ) -> None:
+        """Record files (and ``folders``) a program created, and files that existed and it
+        changed or deleted (their previous content known if the session held it just before
+        the call)."""
+        self.folders.update(folders)
         for relative in created:
             if relative not in self.before and relative not in self.lost:
                 self.before[relative] = None
@@ -233,6 +248,11 @@ class Checkpoint:
                     source=self.moves.get(relative) if before is None else None,
                 )
             )
+        states += [
+            FileState(path=folder, before=None, after=None, folder=True)
+            for folder in sorted(self.folders)
+            if self.absolute(folder).is_dir()
+        ]
         return tuple(states)
 
 
@@ -331,6 +351,8 @@ class Watch:
         """Watch descriptor -> folder relative to the root ("" for the root)."""
         self.known: set[str] = set()
         self._add_watch: Any = None
+        self.created_folders: list[str] = []
+        """Folders created since the last drain began."""
 
     @classmethod
     def start(cls, root: Path) -> Watch:
@@ -351,9 +373,11 @@ class Watch:
             watch.close()
         return watch
 
-    def _add_tree(self, folder: str, added: list[str] | None = None) -> bool:
+    def _add_tree(
+        self, folder: str, added: list[str] | None = None, folders: list[str] | None = None
+    ) -> bool:
         """Watch ``folder`` and everything below it; its files become known (and are listed
-        in ``added``)."""
+        in ``added``, its folders, itself included, in ``folders``)."""
         stack = [folder]
         while stack:
             relative = stack.pop()
@@ -362,6 +386,8 @@ class Watch:
             if wd < 0:
                 return ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR)
             self.folders[wd] = relative
+            if folders is not None:
+                folders.append(relative)
             try:
                 entries = os.scandir(self.root / relative if relative else self.root)
             except OSError:
@@ -382,6 +408,7 @@ class Watch:
         """Read the events so far; with ``record``, the files they touched go to the
         checkpoint (created if they were not known before)."""
         existed: dict[str, bool] = {}
+        self.created_folders = []
         while True:
             try:
                 data = os.read(self.fd, 1 << 16)
@@ -408,13 +435,14 @@ class Watch:
                 self._event(mask, relative, existed)
         if record:
             created = [p for p, before in existed.items() if not before]
-            checkpoint.watched_changes(created, [p for p, before in existed.items() if before])
+            existing = [p for p, before in existed.items() if before]
+            checkpoint.watched_changes(created, existing, self.created_folders)
 
     def _event(self, mask: int, relative: str, existed: dict[str, bool]) -> None:
         if mask & _IN_ISDIR:
             if mask & (_IN_CREATE | _IN_MOVED_TO):
                 added: list[str] = []
-                self._add_tree(relative, added)
+                self._add_tree(relative, added, self.created_folders)
                 for path in added:
                     existed.setdefault(path, False)
             elif mask & (_IN_DELETE | _IN_MOVED_FROM):
@@ -473,7 +501,14 @@ def plan_restore(
     changes: list[FileChange] = []
     binary: list[tuple[str, bytes]] = []
     restored, conflicts, unrestorable = [], [], []
+    folders = sorted(
+        (relative for relative, (first, _) in merged.items() if first.folder),
+        key=lambda name: name.count("/"),
+        reverse=True,
+    )
     for relative, (first, expected) in sorted(merged.items()):
+        if first.folder:
+            continue
         if first.lost:
             unrestorable.append(relative)
             continue
@@ -509,6 +544,12 @@ def plan_restore(
                 old_fingerprint=None if buffered or content is None else now,
             )
         )
+    deleted = {checkpoint.relative(c.path) for c in changes if isinstance(c, DeletePath)}
+    for relative in folders:  # the deepest first, so a parent sees its children go
+        path = checkpoint.absolute(relative)
+        if path.is_dir() and not path.is_symlink() and _emptied(path, relative, deleted):
+            changes.append(DeletePath(path=path, recursive=True))
+            deleted.add(relative)
     if conflicts and not force:
         restored, changes, binary = [], [], []
     summary = f"{label}: restore {len(restored)} file{'s' if len(restored) != 1 else ''}"
@@ -519,3 +560,13 @@ def plan_restore(
         conflicts=tuple(conflicts),
         unrestorable=tuple(unrestorable),
     )
+
+
+def _emptied(path: Path, relative: str, deleted: set[str]) -> bool:
+    """Whether everything in the folder is being deleted (so removing it loses nothing)."""
+    for folder, subfolders, files in os.walk(path):
+        inside = relative + folder[len(str(path)) :].replace(os.sep, "/")
+        for name in [*subfolders, *files]:
+            if f"{inside}/{name}" not in deleted:
+                return False
+    return True

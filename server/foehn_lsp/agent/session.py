@@ -454,4 +454,5 @@ def _changed(states: Sequence[FileState]) -> tuple[ChangedFile, ...]:
     return tuple(
         ChangedFile(path=s.path, change=s.change, source=s.source)  # type: ignore[arg-type]
         for s in states
+        if not s.folder
     )

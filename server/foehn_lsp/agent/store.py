@@ -70,12 +70,16 @@ class FileState:
     """The previous content is unknown (a program changed a file the session never held)."""
     source: str | None = None
     """The file was moved here from ``source`` (shown only; ``source`` has its own entry)."""
+    folder: bool = False
+    """A folder the turn created (undo removes it if nothing else is in it by then)."""
 
     def json(self) -> dict[str, Any]:
         """As the checkpoint record stores it."""
         data: dict[str, Any] = {"path": self.path, "before": self.before, "after": self.after}
         if self.lost:
             data["lost"] = True
+        if self.folder:
+            data["folder"] = True
         if self.source is not None:
             data["source"] = self.source
         return data
@@ -89,11 +93,14 @@ class FileState:
             after=data.get("after"),
             lost=bool(data.get("lost", False)),
             source=data.get("source"),
+            folder=bool(data.get("folder", False)),
         )
 
     @property
     def change(self) -> str:
         """created, modified, deleted or moved (a file moved here is created from another)."""
+        if self.folder:
+            return "created"
         if self.before is None and not self.lost:
             return "moved" if self.source else "created"
         return "deleted" if self.after is None else "modified"

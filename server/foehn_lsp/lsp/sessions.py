@@ -154,6 +154,7 @@ async def load(ls: FoehnServer, *args: Any) -> dict[str, Any]:
                     {"path": f.path, "change": f.change}
                     | ({"source": f.source} if f.source else {})
                     for f in t.files
+                    if not f.folder
                 ],
                 "undoOf": list(t.undo_of),
             }
