@@ -188,7 +188,9 @@ class Chat:
                 self.err.print(session.meter().describe())
             case "/compact":
                 meter = await session.compact()
-                self.err.print(f"compacted; {meter.describe()}")
+                result = session.compacted
+                done = f"compacted: {result.note}" if result else "nothing to compact yet"
+                self.err.print(f"{done}; {meter.describe()}")
             case "/sessions":
                 for summary in SessionStore(session.workspace.root).list():
                     mark = "*" if summary.id == session.id else " "

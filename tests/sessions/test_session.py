@@ -273,3 +273,23 @@ async def test_a_cancelled_turn_leaves_a_history_the_next_turn_can_send(root: Pa
     assert (result.call_id, result.content) == ("c0", "not run: cancelled")
     assert [m.content for m in sent if isinstance(m, UserMessage)] == ["wait", "again"]
     assert [t.reason for t in SessionStore(root).load(chat.id).turns] == ["cancelled", "answer"]
+
+
+async def test_compacting_on_demand_is_saved_and_loaded(root: Path) -> None:
+    answers = [say(f"Answer {n}: " + "detail " * 200) for n in range(6)]
+    chat, provider = session(root, [*answers, say("- asked six things; nothing decided")])
+    for number in range(6):
+        await chat.prompt(f"question {number}", emit=Recorder())
+    meter = await chat.compact()
+    result = chat.compacted
+    assert result is not None
+    assert meter.used == result.after_tokens
+    assert result.after_tokens < result.before_tokens
+    assert provider.requests[-1][1] == []  # the summary was asked for without tools
+    loaded = SessionStore(root).load(chat.id)
+    assert loaded.messages == list(chat.messages)
+    first = loaded.messages[1]
+    assert isinstance(first, UserMessage)
+    assert first.content.startswith("question 0")
+    assert "question 1" in first.content
+    assert "asked six things" in first.content

@@ -28,7 +28,7 @@ from foehn_lsp.agent.checkpoints import (
     merge,
     plan_restore,
 )
-from foehn_lsp.agent.context import ContextMeter, ContextWindow
+from foehn_lsp.agent.context import Compaction, ContextMeter, ContextWindow
 from foehn_lsp.agent.events import (
     ChangedFile,
     Done,
@@ -133,6 +133,8 @@ class Session:
         )
         self.context.used = self.context.count(self._messages) if self._messages else 0
         self._extra: Transcript | None = None
+        self.compacted: Compaction | None = None
+        """What the last ``compact`` did (``None``: nothing, or not asked yet)."""
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -396,11 +398,13 @@ class Session:
         )
 
     async def compact(self) -> ContextMeter:
-        """Compact the conversation now (``/compact``), whatever its size."""
+        """Compact the conversation now (``/compact``), whatever its size, and save it; the
+        meter after. ``compacted`` says what was done (``None``: too short to shorten)."""
         with self._hold():
             result = await self.context.fit(
                 self._messages, self.parts.discovery.registry.definitions(), force=True
             )
+            self.compacted = result
             if result is not None:
                 self._messages = result.messages
                 record = {

@@ -8,7 +8,7 @@
                            (also registered as foehn.session.show)
     foehn.session.rename   [sessionId, title] or [{sessionId, title}]
     foehn.session.undo     [{sessionId, toTurn?, force?}]           -> the RestoreReport
-    foehn.session.compact  [sessionId] or [{sessionId}]             -> the context meter
+    foehn.session.compact  [sessionId] or [{sessionId}]   -> {compacted, note, used, window, cost}
     foehn.session.delete   [sessionId] or [{sessionId}]             -> {deleted}
 
 A prompt is a turn run like ``foehn.run`` (progress, ``foehn/runEvent`` with the client's
@@ -200,7 +200,14 @@ async def compact(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         meter = await session.compact()
     except FoehnError as exc:
         raise _failed(exc) from None
-    return {"used": meter.used, "window": meter.window, "cost": meter.cost}
+    result = session.compacted
+    return {
+        "compacted": result is not None,
+        "note": result.note if result else "",
+        "used": meter.used,
+        "window": meter.window,
+        "cost": meter.cost,
+    }
 
 
 async def delete(ls: FoehnServer, *args: Any) -> dict[str, Any]:
