@@ -290,3 +290,28 @@ def test_ctrl_c_cancels_the_turn_and_a_second_one_leaves(
     listed = foehn("sessions", "list", "--json", "--workspace", str(project), state=tmp_path)
     [session] = json.loads(listed.stdout)["sessions"]
     assert session["turns"] == 2
+
+
+def test_replay_plays_a_session_file_back(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    server.script(
+        Turn(tool_calls=[("read_file", {"path": "app.py"})]),
+        Turn(text="It returns 1."),
+        Turn(tool_calls=[("scan", {"pattern": "*.txt"})]),
+        Turn(text="Three text files."),
+    )
+    first = foehn(
+        "run", "What does main return?", "--workspace", str(project), server=server,
+        state=tmp_path,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    second = foehn(
+        "run", "And the text files?", "--continue", "--workspace", str(project),
+        server=server, state=tmp_path,
+    )  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    [path] = (tmp_path / "foehn" / "sessions").glob("*/*.jsonl")
+    replayed = foehn("replay", str(path), state=tmp_path)
+    assert replayed.returncode == 0, replayed.stderr
+    assert "replayed 2 tool calls" in replayed.stdout
