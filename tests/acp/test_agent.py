@@ -396,7 +396,7 @@ async def test_mcp_servers_from_the_client_are_used_or_reported(
 
 
 async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."), Turn(text="A summary."))
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -419,4 +419,4 @@ async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer
     assert said.startswith("Undid turn 1: put back app.py.")
     assert client.writes[-1] == (str(app / "app.py"), "def main():\n    return 1  # TODO\n")
     assert refused.startswith("Nothing was undone: there is no turn 9")
-    assert meter.startswith("Compacted: context ")
+    assert meter.startswith("Nothing to compact yet; context ")  # one short turn so far

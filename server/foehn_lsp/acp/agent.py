@@ -449,7 +449,14 @@ class FoehnAgent:
                 report = await live.session.undo(to_turn=command.turn)
                 said = convert.undo_message(report)
             else:
-                said = f"Compacted: {(await live.session.compact()).describe()}."
+                meter = await live.session.compact()
+                done = live.session.compacted
+                said = (
+                    f"Compacted {done.before_tokens:,} tokens to {done.after_tokens:,}; "
+                    f"{meter.describe()}."
+                    if done is not None
+                    else f"Nothing to compact yet; {meter.describe()}."
+                )
         except SessionBusy:
             raise self._busy(live.session.id) from None
         live.updates.put(update_agent_message_text(said))
