@@ -364,7 +364,15 @@ def _path_candidates(argument: str) -> list[str]:
         return [argument]
     if argument.startswith("--"):
         return [argument.split("=", 1)[1]] if "=" in argument else []
-    return [tail for i in range(2, len(argument)) if (tail := argument[i:].lstrip("="))]
+    starts = {i for i in range(2, min(len(argument), MAX_CLUSTER))}
+    starts |= {i for i, c in enumerate(argument) if i >= 2 and c in "/~."}
+    return [tail for i in sorted(starts) if (tail := argument[i:].lstrip("="))]
+
+
+MAX_CLUSTER = 64
+"""Past this many characters of a short option cluster, only tails that start like a path
+(``/``, ``~``, ``.``) are checked: an attached value longer than that which is a bare name of
+a symbolic link is not worth quadratic work on every long argument."""
 
 
 def _escapes(value: str, workspace: Workspace, cwd: str) -> bool:
