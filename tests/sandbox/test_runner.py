@@ -199,3 +199,16 @@ async def test_a_git_folder_behind_a_symlink_is_still_read_only(root: Path) -> N
     done = await run(root, "workspace-write", WRITE)
     assert ".git/x refused Read-only file system" in done.output
     assert not (root / "gitdata" / "x").exists()
+
+
+def test_a_bubblewrap_that_cannot_work_here_is_reported_in_its_own_words(
+    tmp_path: Path,
+) -> None:
+    from foehn_lsp.sandbox.bwrap import probe
+
+    failing = tmp_path / "bwrap"
+    said = "bwrap: No permissions to create new namespace"
+    failing.write_text(f"#!/bin/sh\necho '{said}' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    assert probe(str(failing)) == f"{failing} cannot create namespaces here: {said}"
+    assert "could not be started" in (probe(str(tmp_path / "missing")) or "")
