@@ -226,7 +226,7 @@ def reading_model(steps: int, limit: int) -> Any:
 def test_a_long_task_finishes_on_a_small_window(
     server: ModelServer, root: Path, tmp_path: Path, window: str
 ) -> None:
-    steps = 60
+    steps = 100 if window == "setting" else 60
     for number in range(steps):
         (root / f"f{number}.txt").write_text(f"file {number}\n" + "x" * 60 + "\n" * 25)
     config = tmp_path / "config" / "foehn"
@@ -237,7 +237,7 @@ def test_a_long_task_finishes_on_a_small_window(
     (config / "config.toml").write_text(f"context_window = {size}\n")
     server.script(*([reading_model(steps, limit=26_000)] * (steps * 3)))
     done = foehn(
-        "run", "Read every file.", "--max-iterations", "100", "--json", "--workspace",
+        "run", "Read every file.", "--max-iterations", "150", "--json", "--workspace",
         str(root), server=server, state=tmp_path,
     )  # fmt: skip
     stream = events(done.stdout)

@@ -104,3 +104,23 @@ async def test_a_request_refused_as_too_long_is_recognised() -> None:
     forced = await window.fit(conversation(8), force=True)
     assert forced is not None
     assert forced.after_tokens < forced.before_tokens
+
+
+async def test_a_second_compaction_folds_the_first_note_in() -> None:
+    provider = ScriptedProvider([say("first summary"), say("second summary")])
+    window = ContextWindow(provider=provider, window=4000, reserve=500)
+    messages = conversation(10, result_chars=300)
+    messages.insert(12, UserMessage(content="Also rename\nthe module."))
+    first = await window.fit(messages)
+    assert first is not None
+    grown = [*first.messages, *conversation(10, result_chars=300)[2:]]
+    second = await window.fit(grown)
+    assert second is not None
+    head = second.messages[1]
+    assert isinstance(head, UserMessage)
+    assert head.content.count("[Foehn] To fit the model's context window") == 1
+    assert head.content.startswith("Fix the parser.\n\n[Foehn]")
+    assert "- Also rename\n  the module." in head.content
+    assert "second summary" in head.content
+    assert "first summary" not in head.content
+    assert "src/f0.py" in head.content

@@ -76,6 +76,9 @@ KEEP_EXCHANGES = 4
 TARGET = 0.6
 """After compacting, the conversation should take at most this share of the window."""
 NOTE_PREFIX = "[Foehn] "
+COMPACTED = f"{NOTE_PREFIX}To fit the model's context window"
+TASKS = "Tasks the person gave in that part, verbatim:"
+FILES = "Files changed in that part: "
 TOO_LONG = re.compile(
     r"(?i)(context[ _]length|context window|too long|too many tokens|maximum context|"
     r"prompt is too long|reduce the length|exceeds? the (?:model's )?(?:maximum|context))"
@@ -173,12 +176,18 @@ class ContextWindow:
         """Tokens a request with ``messages`` and ``tools`` would take (calibrated estimate)."""
         return int(estimate(messages, tools) * self.scale)
 
-    def observe(self, messages: Sequence[Message], usage: Usage) -> ContextMeter:
-        """Account for a response to ``messages`` (the last of which is the response)."""
+    def observe(
+        self,
+        messages: Sequence[Message],
+        usage: Usage,
+        tools: Sequence[ToolDefinition] = (),
+    ) -> ContextMeter:
+        """Account for a response to ``messages`` (the last of which is the response) sent
+        with ``tools``."""
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         if usage.input_tokens:
-            guessed = estimate(messages[:-1])
+            guessed = estimate(messages[:-1], tools)
             if guessed:
                 self.scale = min(max(usage.input_tokens / guessed, 0.25), 4.0)
             self.used = usage.input_tokens + usage.output_tokens
@@ -245,38 +254,46 @@ class ContextWindow:
         )
 
     async def summarise(self, messages: Sequence[Message]) -> tuple[list[Message], int]:
-        """Replace the oldest exchanges with one note; how many messages it replaced."""
+        """Replace the oldest exchanges with one note; how many messages it replaced. A note
+        from an earlier compaction is folded into the new one (its tasks and files carried
+        over, its summary summarised again), so notes never pile up."""
         start = 2 if len(messages) > 1 and isinstance(messages[0], SystemMessage) else 1
         cut = _cut_point(messages, KEEP_EXCHANGES)
         if cut <= start:
             return list(messages), 0
-        middle = messages[start:cut]
-        tasks = [
+        head = list(messages[:start])
+        middle = list(messages[start:cut])
+        tasks: list[str] = []
+        files: list[str] = []
+        first = head[-1]
+        if isinstance(first, UserMessage) and COMPACTED in first.content:
+            task, _, old = first.content.partition(f"\n\n{COMPACTED}")
+            head[-1] = UserMessage(content=task)
+            tasks, files = _carried(old)
+            middle.insert(0, UserMessage(content=COMPACTED + old))
+        tasks += [
             m.content
             for m in middle
             if isinstance(m, UserMessage) and not m.content.startswith(NOTE_PREFIX)
         ]
-        files = _files_changed(middle)
-        summary = await self._model_summary(messages[:start], middle)
+        files += [f for f in _files_changed(middle) if f not in files]
+        summary = await self._model_summary(middle)
         parts = [
-            f"{NOTE_PREFIX}To fit the model's context window, {len(middle)} earlier messages of "
-            "this conversation were compacted into this note. Tools can read anything again."
+            f"{COMPACTED}, {len(middle)} earlier messages of this conversation were compacted "
+            "into this note. Tools can read anything again."
         ]
         if tasks:
-            parts.append(
-                "Tasks the person gave in that part, verbatim:\n"
-                + "\n".join(f"- {t}" for t in tasks)
-            )
+            listed = "\n".join("- " + t.replace("\n", "\n  ") for t in tasks)
+            parts.append(f"{TASKS}\n{listed}")
         if files:
-            parts.append("Files changed in that part: " + ", ".join(files))
+            parts.append(FILES + ", ".join(files))
         if summary:
             parts.append("Summary of that part (decisions, findings, what is left):\n" + summary)
         note = UserMessage(content="\n\n".join(parts))
-        head = list(messages[:start])
         out = _merge_users([*head, note, *messages[cut:]])
         return out, len(middle)
 
-    async def _model_summary(self, head: Sequence[Message], middle: Sequence[Message]) -> str:
+    async def _model_summary(self, middle: Sequence[Message]) -> str:
         rendered = _render(middle, limit=max(4000, int((self.window or 32_000) * 0.5 * 4)))
         request: list[Message] = [
             SystemMessage(
@@ -326,6 +343,19 @@ def _result_note(message: ToolResultMessage) -> str:
         f"{len(message.content):,} characters, beginning {first!r}. Call the tool again if "
         "you need it."
     )
+
+
+def _carried(note: str) -> tuple[list[str], list[str]]:
+    """The tasks and files an earlier compaction note listed."""
+    tasks: list[str] = []
+    files: list[str] = []
+    for part in note.split("\n\n"):
+        if part.startswith(TASKS):
+            listed = part.removeprefix(TASKS).removeprefix("\n- ")
+            tasks += [t.replace("\n  ", "\n") for t in listed.split("\n- ")]
+        elif part.startswith(FILES):
+            files += part.removeprefix(FILES).split(", ")
+    return tasks, files
 
 
 def _cut_point(messages: Sequence[Message], keep: int) -> int:

@@ -247,7 +247,7 @@ class Agent:
         state.output_tokens += response.usage.output_tokens
         meter = None
         if self.context is not None:
-            meter = self.context.observe(state.messages, response.usage)
+            meter = self.context.observe(state.messages, response.usage, tools)
         emit(
             UsageEvent(
                 input_tokens=state.input_tokens,
