@@ -169,6 +169,8 @@ def test_a_whole_task_in_the_chat_view(
         Turn(text="Fixed the TODO in **app.py**: `main()` now returns 2."),
         Turn(tool_calls=[RENAME]),
         Turn(text="Renamed main to run."),
+        Turn(tool_calls=[("delete_path", {"path": "app.py"})]),
+        Turn(text="Left app.py alone."),
         Turn(
             text="It defines a function that returns 2. Call it with:\n```python\nprint(run())\n```"
         ),
@@ -228,6 +230,9 @@ def test_a_whole_task_in_the_chat_view(
     assert "def main():" in report["afterUndo"]
     assert "return 2" in report["afterUndo"]
     assert "return 1  # TODO" in report["afterFileUndo"]
+    assert "denied: keep it, please" in report["denied"]
+    assert "keep it, please" in json.dumps(model.requests[6].body["messages"])
+    assert "return 1  # TODO" in report["afterDenial"]
     assert "returns 2" in report["lightbulb"]
     assert "print(run())" in report["afterInsert"]
     assert "Stopped by you" in report["stopped"]
@@ -239,9 +244,13 @@ def test_a_whole_task_in_the_chat_view(
     assert "Server not found" in report["notFound"]
     assert "Set API key" in report["noKey"]
     assert "embedded model (small, offline)" in report["embedded"]
-    for check in ("a11yEmpty", "a11yTurn"):
+    for check in ("a11yEmpty", "a11yApproval", "a11yTurn"):
         assert report[check]["unnamed"] == [], report[check]
-        assert {"input", "send"} <= set(report[check]["reached"]), report[check]
+        assert "input" in report[check]["reached"], report[check]
+    assert "send" in report["a11yEmpty"]["reached"]
+    assert "send" in report["a11yTurn"]["reached"]
+    # While a turn runs, Send is disabled; the card's buttons and Stop are reachable.
+    assert {"openDiff", "approve", "stop"} <= set(report["a11yApproval"]["reached"])
     source_on_disk = source.read_text()
     assert source_on_disk == "def main():\n    return 1  # TODO\n"  # nothing was saved
     for name in (

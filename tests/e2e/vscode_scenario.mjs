@@ -77,6 +77,7 @@ async function approveInline(button, shotName) {
   report.approvals.push(await card.innerText());
   if (shotName) {
     await shot(shotName);
+    report.a11yApproval = await accessibility();
   }
   await card.locator(`button[data-decision="${button}"]`).click();
   await card.waitFor({ state: "detached", timeout: LONG });
@@ -97,9 +98,15 @@ async function accessibility() {
     buttons.filter((b) => !(b.getAttribute("aria-label") || b.textContent || "").trim()).map((b) => b.outerHTML));
   const reached = [];
   await chat().locator("#title").click();
-  for (let i = 0; i < 40 && !(reached.includes("input") && reached.includes("send")); i++) {
+  // Stops when Tab leaves the view (in the editor, Tab would type).
+  for (let i = 0; i < 40 && !reached.includes("send"); i++) {
     await page.keyboard.press("Tab");
-    reached.push(await chat().locator(":focus").evaluate((e) => e.id || e.getAttribute("data-action") || e.tagName).catch(() => "?"));
+    const focused = await chat().locator(":focus").evaluate((e) => e.id || e.getAttribute("data-action") || e.tagName)
+      .catch(() => undefined);
+    if (!focused) {
+      break;
+    }
+    reached.push(focused);
   }
   return { unnamed, reached };
 }
@@ -150,6 +157,17 @@ try {
   await chat().locator('section.turn').first().locator(".file-undone").waitFor({ state: "visible", timeout: LONG });
   report.afterFileUndo = await editorText("app.py");
   step("undid one file of the first turn");
+
+  // Deny with a message to the model.
+  await openChat();
+  await ask("Delete app.py");
+  const denyCard = chat().locator(".approval").last();
+  await denyCard.waitFor({ state: "visible", timeout: LONG });
+  await denyCard.locator("input.deny-message").fill("keep it, please");
+  await denyCard.locator('button[data-decision="deny"]').click();
+  report.denied = await turnDone("Left app.py alone");
+  report.afterDenial = await editorText("app.py");
+  step("denied a call with a message to the model");
 
   // The lightbulb: select the function, open the code actions, explain it.
   await page.locator(".editor-group-container.active .view-line").first().click();

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import { type HostMessage, type ViewMessage, parseViewMessage } from "./chat/messages";
+import { chatPage } from "./chat/page";
 import type { ChatPort } from "./conversation";
 
 export const VIEW_ID = "foehn.chat";
@@ -89,45 +90,10 @@ export class ChatView implements vscode.WebviewViewProvider, ChatPort, vscode.Di
 }
 
 function page(webview: vscode.Webview, media: vscode.Uri): string {
-  const nonce = randomBytes(16).toString("base64");
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(media, "webview.js"));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(media, "webview.css"));
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-  ].join("; ");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style}">
-<title>Foehn</title>
-</head>
-<body>
-<header class="top">
-  <h2 id="title">New chat</h2>
-  <button type="button" data-action="history" aria-label="Chat history: resume, rename or delete a chat" title="Chat history">History</button>
-  <button type="button" data-action="newChat" aria-label="New chat" title="New chat">New</button>
-</header>
-<div id="status"></div>
-<main id="log" aria-live="polite" aria-label="Conversation"></main>
-<div id="empty" class="empty"><p>Ask Foehn about this workspace, or to change it. Type <kbd>@</kbd> to add a file. Every change waits for your approval and can be undone.</p></div>
-<footer class="composer">
-  <div id="chips" class="chips" aria-label="Context sent with the question"></div>
-  <ul id="mentions" role="listbox" aria-label="Files" hidden></ul>
-  <textarea id="input" rows="3" aria-label="Ask Foehn" placeholder="Ask Foehn… (Enter to send, Shift+Enter for a new line, @ for a file)" role="combobox" aria-autocomplete="list" aria-controls="mentions" aria-expanded="false"></textarea>
-  <div class="row">
-    <span id="meter" class="meter" aria-label="Context used"></span>
-    <button type="button" id="stop" hidden>Stop</button>
-    <button type="button" id="send" class="primary">Send</button>
-  </div>
-</footer>
-<script nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
+  return chatPage({
+    cspSource: webview.cspSource,
+    nonce: randomBytes(16).toString("base64"),
+    script: webview.asWebviewUri(vscode.Uri.joinPath(media, "webview.js")).toString(),
+    style: webview.asWebviewUri(vscode.Uri.joinPath(media, "webview.css")).toString(),
+  });
 }

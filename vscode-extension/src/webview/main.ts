@@ -157,6 +157,8 @@ document.addEventListener("click", (event) => {
       for (const button of target.parentElement?.querySelectorAll("button") ?? []) {
         button.disabled = true;
       }
+      // The card goes once answered; the keyboard should not be left nowhere.
+      input.focus();
       break;
     }
     case "openDiff":
