@@ -95,3 +95,50 @@ async def test_finished_runs_leave_nothing_behind(root: Path, model: ModelServer
         await batch(200, 1800)
         after_2000 = rss_kib(client)
     assert after_2000 - after_200 < MAX_GROWTH_KIB, (after_200, after_2000)
+
+
+HOG = '''
+import time
+
+from foehn_lsp import RiskLevel, tool
+
+
+@tool(risk=RiskLevel.READ_ONLY)
+async def hog(seconds: float) -> str:
+    """Hold the event loop (a badly written tool)."""
+    time.sleep(seconds)
+    return "done"
+
+
+def tools():
+    return [hog]
+'''
+
+
+async def test_code_actions_are_answered_while_the_event_loop_is_held(
+    root: Path, model: ModelServer, tmp_path: Path
+) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "hog.py").write_text(HOG)
+    model.script(Turn(tool_calls=[("hog", {"seconds": 10})]), Turn(text="held"))
+    async with raw_server(root, model, FOEHN_PLUGIN_PATHS=str(plugins)) as client:
+        await initialized(client, root)
+        run = client.request(
+            "workspace/executeCommand", {"command": "foehn.run", "arguments": ["hold it"]}
+        )
+        await client.wait_for(
+            lambda m: m.get("method") == "foehn/runEvent" and m["params"]["event"] == "tool_call"
+        )
+        position = {"line": 0, "character": 0}
+        action = client.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": (root / "a.py").as_uri()},
+                "range": {"start": position, "end": {"line": 0, "character": 3}},
+                "context": {"diagnostics": []},
+            },
+        )
+        reply = await client.reply(action, within=5)  # the tool holds the loop for 10 s
+        assert reply["result"][0]["title"] == "Foehn: Explain selection"
+        assert (await client.reply(run, within=60))["result"]["answer"] == "held"

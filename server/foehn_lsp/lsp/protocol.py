@@ -19,8 +19,10 @@ The transport hands every decoded message to ``FoehnProtocol.receive`` as plain 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
+import sys
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from typing import Any
@@ -28,10 +30,12 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
+    JsonRpcInternalError,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcServerNotInitialized,
 )
+from pygls.feature_manager import is_thread_function
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -46,6 +50,8 @@ from foehn_lsp.lsp.writer import ThreadedWriter
 log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = -32603
+FAST_METHODS = frozenset({types.TEXT_DOCUMENT_CODE_ACTION})
+"""Requests whose (plain, synchronous) handlers need nothing but their parameters."""
 
 
 def raw_converter() -> Any:
@@ -72,8 +78,48 @@ class FoehnProtocol(LanguageServerProtocol):
         super().__init__(server, converter)
         self.initialize_received = False
         self.shutdown_received = False
+        self.ending = False
+        """Set by the reader on seeing ``shutdown`` or ``exit``: nothing more is answered early."""
         self.on_cancel: Callable[[Any], None] | None = None
         """Called with the id of every request the client cancels (the run manager's hook)."""
+
+    def answer_now(self, data: Any) -> bool:
+        """Answer ``data`` on the calling thread (the reader's) if it is a request that needs
+        nothing but its parameters, so that a busy event loop does not delay it: a code action
+        while twenty runs are working. Called on every message in stream order; False leaves
+        the message to ``receive`` on the event loop."""
+        if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
+            return False
+        method, request_id = data.get("method"), data.get("id")
+        if method in (types.SHUTDOWN, types.EXIT):
+            self.ending = True
+        if method not in FAST_METHODS or not _is_id(request_id):
+            return False
+        handler = self.fm.features.get(method)
+        if (
+            self.ending
+            or not self.initialize_received
+            or handler is None
+            or asyncio.iscoroutinefunction(handler)
+            or inspect.isgeneratorfunction(handler)
+            or is_thread_function(handler)  # type: ignore[no-untyped-call]
+            or not isinstance(data.get("params"), dict)
+        ):
+            return False
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": data["params"]}
+        try:
+            params = self.structure_message(message).params
+        except JsonRpcException:
+            return False  # ``receive`` answers it with what was wrong
+        try:
+            result = handler(params)
+        except Exception:
+            log.exception("%s failed", method)
+            error = JsonRpcInternalError.of(sys.exc_info()).to_response_error()  # type: ignore[no-untyped-call]
+            self._send_response(request_id, None, error)
+            return True
+        self._send_response(request_id, result)
+        return True
 
     def receive(self, data: Any) -> None:
         """Handle one decoded message; every request gets exactly one answer."""

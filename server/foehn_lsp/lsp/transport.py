@@ -13,9 +13,9 @@ import asyncio
 import json
 import logging
 import os
+import select
 import sys
 import threading
-from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO
 
 from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcParseError
@@ -50,21 +50,35 @@ def serve_stdio(
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
-        chunks: asyncio.Queue[bytes] = asyncio.Queue()
+        inbox: asyncio.Queue[Any] = asyncio.Queue()
+        reader = Reader(protocol)
 
         def read() -> None:
-            # A daemon thread: a blocked read must not hold up the process's exit.
+            # Frames are read, decoded and (when cheap) answered on this thread, so that a busy
+            # event loop delays none of it. A daemon thread: a blocked read must not hold up
+            # the process's exit.
             while True:
-                try:
-                    data = os.read(fd, CHUNK)
-                except OSError:
-                    data = b""
-                loop.call_soon_threadsafe(chunks.put_nowait, data)
-                if not data:
-                    return
+                waiting = stall if reader.in_body else None
+                if not select.select([fd], [], [], waiting)[0]:
+                    messages = reader.stalled()
+                else:
+                    try:
+                        data = os.read(fd, CHUNK)
+                    except OSError:
+                        data = b""
+                    if not data:
+                        loop.call_soon_threadsafe(inbox.put_nowait, END)
+                        return
+                    try:
+                        messages = reader.feed(data)
+                    except Unrecoverable as exc:
+                        loop.call_soon_threadsafe(inbox.put_nowait, exc)
+                        return
+                for message in messages:
+                    loop.call_soon_threadsafe(inbox.put_nowait, message)
 
         threading.Thread(target=read, name="foehn-stdin", daemon=True).start()
-        return await _serve(protocol, chunks.get, stall)
+        return await _handle(protocol, inbox)
 
     try:
         return asyncio.run(main())
@@ -79,15 +93,18 @@ def serve_tcp(protocol: FoehnProtocol, host: str, port: int, stall: float = STAL
         loop = asyncio.get_running_loop()
         status: asyncio.Future[int] = loop.create_future()
 
-        async def connection(reader: asyncio.StreamReader, stream: asyncio.StreamWriter) -> None:
+        async def connection(stream_in: asyncio.StreamReader, stream: asyncio.StreamWriter) -> None:
             writer = ThreadedWriter(
                 lambda data: loop.call_soon_threadsafe(stream.write, data),
                 lambda: loop.call_soon_threadsafe(stream.close),
             )
             protocol.set_writer(writer)
+            inbox: asyncio.Queue[Any] = asyncio.Queue()
+            pump = asyncio.ensure_future(_pump(Reader(protocol), stream_in, inbox, stall))
             try:
-                code = await _serve(protocol, lambda: reader.read(CHUNK), stall)
+                code = await _handle(protocol, inbox)
             finally:
+                pump.cancel()
                 writer.close()
             if not status.done():
                 status.set_result(code)
@@ -102,47 +119,93 @@ def serve_tcp(protocol: FoehnProtocol, host: str, port: int, stall: float = STAL
     return asyncio.run(main())
 
 
-async def _serve(
-    protocol: FoehnProtocol, read: Callable[[], Awaitable[bytes]], stall: float
-) -> int:
-    framer = Framer()
+async def _pump(
+    reader: Reader, stream: asyncio.StreamReader, inbox: asyncio.Queue[Any], stall: float
+) -> None:
     while True:
         try:
-            data = await asyncio.wait_for(read(), stall if framer.in_body else None)
+            data = await asyncio.wait_for(stream.read(CHUNK), stall if reader.in_body else None)
         except TimeoutError:
-            frames = framer.stalled()
+            messages = reader.stalled()
         else:
             if not data:
-                log.info("the client closed the input stream without exit")
-                return 0 if protocol.shutdown_received else 1
+                inbox.put_nowait(END)
+                return
             try:
-                frames = framer.feed(data)
+                messages = reader.feed(data)
             except Unrecoverable as exc:
-                log.error("the input stream cannot be recovered: %s; exiting", exc)
-                return 1
+                inbox.put_nowait(exc)
+                return
+        for message in messages:
+            inbox.put_nowait(message)
+
+
+async def _handle(protocol: FoehnProtocol, inbox: asyncio.Queue[Any]) -> int:
+    """Hand the decoded messages to the protocol, in order, until the stream ends."""
+    while True:
+        message = await inbox.get()
+        if message is END:
+            log.info("the client closed the input stream without exit")
+            return 0 if protocol.shutdown_received else 1
+        if isinstance(message, Unrecoverable):
+            log.error("the input stream cannot be recovered: %s; exiting", message)
+            return 1
+        try:
+            protocol.receive(message)
+        except SystemExit as exc:  # pygls's exit handler ends the process this way
+            return exc.code if isinstance(exc.code, int) else 1
+
+
+class Reader:
+    """Bytes to messages: frames, JSON, the answers to bad frames, and the answers to requests
+    that need nothing but their parameters (``FoehnProtocol.answer_now``). What is left goes to
+    the event loop."""
+
+    def __init__(self, protocol: FoehnProtocol) -> None:
+        self.protocol = protocol
+        self.framer = Framer()
+
+    @property
+    def in_body(self) -> bool:
+        return self.framer.in_body
+
+    def feed(self, data: bytes) -> list[Any]:
+        return self._messages(self.framer.feed(data))
+
+    def stalled(self) -> list[Any]:
+        return self._messages(self.framer.stalled())
+
+    def _messages(self, frames: list[Frame]) -> list[Any]:
+        messages = []
         for frame in frames:
-            try:
-                _dispatch(protocol, frame)
-            except SystemExit as exc:  # pygls's exit handler ends the process this way
-                return exc.code if isinstance(exc.code, int) else 1
-        if framer.skipped:
-            log.warning("skipped %d bytes that were not part of any frame", framer.skipped)
-            framer.skipped = 0
+            message = self._decode(frame)
+            if message is not SKIP and not self.protocol.answer_now(message):
+                messages.append(message)
+        if self.framer.skipped:
+            log.warning("skipped %d bytes that were not part of any frame", self.framer.skipped)
+            self.framer.skipped = 0
+        return messages
+
+    def _decode(self, frame: Frame) -> Any:
+        protocol = self.protocol
+        try:
+            data: Any = json.loads(frame.body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            log.warning("a frame that is not JSON (%s): %s", frame.problem or "length ok", exc)
+            protocol.reply_error(None, JsonRpcParseError(f"Parse error: {exc}"))
+            return SKIP
+        if frame.problem is not None:
+            request_id = data.get("id") if isinstance(data, dict) and "method" in data else None
+            log.warning("a bad frame: %s", frame.problem)
+            protocol.reply_error(
+                request_id if isinstance(request_id, str | int) else None,
+                JsonRpcInvalidRequest(f"Invalid Request: bad frame ({frame.problem})"),
+            )
+            return SKIP
+        return data
 
 
-def _dispatch(protocol: FoehnProtocol, frame: Frame) -> None:
-    try:
-        data: Any = json.loads(frame.body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        log.warning("a frame that is not JSON (%s): %s", frame.problem or "length ok", exc)
-        protocol.reply_error(None, JsonRpcParseError(f"Parse error: {exc}"))
-        return
-    if frame.problem is not None:
-        request_id = data.get("id") if isinstance(data, dict) and "method" in data else None
-        log.warning("a bad frame: %s", frame.problem)
-        protocol.reply_error(
-            request_id if isinstance(request_id, str | int) else None,
-            JsonRpcInvalidRequest(f"Invalid Request: bad frame ({frame.problem})"),
-        )
-        return
-    protocol.receive(data)
+END = object()
+"""The client closed the stream."""
+SKIP = object()
+"""A frame that was answered (or dropped) where it was read."""
