@@ -281,6 +281,7 @@ def test_ctrl_c_cancels_the_turn_and_a_second_one_leaves(
         child.expect_exact("›")
         child.sendcontrol("c")
         child.expect_exact("Ctrl-C again or Ctrl-D to leave")
+        child.expect_exact("›")  # the next prompt is up: Ctrl-D now reaches it
         child.sendcontrol("d")
         child.expect(pexpect.EOF, timeout=30)
     finally:

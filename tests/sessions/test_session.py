@@ -15,7 +15,14 @@ from agent.turns import calls, say
 from foehn_lsp import RiskLevel, tool
 from foehn_lsp.agent import Approved, FixedApprover, RunEvent
 from foehn_lsp.agent.builder import FrontEnd, build_session
-from foehn_lsp.agent.events import Done, FilesChanged, TurnStarted
+from foehn_lsp.agent.events import (
+    Done,
+    FilesChanged,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnStarted,
+    event_json,
+)
 from foehn_lsp.agent.records import read_transcript
 from foehn_lsp.agent.session import Session
 from foehn_lsp.agent.store import SessionBusy, SessionStore
@@ -293,3 +300,22 @@ async def test_compacting_on_demand_is_saved_and_loaded(root: Path) -> None:
     assert first.content.startswith("question 0")
     assert "question 1" in first.content
     assert "asked six things" in first.content
+
+
+async def test_events_carry_the_sandbox_policy_and_the_diff(project: Path) -> None:
+    chat, _ = session(project, changing_turn())
+    events = Recorder()
+    await chat.prompt("change things", emit=events)
+    calls_made = {e.tool: e for e in events if isinstance(e, ToolCallEvent)}
+    assert calls_made["run_command"].policy == "workspace-write"
+    assert calls_made["read_file"].policy is None
+    results = {e.tool: e for e in events if isinstance(e, ToolResultEvent)}
+    assert results["edit_file"].data is not None
+    assert "+    return 2" in results["edit_file"].data["diff"]
+    assert event_json(calls_made["read_file"]).keys() == {
+        "event",
+        "id",
+        "tool",
+        "arguments",
+        "risk",
+    }

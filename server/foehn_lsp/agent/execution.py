@@ -41,16 +41,26 @@ class TurnExecutor:
 
     async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         self._announce_call(
-            invocation.call_id, invocation.tool.name, invocation.raw_arguments, invocation.risk
+            invocation.call_id,
+            invocation.tool.name,
+            invocation.raw_arguments,
+            invocation.risk,
+            invocation.scope.sandbox,
         )
         return await next_step(invocation)
 
-    def _announce_call(self, call_id: str, name: str, raw: str, risk: RiskLevel) -> None:
+    def _announce_call(
+        self, call_id: str, name: str, raw: str, risk: RiskLevel, policy: str | None = None
+    ) -> None:
         if call_id not in self._announced:
             self._announced.add(call_id)
             self.emit(
                 ToolCallEvent(
-                    id=call_id, tool=name, arguments=shown_arguments(raw), risk=risk.value
+                    id=call_id,
+                    tool=name,
+                    arguments=shown_arguments(raw),
+                    risk=risk.value,
+                    policy=policy,
                 )
             )
 
@@ -86,7 +96,15 @@ class TurnExecutor:
         if len(output) > MAX_RESULT_CHARS:
             cut = len(output) - MAX_RESULT_CHARS
             output = output[:MAX_RESULT_CHARS] + f"\n... ({cut} characters cut; ask for less)"
-        self.emit(ToolResultEvent(id=call.id, tool=call.name, ok=result.ok, output=output))
+        self.emit(
+            ToolResultEvent(
+                id=call.id,
+                tool=call.name,
+                ok=result.ok,
+                output=output,
+                data=dict(result.data) if result.data else None,
+            )
+        )
         return ToolResultMessage(
             call_id=call.id, name=call.name, content=output, is_error=not result.ok
         )

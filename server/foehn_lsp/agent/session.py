@@ -258,11 +258,11 @@ class Session:
                 iterations=0,
                 messages=self._messages,
             )
-            self._close(transcript, audit, index, task, outcome, states[0])
+            self._close(transcript, audit, index, text, outcome, states[0])
             raise
         finally:
             watch.close()
-        self._close(transcript, audit, index, task, outcome, states[0])
+        self._close(transcript, audit, index, text, outcome, states[0])
         return outcome
 
     def _close(
@@ -277,7 +277,8 @@ class Session:
         undo_of: tuple[int, ...] = (),
         note: str = "",
     ) -> None:
-        """Append the turn's checkpoint and its closing record; the turn is now saved."""
+        """Append the turn's checkpoint and its closing record (``task``: the person's words;
+        the ``run`` record has them with the context); the turn is now saved."""
         old, new = self._messages, outcome.messages or self._messages
         base = 0
         while base < min(len(old), len(new)) and old[base] == new[base]:
