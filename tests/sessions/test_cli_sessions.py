@@ -316,3 +316,31 @@ def test_replay_plays_a_session_file_back(
     replayed = foehn("replay", str(path), state=tmp_path)
     assert replayed.returncode == 0, replayed.stderr
     assert "replayed 2 tool calls" in replayed.stdout
+
+
+def test_chat_asks_for_approval_in_place_and_undoes(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    server.script(
+        Turn(tool_calls=[("read_file", {"path": "app.py"})]),
+        Turn(
+            tool_calls=[
+                (
+                    "edit_file",
+                    {
+                        "path": "app.py",
+                        "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}],
+                    },
+                )
+            ]
+        ),
+        Turn(text="Fixed."),
+    )
+    typed = "Fix the TODO.\ny\n/undo\n/undo\n"
+    done = foehn("chat", "--workspace", str(project), server=server, state=tmp_path, stdin=typed)
+    assert done.returncode == 0, done.stderr
+    assert "Allow? [y] once" in done.stderr
+    assert "Fixed." in done.stdout
+    assert "undid turn 1: app.py" in done.stderr
+    assert "undid turn 2: app.py" in done.stderr
+    assert (project / "app.py").read_text() == "def main():\n    return 2\n"
