@@ -11,6 +11,7 @@ FOEHN_E2E_REQUIRED=1, so a missing install fails rather than skips)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -61,6 +62,21 @@ def _free_port() -> int:
 
 @pytest.fixture
 def code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
+    with _code_server(tmp_path, trust=False) as started:
+        yield started
+
+
+@pytest.fixture
+def trusting_code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
+    """code-server that asks whether to trust the folder (Restricted Mode if not)."""
+    with _code_server(tmp_path, trust=True) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def _code_server(
+    tmp_path: Path, *, trust: bool
+) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
     assert INSTALLED, "run scripts/setup-vscode-e2e first"
     # Always packaged afresh: a stale .vsix would test old code.
     subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True)
@@ -74,7 +90,7 @@ def code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServ
             "workbench.startupEditor": "none",
             "extensions.autoCheckUpdates": False,
             "extensions.autoUpdate": False,
-            "security.workspace.trust.enabled": False,
+            "security.workspace.trust.enabled": trust,
             "telemetry.telemetryLevel": "off",
             "files.autoSave": "off",
         }
@@ -123,7 +139,7 @@ def code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServ
             *common,
             "--disable-telemetry",
             "--disable-update-check",
-            "--disable-workspace-trust",
+            *([] if trust else ["--disable-workspace-trust"]),
             "--disable-getting-started-override",
             "--reconnection-grace-time",
             "5",
@@ -270,3 +286,31 @@ def test_a_whole_task_in_the_chat_view(
         "state-embedded-model.png",
     ):
         assert (SHOTS / name).stat().st_size > 10_000, name
+
+
+def test_restricted_mode_is_said_in_the_chat(
+    trusting_code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+) -> None:
+    url, env, model = trusting_code_server
+    (root / "app.py").write_text("x = 1\n")
+    done = subprocess.run(
+        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
+        env={
+            **env,
+            "FOEHN_E2E_HOME": str(E2E_HOME),
+            "CS_URL": url,
+            "WORKSPACE": str(root),
+            "SHOTS": str(SHOTS),
+            "PROFILE": str(tmp_path / "chromium"),
+            "SCENARIO": "restricted",
+        },
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    assert done.returncode == 0, (report, done.stderr[-2000:])
+    assert "Restricted mode" in report["restricted"]
+    assert "Manage workspace trust" in report["restricted"]
+    assert model.requests == []
+    assert (SHOTS / "state-restricted-mode.png").stat().st_size > 10_000

@@ -2,6 +2,7 @@
 // task in Foehn's chat view: ask, watch the answer stream, approve an edit inline (it lands
 // unsaved), follow up in the same session, undo that turn, ask from the lightbulb, reload and
 // resume the session. Checks the webview's buttons have names and can be reached by keyboard.
+// SCENARIO=restricted instead opens an untrusted folder and checks the chat says so.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
 // SETTINGS (the settings.json files, path-separated, rewritten at the end to change the server),
@@ -111,7 +112,22 @@ async function accessibility() {
   return { unnamed, reached };
 }
 
-try {
+/** The folder is not trusted: the chat says Restricted Mode, and no server starts. */
+async function restricted() {
+  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
+  // code-server opens an untrusted folder in Restricted Mode without asking.
+  await waitForWorkbench();
+  await page.locator('.statusbar-item:has-text("Restricted Mode")').first().waitFor({ state: "visible" });
+  await openChat();
+  const banner = chat().locator('#status .banner:has-text("Restricted mode")');
+  await banner.waitFor({ state: "visible", timeout: 60_000 });
+  report.restricted = await banner.innerText();
+  await shot("state-restricted-mode.png");
+  step("the chat says: Restricted mode");
+}
+
+/** The whole task in the chat, step by step. */
+async function fullTask() {
   await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
   await waitForWorkbench();
   step("workbench and extension ready");
@@ -263,6 +279,14 @@ try {
     report[key] = await banner.innerText();
     await shot(name);
     step(`the chat says: ${text}`);
+  }
+}
+
+try {
+  if (process.env.SCENARIO === "restricted") {
+    await restricted();
+  } else {
+    await fullTask();
   }
 } catch (error) {
   report.error = String(error);

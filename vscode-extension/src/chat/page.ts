@@ -35,8 +35,8 @@ export function chatPage({ cspSource, nonce, script, style }: PageSources): stri
   <button type="button" data-action="newChat" aria-label="New chat" title="New chat">New</button>
 </header>
 <div id="status"></div>
-<main id="log" aria-live="polite" aria-label="Conversation"></main>
 <div id="empty" class="empty"><p>Ask Foehn about this workspace, or to change it. Type <kbd>@</kbd> to add a file. Every change waits for your approval and can be undone.</p></div>
+<main id="log" aria-live="polite" aria-label="Conversation"></main>
 <footer class="composer">
   <div id="chips" class="chips" aria-label="Context sent with the question"></div>
   <ul id="mentions" role="listbox" aria-label="Files" hidden></ul>
