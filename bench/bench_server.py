@@ -21,7 +21,7 @@ from pygls.lsp.client import LanguageClient
 from foehn_lsp.testing import Fault, ModelServer, Turn
 
 HERE = Path(__file__).parent
-ROUNDS = 5
+ROUNDS = 7
 RUNS = 20
 STEPS = 10
 """Tool calls per run before the instant model answers."""
@@ -97,11 +97,6 @@ def _percentile(values: list[float], share: float) -> float:
 async def _measure(
     command: list[str], root: Path, env: dict[str, str], model: ModelServer | None
 ) -> dict[str, float]:
-    starts = []
-    for _ in range(ROUNDS):
-        client, elapsed = await _start(command, root, env)
-        starts.append(elapsed)
-        await _stop(client)
     client, _ = await _start(command, root, env)
     await asyncio.sleep(1.0)
     assert client._server is not None
@@ -125,7 +120,6 @@ async def _measure(
     assert model is None or all(r["stopReason"] == "answer" for r in results), results
     await _stop(client)
     return {
-        "initialize": statistics.median(starts),
         "rss": rss,
         "p50": statistics.median(timings),
         "p95": _percentile(timings, 0.95),
@@ -199,8 +193,20 @@ async def _main() -> list[str]:
                 "XDG_STATE_HOME": folder,
             }
         )
-        foehn = await _measure([sys.executable, "-m", "foehn_lsp", "serve"], root, env, model)
-        empty = await _measure([sys.executable, str(HERE / "empty_server.py")], root, env, None)
+        commands = {
+            "foehn": [sys.executable, "-m", "foehn_lsp", "serve"],
+            "empty": [sys.executable, str(HERE / "empty_server.py")],
+        }
+        starts: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(ROUNDS):  # alternating, so that both see the same machine
+            for name, command in commands.items():
+                client, elapsed = await _start(command, root, env)
+                starts[name].append(elapsed)
+                await _stop(client)
+        foehn = await _measure(commands["foehn"], root, env, model)
+        empty = await _measure(commands["empty"], root, env, None)
+        foehn["initialize"] = statistics.median(starts["foehn"])
+        empty["initialize"] = statistics.median(starts["empty"])
         cancel = {
             how: await _cancel_once(how, root, env, model)
             for how in ("progress", "request", "command")

@@ -90,7 +90,8 @@ class FoehnProtocol(LanguageServerProtocol):
         the message to ``receive`` on the event loop."""
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             return False
-        method, request_id = data.get("method"), data.get("id")
+        method = data.get("method")
+        request_id: Any = data.get("id")
         if method in (types.SHUTDOWN, types.EXIT):
             self.ending = True
         if method not in FAST_METHODS or not _is_id(request_id):
@@ -118,7 +119,8 @@ class FoehnProtocol(LanguageServerProtocol):
             error = JsonRpcInternalError.of(sys.exc_info()).to_response_error()  # type: ignore[no-untyped-call]
             self._send_response(request_id, None, error)
             return True
-        self._send_response(request_id, result)
+        response = JsonRPCResponseMessage(id=request_id, jsonrpc="2.0", result=result)
+        self._send_data(response, urgent=True)
         return True
 
     def receive(self, data: Any) -> None:
@@ -227,7 +229,7 @@ class FoehnProtocol(LanguageServerProtocol):
                 JsonRpcException(message="an answer with neither result nor error")
             )
 
-    def _send_data(self, data: Any) -> None:
+    def _send_data(self, data: Any, urgent: bool = False) -> None:
         """pygls's framing, with the encoding left to the writer's thread when it has one."""
         if not data:
             return
@@ -240,7 +242,7 @@ class FoehnProtocol(LanguageServerProtocol):
             body = json.dumps(data, default=self._serialize_message).encode(self.CHARSET)
             return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
-        writer.write(encode)
+        writer.write(encode, urgent)
 
     def reply_error(self, request_id: Any, error: JsonRpcException) -> None:
         if request_id is None:
