@@ -136,6 +136,7 @@ async def list_sessions(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 async def load(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     session_id, _ = _arguments(args, "foehn.session.load")
+    await ls.ready()
     session = _session(ls, session_id, _workspace(ls))
     meter = session.meter()
     return {
