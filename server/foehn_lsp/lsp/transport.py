@@ -58,8 +58,7 @@ def serve_stdio(
             # event loop delays none of it. A daemon thread: a blocked read must not hold up
             # the process's exit.
             while True:
-                waiting = stall if reader.in_body else None
-                if not select.select([fd], [], [], waiting)[0]:
+                if not _readable(fd, stall if reader.in_body else None):
                     messages = reader.stalled()
                 else:
                     try:
@@ -84,6 +83,15 @@ def serve_stdio(
         return asyncio.run(main())
     finally:
         writer.close()
+
+
+def _readable(fd: int, within: float | None) -> bool:
+    """Whether ``fd`` has input within ``within`` seconds (None: wait as long as it takes).
+    Where ``select`` cannot wait on a pipe (Windows), reads block and stalls go unnoticed."""
+    try:
+        return bool(select.select([fd], [], [], within)[0])
+    except (OSError, ValueError):
+        return True
 
 
 def serve_tcp(protocol: FoehnProtocol, host: str, port: int, stall: float = STALL_SECONDS) -> int:
