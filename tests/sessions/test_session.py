@@ -319,3 +319,28 @@ async def test_events_carry_the_sandbox_policy_and_the_diff(project: Path) -> No
         "arguments",
         "risk",
     }
+
+
+async def test_restore_to_before_a_turn_undoes_it_and_every_later_one(project: Path) -> None:
+    before = tree(project)
+    chat, _ = session(
+        project,
+        [
+            calls(("write_file", {"path": "one.txt", "content": "1\n"})),
+            say("one"),
+            say("nothing changed"),
+            calls(("delete_path", {"path": "gone.txt"}), prefix="d"),
+            say("two"),
+        ],
+    )
+    for task in ("first", "second", "third"):
+        await chat.prompt(task, emit=Recorder())
+    assert (project / "one.txt").exists()
+    assert not (project / "gone.txt").exists()
+    missing = await chat.undo(to_turn=9)
+    assert not missing.applied
+    assert "there is no turn 9" in missing.reason
+    report = await chat.undo(to_turn=1)
+    assert report.applied
+    assert report.undone == (1, 3)
+    assert tree(project) == before
