@@ -190,6 +190,8 @@ def test_a_whole_task_in_the_chat_view(
         Turn(
             text="It defines a function that returns 2. Call it with:\n```python\nprint(run())\n```"
         ),
+        Turn(text="It prints what run() returns."),
+        Turn(text="Yes, it is."),
         Fault(delay=60, then=Turn(text="This answer comes too late.")),
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -251,6 +253,8 @@ def test_a_whole_task_in_the_chat_view(
     assert "return 1  # TODO" in report["afterDenial"]
     assert "returns 2" in report["lightbulb"]
     assert "print(run())" in report["afterInsert"]
+    assert "What does app.py print?" in report["palette"]
+    assert "Is this line right?" in report["contextMenu"]
     assert "Stopped by you" in report["stopped"]
     assert "too late" not in report["stopped"]
     assert "Fix the TODO" in report["history"]
@@ -276,6 +280,7 @@ def test_a_whole_task_in_the_chat_view(
         "approval-diff-in-editor.png",
         "turn-undone.png",
         "lightbulb-answer-in-chat.png",
+        "context-menu-answer-in-chat.png",
         "turn-stopped.png",
         "history-picker.png",
         "session-resumed-after-reload.png",

@@ -190,9 +190,21 @@ async function fullTask() {
   await page.keyboard.press("Home");
   await page.keyboard.press("Shift+ArrowDown");
   await page.keyboard.press("Shift+ArrowDown");
-  await page.keyboard.press("Control+.");
   const action = page.locator('.action-widget .monaco-list-row:has-text("Foehn: Explain selection")').first();
-  await action.waitFor({ state: "visible", timeout: 30_000 });
+  // The code actions are asked for as the selection changes; a menu opened before they came
+  // shows none, so ask again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("Control+.");
+    try {
+      await action.waitFor({ state: "visible", timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt === 4) {
+        throw error;
+      }
+      await page.keyboard.press("Escape");
+    }
+  }
   await action.click();
   report.lightbulb = await turnDone("returns 2");
   await shot("lightbulb-answer-in-chat.png");
@@ -204,6 +216,26 @@ async function fullTask() {
     .waitFor({ state: "visible", timeout: 30_000 });
   report.afterInsert = await editorText("app.py");
   step("code block inserted at the cursor");
+
+  // The palette's Ask… and the editor's context menu answer in the chat too.
+  await page.keyboard.press("F1");
+  await quickInput(">Foehn: Ask…", "Foehn: Ask…");
+  await page.locator('.quick-input-widget .quick-input-title:has-text("Foehn: Ask…")').waitFor({ state: "visible" });
+  await page.locator(".quick-input-widget input").fill("What does app.py print?");
+  await page.keyboard.press("Enter");
+  report.palette = await turnDone("prints what run() returns");
+  step("palette Ask… answered in the chat");
+
+  await page.locator(".editor-group-container.active .view-line").first().click({ button: "right" });
+  const item = page.locator('.monaco-menu .action-item:has-text("Ask Foehn")').first();
+  await item.waitFor({ state: "visible", timeout: 30_000 });
+  await item.click();
+  await page.locator('.quick-input-widget .quick-input-title:has-text("Ask Foehn")').waitFor({ state: "visible" });
+  await page.locator(".quick-input-widget input").fill("Is this line right?");
+  await page.keyboard.press("Enter");
+  report.contextMenu = await turnDone("Yes, it is.");
+  await shot("context-menu-answer-in-chat.png");
+  step("context menu Ask Foehn answered in the chat");
 
   await openChat();
   await ask("Take your time");
