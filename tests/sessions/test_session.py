@@ -344,3 +344,29 @@ async def test_restore_to_before_a_turn_undoes_it_and_every_later_one(project: P
     assert report.applied
     assert report.undone == (1, 3)
     assert tree(project) == before
+
+
+async def test_changes_between_turns_are_not_the_next_turns(project: Path) -> None:
+    def program(code: str, prefix: str) -> ModelResponse:
+        return calls(("run_command", {"command": [sys.executable, "-c", code]}), prefix=prefix)
+
+    chat, _ = session(
+        project,
+        [
+            program("open('a.txt','w').write('1')", "p"),
+            say("made a"),
+            program("open('a.txt','w').write('2')", "q"),
+            say("changed a"),
+        ],
+    )
+    await chat.prompt("make a", emit=Recorder())
+    (project / "data.txt").write_text("edited by hand between turns\n")
+    events = Recorder()
+    await chat.prompt("change a", emit=events)
+    [changed] = [e for e in events if isinstance(e, FilesChanged)]
+    assert [(f.path, f.change) for f in changed.files] == [("a.txt", "modified")]
+    assert not any(f.lost for f in chat.turns[-1].files)
+    assert (await chat.undo()).restored == ("a.txt",)
+    assert (project / "a.txt").read_text() == "1"
+    assert (project / "data.txt").read_text() == "edited by hand between turns\n"
+    await chat.aclose()

@@ -16,6 +16,7 @@ files were changed by someone else since the turn (unless forced).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import errno
 import logging
@@ -23,7 +24,7 @@ import os
 import stat
 import struct
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -271,15 +272,23 @@ class CheckpointingApplier:
 
 class ProgramWatch:
     """Middleware: for calls whose sandbox may write, find what they changed. On Linux an
-    inotify watch on the workspace's folders, set up at the first such call of the turn, says
-    which files changed during the call, so a call costs nothing more however large the tree;
-    elsewhere (or when the watch cannot be set up) a stat snapshot before and after the call is
-    compared."""
+    inotify watch on the workspace's folders, set up at the first such call of the session,
+    says which files changed during the call, so a call costs nothing more however large the
+    tree; elsewhere (or when the watch cannot be set up) a stat snapshot before and after the
+    call is compared."""
 
-    def __init__(self, checkpoint: Checkpoint, held: Iterable[Path] = ()) -> None:
+    def __init__(
+        self,
+        checkpoint: Checkpoint,
+        held: Callable[[], Iterable[Path]],
+        *,
+        keeper: WatchKeeper,
+    ) -> None:
         self.checkpoint = checkpoint
-        self.seen = held
-        self.watch: Watch | None = None
+        self.held = held
+        """The files whose content to keep before each call: those the session has read or
+        changed (a program may overwrite them)."""
+        self.keeper = keeper
         self.active = 0
         self._lock = asyncio.Lock()
 
@@ -289,12 +298,12 @@ class ProgramWatch:
         checkpoint = self.checkpoint
         root = checkpoint.workspace.root
         async with self._lock:
-            if self.watch is None:
-                self.watch = await asyncio.to_thread(Watch.start, root)
-        watch = self.watch
+            if self.keeper.watch is None:
+                self.keeper.watch = await asyncio.to_thread(Watch.start, root)
+        watch = self.keeper.watch
 
         def prepare() -> dict[str, Stat] | None:
-            for path in list(self.seen):
+            for path in self.held():
                 checkpoint.hold(checkpoint.relative(path))
             if watch is not None and watch.usable:
                 watch.drain(record=self.active > 0, checkpoint=checkpoint)
@@ -314,10 +323,25 @@ class ProgramWatch:
                 before = before if before is not None else after
                 await asyncio.to_thread(checkpoint.program_changed, before, compare(before, after))
 
+
+class WatchKeeper:
+    """Keeps a session's watch from turn to turn, so it is set up once per session (between
+    turns its events only keep the list of files current); ``close`` when the session ends."""
+
+    def __init__(self) -> None:
+        self.watch: Watch | None = None
+
+    def refresh(self) -> None:
+        """At a turn's start: a watch that lost events is dropped (set up again if needed)."""
+        if self.watch is not None and not self.watch.usable:
+            self.watch.close()
+            self.watch = None
+
     def close(self) -> None:
-        """Stop watching (at the end of the turn)."""
+        """Stop watching."""
         if self.watch is not None:
             self.watch.close()
+            self.watch = None
 
 
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -463,6 +487,10 @@ class Watch:
             os.close(self.fd)
             self.fd = -1
         self.usable = False
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # a session that was never closed
+            self.close()
 
 
 @dataclass(frozen=True, kw_only=True)

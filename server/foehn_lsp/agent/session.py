@@ -25,6 +25,7 @@ from foehn_lsp.agent.checkpoints import (
     Checkpoint,
     CheckpointingApplier,
     ProgramWatch,
+    WatchKeeper,
     merge,
     plan_restore,
 )
@@ -133,6 +134,7 @@ class Session:
         )
         self.context.used = self.context.count(self._messages) if self._messages else 0
         self._extra: Transcript | None = None
+        self._watches = WatchKeeper()
         self.compacted: Compaction | None = None
         """What the last ``compact`` did (``None``: nothing, or not asked yet)."""
 
@@ -239,7 +241,14 @@ class Session:
         if not self._turns and not self.title:
             self.rename(title_of(text))
         record(TurnStarted(session=self.id, turn=index))
-        watch = ProgramWatch(checkpoint, files.seen)
+        self._watches.refresh()
+        earlier = {
+            self.workspace.root / f.path
+            for t in self._turns
+            for f in t.files
+            if f.after is not None and not f.folder
+        }
+        watch = ProgramWatch(checkpoint, lambda: [*files.seen, *earlier], keeper=self._watches)
         try:
             outcome = await agent.run(
                 RunRequest(task=text, context=context),
@@ -260,8 +269,6 @@ class Session:
             )
             self._close(transcript, audit, index, text, outcome, states[0])
             raise
-        finally:
-            watch.close()
         self._close(transcript, audit, index, text, outcome, states[0])
         return outcome
 
@@ -417,7 +424,9 @@ class Session:
             return self.meter()
 
     async def aclose(self) -> None:
-        """Release the provider (if the builder made it for this session)."""
+        """End the session's file watch, and release the provider if the builder made it for
+        this session."""
+        self._watches.close()
         if self._extra is not None:
             self._extra.close()
         if self.parts.owns_provider:

@@ -130,9 +130,12 @@ class RunManager:
             if (message := convert.progress_message(event)) is not None:
                 self._report(run, message)
 
-        outcome = await session.prompt(
-            arguments.task, context=context, emit=emit, stop=run.stop, run_id=run.id
-        )
+        try:
+            outcome = await session.prompt(
+                arguments.task, context=context, emit=emit, stop=run.stop, run_id=run.id
+            )
+        finally:
+            await session.aclose()  # the provider is the server's; this ends the session's watch
         summary = f"Foehn ({outcome.reason.replace('_', ' ')}): {outcome.answer}"
         server.window_log_message(convert.log(summary, error=outcome.reason == "error"))
         if not server.init_options.get("runEvents"):
