@@ -195,6 +195,7 @@ def test_a_whole_task_in_the_chat_view(
         Fault(delay=60, then=Turn(text="This answer comes too late.")),
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
     foehn = Path(sys.executable).with_name("foehn")
     servers = {}
     for name, provider in (("SERVER_NO_KEY", "mistral"), ("SERVER_EMBEDDED", "local")):

@@ -185,15 +185,16 @@ async function fullTask() {
   report.afterDenial = await editorText("app.py");
   step("denied a call with a message to the model");
 
-  // The lightbulb: select the function, open the code actions, explain it.
-  await page.locator(".editor-group-container.active .view-line").first().click();
-  await page.keyboard.press("Home");
-  await page.keyboard.press("Shift+ArrowDown");
-  await page.keyboard.press("Shift+ArrowDown");
+  // The lightbulb: select the function, open the code actions, explain it. The code actions
+  // are asked for as the selection changes; a menu opened before they came shows none (and
+  // Escape drops the selection), so select and ask again.
   const action = page.locator('.action-widget .monaco-list-row:has-text("Foehn: Explain selection")').first();
-  // The code actions are asked for as the selection changes; a menu opened before they came
-  // shows none, so ask again.
   for (let attempt = 1; ; attempt++) {
+    await openFile("app.py");
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.keyboard.press("Shift+ArrowDown");
+    await page.locator('.statusbar-item:has-text("selected")').first().waitFor({ state: "visible", timeout: 10_000 });
     await page.keyboard.press("Control+.");
     try {
       await action.waitFor({ state: "visible", timeout: 10_000 });
@@ -229,7 +230,9 @@ async function fullTask() {
   await page.locator(".editor-group-container.active .view-line").first().click({ button: "right" });
   const item = page.locator('.monaco-menu .action-item:has-text("Ask Foehn")').first();
   await item.waitFor({ state: "visible", timeout: 30_000 });
-  await item.click();
+  // The menu acts on mouse-up after its own hover; keyboard activation is deterministic.
+  await item.hover();
+  await page.keyboard.press("Enter");
   await page.locator('.quick-input-widget .quick-input-title:has-text("Ask Foehn")').waitFor({ state: "visible" });
   await page.locator(".quick-input-widget input").fill("Is this line right?");
   await page.keyboard.press("Enter");

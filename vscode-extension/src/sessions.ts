@@ -1,7 +1,7 @@
 // The session commands the server offers (server/foehn_lsp/lsp/sessions.py), typed, and the
 // mapping from a saved session's turns to the chat's turns. The mapping is pure and unit-tested.
 import type { ChangedFile, StopReason } from "./protocol";
-import type { Turn } from "./chat/state";
+import type { Block, Turn } from "./chat/state";
 
 export const COMMANDS = {
   create: "foehn.session.new",
@@ -35,10 +35,17 @@ export interface SavedTurn {
   undoOf?: number[];
 }
 
+/** A message of the conversation as the server saves it (providers/messages.py). */
+export type SavedMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string; tool_calls?: { id: string; name: string; arguments: string }[] }
+  | { role: "tool"; call_id: string; name: string; content: string; is_error?: boolean };
+
 export interface SavedSession {
   id: string;
   title: string;
   turns: SavedTurn[];
+  messages?: SavedMessage[];
   meter?: { used: number; window?: number | null; cost?: number | null };
 }
 
@@ -73,23 +80,63 @@ export function personText(task: string): { text: string; withContext: boolean }
   return cut ? { text: task.slice(0, cut.index), withContext: true } : { text: task, withContext: false };
 }
 
-/** A saved session's turns as the chat draws them (the tool calls are not kept, the answer is). */
+/** A saved session's turns as the chat draws them: each turn's text and tool calls from the
+ * saved messages when they line up with the turns (one person's message per turn; not after
+ * a compaction summarised them), else its answer. Risk levels are not saved, so resumed cards
+ * show none. */
 export function turnsOf(session: SavedSession): Turn[] {
   const undone = new Set(session.turns.flatMap((t) => t.undoOf ?? []));
-  return session.turns
-    .filter((t) => !t.undoOf?.length)
-    .map((t) => ({
-      runId: `${session.id}:${t.index}`,
-      index: t.index,
-      task: personText(t.task).text,
-      context: personText(t.task).withContext ? ["editor context"] : [],
-      blocks: t.answer ? [{ kind: "text" as const, text: t.answer }] : [],
-      status: "done" as const,
-      stop: t.reason,
-      iterations: t.iterations,
-      files: t.files.map((f) => ({ ...f, state: undone.has(t.index) ? ("undone" as const) : ("kept" as const) })),
-      undone: undone.has(t.index),
-    }));
+  const asked = session.turns.filter((t) => !t.undoOf?.length);
+  const streams = blocksByTurn(session.messages ?? [], asked.length);
+  return asked.map((t, i) => ({
+    runId: `${session.id}:${t.index}`,
+    index: t.index,
+    task: personText(t.task).text,
+    context: personText(t.task).withContext ? ["editor context"] : [],
+    blocks: streams?.[i]?.length ? streams[i]! : t.answer ? [{ kind: "text" as const, text: t.answer }] : [],
+    status: "done" as const,
+    stop: t.reason,
+    iterations: t.iterations,
+    files: t.files.map((f) => ({ ...f, state: undone.has(t.index) ? ("undone" as const) : ("kept" as const) })),
+    undone: undone.has(t.index),
+  }));
+}
+
+function blocksByTurn(messages: readonly SavedMessage[], turns: number): Block[][] | undefined {
+  const streams: Block[][] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      streams.push([]);
+      continue;
+    }
+    const blocks = streams[streams.length - 1];
+    if (!blocks) {
+      continue;
+    }
+    if (message.role === "assistant") {
+      if (message.content.trim()) {
+        blocks.push({ kind: "text", text: message.content });
+      }
+      for (const call of message.tool_calls ?? []) {
+        blocks.push({ kind: "tool", card: { id: call.id, tool: call.name, arguments: parsed(call.arguments), risk: "" } });
+      }
+    } else if (message.role === "tool") {
+      for (const [i, block] of blocks.entries()) {
+        if (block.kind === "tool" && block.card.id === message.call_id) {
+          blocks[i] = { kind: "tool", card: { ...block.card, ok: !message.is_error, output: message.content } };
+        }
+      }
+    }
+  }
+  return streams.length === turns ? streams : undefined;
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** "3 turns · 5 min ago" for the history picker. */

@@ -64,7 +64,8 @@ export function renderCard(card: ToolCard): string {
   return (
     `<div class="card risk-${esc(String(card.risk))}" data-card="${esc(card.id)}">` +
     `<div class="card-head"><span class="tool">${esc(card.tool)}</span>` +
-    `<span class="badge risk">${esc(String(card.risk).replace(/_/g, "-"))}</span>${policy}${outcome}</div>` +
+    (card.risk ? `<span class="badge risk">${esc(String(card.risk).replace(/_/g, "-"))}</span>` : "") +
+    `${policy}${outcome}</div>` +
     `<details data-details="${esc(card.id)}"><summary><code>${esc(short)}</code></summary>` +
     `<div class="label">Arguments</div><pre class="arguments">${esc(JSON.stringify(card.arguments, null, 2) ?? "")}</pre>${output}` +
     `</details>` +

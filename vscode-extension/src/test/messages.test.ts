@@ -49,3 +49,40 @@ test("a resumed turn shows the person's words; the context the server added beco
   assert.deepEqual(personText("First paragraph.\n\nSecond paragraph."), { text: "First paragraph.\n\nSecond paragraph.", withContext: false });
   assert.deepEqual(personText("compare @a.py\n\nThe person mentioned @a.py:\n```\nx\n```"), { text: "compare @a.py", withContext: true });
 });
+
+test("a resumed turn shows its tool calls and results when the saved messages line up", () => {
+  const [turn] = turnsOf({
+    id: "s1",
+    title: "Fix",
+    turns: [{ index: 1, task: "Fix it", reason: "answer", answer: "Fixed.", iterations: 1, files: [] }],
+    messages: [
+      { role: "system", content: "rules" },
+      { role: "user", content: "Fix it" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "edit_file", arguments: '{"path": "a.py"}' }] },
+      { role: "tool", call_id: "c1", name: "edit_file", content: "edited a.py" },
+      { role: "assistant", content: "Fixed." },
+    ],
+  });
+  assert.deepEqual(turn!.blocks, [
+    { kind: "tool", card: { id: "c1", tool: "edit_file", arguments: { path: "a.py" }, risk: "", ok: true, output: "edited a.py" } },
+    { kind: "text", text: "Fixed." },
+  ]);
+});
+
+test("after a compaction the messages do not line up, and the answers are shown", () => {
+  const turns = turnsOf({
+    id: "s1",
+    title: "Fix",
+    turns: [
+      { index: 1, task: "a", reason: "answer", answer: "A.", iterations: 0, files: [] },
+      { index: 2, task: "b", reason: "answer", answer: "B.", iterations: 0, files: [] },
+    ],
+    messages: [
+      { role: "user", content: "[summary of earlier turns]" },
+      { role: "user", content: "b" },
+      { role: "assistant", content: "B." },
+      { role: "user", content: "extra" },
+    ],
+  });
+  assert.deepEqual(turns.map((t) => t.blocks), [[{ kind: "text", text: "A." }], [{ kind: "text", text: "B." }]]);
+});
