@@ -261,7 +261,11 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         if crlf and "\r\n" not in old:
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         if not old:
-            problems.append(f"block {number}: old_text is empty; to create a file use write_file")
+            last = text.rstrip("\n").rpartition("\n")[2]
+            problems.append(
+                f"block {number}: old_text is empty; to add lines at the end, give the last line "
+                f"({last!r}) as old_text and repeat it in new_text before the new lines"
+            )
             continue
         starts = occurrences(text, old)
         if not starts:

@@ -24,6 +24,7 @@ from foehn_lsp.providers.local import (
 )
 from foehn_lsp.providers.messages import (
     AssistantMessage,
+    Message,
     ToolCall,
     ToolResultMessage,
     UserMessage,
@@ -196,3 +197,36 @@ async def test_the_prompt_cache_is_reused_from_step_to_step(
     later = provider.timings[-1]
     assert later.cached_tokens >= 0.8 * later.prompt_tokens
     assert LocalProvider(model_path=provider._model_path).load() is provider.load()
+
+
+async def test_after_a_failed_change_the_next_step_must_act(
+    registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """A small model answered 'I added the line' after write_file was refused; now the step
+    after a failed change admits only tool calls (a denial by the person does not count)."""
+    path = tmp_path / "scripted.gguf"
+    llama = _Llama(
+        {"tool": "read_file", "arguments": {"path": "notes.txt"}}, {"answer": "Not allowed."}
+    )
+    _servers[path] = llama
+    call = ToolCall(id="c1", name="write_file", arguments='{"path": "notes.txt", "content": "x"}')
+    history: list[Message] = [
+        UserMessage(content="Add x to notes.txt"),
+        AssistantMessage(tool_calls=(call,)),
+    ]
+    refused = ToolResultMessage(
+        call_id="c1", name="write_file", is_error=True, content="read_file notes.txt first"
+    )
+    denied = ToolResultMessage(
+        call_id="c1", name="write_file", is_error=True, content="the person denied this call"
+    )
+    try:
+        local = LocalProvider(model_path=path)
+        await local.complete([*history, refused], registry.definitions())
+        await local.complete([*history, denied], registry.definitions())
+    finally:
+        del _servers[path]
+    first, second = (r["response_format"]["json_schema"]["schema"] for r in llama.requests)  # type: ignore[index]
+    assert all("tool" in choice["properties"] for choice in first["anyOf"])
+    assert any("answer" in choice["properties"] for choice in second["anyOf"])
+    assert "FAILED" in json.dumps(llama.requests[0]["messages"])

@@ -126,6 +126,8 @@ with exactly one JSON object and nothing else:
 Rules:
 - Any question about the project's files needs a tool first. Use one tool per reply.
 - scan and search show only names and matching lines: to tell what a file says, read_file it.
+- A name is defined on the line with def, function or class before it; calls and imports only \
+use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
 - To change an existing file, even to add a line at its end, read_file it and then use \
 edit_file. write_file is for new files.
@@ -141,7 +143,7 @@ EXAMPLES: list[tuple[str, str, dict[str, Any]]] = [
     # (request, tool, arguments); the tool is skipped when the catalogue lacks it
     ("Which files are in the docs folder?", "scan", {"path": "docs"}),
     ("Show me the first lines of setup.cfg", "read_file", {"path": "setup.cfg", "limit": 40}),
-    ("Where is parse_header defined?", "search", {"pattern": "def parse_header"}),
+    ("Where is parse_header defined?", "search", {"pattern": "parse_header"}),
     ("List the Markdown files", "scan", {"pattern": "*.md"}),
     (
         "Create notes/todo.txt containing buy milk",
@@ -197,10 +199,29 @@ EPISODES: list[tuple[str, list[tuple[str, dict[str, Any], str]], str]] = [
             (
                 "edit_file",
                 {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "test\nlint"}]},
-                "edited tasks.txt (1 block)",
+                "edit tasks.txt (1 block)",
             ),
         ],
         "I added the line lint at the end of tasks.txt.",
+    ),
+    (
+        "In app.ini set debug to false",
+        [
+            (
+                "read_file",
+                {"path": "app.ini"},
+                "app.ini: lines 1-3 of 3\n     1\t[app]\n     2\tdebug = true\n     3\tport = 80",
+            ),
+            (
+                "edit_file",
+                {
+                    "path": "app.ini",
+                    "edits": [{"old_text": "debug = true", "new_text": "debug = false"}],
+                },
+                "edit app.ini (1 block)",
+            ),
+        ],
+        "I set debug to false in app.ini.",
     ),
     (
         "What does the Changelog say about 1.2?",
@@ -254,10 +275,11 @@ def _example_turns(names: set[str]) -> list[dict[str, str]]:
     return turns
 
 
-def _result_text(tool: str, content: str) -> str:
+def _result_text(tool: str, content: str, failed: bool = False) -> str:
     if len(content) > RESULT_CHARS:
         content = content[:RESULT_CHARS] + "\n... (cut)"
-    return f"Result of {tool}:\n{content}\n\n{RESULT_NOTE}"
+    status = " (FAILED: it did nothing; do what it says)" if failed else ""
+    return f"Result of {tool}{status}:\n{content}\n\n{RESULT_NOTE}"
 
 
 COPIED_LINES = re.compile(
@@ -265,7 +287,14 @@ COPIED_LINES = re.compile(
     r"no matches for |\s*\d+\t)",
     re.MULTILINE,
 )
-PROMPT_PIECES = ("Result of ", RESULT_NOTE[:30], "reply with {", "Reply with exactly one JSON")
+PROMPT_PIECES = (
+    "Result of ",
+    RESULT_NOTE[:30],
+    "reply with {",
+    "Reply with exactly one JSON",
+    "You already called",
+    "its result is above",
+)
 
 
 def copies_tool_output_or_prompt(answer: str) -> bool:
@@ -304,7 +333,9 @@ def inline_refs(schema: Any, root: Mapping[str, Any] | None = None) -> Any:
     return schema
 
 
-def step_schema(tools: Sequence[ToolDefinition], *, answer_only: bool = False) -> dict[str, Any]:
+def step_schema(
+    tools: Sequence[ToolDefinition], *, answer_only: bool = False, tools_only: bool = False
+) -> dict[str, Any]:
     answer = {
         "type": "object",
         "properties": {"answer": {"type": "string"}},
@@ -322,7 +353,25 @@ def step_schema(tools: Sequence[ToolDefinition], *, answer_only: bool = False) -
         }
         for t in tools
     ]
-    return {"anyOf": [*choices, answer]}
+    return {"anyOf": choices if tools_only else [*choices, answer]}
+
+
+CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
+DENIED = "the person denied this call"
+
+
+def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
+    """Whether the next step must be a tool call: right after a change that failed (not one the
+    person denied), a small model tends to answer as if it had worked; it has to act on what
+    the failure says (read the file first, fix the old_text) before it may answer."""
+    last = messages[-1] if messages else None
+    return (
+        bool(tools)
+        and isinstance(last, ToolResultMessage)
+        and last.is_error
+        and last.name in CHANGE_TOOLS
+        and DENIED not in last.content
+    )
 
 
 def _canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
@@ -451,8 +500,8 @@ class LocalProvider:
                     else:
                         text = json.dumps({"answer": content})
                     chat.append({"role": "assistant", "content": text})
-                case ToolResultMessage(name=name, content=content):
-                    chat.append({"role": "user", "content": _result_text(name, content)})
+                case ToolResultMessage(name=name, content=content, is_error=failed):
+                    chat.append({"role": "user", "content": _result_text(name, content, failed)})
         return chat
 
     async def complete(
@@ -470,7 +519,10 @@ class LocalProvider:
             if isinstance(m, AssistantMessage)
             for c in m.tool_calls
         }
-        step, usage = await self._decide(chat, step_schema(tools, answer_only=not tools))
+        step, usage = await self._decide(
+            chat,
+            step_schema(tools, answer_only=not tools, tools_only=must_act(messages, tools)),
+        )
         if "tool" in step and (
             _canonical(step["tool"], json.dumps(step["arguments"]), tools) in earlier
         ):
