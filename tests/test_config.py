@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from foehn_lsp import config
 from foehn_lsp.agent.prompt import DEFAULT, project_rules, system_message
 from foehn_lsp.config import (
     SENSITIVE,
@@ -233,6 +234,7 @@ def test_a_relative_system_message_file_is_read_from_the_user_config_directory(
 def test_a_server_of_your_own_without_a_model_is_said_once(
     user_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    config._warn_once.cache_clear()  # another test may have said it already in this process
     caplog.set_level(logging.WARNING, logger="foehn_lsp.config")
     env = {"FOEHN_PROVIDER": "openai", "FOEHN_BASE_URL": "http://127.0.0.1:11434/v1"}
     settings = load_settings(env=env, user_file=user_file)
