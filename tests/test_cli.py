@@ -274,7 +274,8 @@ def test_usage_errors_exit_with_2(app: Path, tmp_path: Path) -> None:
 def test_usage_errors_name_what_to_fix_in_one_line_before_anything_runs(
     server: ModelServer, app: Path, tmp_path: Path, arguments: list[str], message: str
 ) -> None:
-    done = foehn(*arguments, "--workspace", str(app), server=server, state=tmp_path)
+    no_model = {"FOEHN_MODEL": ""}
+    done = foehn(*arguments, "--workspace", str(app), server=server, state=tmp_path, env=no_model)
     if arguments[0] == "tools":
         done = foehn(*arguments, server=server, state=tmp_path)
     assert done.returncode == 2, done.stderr
