@@ -100,6 +100,19 @@ class ApprovalSettings(_Section):
     undefined: ApprovalMode = ApprovalMode.ASK
     tools: dict[str, ApprovalMode] = Field(default_factory=dict)
 
+    def refusing_changes(self) -> ApprovalSettings:
+        """This policy with every call that could change something refused without asking:
+        write, destructive and undefined calls are denied, and only per-tool overrides that
+        deny survive (a per-tool 'allow' or 'ask' could otherwise let a change through)."""
+        return self.model_copy(
+            update={
+                "write": ApprovalMode.DENY,
+                "destructive": ApprovalMode.DENY,
+                "undefined": ApprovalMode.DENY,
+                "tools": {k: v for k, v in self.tools.items() if v is ApprovalMode.DENY},
+            }
+        )
+
     def mode_for(self, tool: str, risk: RiskLevel) -> ApprovalMode:
         if tool in self.tools:
             return self.tools[tool]

@@ -251,3 +251,47 @@ def test_the_fallback_dialog_never_offers_to_remember_full_access() -> None:
     message = message_request(request).message
     assert "in the full sandbox with" in message
     assert message.endswith("allows this call once: full access is asked for every time.")
+
+
+async def test_restricted_mode_reads_but_changes_nothing_whatever_the_user_allows(
+    app: Path, model: ModelServer
+) -> None:
+    """An editor that does not trust the workspace (VS Code's Restricted Mode) still gets
+    answers from read-only tools; edits and programs are refused without asking, even when the
+    person's own settings allow them, and the workspace's plugins are not loaded."""
+    folder = plugin_folder(app)
+    edit = {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]}
+    model.script(
+        Turn(tool_calls=[("read_file", {"path": "app.py"})]),
+        Turn(tool_calls=[("edit_file", edit), ("run_command", {"command": ["touch", "made"]})]),
+        Turn(text="read it; could not change it"),
+    )
+    user_level = {
+        "trustWorkspace": True,
+        "approval": {"write": "allow", "destructive": "allow", "tools": {"edit_file": "allow"}},
+    }
+    asked: list[types.ShowMessageRequestParams] = []
+    async with lsp_client(
+        app,
+        model,
+        env=ENV,
+        init_options={"restrictedMode": True},
+        configuration={"userLevel": user_level},
+    ) as client:
+
+        @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def allow(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+            asked.append(params)
+            return types.MessageActionItem(title="Allow")
+
+        names = await tool_names(client)
+        result = await run(client, "look, then change")
+    assert result["answer"] == "read it; could not change it"
+    assert asked == []
+    assert (app / "app.py").read_text() == "def main():\n    return 1\n"
+    assert not (app / "made").exists()
+    assert "evil" not in names
+    assert not (folder / "imported").exists()
+    results = [m for m in model.requests[2].body["messages"] if m["role"] == "tool"]
+    assert "def main()" in results[0]["content"]
+    assert all("policy denies" in m["content"] for m in results[1:])

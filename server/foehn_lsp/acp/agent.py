@@ -37,8 +37,6 @@ from foehn_lsp.agent.session import Session
 from foehn_lsp.agent.store import SessionBusy, SessionNotFound, SessionStore
 from foehn_lsp.config import (
     PROVIDER_KEY_VARIABLES,
-    ApprovalMode,
-    ApprovalSettings,
     Settings,
     load_settings,
 )
@@ -70,20 +68,6 @@ MODES: tuple[schema.SessionMode, ...] = (
         description="Every call that could change something is refused without asking.",
     ),
 )
-
-
-def read_only_policy(policy: ApprovalSettings) -> ApprovalSettings:
-    """``policy`` with every call that could change something refused: writes, destructive and
-    undefined calls are denied, and no per-tool 'allow' survives (a tool asked about is
-    refused by the approver, see ``ClientApprover.read_only``)."""
-    return policy.model_copy(
-        update={
-            "write": ApprovalMode.DENY,
-            "destructive": ApprovalMode.DENY,
-            "undefined": ApprovalMode.DENY,
-            "tools": {k: v for k, v in policy.tools.items() if v is not ApprovalMode.ALLOW},
-        }
-    )
 
 
 def invalid(field_name: str, message: str) -> RequestError:
@@ -381,7 +365,7 @@ class FoehnAgent:
         live.approver.read_only = live.mode == "read-only"
         approval = live.settings.approval
         if live.mode == "read-only":
-            approval = read_only_policy(approval)
+            approval = approval.refusing_changes()
         # The agent reads the session's settings at the start of each turn: a running turn
         # keeps the mode it started with, the next one uses the new one.
         live.session.parts = dataclasses.replace(

@@ -113,7 +113,17 @@ class FoehnServer(LanguageServer):
         previous = self._settings
         self.timeouts = client.ClientTimeouts.from_editor(self.editor_settings)
         try:
-            self._settings = load_settings(editor=self.editor_settings)
+            settings = load_settings(editor=self.editor_settings)
+            if self.init_options.get("restrictedMode") is True:
+                # The editor does not trust the workspace (VS Code's Restricted Mode): reads
+                # only, and nothing the workspace could bring in (plugins, rules, MCP servers).
+                settings = settings.model_copy(
+                    update={
+                        "approval": settings.approval.refusing_changes(),
+                        "trust_workspace": False,
+                    }
+                )
+            self._settings = settings
             self.settings_error = None
         except ConfigError as exc:
             self.settings_error = str(exc)
