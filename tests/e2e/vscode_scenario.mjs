@@ -112,7 +112,7 @@ async function accessibility() {
   return { unnamed, reached };
 }
 
-/** The folder is not trusted: the chat says Restricted Mode, and no server starts. */
+/** The folder is not trusted: the chat says Restricted Mode (the server runs with read-only tools). */
 async function restricted() {
   await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
   // code-server opens an untrusted folder in Restricted Mode without asking.

@@ -49,10 +49,9 @@ export class Server implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    if (!vscode.workspace.isTrusted) {
-      this.set({ kind: "restricted" });
-      return;
-    }
+    // Restricted Mode: the server still runs, with read-only tools and nothing the workspace
+    // brings (its .venv, plugins, rules, settings); trusting the workspace restarts it.
+    const restricted = !vscode.workspace.isTrusted;
     this.set({ kind: "starting" });
     const settings = vscode.workspace.getConfiguration("foehn");
     // Which program runs is the person's choice, never a workspace's: user level only.
@@ -60,7 +59,7 @@ export class Server implements vscode.Disposable {
     const found = findServer({
       serverPath: userLevel("serverPath"),
       pythonPath: userLevel("pythonPath"),
-      workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      workspaceFolders: restricted ? [] : (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       pathVariable: process.env["PATH"] ?? "",
       platform: process.platform,
       isExecutable,
@@ -78,7 +77,7 @@ export class Server implements vscode.Disposable {
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
-      initializationOptions: { confirmRequest: true, runEvents: true },
+      initializationOptions: { confirmRequest: true, runEvents: true, restrictedMode: restricted },
       outputChannel: this.output,
       connectionOptions: { maxRestartCount: 4 },
       middleware: this.middleware,
@@ -99,6 +98,10 @@ export class Server implements vscode.Disposable {
    * before the first question rather than after it fails. */
   async refreshStatus(): Promise<void> {
     if (!this.client) {
+      return;
+    }
+    if (!vscode.workspace.isTrusted) {
+      this.set({ kind: "restricted" });
       return;
     }
     try {
@@ -158,7 +161,7 @@ export function statusMessage(status: ServerStatus): string {
     case "noKey":
       return `Foehn has no API key for ${status.provider}: run "Foehn: Set API Key".`;
     case "restricted":
-      return "Foehn does not run in Restricted Mode: trust the workspace first.";
+      return "Foehn is in Restricted Mode: read-only tools only, until the workspace is trusted.";
     case "failed":
       return status.message;
   }

@@ -179,7 +179,8 @@ export function renderStatus(status: ServerStatus): string {
     case "restricted":
       return (
         `<div class="banner warn" role="alert"><strong>Restricted mode.</strong> This workspace is not trusted, so Foehn ` +
-        `does not start its server here. ${button("workbench.trust.manage", "Manage workspace trust")}</div>`
+        `answers with read-only tools only and ignores the workspace's own settings, plugins and rules. ` +
+        `${button("workbench.trust.manage", "Manage workspace trust")}</div>`
       );
     case "failed":
       return `<div class="banner error" role="alert">${esc(status.message)} ${button("foehn.restartServer", "Restart the server")}</div>`;
