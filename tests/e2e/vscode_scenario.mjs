@@ -189,14 +189,16 @@ async function fullTask() {
   // are asked for as the selection changes; a menu opened before they came shows none (and
   // Escape drops the selection), so select and ask again.
   const action = page.locator('.action-widget .monaco-list-row:has-text("Foehn: Explain selection")').first();
+  // The editor must have the keyboard (a chat input may still hold it): click into its text.
   for (let attempt = 1; ; attempt++) {
-    await openFile("app.py");
-    await page.keyboard.press("Control+Home");
-    await page.keyboard.press("Shift+ArrowDown");
-    await page.keyboard.press("Shift+ArrowDown");
-    await page.locator('.statusbar-item:has-text("selected")').first().waitFor({ state: "visible", timeout: 10_000 });
-    await page.keyboard.press("Control+.");
     try {
+      await openFile("app.py");
+      await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+      await page.keyboard.press("Control+Home");
+      await page.keyboard.press("Shift+ArrowDown");
+      await page.keyboard.press("Shift+ArrowDown");
+      await page.locator('.statusbar-item:has-text("selected")').first().waitFor({ state: "visible", timeout: 10_000 });
+      await page.keyboard.press("Control+.");
       await action.waitFor({ state: "visible", timeout: 10_000 });
       break;
     } catch (error) {
