@@ -55,7 +55,9 @@ def checkpoint_figures(root: Path) -> Iterator[str]:
         touched.write_text(f"x = {next(counter)}\n")
 
     class Sink:
-        def watched_changes(self, created: Sequence[str], existing: Sequence[str]) -> None:
+        def watched_changes(
+            self, created: Sequence[str], existing: Sequence[str], folders: Sequence[str] = ()
+        ) -> None:
             assert list(existing) == ["pkg6/mod300/f30000.py"], existing
 
     started = time.perf_counter()
