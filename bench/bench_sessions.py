@@ -46,7 +46,7 @@ def median_ms(action: Callable[[], object], rounds: int = ROUNDS) -> float:
 
 
 def checkpoint_figures(root: Path) -> Iterator[str]:
-    from foehn_lsp.agent.checkpoints import Watch, compare, snapshot
+    from foehn_lsp.sessions.checkpoints import Watch, compare, snapshot
 
     touched = root / "pkg6" / "mod300" / "f30000.py"
     counter = iter(range(10**9))

@@ -287,7 +287,7 @@ def test_usage_errors_name_what_to_fix_in_one_line_before_anything_runs(
 
 def test_version_help_and_exit_codes(tmp_path: Path) -> None:
     from foehn_lsp import __version__
-    from foehn_lsp.cli import build_parser
+    from foehn_lsp.cli.main import build_parser
 
     version = foehn("--version", state=tmp_path)
     assert (version.returncode, version.stdout) == (0, f"foehn {__version__}\n")
@@ -344,7 +344,7 @@ def test_json_events_validate_against_the_published_schema(
 ) -> None:
     import jsonschema
 
-    from foehn_lsp.event_schema import SCHEMA_FILE
+    from foehn_lsp.cli.event_schema import SCHEMA_FILE
 
     schema = json.loads(SCHEMA_FILE.read_text())
     script_fix(server)
@@ -369,10 +369,10 @@ def test_json_events_validate_against_the_published_schema(
 
 
 def test_the_published_event_schema_is_the_generated_one() -> None:
-    from foehn_lsp.event_schema import SCHEMA_FILE, render
+    from foehn_lsp.cli.event_schema import SCHEMA_FILE, render
 
     assert SCHEMA_FILE.read_text() == render(), (
-        "regenerate: python -m foehn_lsp.event_schema --write"
+        "regenerate: python -m foehn_lsp.cli.event_schema --write"
     )
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp import config
 from foehn_lsp.agent.prompt import DEFAULT, project_rules, system_message
 from foehn_lsp.config import (
     SENSITIVE,
@@ -17,6 +16,7 @@ from foehn_lsp.config import (
     origin_of,
     settings_layers,
 )
+from foehn_lsp.config import settings as config
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.workspace import Workspace
 
@@ -47,7 +47,7 @@ WORKSPACE_VALUES = {
 
 
 def test_every_sensitive_key_is_covered_here() -> None:
-    from foehn_lsp.config import _snake
+    from foehn_lsp.config.settings import _snake
 
     assert {_snake(key) for key in WORKSPACE_VALUES} == SENSITIVE
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from foehn_lsp.cli.config_report import report
 from foehn_lsp.config import Settings, settings_layers
-from foehn_lsp.config_report import report
 
 KEY = "sk-report-0123456789abcdef"
 

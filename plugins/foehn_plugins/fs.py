@@ -28,8 +28,8 @@ from foehn_lsp.workspace import (
     WriteFile,
     execute_plan,
 )
+from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
-from foehn_plugins._ripgrep import check_glob, common_args, ripgrep
 from foehn_plugins._suggest import suggestion
 
 MAX_SCAN_ENTRIES = 500

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foehn_lsp.agent.focus import editor_context
+from foehn_lsp.agent.editor_context import editor_context
 
 
 def test_the_file_the_selected_lines_and_the_diagnostic() -> None:

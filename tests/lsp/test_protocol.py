@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from foehn_lsp.agent.approval import Approved, Denied
-from foehn_lsp.lsp import answers, create_server
-from foehn_lsp.lsp.framing import Frame, Framer, Unrecoverable
+from foehn_lsp.lsp import create_server
+from foehn_lsp.lsp.wire import answers
+from foehn_lsp.lsp.wire.framing import Frame, Framer, Unrecoverable
 
 BODY = b'{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}'
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.agent.checkpoints import Watch, compare, snapshot
+from foehn_lsp.sessions.checkpoints import Watch, compare, snapshot
 
 
 class Changes:

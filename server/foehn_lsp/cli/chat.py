@@ -37,12 +37,12 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
-from foehn_lsp.agent.builder import FrontEnd, NoModel, build_session
-from foehn_lsp.agent.session import RestoreReport, Session
-from foehn_lsp.agent.store import SessionNotFound, SessionStore
+from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
 from foehn_lsp.config import load_settings
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.terminal import HumanPrinter, TerminalApprover, error_console
+from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.sessions.session import RestoreReport, Session
+from foehn_lsp.sessions.store import SessionNotFound, SessionStore
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 HELP = """\

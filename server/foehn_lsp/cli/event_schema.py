@@ -4,8 +4,8 @@ The published file is ``server/foehn_lsp/schema/events-v{VERSION}.json``; a test
 equals what this module generates, so it follows ``agent/events.py``. Adding an event type or an
 optional field keeps the version; removing or changing a field's meaning needs a new version.
 
-    python -m foehn_lsp.event_schema          # print it
-    python -m foehn_lsp.event_schema --write  # regenerate the published file
+    python -m foehn_lsp.cli.event_schema          # print it
+    python -m foehn_lsp.cli.event_schema --write  # regenerate the published file
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pydantic import Field, TypeAdapter
 from foehn_lsp.agent.events import RunEvent
 
 VERSION = 1
-SCHEMA_FILE = Path(__file__).parent / "schema" / f"events-v{VERSION}.json"
+SCHEMA_FILE = Path(__file__).parents[1] / "schema" / f"events-v{VERSION}.json"
 
 
 def event_schema() -> dict[str, Any]:

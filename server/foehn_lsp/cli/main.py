@@ -19,18 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp import __version__, chat, replay
+from foehn_lsp import __version__
 from foehn_lsp.agent import RunOutcome
 from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
-from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import EventSink
-from foehn_lsp.config import Settings, load_settings
-from foehn_lsp.config_report import add_parser as add_config_parser
-from foehn_lsp.errors import FoehnError
-from foehn_lsp.sandbox import startup_warning, system_sandbox
-from foehn_lsp.terminal import HumanPrinter, JsonPrinter, TerminalApprover, run_header
-from foehn_lsp.tools.discovery import Discovery, discover
-from foehn_lsp.usage import (
+from foehn_lsp.cli import chat, replay
+from foehn_lsp.cli.args import (
     EXIT_CANCELLED,
     EXIT_CODES,
     EXIT_ERROR,
@@ -45,6 +39,13 @@ from foehn_lsp.usage import (
     task_text,
     writable_file,
 )
+from foehn_lsp.cli.config_report import add_parser as add_config_parser
+from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, TerminalApprover, run_header
+from foehn_lsp.config import Settings, load_settings
+from foehn_lsp.errors import FoehnError
+from foehn_lsp.sandbox import startup_warning, system_sandbox
+from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.tools.discovery import Discovery, discover
 
 
 def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
@@ -241,7 +242,7 @@ def _acp_command(args: argparse.Namespace) -> int:
 
 
 def _mcp_command(args: argparse.Namespace) -> int:
-    from foehn_lsp.mcp.server import main as mcp_main
+    from foehn_lsp.mcp_server.server import main as mcp_main
 
     return mcp_main(
         workspace=args.workspace,

@@ -23,12 +23,12 @@ from typing import Any
 from foehn_lsp.agent import Agent, RunRequest
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
 from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
-from foehn_lsp.agent.records import SESSION_KINDS, read_transcript
+from foehn_lsp.cli.args import EXIT_ERROR, EXIT_OK, folder
 from foehn_lsp.config import load_settings
 from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.sessions.transcript import SESSION_KINDS, read_transcript
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import discover
-from foehn_lsp.usage import EXIT_ERROR, EXIT_OK, folder
 from foehn_lsp.workspace import FileAccess, Workspace
 
 SHOWN_LINES = 12

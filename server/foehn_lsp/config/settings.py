@@ -32,8 +32,8 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
+from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.errors import ConfigError
-from foehn_lsp.mcp.config import McpSettings
 from foehn_lsp.tools.contract import RiskLevel
 
 log = logging.getLogger(__name__)

@@ -11,13 +11,13 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.agent.store import SessionStore
 from foehn_lsp.config import PROVIDER_KEY_VARIABLES, Settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.providers import local
+from foehn_lsp.sessions.store import SessionStore
 from foehn_lsp.workspace import Workspace
-from foehn_plugins._ripgrep import common_args, ripgrep
+from foehn_lsp.workspace.listing import common_args, ripgrep
 
 REQUEST_FAILED = -32803
 MAX_FILES = 20_000

@@ -7,11 +7,11 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.agent.builder import catalogue_json
-from foehn_lsp.agent.records import audit_path
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.sessions.audit import audit_path
+from foehn_lsp.sessions.builder import catalogue_json
 
 REQUEST_FAILED = -32803
 """LSP 3.17's RequestFailed: the request was well formed but cannot be served."""

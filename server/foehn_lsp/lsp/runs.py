@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from foehn_lsp.agent import RunEvent, RunOutcome
-from foehn_lsp.agent.builder import FrontEnd, build_session
+from foehn_lsp.agent.editor_context import editor_context
 from foehn_lsp.agent.events import TurnStarted, event_json
-from foehn_lsp.agent.focus import editor_context
-from foehn_lsp.agent.store import SessionBusy, SessionNotFound
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.lsp import client, convert
+from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
+from foehn_lsp.lsp.wire import client
+from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.store import SessionBusy, SessionNotFound
 from foehn_lsp.workspace import FileAccess, Workspace
 
 if TYPE_CHECKING:

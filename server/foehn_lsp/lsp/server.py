@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 from pygls.lsp.server import LanguageServer
 
 import foehn_lsp
-from foehn_lsp.lsp import answers, client, convert
-from foehn_lsp.lsp.protocol import FoehnProtocol, raw_converter
+from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.wire import answers, client
+from foehn_lsp.lsp.wire.protocol import FoehnProtocol, raw_converter
 
 if TYPE_CHECKING:
     from foehn_lsp.config import Settings
@@ -48,7 +49,7 @@ class FoehnServer(LanguageServer):
 
     def serve_stdio(self) -> int:
         """Serve over stdin/stdout; returns the exit status (see ``lsp/transport.py``)."""
-        from foehn_lsp.lsp.transport import serve_stdio
+        from foehn_lsp.lsp.wire.transport import serve_stdio
 
         try:
             return serve_stdio(self.protocol)
@@ -57,7 +58,7 @@ class FoehnServer(LanguageServer):
 
     def serve_tcp(self, host: str, port: int) -> int:
         """Serve one client over TCP (debugging), through the same transport."""
-        from foehn_lsp.lsp.transport import serve_tcp
+        from foehn_lsp.lsp.wire.transport import serve_tcp
 
         try:
             return serve_tcp(self.protocol, host, port)
@@ -139,7 +140,7 @@ class FoehnServer(LanguageServer):
             self.tools = self._discover()
 
     def _discover(self) -> Discovery:
-        from foehn_lsp.agent.builder import build_registry
+        from foehn_lsp.sessions.builder import build_registry
 
         if self.tools is not None and self.tools.mcp is not None:
             self.tools.mcp.close()  # the new discovery starts its own MCP servers

@@ -26,14 +26,14 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from foehn_lsp.agent.approval import Denied, FixedApprover
-from foehn_lsp.agent.builder import FrontEnd, NoModel, build_session
-from foehn_lsp.agent.session import Session
-from foehn_lsp.agent.store import SessionStore, new_id
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.providers import Provider
+from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.sessions.session import Session
+from foehn_lsp.sessions.store import SessionStore, new_id
 from foehn_lsp.workspace import Workspace
 
 REQUEST_FAILED = -32803

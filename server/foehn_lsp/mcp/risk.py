@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from mcp_types import ToolAnnotations
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.tools.contract import RiskLevel
 
 _PINNED = {

@@ -26,6 +26,7 @@ import mcp_types as types
 import platformdirs
 
 from foehn_lsp.config import Settings
+from foehn_lsp.config.mcp import McpServerConfig, McpSettings, workspace_servers
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp.client import (
@@ -37,7 +38,6 @@ from foehn_lsp.mcp.client import (
     TransientError,
     describe,
 )
-from foehn_lsp.mcp.config import McpServerConfig, McpSettings, workspace_servers
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
 from foehn_lsp.secrets import Scrubber

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.store import BlobStore, FileState
+from foehn_lsp.sessions.store import BlobStore, FileState
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.workspace.edits import (

@@ -7,7 +7,7 @@ owns the messages and hands them to the agent as history, so nothing about the c
 hides in the loop. Every turn is appended to the session file as it happens and closed by a
 ``turn`` record; a crash loses at most the turn that was running. Each turn's checkpoint records
 the files it changed, so ``undo`` can put them back; an undo is itself a turn, so it can be
-undone. Build sessions with ``foehn_lsp.agent.builder.build_session``.
+undone. Build sessions with ``foehn_lsp.sessions.builder.build_session``.
 """
 
 from __future__ import annotations
@@ -21,14 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.agent.approval import Approver
-from foehn_lsp.agent.checkpoints import (
-    Checkpoint,
-    CheckpointingApplier,
-    ProgramWatch,
-    WatchKeeper,
-    merge,
-    plan_restore,
-)
 from foehn_lsp.agent.context import Compaction, ContextMeter, ContextWindow
 from foehn_lsp.agent.events import (
     ChangedFile,
@@ -39,8 +31,20 @@ from foehn_lsp.agent.events import (
     TurnStarted,
 )
 from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
-from foehn_lsp.agent.records import AuditLog, Transcript
-from foehn_lsp.agent.store import (
+from foehn_lsp.config import Settings
+from foehn_lsp.providers import Provider
+from foehn_lsp.providers.messages import Message
+from foehn_lsp.secrets import Scrubber
+from foehn_lsp.sessions.audit import AuditLog
+from foehn_lsp.sessions.checkpoints import (
+    Checkpoint,
+    CheckpointingApplier,
+    ProgramWatch,
+    WatchKeeper,
+    merge,
+    plan_restore,
+)
+from foehn_lsp.sessions.store import (
     MESSAGES,
     FileState,
     SessionBusy,
@@ -49,10 +53,7 @@ from foehn_lsp.agent.store import (
     TurnRecord,
     title_of,
 )
-from foehn_lsp.config import Settings
-from foehn_lsp.providers import Provider
-from foehn_lsp.providers.messages import Message
-from foehn_lsp.secrets import Scrubber
+from foehn_lsp.sessions.transcript import Transcript
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import Discovery
 from foehn_lsp.workspace.edits import EditApplier, atomic_write

@@ -1,33 +1,23 @@
-"""Transcripts and the audit log, both JSONL, both scrubbed of secrets.
+"""Transcripts: a session's records as JSONL, scrubbed of secrets, and reading them back.
 
 A transcript records a session: a ``session`` header, then per turn a ``run`` record (the task),
 every model response, every event, with timings, the turn's checkpoint and a ``turn`` record
 that closes it (the messages the turn added, so the session can be resumed). A session file in
 the store is a transcript, and ``--transcript FILE`` writes the same records to FILE; either is
 enough for ``foehn replay`` to re-run the turns offline and check that the same tool calls come
-out. The audit log is per workspace, under the user's state directory, and gets one line per
-tool call (when, which tool, the arguments, the risk, the decision, the outcome) and one per
-checkpoint and restore.
+out.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import platformdirs
-
 from foehn_lsp.agent.events import (
-    ApprovalEvent,
     RunEvent,
-    ToolCallEvent,
-    ToolResultEvent,
     event_json,
 )
 from foehn_lsp.errors import TranscriptError
@@ -154,60 +144,3 @@ def _is_json(line: str) -> bool:
     except json.JSONDecodeError:
         return False
     return True
-
-
-def audit_path(workspace_root: Path) -> Path:
-    digest = hashlib.sha256(os.fsencode(workspace_root)).hexdigest()[:16]
-    state = Path(platformdirs.user_state_dir("foehn"))
-    return state / "audit" / f"{workspace_root.name}-{digest}.jsonl"
-
-
-class AuditLog:
-    """Appends one line per tool call, correlating the call, approval and result events."""
-
-    def __init__(self, path: Path, scrubber: Scrubber, *, run_id: str) -> None:
-        self.path = path
-        self.scrubber = scrubber
-        self.run_id = run_id
-        self._pending: dict[str, dict[str, Any]] = {}
-        self._lock = threading.Lock()
-
-    def note(self, action: str, **detail: Any) -> None:
-        """One line for something that is not a tool call: a checkpoint, a restore."""
-        self._append(
-            {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "run": self.run_id, "action": action}
-            | detail
-        )
-
-    def __call__(self, event: RunEvent) -> None:
-        match event:
-            case ToolCallEvent(id=call_id):
-                self._pending[call_id] = {
-                    "tool": event.tool,
-                    "arguments": event.arguments,
-                    "risk": event.risk,
-                    "decision": None,
-                }
-            case ApprovalEvent(id=call_id) if call_id in self._pending:
-                self._pending[call_id]["decision"] = event.decision
-                self._pending[call_id]["decided_by"] = event.reason
-            case ToolResultEvent(id=call_id, ok=ok):
-                entry = self._pending.pop(call_id, {"tool": event.tool})
-                self._append(
-                    {
-                        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                        "run": self.run_id,
-                        **entry,
-                        "ok": ok,
-                        "outcome": event.output[:300],
-                    }
-                )
-            case _:
-                return
-
-    def _append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(self.scrubber.data(record), ensure_ascii=False) + "\n"
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as handle:
-                handle.write(line)

@@ -18,7 +18,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from foehn_lsp.lsp.protocol import FoehnProtocol
+from foehn_lsp.lsp.wire.protocol import FoehnProtocol
 
 log = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ from pygls.protocol import (
 )
 from pygls.protocol.language_server import lsp_method
 
-from foehn_lsp.lsp.writer import ThreadedWriter
+from foehn_lsp.lsp.wire.writer import ThreadedWriter
 
 log = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ from typing import Any, BinaryIO
 
 from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcParseError
 
-from foehn_lsp.lsp.framing import Frame, Framer, Unrecoverable
-from foehn_lsp.lsp.protocol import FoehnProtocol
-from foehn_lsp.lsp.writer import ThreadedWriter
+from foehn_lsp.lsp.wire.framing import Frame, Framer, Unrecoverable
+from foehn_lsp.lsp.wire.protocol import FoehnProtocol
+from foehn_lsp.lsp.wire.writer import ThreadedWriter
 
 log = logging.getLogger(__name__)
 
