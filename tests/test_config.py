@@ -47,7 +47,7 @@ WORKSPACE_VALUES = {
 
 
 def test_every_sensitive_key_is_covered_here() -> None:
-    from foehn_lsp.config.settings import _snake
+    from foehn_lsp.config.layers import _snake
 
     assert {_snake(key) for key in WORKSPACE_VALUES} == SENSITIVE
 
@@ -234,7 +234,7 @@ def test_a_relative_system_message_file_is_read_from_the_user_config_directory(
 def test_a_server_of_your_own_without_a_model_is_said_once(
     user_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    config._warn_once.cache_clear()  # another test may have said it already in this process
+    config.warn_once.cache_clear()  # another test may have said it already in this process
     caplog.set_level(logging.WARNING, logger="foehn_lsp.config")
     env = {"FOEHN_PROVIDER": "openai", "FOEHN_BASE_URL": "http://127.0.0.1:11434/v1"}
     settings = load_settings(env=env, user_file=user_file)
