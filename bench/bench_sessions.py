@@ -110,11 +110,11 @@ async def token_figures(root: Path) -> list[str]:
         ModelResponse,
         TextSink,
         ToolCall,
+        ToolDefinition,
         Usage,
     )
     from foehn_lsp.tools import discover
     from foehn_lsp.tools.contract import ToolContext
-    from foehn_lsp.tools.registry import ToolDefinition
     from foehn_lsp.workspace import FileAccess, Workspace
 
     for number in range(STEPS):

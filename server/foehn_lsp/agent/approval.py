@@ -25,10 +25,12 @@ from typing import Any, Literal, Protocol
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.errors import ToolInputError
-from foehn_lsp.tools.contract import Execute, RiskLevel, SandboxPolicy, ToolContext, ToolResult
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.policy import SandboxPolicy
+from foehn_lsp.tools.contract import Execute, ToolContext, ToolResult
+from foehn_lsp.tools.plans import apply_plan
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
-from foehn_lsp.workspace import apply_plan
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
 

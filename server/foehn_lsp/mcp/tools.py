@@ -40,8 +40,9 @@ from foehn_lsp.mcp.client import (
 )
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
+from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import Discovery, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
 

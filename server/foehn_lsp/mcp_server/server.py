@@ -47,9 +47,10 @@ from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.providers.messages import ToolCall
+from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sessions.audit import AuditLog, audit_path
 from foehn_lsp.sessions.builder import build_registry, scrubber_for
-from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 from foehn_lsp.workspace import FileAccess, Workspace
 

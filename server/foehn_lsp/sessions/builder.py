@@ -18,13 +18,12 @@ from foehn_lsp.agent.approval import Approver
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers import Provider, create_provider
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
+from foehn_lsp.providers.messages import Message, ModelResponse, TextSink, ToolDefinition
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.tools.discovery import Discovery, discover
-from foehn_lsp.tools.registry import ToolDefinition
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
