@@ -31,6 +31,7 @@ from foehn_lsp.workspace.paths import Workspace
 __all__ = [
     "FrontEnd",
     "NoModel",
+    "ProviderCache",
     "build_registry",
     "build_session",
     "catalogue_json",
@@ -64,6 +65,28 @@ class NoModel:
 
     async def aclose(self) -> None:
         return None
+
+
+class ProviderCache:
+    """Providers kept across sessions by a front end that serves many (the language server):
+    one per provider setting, so that the embedded model is loaded once."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[Any, ...], Provider] = {}
+
+    def provider(self, settings: Settings) -> Provider:
+        """The provider for ``settings``, made at the first call for its provider settings."""
+        key = (
+            settings.provider,
+            settings.model,
+            settings.base_url,
+            settings.api_key.get_secret_value() if settings.api_key else None,
+            settings.timeout_seconds,
+            settings.max_retries,
+        )
+        if key not in self._made:
+            self._made[key] = create_provider(settings)
+        return self._made[key]
 
 
 @dataclass(frozen=True, kw_only=True)
