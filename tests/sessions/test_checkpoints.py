@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.sessions.checkpoints import Watch, compare, snapshot
+from foehn_lsp.workspace.watch import Watch, compare, snapshot
 
 
 class Changes:
@@ -68,17 +68,17 @@ def test_the_watch_sees_the_same_changes_without_walking_the_tree(tree: Path) ->
         assert watch.usable
         assert watch.known == {"src/pkg/a.py", "src/b.py", "docs/x.md"}
         changes = Changes()
-        watch.drain(record=True, checkpoint=changes)  # type: ignore[arg-type]
+        watch.drain(record=True, checkpoint=changes)
         assert (changes.created, changes.existing) == ([], [])
         change(tree)
-        watch.drain(record=True, checkpoint=changes)  # type: ignore[arg-type]
+        watch.drain(record=True, checkpoint=changes)
         assert sorted(changes.created) == ["made/deep/c.py", "manual/x.md", "new.txt"]
         assert sorted(changes.existing) == ["docs/x.md", "src/b.py", "src/pkg/a.py"]
         assert sorted(set(changes.folders)) == ["made", "made/deep", "manual"]
         shutil.rmtree(tree / "made")
         (tree / "manual" / "x.md").write_text("edited after the move\n")
         later = Changes()
-        watch.drain(record=True, checkpoint=later)  # type: ignore[arg-type]
+        watch.drain(record=True, checkpoint=later)
         assert sorted(later.existing) == ["made/deep/c.py", "manual/x.md"]
         assert watch.known == {"src/b.py", "new.txt", "manual/x.md"}
     finally:

@@ -40,7 +40,6 @@ from foehn_lsp.sessions.checkpoints import (
     Checkpoint,
     CheckpointingApplier,
     ProgramWatch,
-    WatchKeeper,
     merge,
     plan_restore,
 )
@@ -59,6 +58,7 @@ from foehn_lsp.tools.discovery import Discovery
 from foehn_lsp.workspace.edits import EditApplier, atomic_write
 from foehn_lsp.workspace.files import BufferSource, FileAccess
 from foehn_lsp.workspace.paths import Workspace
+from foehn_lsp.workspace.watch import WatchKeeper
 
 __all__ = ["RestoreReport", "Session", "SessionBusy"]
 
