@@ -128,6 +128,16 @@ class TurnRecord:
 
 
 @dataclass(frozen=True, kw_only=True)
+class FileBefore:
+    """A file as it was before a turn changed it."""
+
+    content: bytes | None
+    """``None``: the file did not exist, or its content is lost."""
+    lost: bool = False
+    """The previous content is unknown (see ``FileState.lost``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class SessionSummary:
     """A saved session as listed: enough to choose one."""
 
@@ -226,6 +236,18 @@ class SessionStore:
         if not path.is_file():
             raise SessionNotFound(f"no session {session_id!r} in {self.root}")
         return self._read(path, messages=True)
+
+    def before(self, session_id: str, turn: int, path: str) -> FileBefore | None:
+        """``path`` (relative, with "/") as it was before turn ``turn`` of the session changed
+        it; ``None`` when that turn did not change it. Raises ``SessionNotFound``, and
+        ``FoehnError`` for a kept content that cannot be read."""
+        record = next((t for t in self.load(session_id).turns if t.index == turn), None)
+        state = next((f for f in record.files if f.path == path), None) if record else None
+        if state is None:
+            return None
+        if state.lost or state.before is None:
+            return FileBefore(content=None, lost=state.lost)
+        return FileBefore(content=self.blobs.get(state.before))
 
     def rename(self, session_id: str, title: str) -> None:
         """Append a new title (the last one counts)."""

@@ -1,9 +1,12 @@
-"""Finding and running the ripgrep binary that the ``ripgrep`` package installs."""
+"""Listing a workspace with ripgrep (the binary the ``ripgrep`` package installs): the rules
+every listing follows (``.gitignore`` honoured, hidden files but ``.git``, ``.foehnignore``), for
+the listing and search tools and for the editor's ``@`` mentions."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sysconfig
 from functools import cache
 from pathlib import Path
@@ -37,3 +40,24 @@ def check_glob(glob: str) -> str | None:
             "inside the listed folder"
         )
     return None
+
+
+def list_files(workspace: Workspace, *, timeout: float) -> list[str]:
+    """Every file ripgrep lists under the workspace's first root, relative with "/", sorted;
+    empty without ripgrep. Raises ``TimeoutError`` after ``timeout`` seconds."""
+    binary = ripgrep()
+    if binary is None:
+        return []
+    command = [binary, "--files", *common_args(workspace)]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=workspace.root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise TimeoutError(f"listing the files took more than {timeout:g} s") from None
+    return sorted(line.removeprefix("./") for line in done.stdout.splitlines() if line)
