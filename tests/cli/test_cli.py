@@ -5,82 +5,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from agent.turns import EDIT
+from cli.harness import events, foehn, foehn_environment, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
-
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
-)
 
 
 @pytest.fixture
 def server() -> Iterator[ModelServer]:
     with ModelServer() as running:
         yield running
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
-
-
-def _environment(
-    server: ModelServer | None, state: Path, env: dict[str, str] | None = None
-) -> dict[str, str]:
-    """This process's environment without Foehn's variables, pointed at ``server``."""
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("FOEHN_")}
-    environment.update(
-        {
-            "XDG_STATE_HOME": str(state),
-            "XDG_CONFIG_HOME": str(state / "config"),
-            "OPENAI_API_KEY": "sk-test-key-0123456789abcdef",
-        }
-    )
-    if server is not None:
-        environment.update(
-            {
-                "FOEHN_PROVIDER": "openai",
-                "FOEHN_BASE_URL": server.openai_url,
-                "FOEHN_MODEL": "test-model",
-            }
-        )
-    environment.update(env or {})
-    return environment
-
-
-def foehn(
-    *args: str,
-    server: ModelServer | None = None,
-    state: Path,
-    stdin: str = "",
-    env: dict[str, str] | None = None,
-    timeout: float = 120,
-) -> subprocess.CompletedProcess[str]:
-    environment = _environment(server, state, env)
-    return subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=timeout,
-    )
-
-
-def events(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines()]
 
 
 def script_fix(server: ModelServer) -> None:
@@ -383,7 +325,7 @@ def test_ctrl_c_cancels_with_130(server: ModelServer, app: Path, tmp_path: Path)
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=_environment(server, tmp_path),
+        env=foehn_environment(server, tmp_path),
     )
     assert server.wait_for_requests(1)
     process.send_signal(signal.SIGINT)
@@ -490,29 +432,13 @@ def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path) -> None:
     assert stream[-1]["answer"]
 
 
-def _spawn(args: list[str], server: ModelServer, state: Path, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    """``foehn`` on a pseudo-terminal, as a person runs it."""
-    import pexpect
-
-    environment = _environment(server, state, {"TERM": "xterm-256color", **(env or {})})
-    environment.pop("NO_COLOR", None) if "NO_COLOR" not in (env or {}) else None
-    return pexpect.spawn(
-        sys.executable,
-        ["-m", "foehn_lsp", *args],
-        env=environment,
-        encoding="utf-8",
-        timeout=60,
-        dimensions=(40, 160),
-    )
-
-
 def test_ctrl_c_at_the_approval_prompt_exits_130_at_once(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
     import pexpect
 
     server.script(Turn(tool_calls=[EDIT]), Turn(text="never reached"))
-    child = _spawn(["run", "fix", "--workspace", str(app), "--approve", "ask"], server, tmp_path)
+    child = spawn(["run", "fix", "--workspace", str(app), "--approve", "ask"], server, tmp_path)
     child.expect_exact("[N] deny:")
     child.sendcontrol("c")
     child.expect(pexpect.EOF, timeout=30)  # before: a thread kept reading stdin until Enter
@@ -533,7 +459,7 @@ def test_approve_all_shows_each_change_as_a_coloured_diff_unless_no_color(
 
     server.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
     env = {"NO_COLOR": "1"} if no_color else {}
-    child = _spawn(
+    child = spawn(
         ["run", "fix", "--workspace", str(app), "--approve", "all"], server, tmp_path, env
     )
     child.expect(pexpect.EOF)

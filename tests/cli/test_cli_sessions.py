@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from cli.harness import events, foehn, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
-from test_cli import _spawn, events, foehn
 
 
 @pytest.fixture
@@ -267,7 +267,7 @@ def test_ctrl_c_cancels_the_turn_and_a_second_one_leaves(
         return Turn(text="too late")
 
     server.script(slow, Turn(text="Second answer."))
-    child = _spawn(["chat", "--workspace", str(project)], server, tmp_path)
+    child = spawn(["chat", "--workspace", str(project)], server, tmp_path)
     try:
         child.expect_exact("›")
         child.sendline("a slow question")

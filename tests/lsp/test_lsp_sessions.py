@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,26 +15,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+from agent.turns import EDIT
+from cli.harness import foehn
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client
-from test_cli import foehn
-
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
-)
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as running:
-        yield running
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
 
 
 async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:

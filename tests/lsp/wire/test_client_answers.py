@@ -4,33 +4,17 @@ times out, and a wait given up (timed out, or its run cancelled) is withdrawn wi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent.turns import EDIT
 from foehn_lsp.testing import Fault, ModelServer, Turn
-from lsp.raw import NO_REPLY, Raw, RawClient, initialized, is_method, raw_server
+from lsp.wire.raw import NO_REPLY, Raw, RawClient, initialized, is_method, raw_server
 
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
-)
 BEFORE = "def main():\n    return 1  # TODO\n"
 FAST = {"confirmSeconds": 0.5, "applyEditSeconds": 0.5, "progressSeconds": 0.5}
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text(BEFORE)
-    return root
 
 
 async def run(client: RawClient, task: str = "fix the TODO") -> dict[str, Any]:

@@ -7,14 +7,13 @@ import asyncio
 import json
 import socket
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from foehn_lsp.testing import ModelServer
-from lsp.raw import (
+from lsp.wire.raw import (
     frame,
     initialize_params,
     initialized,
@@ -26,12 +25,6 @@ from lsp.raw import (
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
 SHUTDOWN = {"jsonrpc": "2.0", "id": 90, "method": "shutdown"}
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 def error_of(reply: dict[str, Any]) -> tuple[int, str]:
