@@ -1,6 +1,6 @@
 """The ``foehn`` command: a thin parser that hands each subcommand to its own function.
 
-Exit codes (``usage.EXIT_CODES``): 0 answered · 1 provider/config/runtime error · 2 usage error ·
+Exit codes (``args.EXIT_CODES``): 0 answered · 1 provider/config/runtime error · 2 usage error ·
 3 stopped by a limit · 130 cancelled. Flags are checked before anything runs; errors meant for
 the person are one line on stderr; no traceback reaches the terminal (``FOEHN_DEBUG=1`` logs
 them). stdout carries only the answer or ``--json`` events.

@@ -48,7 +48,7 @@ class FoehnServer(LanguageServer):
         self._providers: ProviderCache | None = None
 
     def serve_stdio(self) -> int:
-        """Serve over stdin/stdout; returns the exit status (see ``lsp/transport.py``)."""
+        """Serve over stdin/stdout; returns the exit status (see ``lsp/wire/transport.py``)."""
         from foehn_lsp.lsp.wire.transport import serve_stdio
 
         try:

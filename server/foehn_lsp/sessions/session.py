@@ -94,7 +94,7 @@ class RestoreReport:
 
 @dataclass(frozen=True, kw_only=True)
 class SessionParts:
-    """What the builder assembled for a session (see ``agent.builder``)."""
+    """What the builder assembled for a session (see ``sessions.builder``)."""
 
     settings: Settings
     provider: Provider

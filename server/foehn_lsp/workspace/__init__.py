@@ -1,4 +1,5 @@
-"""Where tools meet the file system: confinement, reads, and edits applied by the host."""
+"""Where tools meet the file system: confinement, reads, edits applied by the host, watching for
+what programs change (``watch``) and listing files (``listing``)."""
 
 from foehn_lsp.workspace.edits import (
     ApplyOutcome,

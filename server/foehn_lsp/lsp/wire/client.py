@@ -3,7 +3,7 @@
 pygls's bookkeeping for it.
 
 The answer comes back as raw JSON (``Answer``) or as why there is none (``NoAnswer``); the
-caller checks the shape with ``lsp/answers.py``.
+caller checks the shape with ``lsp/wire/answers.py``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The transport hands every decoded message to ``FoehnProtocol.receive`` as plain 
 - the lifecycle is enforced: -32002 before ``initialize``, ``initialize`` only once,
   InvalidRequest after ``shutdown``, notifications dropped outside the session (but ``exit``);
 - parameters pygls cannot convert are answered with -32602 (pygls 2.1.1 logs and drops them);
-- the client's answers to our requests stay raw JSON, so that ``lsp/answers.py`` checks their
+- the client's answers to our requests stay raw JSON, so that ``lsp/wire/answers.py`` checks their
   exact shape (pygls would run them through cattrs, which reads ``"false"`` as True);
 - an internal error (-32603) never carries the server's traceback: it is logged, and the client
   gets one line;

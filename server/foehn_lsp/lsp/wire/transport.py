@@ -1,4 +1,4 @@
-"""The stdio transport: frames in (``lsp/framing.py``), JSON decoded, messages handed to the
+"""The stdio transport: frames in (``lsp/wire/framing.py``), JSON decoded, messages handed to the
 protocol; -32700 for a frame that is not JSON, -32600 for a frame whose length was wrong.
 
 Replaces pygls's ``start_io`` loop, which cannot recover from a bad frame. The exit status
