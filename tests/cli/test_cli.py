@@ -412,7 +412,7 @@ def test_transcript_replay_and_audit(server: ModelServer, app: Path, tmp_path: P
     reason="foehn-lsp[local] is not installed",
 )
 def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path) -> None:
-    demo = Path(__file__).parent.parent / "demo" / "workspace"
+    demo = Path(__file__).parents[2] / "demo" / "workspace"
     done = foehn(
         "run",
         "List the Python files and tell me which has a TODO",
