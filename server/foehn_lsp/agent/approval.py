@@ -34,11 +34,12 @@ from foehn_lsp.agent.explain import explanation
 from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.agent.hooks import payload, post_tool, pre_tool
 from foehn_lsp.agent.proposal import propose
+from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.agent.rule_match import Call
 from foehn_lsp.agent.rules import Rule
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ConfigError, ToolInputError
-from foehn_lsp.tools.contract import Execute, RiskLevel, SandboxPolicy, ToolContext, ToolResult
+from foehn_lsp.tools.contract import Execute, SandboxPolicy, ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
 from foehn_lsp.workspace import apply_plan
@@ -63,38 +64,6 @@ class Denied:
 
 
 ApprovalDecision = Approved | Denied
-
-
-@dataclass(frozen=True, kw_only=True)
-class RememberedScope:
-    """What "allow for this run" remembers: later calls are allowed unasked only when all four
-    are equal, so an approval never widens to another program, sandbox or risk level."""
-
-    tool: str
-    risk: RiskLevel
-    program: str | None
-    """For calls that start a program: the program, as the model wrote it."""
-    sandbox: SandboxPolicy | None
-
-    @classmethod
-    def of(cls, invocation: Invocation) -> RememberedScope:
-        return cls(
-            tool=invocation.tool.name,
-            risk=invocation.risk,
-            program=invocation.scope.program,
-            sandbox=invocation.scope.sandbox,
-        )
-
-    def describe(self) -> str:
-        """In words, as the person is shown it: 'run_command calls that run `touch`, at risk
-        write, in the workspace-write sandbox'."""
-        text = f"{self.tool} calls"
-        if self.program is not None:
-            text += f" that run `{self.program}`"
-        text += f", at risk {self.risk.value}"
-        if self.sandbox is not None:
-            text += f", in the {self.sandbox} sandbox"
-        return text
 
 
 @dataclass(frozen=True, kw_only=True)

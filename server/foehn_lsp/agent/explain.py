@@ -23,9 +23,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from foehn_lsp.agent.decision import Verdict, allow_needs
+from foehn_lsp.agent.decision import Verdict, allow_needs, call_of, decide, risk_source
+from foehn_lsp.agent.proposal import propose
+from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.agent.rule_match import Call
-from foehn_lsp.agent.rules import Rule
+from foehn_lsp.agent.rules import Rule, RuleSet
+from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.errors import ToolInputError
+from foehn_lsp.tools.contract import ToolContext, ToolResult
+from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
+from foehn_lsp.workspace import FileAccess, Workspace
 
 
 def explanation(
@@ -110,3 +117,46 @@ def _toml_line(rule: dict[str, Any]) -> str:
         for key in keys
         if rule.get(key) is not None
     )
+
+
+class CannotExplain(ToolInputError):
+    """A call that cannot be explained as given: an unknown tool or arguments that do not
+    validate (the message says which and what to fix)."""
+
+
+async def explain_call(
+    registry: ToolRegistry,
+    tool: str,
+    arguments: Any,
+    workspace: Workspace,
+    *,
+    policy: ApprovalSettings,
+    rules: RuleSet,
+) -> dict[str, Any]:
+    """The ``explain`` object for one call, found by the chain every call takes (validation and
+    risk assessment) up to the decision; nothing runs and no hook is asked."""
+    from foehn_lsp.sandbox import system_sandbox
+
+    if registry.get(tool) is None:
+        raise CannotExplain(registry.unknown_tool(tool).output)
+    seen: list[Invocation] = []
+
+    async def stop(invocation: Invocation, next_step: Handler) -> ToolResult:
+        seen.append(invocation)
+        return ToolResult.success("explained")
+
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    result = await registry.call(tool, arguments, ctx, call_id="explain", middleware=[stop])
+    if not seen:
+        raise CannotExplain(result.output)
+    invocation = seen[0]
+    call = call_of(invocation)
+    verdict = decide(
+        call,
+        rules=rules,
+        policy=policy,
+        risk_source=risk_source(invocation),
+        sandbox_available=system_sandbox().available,
+    )
+    remember = RememberedScope.of(invocation).describe()
+    return explanation(verdict, call, remember=remember, proposed=propose(call))

@@ -13,11 +13,16 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from foehn_lsp.agent.approved import approved_text
-from foehn_lsp.agent.hooks import Hook, HookSet, parse_hooks
+from foehn_lsp.agent.hooks import Hook, HookSet, notes_for, parse_hooks, payload
 from foehn_lsp.agent.rule_store import append_rule
 from foehn_lsp.agent.rules import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
+
+if TYPE_CHECKING:
+    from foehn_lsp.agent.loop import RunOutcome
+    from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -123,3 +128,26 @@ class TurnGuards:
     guards: Guards
     session: str = ""
     turn: int = 0
+
+
+async def session_started(
+    guards: Guards, session: str, turn: int, workspace: Workspace
+) -> list[str]:
+    """The notes of the session-start hooks, for the session's first turn here."""
+    hooks = guards.hooks.of("session_start")
+    if not hooks:
+        return []
+    data = payload("session_start", session=session, turn=turn, cwd=workspace.root)
+    return await notes_for(hooks, data, workspace)
+
+
+async def turn_ended(
+    guards: Guards, session: str, turn: int, workspace: Workspace, outcome: RunOutcome
+) -> list[str]:
+    """The notes of the turn-end hooks, for the next turn."""
+    hooks = guards.hooks.of("turn_end")
+    if not hooks:
+        return []
+    result = {"reason": outcome.reason, "answer": outcome.answer}
+    data = payload("turn_end", session=session, turn=turn, cwd=workspace.root, result=result)
+    return await notes_for(hooks, data, workspace)

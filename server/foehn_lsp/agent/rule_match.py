@@ -429,13 +429,15 @@ def _may_touch(path: str, globs: Sequence[str], call: Call) -> bool:
         if any(glob_match(g, form) for g in globs):
             return True
         folder = call.workspace.root / form
-        if folder.is_dir() and any(_may_hold(form, g) for g in globs):
+        if folder.is_dir() and any(_may_hold(form, g, call.workspace.root) for g in globs):
             return True
     return False
 
 
-def _may_hold(folder: str, glob: str) -> bool:
-    """Whether something below ``folder`` may match ``glob``."""
+def _may_hold(folder: str, glob: str, root: Path) -> bool:
+    """Whether something below ``folder`` may match ``glob``: the glob's fixed folders lead
+    through ``folder``, and those below it exist (a folder that is not there holds nothing
+    yet; a program that creates it is a write the rule's own tool list decides)."""
     parts = [] if folder in (".", "") else folder.split("/")
     fixed: list[str] = []
     for segment in glob.split("/"):
@@ -445,7 +447,9 @@ def _may_hold(folder: str, glob: str) -> bool:
     else:
         fixed = fixed[:-1]  # a glob without wildcards names one path; its folders hold it
     common = min(len(parts), len(fixed))
-    return parts[:common] == fixed[:common]
+    if parts[:common] != fixed[:common]:
+        return False
+    return root.joinpath(*fixed).is_dir() if len(fixed) > len(parts) else True
 
 
 @cache

@@ -24,12 +24,12 @@ import difflib
 import posixpath
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from foehn_lsp.agent.config_tables import TableAt, array_tables, where
-from foehn_lsp.tools.contract import SANDBOX_ORDER, SandboxPolicy
+from foehn_lsp.tools.contract import SANDBOX_ORDER, RiskLevel, SandboxPolicy
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = get_args(Decision)
@@ -127,15 +127,29 @@ class RuleSet:
     problems: tuple[str, ...] = ()
     """Each malformed rule, and each file whose allow rules are withheld because of one."""
 
-    def warnings(self, tool_names: Iterable[str]) -> list[str]:
-        """Rules naming a tool that does not exist, with the nearest names that do."""
-        names = sorted(set(tool_names))
+    def warnings(self, tools: Mapping[str, RiskLevel]) -> list[str]:
+        """What the person should know about rules that parse: a tool that does not exist
+        (with the nearest names that do), and an allow that cannot allow its tool's writes
+        (no sandbox that covers them). ``tools``: every tool's name and declared risk."""
+        names = sorted(tools)
         found = []
         for rule in self.rules:
-            if not any(tool_matches(rule.tool, name) for name in names):
+            covered = [name for name in names if tool_matches(rule.tool, name)]
+            if not covered and not rule.tool.startswith("mcp__"):
                 close = difflib.get_close_matches(rule.tool, names, n=3, cutoff=0.5)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 found.append(f"{rule.source}: tool {rule.tool!r} is not a tool Foehn has{hint}")
+            writes = [n for n in covered if tools[n] is not RiskLevel.READ_ONLY]
+            if (
+                rule.decision == "allow"
+                and rule.program is None
+                and rule.sandbox is None
+                and writes
+            ):
+                found.append(
+                    f"{rule.source}: this allow lets {', '.join(writes[:3])} write nothing "
+                    'unasked: add sandbox = "workspace-write" to allow its writes'
+                )
         return found
 
     def with_rule(self, rule: Rule) -> RuleSet:
