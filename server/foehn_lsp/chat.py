@@ -32,7 +32,6 @@ from rich.text import Text
 
 from foehn_lsp.agent.approval import (
     ApprovalDecision,
-    ApprovalRequest,
     Approved,
     Denied,
     FixedApprover,
@@ -90,25 +89,8 @@ class ChatApprover(TerminalApprover):
         super().__init__(err, on_cancel=on_cancel)
         self.lines = lines
 
-    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.before_prompt()
-        self.show(request)
-        try:
-            answer = await self.lines.read(self.choices(request), self.err)
-        except KeyboardInterrupt:
-            self.on_cancel()
-            return Denied(reason="cancelled at the prompt")
-        except EOFError:
-            answer = ""
-        match answer.strip().lower():
-            case "y" | "yes":
-                return Approved(scope="once")
-            case "a" | "all":
-                return Approved(scope="run")
-            case "":
-                return Denied(reason="no answer")
-            case _:
-                return Denied(reason="denied in the terminal")
+    async def read(self, message: str) -> str:
+        return await self.lines.read(message, self.err)
 
 
 class Chat:

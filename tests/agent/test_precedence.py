@@ -27,6 +27,7 @@ Outcome = Literal["runs", "asks", "denied"]
 ALLOW_TOUCH = 'tool = "run_command"\nprogram = "touch"\ndecision = "allow"\n'
 DENY_TOUCH = 'tool = "run_command"\nprogram = "touch"\ndecision = "deny"\nmessage = "no touching"\n'
 ASK_TOUCH = 'tool = "run_command"\nprogram = "touch"\ndecision = "ask"\n'
+WORKSPACE_WRITE = 'sandbox = "workspace-write"\n'
 HOOK = (
     'event = "pre_tool"\ncommand = ["python3", "-c", "print(\'{{\\"decision\\": \\"{}\\"}}\')"]\n'
 )
@@ -134,9 +135,7 @@ ROWS = [
     ),
     Row(
         "a file write allowed with workspace-write",
-        rules(
-            'tool = "write_file"\npaths = ["*.txt"]\ndecision = "allow"\nsandbox = "workspace-write"\n'
-        ),
+        rules('tool = "write_file"\npaths = ["*.txt"]\ndecision = "allow"\n' + WORKSPACE_WRITE),
         WRITE,
         "runs",
     ),
