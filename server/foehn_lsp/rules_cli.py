@@ -22,11 +22,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.config_tables import array_tables, where
 from foehn_lsp.agent.explain import describe, explain_call
 from foehn_lsp.agent.guards import load
 from foehn_lsp.agent.rule_match import known_spellings
-from foehn_lsp.agent.rule_store import append_rule, remove_rule
+from foehn_lsp.agent.rule_store import append_rule, listed, remove_rule
 from foehn_lsp.agent.rules import DECISIONS, Rule, RuleSet, parse_rules
 from foehn_lsp.config import Settings, load_settings, user_config_file
 from foehn_lsp.errors import ToolInputError
@@ -90,27 +89,6 @@ def explain_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _listed(ruleset: RuleSet, user_file: Path) -> list[dict[str, Any]]:
-    """Each rule as JSON, with its origin and, for the user file's, its number there (the
-    position of its table, which ``foehn rules remove`` takes)."""
-    try:
-        text = user_file.read_text("utf-8")
-    except OSError:
-        text = ""
-    numbers = {
-        where(str(user_file), table.line): number
-        for number, table in enumerate(array_tables(text, "rules"), start=1)
-    }
-    return [
-        {
-            **rule.json(),
-            "number": None if rule.workspace else numbers.get(rule.source),
-            "origin": "workspace" if rule.workspace else "user",
-        }
-        for rule in ruleset.rules
-    ]
-
-
 def rules_command(args: argparse.Namespace) -> int:
     user_file = user_config_file()
     if args.action == "list":
@@ -130,7 +108,7 @@ def _list(args: argparse.Namespace, user_file: Path) -> int:
     loaded = load(user_file, root, trusted=settings.trust_workspace)
     found = _tools(settings, root, with_mcp=False)
     warnings = loaded.rules.warnings({tool.name: tool.risk for tool in found.registry})
-    rows = _listed(loaded.rules, user_file)
+    rows = listed(loaded.rules, user_file)
     if args.json:
         json.dump(
             {

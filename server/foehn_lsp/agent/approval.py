@@ -230,15 +230,15 @@ class ApprovalGate:
         remembered = decision.scope == "run" and (
             invocation.scope.sandbox != "full" or decision.full_access
         )
-        if remembered:
+        if decision.save_rule and proposed is not None:
+            why = self._save(proposed, call)  # the rule, no wider, decides from now on
+        elif remembered:
             self.remembered.add(remember)
             why = "approved for this run"
         elif decision.scope == "run":
             why = "approved once (full access is remembered only when chosen explicitly)"
         else:
             why = "approved once"
-        if decision.save_rule and proposed is not None:
-            why = self._save(proposed, call)
         self._decided(invocation, "allow", why)
         if planned is not None:
             invocation = dataclasses.replace(

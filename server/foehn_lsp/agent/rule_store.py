@@ -17,9 +17,10 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from foehn_lsp.agent.config_tables import array_tables, where
-from foehn_lsp.agent.rules import Rule, parse_rules
+from foehn_lsp.agent.rules import Rule, RuleSet, parse_rules
 from foehn_lsp.errors import ConfigError
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(#.*)?$")
@@ -129,3 +130,24 @@ def remove_rule(file: Path, number: int) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def listed(ruleset: RuleSet, user_file: Path) -> list[dict[str, Any]]:
+    """Each rule as JSON, with its origin and, for the user file's, its number there (the
+    position of its table, which ``foehn rules remove`` takes)."""
+    try:
+        text = user_file.read_text("utf-8")
+    except OSError:
+        text = ""
+    numbers = {
+        where(str(user_file), table.line): number
+        for number, table in enumerate(array_tables(text, "rules"), start=1)
+    }
+    return [
+        {
+            **rule.json(),
+            "number": None if rule.workspace else numbers.get(rule.source),
+            "origin": "workspace" if rule.workspace else "user",
+        }
+        for rule in ruleset.rules
+    ]
