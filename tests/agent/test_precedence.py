@@ -225,3 +225,41 @@ async def test_precedence(
         assert result.ok, result.output
     if row.expected == "denied" and "no touching" in row.config and "deny" in row.name:
         assert "no touching" in result.output
+
+
+@pytest.mark.parametrize(
+    ("config", "call", "proposed"),
+    [
+        ("", touch(), ("run_command", "touch", ("?",), "workspace-write")),
+        (
+            "",
+            ("run_command", {"command": ["git", "commit", "-m", "x"]}),
+            ("run_command", "git", ("commit", "-m", "?"), "workspace-write"),
+        ),
+        (rules(ASK_TOUCH), touch(), None),  # an ask rule would still ask
+        ("", touch(sandbox="full"), None),  # Foehn never writes full for you
+        ("", ("run_command", {"command": ["./build.sh"]}), None),  # a path is never allowed
+        ("", WRITE, ("write_file", None, None, "workspace-write")),
+    ],
+)
+async def test_always_proposes_the_narrowest_rule_that_would_allow_the_call(
+    config: str,
+    call: tuple[str, dict[str, Any]],
+    proposed: tuple[str, str | None, tuple[str, ...] | None, str] | None,
+    registry: ToolRegistry,
+    ctx: ToolContext,
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(config)
+    person = Refuses()
+    guards = TurnGuards(guards=Guards(path, ctx.workspace.root, trusted=False))
+    gate = ApprovalGate(ApprovalSettings(), person, lambda e: None, guards)
+    tool, arguments = call
+    await registry.call(tool, json.dumps(arguments), ctx, call_id="1", middleware=[gate])
+    [request] = person.asked
+    rule = request.proposed_rule
+    shape = (rule.tool, rule.program, rule.args, rule.sandbox) if rule else None
+    assert shape == proposed
+    if rule is not None and rule.paths is not None:
+        assert rule.paths == ("w.txt",)

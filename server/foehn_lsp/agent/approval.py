@@ -201,7 +201,7 @@ class ApprovalGate:
         if isinstance(planned, ToolResult):
             return planned  # the edit cannot be made as asked; nothing to approve
         remember = RememberedScope.of(invocation)
-        proposed = propose(call)
+        proposed = propose(call, self.guards.guards.rules)
         request = ApprovalRequest(
             call_id=invocation.call_id,
             tool=tool.name,

@@ -9,6 +9,7 @@ session store and its file, and the checkpoints. None of them assembles its own.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -171,5 +172,11 @@ def build_session(
     )
     tools = {tool.name: tool.risk for tool in parts.discovery.registry}
     for warning in guards.rules.warnings(tools):
-        log.warning("rules: %s", warning)
+        _warn_once(warning)
     return Session(data=data, store=store, workspace=workspace, parts=parts)
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    """A rule's warning, once per process (the language server builds a session per run)."""
+    log.warning("rules: %s", message)

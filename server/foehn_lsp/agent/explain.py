@@ -159,4 +159,4 @@ async def explain_call(
         sandbox_available=system_sandbox().available,
     )
     remember = RememberedScope.of(invocation).describe()
-    return explanation(verdict, call, remember=remember, proposed=propose(call))
+    return explanation(verdict, call, remember=remember, proposed=propose(call, rules))

@@ -5,8 +5,8 @@ subcommands: ``git status``, ``npm test``), its options as written, each other a
 ``?``, and the sandbox the call runs under. For a file tool: the tool and the exact paths. For
 any other tool: the tool. A rule is proposed only when it would allow the call (never for a
 read-only call, which rules only make ask or deny; never for a program named by a path, which
-an allow rule never covers; never ``full``, which Foehn never writes for you), so saving it
-never widens what the person saw.
+an allow rule never covers; never ``full``, which Foehn never writes for you; never when an ask
+or deny rule would still decide), so saving it never widens what the person saw.
 """
 
 from __future__ import annotations
@@ -27,15 +27,17 @@ SUBCOMMAND_PROGRAMS = frozenset(
 )
 
 
-def propose(call: Call) -> Rule | None:
-    """The narrowest allow rule that covers ``call``, or ``None`` when no rule should."""
+def propose(call: Call, rules: RuleSet | None = None) -> Rule | None:
+    """The narrowest allow rule that covers ``call``, or ``None`` when no rule should (also
+    when one of ``rules``, the rules in force, would still ask or deny)."""
     if call.sandbox == "full" or call.risk is RiskLevel.READ_ONLY:
         return None
     rule = _shape(call)
     if rule is None:
         return None
+    current = rules or RuleSet()
     verdict = decide(
-        call, rules=RuleSet(rules=(rule,)), policy=ApprovalSettings(), risk_source="default"
+        call, rules=current.with_rule(rule), policy=ApprovalSettings(), risk_source="default"
     )
     return rule if verdict.decision == "allow" and verdict.rule is rule else None
 

@@ -21,6 +21,7 @@ lets more through than the person wrote.
 from __future__ import annotations
 
 import difflib
+import json
 import posixpath
 import re
 import tomllib
@@ -113,10 +114,9 @@ class Rule:
 
 
 def _string(value: str) -> str:
-    """A TOML basic string (JSON's escapes are all valid TOML)."""
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
+    """A TOML basic string: JSON's escapes are all valid TOML, and DEL, which JSON leaves as
+    it is and TOML refuses, is escaped too."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 @dataclass(frozen=True, kw_only=True)
