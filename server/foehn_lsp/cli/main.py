@@ -24,6 +24,7 @@ from foehn_lsp.agent import RunOutcome
 from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.events import EventSink
 from foehn_lsp.cli import chat, replay
+from foehn_lsp.cli import rules as rules_cli
 from foehn_lsp.cli.args import (
     EXIT_CANCELLED,
     EXIT_CODES,
@@ -325,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay.add_parser(commands)
     chat.add_parsers(commands)
+    rules_cli.add_parsers(commands)
 
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
     acp.add_argument(

@@ -14,8 +14,10 @@ from typing import Any
 from lsprotocol import types
 
 from foehn_lsp.agent import RunEvent, RunOutcome
+from foehn_lsp.agent.custom_commands import load_commands
 from foehn_lsp.agent.editor_context import editor_context
 from foehn_lsp.agent.events import TurnStarted, event_json
+from foehn_lsp.agent.slash import SESSION_COMMANDS
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.arguments import RunArguments
@@ -87,9 +89,16 @@ async def _run(server: FoehnServer, run: ActiveRun, arguments: RunArguments) -> 
         if (message := convert.progress_message(event)) is not None:
             _report(server, run, message)
 
+    commands = await asyncio.to_thread(
+        load_commands,
+        workspace.root,
+        trusted=server.settings.trust_workspace,
+        built_in=SESSION_COMMANDS,
+    )
+    task = commands.expand(arguments.task) or arguments.task
     try:
         outcome = await session.prompt(
-            arguments.task, context=context, emit=emit, stop=run.stop, run_id=run.id
+            task, context=context, emit=emit, stop=run.stop, run_id=run.id
         )
     finally:
         await session.aclose()  # the provider is the server's; this ends the session's watch
