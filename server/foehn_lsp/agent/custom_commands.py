@@ -26,8 +26,8 @@ from pathlib import Path
 
 import platformdirs
 
-from foehn_lsp.agent.approved import approved_text
 from foehn_lsp.agent.slash import NAME, Slash, parse
+from foehn_lsp.trust import approved_text
 
 MAX_BYTES = 64 * 1024
 WORKSPACE_FOLDER = ".foehn/commands"

@@ -29,6 +29,7 @@ from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sessions.transcript import SESSION_KINDS, read_transcript
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import discover
+from foehn_lsp.trust import approved_plugins
 from foehn_lsp.workspace import FileAccess, Workspace
 
 SHOWN_LINES = 12
@@ -110,7 +111,9 @@ async def _replay(path: Path, root: Path, steps: list[Step]) -> list[Step]:
     recorded = read_transcript(path)
     settings = load_settings(overrides={"enable_streaming": False})
     found = discover(
-        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+        folders=settings.plugin_folders(),
+        approved=approved_plugins(settings.trusted_root(root)),
+        default_timeout=settings.tool_timeout_seconds,
     )
     decisions = iter(recorded.decisions)
 

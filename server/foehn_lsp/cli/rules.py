@@ -32,12 +32,15 @@ from foehn_lsp.config import Settings, load_settings, user_config_file
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER
 from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.trust import approved_plugins
 from foehn_lsp.workspace import Workspace
 
 
 def _tools(settings: Settings, root: Path, *, with_mcp: bool) -> Discovery:
     found = discover(
-        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+        folders=settings.plugin_folders(),
+        approved=approved_plugins(settings.trusted_root(root)),
+        default_timeout=settings.tool_timeout_seconds,
     )
     if with_mcp and (settings.mcp.servers or settings.trust_workspace):
         from foehn_lsp.mcp.tools import add_servers

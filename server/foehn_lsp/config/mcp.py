@@ -1,5 +1,5 @@
 """How MCP servers are configured: ``[mcp.servers.NAME]`` in the user's ``config.toml``, and a
-trusted workspace's ``.vscode/mcp.json``.
+trusted workspace's ``.vscode/mcp.json`` (only as the person approved its content).
 
 A server is either a program Foehn starts and talks to over stdio (``command``, ``args``,
 ``env``) or an endpoint it reaches over streamable HTTP (``url``, ``headers``). What runs and
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
@@ -111,16 +110,18 @@ class McpSettings(_Section):
         return [secret for server in self.servers.values() for secret in server.secrets()]
 
 
-def workspace_servers(root: Path) -> tuple[dict[str, McpServerConfig], list[str]]:
-    """The servers a workspace's ``.vscode/mcp.json`` lists (VS Code's shape: ``servers`` with
-    ``command``/``args``/``env`` or ``url``/``headers``), and a problem per entry that does not
-    fit. Call only for a trusted workspace."""
-    path = root / ".vscode" / "mcp.json"
-    if not path.is_file():
-        return {}, []
+WORKSPACE_SERVERS = ".vscode/mcp.json"
+"""Where a workspace lists its own MCP servers (VS Code's file), relative to its root."""
+
+
+def workspace_servers(text: str, path: str) -> tuple[dict[str, McpServerConfig], list[str]]:
+    """The servers a workspace's ``mcp.json`` (its approved ``text``, read from ``path``) lists
+    (VS Code's shape: ``servers`` with ``command``/``args``/``env`` or ``url``/``headers``), and
+    a problem per entry that does not fit. Call only with the approved text of a trusted
+    workspace's file."""
     try:
-        document = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
         return {}, [f"{path}: not readable JSON ({exc})"]
     listed = document.get("servers") if isinstance(document, Mapping) else None
     if not isinstance(listed, Mapping):

@@ -26,7 +26,12 @@ import mcp_types as types
 import platformdirs
 
 from foehn_lsp.config import Settings
-from foehn_lsp.config.mcp import McpServerConfig, McpSettings, workspace_servers
+from foehn_lsp.config.mcp import (
+    WORKSPACE_SERVERS,
+    McpServerConfig,
+    McpSettings,
+    workspace_servers,
+)
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp.client import (
@@ -45,6 +50,7 @@ from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import Discovery, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
+from foehn_lsp.trust import approved_text
 
 log = logging.getLogger(__name__)
 
@@ -358,13 +364,18 @@ def add_servers(
     found: Discovery, settings: Settings, root: Path | None, *, lazy: bool = True
 ) -> None:
     """The one way in: the MCP servers ``settings`` configures (and, in a trusted workspace,
-    those of its ``.vscode/mcp.json``), their tools added to ``found``'s registry. ``lazy=False``
-    starts every server now whatever its ``start`` setting (``foehn tools`` reports on them).
+    those of its ``.vscode/mcp.json`` as the person approved it), their tools added to
+    ``found``'s registry. ``lazy=False`` starts every server now whatever its ``start``
+    setting (``foehn tools`` reports on them).
     Servers that fail and tools left out become problems in ``found.problems`` (the live list
     is ``found.mcp.problems``); nothing here raises for them."""
     extra: dict[str, McpServerConfig] = {}
     if root is not None and settings.trust_workspace:
-        extra, problems = workspace_servers(root)
+        text = approved_text(root, WORKSPACE_SERVERS)
+        if text is not None:
+            extra, problems = workspace_servers(text, str(root / WORKSPACE_SERVERS))
+        else:
+            problems = []
         found.problems.extend(
             PluginProblem(plugin="MCP servers of the workspace", problems=(p,)) for p in problems
         )

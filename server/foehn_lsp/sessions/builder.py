@@ -27,6 +27,7 @@ from foehn_lsp.sessions.audit import audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.trust import approved_plugins
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
@@ -113,7 +114,9 @@ def build_registry(settings: Settings, root: Path | None) -> Discovery:
     the MCP servers' tools (started here; ``discovery.mcp.close()`` stops them), with each
     server that failed to start in ``problems`` too."""
     found = discover(
-        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+        folders=settings.plugin_folders(),
+        approved=approved_plugins(settings.trusted_root(root)),
+        default_timeout=settings.tool_timeout_seconds,
     )
     if settings.mcp.servers or settings.trust_workspace:
         from foehn_lsp.mcp.tools import add_servers  # loads the MCP SDK only when needed
