@@ -54,7 +54,7 @@ from foehn_lsp.errors import FoehnError
 from foehn_lsp.sandbox import startup_warning, system_sandbox
 from foehn_lsp.sessions.builder import FrontEnd, build_session
 from foehn_lsp.tools.discovery import Discovery, discover
-from foehn_lsp.trust import approved_plugins
+from foehn_lsp.trust import approved_plugins, waiting
 
 
 def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
@@ -104,6 +104,8 @@ def _tools_command(args: argparse.Namespace) -> int:
                 print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
         for problem in found.problems:
             print(f"skipped plugin {problem}", file=sys.stderr)
+    if settings.trust_workspace and (items := waiting(workspace)):
+        print(f"foehn: {trust_cli.waiting_line(workspace, items)}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -27,7 +27,14 @@ from foehn_lsp.cli.args import EXIT_ERROR, EXIT_OK, UsageError, folder
 from foehn_lsp.cli.terminal import diff_text, error_console
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import TrustError
-from foehn_lsp.trust import Reviewed, approve, forget_approval, read_approvals, waiting
+from foehn_lsp.trust import (
+    Reviewed,
+    approve,
+    forget_approval,
+    read_approvals,
+    waiting,
+    waiting_summary,
+)
 from foehn_lsp.trust.store import store_file
 
 WHAT = {
@@ -41,12 +48,9 @@ WHAT = {
 
 def waiting_line(root: Path, items: Sequence[Reviewed]) -> str:
     """One line: what waits and how to approve it."""
-    shown = ", ".join(f"{item.path} ({item.status})" for item in items[:4])
-    more = f" and {len(items) - 4} more" if len(items) > 4 else ""
-    count = f"{len(items)} file{'s' if len(items) != 1 else ''}"
     return (
-        f"{count} of this trusted workspace wait for your approval and were not loaded: "
-        f"{shown}{more}; see the changes and approve them with: foehn trust --workspace {root}"
+        f"{waiting_summary(items)}; see the changes and approve them with: "
+        f"foehn trust --workspace {root}"
     )
 
 

@@ -53,6 +53,7 @@ from foehn_lsp.sessions.audit import AuditLog, audit_path
 from foehn_lsp.sessions.builder import build_registry, scrubber_for
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
+from foehn_lsp.trust import waiting, waiting_summary
 from foehn_lsp.workspace import FileAccess, Workspace
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,10 @@ class FoehnMcpServer:
         found = build_registry(own, root)
         for problem in found.problems:
             log.warning("plugin skipped: %s", problem)
+        if settings.trust_workspace and (items := waiting(root)):
+            log.warning(
+                "%s; approve them with: foehn trust --workspace %s", waiting_summary(items), root
+            )
         self.allowed = allowed
         self.registry = ToolRegistry(
             (t for t in found.registry if t.risk <= allowed),

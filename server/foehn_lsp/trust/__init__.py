@@ -12,6 +12,7 @@ from foehn_lsp.trust.review import (
     kind_of,
     review,
     waiting,
+    waiting_summary,
 )
 from foehn_lsp.trust.store import Approval, Approvals, forget_approval, read_approvals, store_file
 
@@ -30,4 +31,5 @@ __all__ = [
     "review",
     "store_file",
     "waiting",
+    "waiting_summary",
 ]

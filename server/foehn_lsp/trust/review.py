@@ -200,6 +200,18 @@ def waiting(root: Path, extra: Sequence[str] = ()) -> list[Reviewed]:
     return [r for r in reviewed if r.status != "approved"]
 
 
+def waiting_summary(items: Sequence[Reviewed]) -> str:
+    """What waits, in one clause for a front end to end with how to approve it there."""
+    shown = ", ".join(f"{item.path} ({item.status})" for item in items[:4])
+    more = f" and {len(items) - 4} more" if len(items) > 4 else ""
+    count = f"{len(items)} file{'s' if len(items) != 1 else ''}"
+    verb = "waits" if len(items) == 1 else "wait"
+    return (
+        f"{count} of this trusted workspace {verb} for your approval and "
+        f"{'was' if len(items) == 1 else 'were'} not loaded: {shown}{more}"
+    )
+
+
 def approve(root: Path, relative: str, sha256: str) -> Approval:
     """Approve the content of ``relative`` that has the hash ``sha256`` (at least 12 hex digits
     of it: what the person was shown). Raises ``TrustError`` when the file now has other
