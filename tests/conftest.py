@@ -56,6 +56,22 @@ def ctx(workspace: Workspace) -> ToolContext:
     return ToolContext(workspace=workspace, files=FileAccess(workspace))
 
 
+@pytest.fixture
+def approve_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
+    """Approve, as the person would, every file of a workspace that waits for approval by its
+    content (``foehn_lsp.trust``); the approvals go to the test's own state folder."""
+    from foehn_lsp.trust import approve, waiting
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "approvals"))
+
+    def approve_all(root: Path) -> None:
+        for item in waiting(root):
+            assert item.sha256 is not None, item.reason
+            approve(root, item.path, item.sha256)
+
+    return approve_all
+
+
 @pytest.fixture(scope="session")
 def registry() -> ToolRegistry:
     found = discover()

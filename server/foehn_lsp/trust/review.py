@@ -22,6 +22,7 @@ import errno
 import hashlib
 import os
 import stat
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,11 @@ from typing import Any, Literal
 
 from foehn_lsp.errors import TrustError
 from foehn_lsp.trust.store import Approval, Approvals, read_approvals, record_approval
+from foehn_lsp.workspace import Workspace
+from foehn_lsp.workspace.listing import common_args, ripgrep
 
+LIST_TIMEOUT = 10.0
+"""Seconds the search for ``AGENTS.md`` files in sub-folders may take."""
 MAX_BYTES = 1024 * 1024
 """A gated file larger than this is refused: rules, prompts and plugins are small."""
 
@@ -180,7 +185,25 @@ def gated_files(root: Path) -> list[str]:
     """Every gated file that exists in the workspace (links included: they are refused)."""
     found = [path for path in FIXED if os.path.lexists(root / path)]
     found += _listed(root, ".foehn/plugins") + _listed(root, ".foehn/commands")
-    return sorted(found)
+    found += _nested_agents_files(root)
+    return sorted(set(found))
+
+
+def _nested_agents_files(root: Path) -> list[str]:
+    """``AGENTS.md`` files in sub-folders, as ripgrep lists them (``.gitignore`` honoured);
+    none without ripgrep or when listing takes longer than ``LIST_TIMEOUT``."""
+    binary = ripgrep()
+    if binary is None:
+        return []
+    command = [binary, "--files", *common_args(Workspace([root])), "--glob", "**/AGENTS.md"]
+    try:
+        done = subprocess.run(
+            command, cwd=root, capture_output=True, text=True, timeout=LIST_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    listed = (line.removeprefix("./") for line in done.stdout.splitlines())
+    return [path for path in listed if "/" in path and kind_of(path) == "system_prompt"]
 
 
 def _listed(root: Path, folder: str) -> list[str]:
