@@ -59,6 +59,11 @@ class McpServerConfig(_Section):
     """Every tool of this server at this risk, whatever its annotations say."""
     tools: dict[str, RiskOverride] = Field(default_factory=dict)
     """Per-tool risk by the server's own tool name; wins over ``risk``."""
+    allow_open_world: bool | tuple[str, ...] = False
+    """Tools that may reach outside this computer (``openWorldHint`` absent or true) but run
+    as their risk says, without asking each time: ``true`` for every tool of the server, or
+    the server's own names of the tools. Otherwise each call of such a tool is asked about,
+    with its arguments in full. Only the person's own config can set this."""
     start: StartMode | None = None
     """``lazy`` or ``startup``; default: the ``mcp.start`` setting."""
     startup_timeout_seconds: float = Field(default=30.0, gt=0)
@@ -80,6 +85,12 @@ class McpServerConfig(_Section):
                 "an HTTP server takes url and headers (args, env, cwd and sandbox are for command)"
             )
         return self
+
+    def allows_open_world(self, tool: str) -> bool:
+        """Whether the person let ``tool`` (the server's name for it) reach outside unasked."""
+        if isinstance(self.allow_open_world, bool):
+            return self.allow_open_world
+        return tool in self.allow_open_world
 
     @property
     def transport(self) -> Literal["stdio", "http"]:

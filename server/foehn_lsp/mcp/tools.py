@@ -47,7 +47,7 @@ from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import CallScope, ScopeOf, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import Discovery, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
 from foehn_lsp.trust import approved_text
@@ -71,6 +71,8 @@ class McpToolOrigin:
     risk: RiskLevel
     risk_source: str
     open_world: bool
+    asks_each_call: bool
+    """Open-world and not allowed unasked in the person's config (``allow_open_world``)."""
     idempotent: bool
 
 
@@ -113,6 +115,7 @@ class McpCatalogue:
                 "tool": origin.tool,
                 "risk_source": origin.risk_source,
                 "open_world": origin.open_world,
+                "asks_each_call": origin.asks_each_call,
             }
         }
 
@@ -167,6 +170,7 @@ class McpCatalogue:
             risk=assessed.risk,
             risk_source=assessed.source,
             open_world=assessed.open_world,
+            asks_each_call=assessed.asks_each_call,
             idempotent=assessed.idempotent,
         )
         call_timeout = config.call_timeout_seconds or self.default_timeout
@@ -176,6 +180,7 @@ class McpCatalogue:
             description=_description(server, listing, assessed),
             parameters=dict(listing.input_schema),
             risk=assessed.risk,
+            scope=_reaching_outside(server) if assessed.asks_each_call else None,
             execute=_Caller(
                 hub=self.hub,
                 origin=origin,
@@ -187,6 +192,19 @@ class McpCatalogue:
         if problems := check_tool(tool):
             raise ToolDefinitionError(name, problems)
         return tool, origin
+
+
+def _reaching_outside(server: str) -> ScopeOf:
+    """The scope of every call of an open-world tool: its arguments go to ``server``, which
+    may pass them on beyond this computer."""
+    outside = CallScope(
+        outside=f"the MCP server {server!r}, which may send them beyond this computer"
+    )
+
+    def scope(arguments: object, ctx: ToolContext) -> CallScope:
+        return outside
+
+    return scope
 
 
 def _description(server: str, listing: types.Tool, assessed: AssessedRisk) -> str:
