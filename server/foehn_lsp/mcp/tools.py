@@ -45,6 +45,7 @@ from foehn_lsp.mcp.client import (
 )
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
+from foehn_lsp.mcp.stdio import CUT_META
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import CallScope, ScopeOf, Tool, ToolContext, ToolResult
@@ -55,7 +56,9 @@ from foehn_lsp.trust import approved_text
 log = logging.getLogger(__name__)
 
 MAX_OUTPUT_CHARS = 60_000
-"""What one result may put in front of the model; the rest is cut with a note saying so."""
+"""What one result may put in front of the model, the note saying what was cut included: the
+turn's own cap (``agent.execution.MAX_RESULT_CHARS``, the same number) then never cuts it
+again, and the note stays true."""
 RETRIES = 2
 """Extra attempts for a read-only or idempotent call after a transient failure."""
 RETRY_BACKOFF = 0.5
@@ -276,32 +279,35 @@ class _Caller:
 
 def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
     """What the model reads: text as is; images, audio and binary resources as a line with
-    their type and size; the structured content as JSON when the text does not carry it."""
+    their type and size; the structured content as JSON only when no text carries the result
+    (the spec asks servers to send it as text too, so it is never shown twice). At most
+    ``MAX_OUTPUT_CHARS`` in all, the note saying how much was cut included. A result the
+    transport cut (``stdio.CUT_META``) says so and fails."""
     parts = [_content(block) for block in result.content]
     structured = result.structured_content
     data: dict[str, Any] = {"server": server}
     if structured is not None:
         data["structured"] = structured
-        serialised = json.dumps(structured, ensure_ascii=False)
-        if not any(_same_json(part, structured) for part in parts):
-            parts.append(serialised)
-    text = "\n".join(parts) if parts else "(no content)"
-    if len(text) > MAX_OUTPUT_CHARS:
-        text = (
-            text[:MAX_OUTPUT_CHARS]
-            + f"\n... the result was {len(text):,} characters; only the first "
-            f"{MAX_OUTPUT_CHARS:,} are shown. Ask for less if you need the rest."
-        )
+        if not any(isinstance(block, types.TextContent) for block in result.content):
+            parts.append(json.dumps(structured, ensure_ascii=False))
+    text = _capped("\n".join(parts) if parts else "(no content)")
+    if result.meta and CUT_META in result.meta:
+        data["cut"] = result.meta[CUT_META]
+        return ToolResult.failure(text, data)
     if result.is_error:
         return ToolResult.failure(f"MCP server {server!r} reported an error: {text}", data)
     return ToolResult.success(text, data)
 
 
-def _same_json(text: str, value: Any) -> bool:
-    try:
-        return bool(json.loads(text) == value)
-    except (json.JSONDecodeError, RecursionError):
-        return False
+def _capped(text: str) -> str:
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    note = (
+        f"\n... the result was {len(text):,} characters; the first {{kept:,}} are shown and "
+        f"{{cut:,}} were cut. Ask for less if you need the rest."
+    )
+    kept = MAX_OUTPUT_CHARS - len(note.format(kept=MAX_OUTPUT_CHARS, cut=len(text)))
+    return text[:kept] + note.format(kept=kept, cut=len(text) - kept)
 
 
 def _content(block: types.ContentBlock) -> str:
