@@ -34,6 +34,7 @@ from pydantic.alias_generators import to_camel
 
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.mcp.config import McpSettings
+from foehn_lsp.sandbox.settings import SandboxSettings
 from foehn_lsp.tools.contract import RiskLevel
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ SENSITIVE = frozenset(
         "trust_workspace",
         "system_message_file",
         "mcp",
+        "sandbox",
         "server_path",
         "python_path",
     }
@@ -155,6 +157,9 @@ class Settings(_Section):
     ``AGENTS.md`` to the system message."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers whose tools Foehn offers the model (``[mcp.servers.NAME]``)."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """What sandboxed programs may also read or may not, and their limits (``[sandbox]``);
+    the sandbox reads it from the user's config file only."""
 
     def plugin_folders(self, workspace: Path | None) -> list[Path]:
         """Folders to load plugin files from: ``pluginPaths``, and the workspace's own
