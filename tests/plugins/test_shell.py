@@ -15,6 +15,7 @@ import pytest
 from foehn_lsp import ToolContext, ToolResult
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.sandbox.toolchains import TOOLCHAIN_VARIABLES
 from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.registry import Handler
 
@@ -182,7 +183,8 @@ async def test_the_environment_is_an_allowlist(
     assert "('LC_ALL', 'C.UTF-8')" in result.output
     assert "('TMPDIR', '/tmp')" in result.output
     names = set(re.findall(r"\('(\w+)',", result.output))
-    assert names <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TERM", "TZ", "PWD", "USER"}
+    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TERM", "TZ", "PWD", "USER"}
+    assert names <= allowed | set(TOOLCHAIN_VARIABLES)  # the folders the view binds
 
 
 async def test_cancelling_kills_the_group_at_once(
@@ -515,7 +517,8 @@ async def test_a_program_hidden_by_the_sandbox_gets_a_clear_message(
     monkeypatch.setenv("HOME", str(home))
     result = await call(registry, ctx, "run_command", command=[str(tool)])
     assert not result.ok
-    assert "is hidden inside the workspace-write sandbox" in result.output
+    assert "is not visible inside the workspace-write sandbox" in result.output
+    assert "[sandbox] readable" in result.output
 
 
 @pytest.fixture
