@@ -83,7 +83,14 @@ async def test_outside_the_granted_folders_nothing_is_there(
     listing = await run(root, ["/bin/ls", "-a", str(root.parent), str(home)])
     # The parent holds the workspace and (here) the home folder, an empty scratch folder inside.
     assert listing.output.split() == [
-        f"{root.parent}:", ".", "..", "home", root.name, f"{home}:", ".", "..",
+        f"{root.parent}:",
+        ".",
+        "..",
+        "home",
+        root.name,
+        f"{home}:",
+        ".",
+        "..",
     ]
 
 
