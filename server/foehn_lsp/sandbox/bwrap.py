@@ -13,8 +13,10 @@ Mount order (later mounts cover earlier ones):
 6. the masks (a file becomes ``/dev/null`` on a mount without devices, so it cannot be
    opened; a folder is an empty read-only tmpfs);
 7. the root made read-only.
-Every namespace is new (user, pid, network, ipc, uts, cgroup) and no further user namespace
-can be made inside: no network at all, not even the host's loopback. ``--die-with-parent`` and
+Every namespace is new (user, pid, network, ipc, uts, cgroup): no network at all, not even the
+host's loopback. Programs may make user namespaces of their own (a program that sandboxes its
+children, as Foehn's own tests do); what they could mount there cannot uncover the masks (the
+kernel locks inherited mounts), and the process limit counts them too. ``--die-with-parent`` and
 ``--new-session`` keep the sandbox from outliving the server or writing into the person's
 terminal.
 """
@@ -34,7 +36,6 @@ PROBE_SECONDS = 10.0
 NAMESPACES = (
     "--unshare-all",
     "--unshare-user",
-    "--disable-userns",
     "--die-with-parent",
     "--new-session",
     "--cap-drop",

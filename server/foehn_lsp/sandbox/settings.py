@@ -35,7 +35,7 @@ class SandboxSettings(BaseModel):
     """Data memory per program (``RLIMIT_DATA``) and the size of each scratch folder."""
     processes: int = Field(default=256, ge=8)
     """Processes and threads of one call, together."""
-    file_size_mb: int = Field(default=1024, ge=1)
+    file_size_mb: int = Field(default=4096, ge=1)
     """The largest file a program may write."""
     cpu_seconds: int = Field(default=600, ge=1)
     """CPU time per program."""
