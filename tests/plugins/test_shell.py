@@ -292,6 +292,32 @@ async def test_run_tests_runs_pytest_and_keeps_the_summary(
     assert "escapes the workspace" in outside.output
 
 
+async def test_run_tests_says_when_the_keyword_selects_nothing(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "test_sample.py").write_text("def test_passes():\n    assert True\n")
+    none = await call(registry, ctx, "run_tests", keyword="no_such_name")
+    assert not none.ok
+    assert "-k 'no_such_name' selected no test: no test name matches it" in none.output
+
+
+async def test_run_tests_advises_only_what_it_accepts(
+    root: Path, tmp_path: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """run_tests has no sandbox argument: a test command the sandbox cannot see is explained
+    without advising one."""
+    hidden = tmp_path / "elsewhere" / "runner"
+    hidden.parent.mkdir()
+    hidden.write_text("#!/bin/sh\necho ran\n")
+    hidden.chmod(0o755)
+    (root / "pyproject.toml").write_text(f'[tool.foehn]\ntest-command = ["{hidden}"]\n')
+    result = await call(registry, ctx, "run_tests")
+    assert not result.ok
+    assert "is not visible inside the workspace-write sandbox" in result.output
+    assert "[sandbox] readable" in result.output
+    assert "sandbox=" not in result.output
+
+
 async def test_run_tests_uses_the_configured_command(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:

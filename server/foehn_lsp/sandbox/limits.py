@@ -85,14 +85,6 @@ class Limits:
             args.append(f"--nproc={self.processes}:{self.processes}")
         return [*args, "--"]
 
-    def describe(self) -> list[str]:
-        return [
-            f"memory {self.memory_mb} MB of data per program (memory_mb)",
-            f"processes {self.processes} per call (processes)",
-            f"file size {self.file_size_mb} MB per file (file_size_mb)",
-            f"CPU time {self.cpu_seconds} s per program (cpu_seconds)",
-        ]
-
     def named(self, exit_code: int | None, output: str) -> str | None:
         """The limit that stopped a program, from how it ended, or ``None``."""
         if exit_code == SIGXCPU_EXIT:
@@ -109,10 +101,6 @@ class Limits:
         if OUT_OF_PROCESSES.search(tail):
             return f"it could not start more processes: the limit is {self.processes} (processes)"
         return None
-
-
-def settings_hint() -> str:
-    return "limits are set in [sandbox] of the user config (foehn sandbox shows them)"
 
 
 @cache
