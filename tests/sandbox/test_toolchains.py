@@ -24,6 +24,7 @@ import pytest
 from foehn_lsp import ToolContext, ToolResult
 from foehn_lsp.agent.approval import ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.sandbox.toolchains import find
 from foehn_lsp.tools import ToolRegistry
 from sandbox.conftest import needs_sandbox
 
@@ -248,3 +249,50 @@ async def test_this_machines_toolchains_under_the_home_work(
     result = await unasked(registry, ctx, name, "--version")
     assert result.ok, result.output
     assert result.output.endswith(outside)
+
+
+def _layout(home: Path, kind: str) -> tuple[Path, Path]:
+    """A ``PATH`` entry laid out as ``kind`` installs it, and the root that must be bound."""
+    if kind == "conda":
+        env = home / "miniforge3" / "envs" / "data"
+        (env / "conda-meta").mkdir(parents=True)
+        return version(env / "bin" / "python3", "Python 3.99").parent, env
+    if kind == "volta":
+        volta = home / ".volta"
+        version(volta / "bin" / "volta-shim", "volta")
+        (volta / "tools" / "image" / "node" / "99.0.0").mkdir(parents=True)
+        return volta / "bin", volta
+    if kind == "sdkman":
+        java = home / ".sdkman" / "candidates" / "java"
+        version(java / "99.0.1-tem" / "bin" / "java", "java 99")
+        (java / "current").symlink_to(java / "99.0.1-tem")
+        return java / "current" / "bin", java / "99.0.1-tem"
+    if kind == "homebrew":
+        brew = home.parent / "linuxbrew" / ".linuxbrew"
+        version(brew / "Cellar" / "jq" / "9.9" / "bin" / "jq", "jq-9.9")
+        (brew / "bin").mkdir(parents=True)
+        (brew / "bin" / "jq").symlink_to(brew / "Cellar" / "jq" / "9.9" / "bin" / "jq")
+        return brew / "bin", brew
+    if kind == "go":
+        return version(home / "go" / "bin" / "gopls", "gopls v9").parent, home / "go"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["conda", "volta", "sdkman", "homebrew", "go"])
+def test_each_installation_is_bound_whole_and_no_wider(home: Path, kind: str) -> None:
+    entry, root = _layout(home, kind)
+    found = find(str(entry), home, {})
+    assert [r.path for r in found.roots] == [root.resolve()], found
+    assert found.path == (entry.resolve(),)
+    assert found.dropped == ()
+
+
+def test_a_toolchain_variable_brings_its_folder_and_is_passed_on(home: Path) -> None:
+    goroot = home / "sdk" / "go99"
+    version(goroot / "bin" / "go", "go99")
+    found = find("/usr/bin", home, {"GOROOT": str(goroot), "GOPATH": str(home)})
+    assert [r.path for r in found.roots] == [goroot.resolve()]
+    assert found.variables == ("GOROOT",)
+    assert found.refused == (
+        f"{home} (toolchain variable GOPATH) is the whole home folder: not bound",
+    )
