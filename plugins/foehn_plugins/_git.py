@@ -186,7 +186,11 @@ def outside(value: str, root: Path) -> bool:
 
 
 def git_scope(arguments: GitArguments, ctx: ToolContext) -> CallScope:
-    return CallScope(program="git", sandbox=system_sandbox().policy_for("read-only"))
+    return CallScope(
+        program="git",
+        sandbox=system_sandbox().policy_for("read-only"),
+        argv=("git", *arguments.args),
+    )
 
 
 async def git(arguments: GitArguments, ctx: ToolContext) -> ToolResult:

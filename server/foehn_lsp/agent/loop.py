@@ -37,6 +37,7 @@ from foehn_lsp.agent.events import (
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.guards import TurnGuards
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderError, ProviderRequestError
@@ -122,6 +123,7 @@ class Agent:
         approver: Approver,
         transcript: ResponseLog | None = None,
         context: ContextWindow | None = None,
+        guards: TurnGuards | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -129,6 +131,8 @@ class Agent:
         self.approver = approver
         self.transcript = transcript
         self.context = context
+        self.guards = guards
+        """The person's rules and hooks, which the approval gate applies."""
 
     async def run(
         self,
@@ -192,7 +196,7 @@ class Agent:
         emit: EventSink,
         middleware: Sequence[Middleware],
     ) -> RunOutcome:
-        gate = ApprovalGate(self.settings.approval, self.approver, emit)
+        gate = ApprovalGate(self.settings.approval, self.approver, emit, self.guards)
         executor = TurnExecutor(self.registry, ctx, emit, [gate, *middleware])
         tools = self.registry.definitions()
         try:

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from foehn_lsp.agent.events import (
     RunEvent,
     TurnStarted,
 )
+from foehn_lsp.agent.guards import Guards, TurnGuards, session_started, turn_ended
 from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
 from foehn_lsp.agent.records import AuditLog, Transcript
 from foehn_lsp.agent.store import (
@@ -105,6 +106,8 @@ class SessionParts:
     audit_path: Path
     transcript: Path | None = None
     owns_provider: bool = True
+    guards: Guards = field(default_factory=Guards.none)
+    """The person's rules and hooks."""
 
 
 class Session:
@@ -137,6 +140,9 @@ class Session:
         self._watches = WatchKeeper()
         self.compacted: Compaction | None = None
         """What the last ``compact`` did (``None``: nothing, or not asked yet)."""
+        self._hook_notes: list[str] | None = None
+        """Notes of session-start and turn-end hooks for the next turn (``None``: the
+        session-start hooks have not run yet)."""
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -201,7 +207,10 @@ class Session:
     ) -> RunOutcome:
         parts = self.parts
         index = len(self._turns) + 1
-        notes = self._pending_notes()
+        if self._hook_notes is None:
+            self._hook_notes = await session_started(parts.guards, self.id, index, self.workspace)
+        notes = [*self._pending_notes(), *self._hook_notes]
+        self._hook_notes = []
         context = "\n\n".join(p for p in [*notes, context] if p)
         task = text + (f"\n\n{context}" if context else "")
         transcript = self._transcript()
@@ -237,6 +246,7 @@ class Session:
             approver=parts.approver,
             transcript=transcript,
             context=self.context,
+            guards=TurnGuards(guards=parts.guards, session=self.id, turn=index),
         )
         if not self._turns and not self.title:
             self.rename(title_of(text))
@@ -270,6 +280,7 @@ class Session:
             self._close(transcript, audit, index, text, outcome, states[0])
             raise
         self._close(transcript, audit, index, text, outcome, states[0])
+        self._hook_notes += await turn_ended(parts.guards, self.id, index, self.workspace, outcome)
         return outcome
 
     def _close(

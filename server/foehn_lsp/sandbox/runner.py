@@ -38,9 +38,10 @@ class SandboxUnavailableError(RuntimeError):
     """A sandboxed policy was asked for where no sandbox can be built."""
 
 
-class SandboxViewError(RuntimeError):
+class SandboxViewError(SandboxUnavailableError):
     """The view for a call cannot be built as granted (bad settings, a protected name that is a
-    symbolic link, bubblewrap refusing a path): the call does not run."""
+    symbolic link, bubblewrap refusing a path): the call does not run (whoever handles a
+    missing sandbox handles this too)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,12 +94,17 @@ class Sandbox:
         policy: SandboxPolicy = "workspace-write",
     ) -> dict[str, str]:
         """The environment of a program run under ``policy``: ``PATH`` is the view's
-        (without the workspace's programs for ``read-only``)."""
-        if not self._sandboxed(policy):
+        (without the workspace's programs for ``read-only``). Where no view can be built (no
+        sandbox, or settings that cannot be read, which stop the call itself), the person's
+        own ``PATH`` with the workspace's ``.venv`` first."""
+        try:
+            seen = self.view(workspace, workspace.root, policy) if self._usable(policy) else None
+        except SandboxViewError:
+            seen = None
+        if seen is None:
             home = viewing.home_folder(os.environ)
             venv = viewing.workspace_venv(workspace.root)
             return allowed_environment(home=str(home or "/tmp"), virtual_env=venv, extra=extra)
-        seen = self.view(workspace, workspace.root, policy)
         read_only = policy == "read-only"
         return allowed_environment(
             home=str(seen.machine.home or "/tmp"),
@@ -134,6 +140,9 @@ class Sandbox:
             return False
         seen = self.view(workspace, workspace.root, policy)
         return not seen.visible(Path(os.path.realpath(path)))
+
+    def _usable(self, policy: SandboxPolicy) -> bool:
+        return policy != "full" and self.available
 
     def _sandboxed(self, policy: SandboxPolicy) -> bool:
         if policy == "full":
@@ -188,11 +197,13 @@ class Sandbox:
         keep_head: int = KEEP_HEAD,
         keep_tail: int = KEEP_TAIL,
         unprotected: Sequence[str] = (),
+        stdin: bytes | None = None,
     ) -> Finished:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
-        environment. Raises ``SandboxUnavailableError`` for a sandboxed policy without a
-        sandbox (the caller's scope should have said ``full``) and ``SandboxViewError`` for a
-        view that cannot be built; a program stopped by a limit gets ``limit``."""
+        environment; ``stdin`` is the program's input (else it has none). Raises
+        ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
+        scope should have said ``full``) and ``SandboxViewError`` for a view that cannot be
+        built; a program stopped by a limit gets ``limit``."""
         environment = self.environment(workspace, env, policy)
         with self.launch(argv, workspace, cwd, policy, unprotected) as command:
             started = await run_program(
@@ -202,6 +213,7 @@ class Sandbox:
                 keep_head=keep_head,
                 keep_tail=keep_tail,
                 env=environment,
+                stdin=stdin,
             )
         finished = Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
         if policy == "full":

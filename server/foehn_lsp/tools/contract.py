@@ -113,6 +113,9 @@ class CallScope:
     """For calls that start a program: the program (argv[0] as the model wrote it)."""
     sandbox: SandboxPolicy | None = None
     """The OS sandbox policy the call runs under; ``None`` for calls that start no program."""
+    argv: tuple[str, ...] | None = None
+    """For calls that start a program: the whole argument list (argv[0] as written), which
+    rules match on."""
     note: str | None = None
     """What the person must know about the call beyond its arguments, in one line (that it
     runs the repository's own code); shown when they are asked."""
