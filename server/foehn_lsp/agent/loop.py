@@ -48,11 +48,12 @@ from foehn_lsp.providers.messages import (
     ModelResponse,
     SystemMessage,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
 from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.registry import Middleware, ToolDefinition, ToolRegistry
+from foehn_lsp.tools.registry import Middleware, ToolRegistry
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow

@@ -25,9 +25,9 @@ from foehn_lsp.sandbox import limits as limiting
 from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.sandbox.placeholders import Placeholders
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
 from foehn_lsp.sandbox.settings import user_sandbox_settings
-from foehn_lsp.tools.contract import SandboxPolicy
 from foehn_lsp.workspace import Workspace
 
 SETTING = "FOEHN_SANDBOX"
