@@ -51,7 +51,7 @@ def test_a_plugin_present_at_clone_time_is_never_imported(
     assert "planted" not in tool_names(root, state)
     done, _ = run(model, root, state, Turn(text="ok"))
     assert done.returncode == 0, done.stderr
-    assert "wait for your approval and were not loaded: .foehn/plugins/planted.py (new)" in (
+    assert "waits for your approval and was not loaded: .foehn/plugins/planted.py (new)" in (
         done.stderr
     )
     assert f"foehn trust --workspace {root}" in done.stderr
