@@ -30,7 +30,6 @@ from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.agent.approval import FilePreview
-from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
 from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
 from foehn_lsp.agent.loop import RunOutcome
 from foehn_lsp.config import (
@@ -40,6 +39,7 @@ from foehn_lsp.config import (
 from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
 from foehn_lsp.workspace import Workspace

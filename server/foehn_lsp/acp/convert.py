@@ -37,7 +37,6 @@ from foehn_lsp.agent.approval import (
     Denied,
     FilePreview,
 )
-from foehn_lsp.agent.custom_commands import CustomCommands
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Compacted,
@@ -48,7 +47,6 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
     UsageEvent,
 )
-from foehn_lsp.agent.slash import parse
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.providers.messages import (
@@ -57,7 +55,9 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from foehn_lsp.sessions.commands import CustomCommands
 from foehn_lsp.sessions.session import RestoreReport
+from foehn_lsp.sessions.slash import parse
 from foehn_lsp.sessions.store import SessionSummary
 from foehn_lsp.workspace import Workspace
 

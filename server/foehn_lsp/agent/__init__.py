@@ -1,5 +1,7 @@
 """One turn: the loop, executing calls, approval, events, the system message, the context window
-and the editor context. A saved conversation (sessions, transcripts, audit) is ``sessions/``."""
+and the editor context; the person's rules (``agent.rules``), hooks (``agent.hooks``) and the
+two in force for a session (``agent.guards``). A saved conversation (sessions, transcripts,
+audit, slash and custom commands) is ``sessions/``."""
 
 from foehn_lsp.agent.approval import (
     ApprovalDecision,

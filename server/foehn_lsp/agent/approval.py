@@ -1,6 +1,6 @@
 """Approval: one gate in the call chain, decisions as data.
 
-After validation and risk assessment, ``agent.decision.decide`` weighs the person's rules, the
+After validation and risk assessment, ``agent.rules.decision.decide`` weighs the person's rules, the
 pre-tool hooks' answers and the policy (risk, or the tool's name, to allow, ask or deny) in one
 place, and the gate does what it says: a denial goes back to the model with the rule's or
 hook's message, an allowed call runs (a program under the sandbox an allow rule names), and
@@ -14,8 +14,8 @@ applied (the applier refuses if a file changed in between).
 tool, the risk level, and for programs the program and sandbox policy. A ``deny`` policy wins
 over anything remembered, and a call that asks for the ``full`` sandbox is asked about every
 time unless the person explicitly chose to remember full access. "Always" saves the narrowest
-rule that covers the call (``agent.proposal``), which the person saw, to their config. Post-tool
-hooks see what an allowed call returned and may add a note for the model.
+rule that covers the call (``agent.rules.proposal``), which the person saw, to their config.
+Post-tool hooks see what an allowed call returned and may add a note for the model.
 """
 
 from __future__ import annotations
@@ -28,15 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from foehn_lsp.agent.decision import Verdict, call_of, decide, risk_source
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
-from foehn_lsp.agent.explain import explanation
 from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.agent.hooks import payload, post_tool, pre_tool
-from foehn_lsp.agent.proposal import propose
 from foehn_lsp.agent.remember import RememberedScope
-from foehn_lsp.agent.rule_match import Call
-from foehn_lsp.agent.rules import Rule
+from foehn_lsp.agent.rules.decision import Verdict, call_of, decide, risk_source
+from foehn_lsp.agent.rules.explain import explanation
+from foehn_lsp.agent.rules.match import Call
+from foehn_lsp.agent.rules.proposal import propose
+from foehn_lsp.agent.rules.ruleset import Rule
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ConfigError, ToolInputError
 from foehn_lsp.sandbox.policy import SandboxPolicy
@@ -114,7 +114,7 @@ class ApprovalRequest:
     """What "always" saves (``Approved(save_rule=True)``): the narrowest rule that covers this
     call; ``None`` when no rule should (then "always" is not offered, or means this run)."""
     why: Mapping[str, Any] | None = None
-    """Why the call is asked about: the ``foehn explain`` object (``agent.explain``)."""
+    """Why the call is asked about: the ``foehn explain`` object (``agent.rules.explain``)."""
 
     def describe(self) -> str:
         arguments = json.dumps(self.arguments, indent=2, ensure_ascii=False)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from foehn_lsp.agent.approved import approved_text
 from foehn_lsp.agent.hooks import Hook, HookSet, notes_for, parse_hooks, payload
-from foehn_lsp.agent.rule_store import append_rule
-from foehn_lsp.agent.rules import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
+from foehn_lsp.agent.rules.ruleset import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
+from foehn_lsp.agent.rules.store import append_rule
 
 if TYPE_CHECKING:
     from foehn_lsp.workspace import Workspace

@@ -14,10 +14,8 @@ from typing import Any
 from lsprotocol import types
 
 from foehn_lsp.agent import RunEvent, RunOutcome
-from foehn_lsp.agent.custom_commands import load_commands
 from foehn_lsp.agent.editor_context import editor_context
 from foehn_lsp.agent.events import TurnStarted, event_json
-from foehn_lsp.agent.slash import SESSION_COMMANDS
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.arguments import RunArguments
@@ -27,6 +25,8 @@ from foehn_lsp.lsp.runs import ActiveRun
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.commands import load_commands
+from foehn_lsp.sessions.slash import SESSION_COMMANDS
 from foehn_lsp.sessions.store import SessionNotFound
 from foehn_lsp.workspace import FileAccess, Workspace
 
