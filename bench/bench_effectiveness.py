@@ -268,8 +268,8 @@ def _materialise(files: dict[str, str], root: Path) -> None:
 
 
 async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
-    from foehn_lsp.agent import Agent, Approved, FixedApprover, RunRequest
-    from foehn_lsp.agent.events import RunEvent, ToolCallEvent
+    from foehn_lsp.agent import Agent, Approved, FixedApprover, TurnRequest
+    from foehn_lsp.agent.events import ToolCallEvent, TurnEvent
     from foehn_lsp.config import Settings
     from foehn_lsp.providers.local import LocalProvider
     from foehn_lsp.tools import ToolContext, discover
@@ -287,15 +287,15 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     )
     calls: list[str] = []
 
-    def collect(event: RunEvent) -> None:
+    def collect(event: TurnEvent) -> None:
         if isinstance(event, ToolCallEvent):
             calls.append(f"{event.tool} {event.arguments}")
 
     workspace = Workspace([root])
     first_call = len(provider.timings)
     started = time.perf_counter()
-    outcome = await agent.run(
-        RunRequest(task=task.prompt),
+    outcome = await agent.run_turn(
+        TurnRequest(task=task.prompt),
         ToolContext(workspace=workspace, files=FileAccess(workspace)),
         collect,
     )

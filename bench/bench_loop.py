@@ -37,7 +37,7 @@ def echo_impl(n: int) -> str:
 
 async def run_foehn(url: str) -> None:
     from foehn_lsp import RiskLevel, ToolContext, tool
-    from foehn_lsp.agent import Agent, Approved, FixedApprover, RunRequest
+    from foehn_lsp.agent import Agent, Approved, FixedApprover, TurnRequest
     from foehn_lsp.config import Settings
     from foehn_lsp.providers import create_provider
     from foehn_lsp.tools import ToolRegistry
@@ -65,8 +65,8 @@ async def run_foehn(url: str) -> None:
         approver=FixedApprover(Approved()),
     )
     workspace = Workspace(["."])
-    outcome = await agent.run(
-        RunRequest(task=TASK),
+    outcome = await agent.run_turn(
+        TurnRequest(task=TASK),
         ToolContext(workspace=workspace, files=FileAccess(workspace)),
         lambda event: None,
     )

@@ -100,7 +100,7 @@ def checkpoint_figures(root: Path) -> Iterator[str]:
 
 
 async def token_figures(root: Path) -> list[str]:
-    from foehn_lsp.agent import Approved, FixedApprover, RunRequest
+    from foehn_lsp.agent import Approved, FixedApprover, TurnRequest
     from foehn_lsp.agent.context import ContextWindow, estimate
     from foehn_lsp.agent.loop import Agent
     from foehn_lsp.config import Settings
@@ -171,7 +171,7 @@ async def token_figures(root: Path) -> list[str]:
         )
         workspace = Workspace([root])
         ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
-        outcome = await agent.run(RunRequest(task="Read every note."), ctx, lambda e: None)
+        outcome = await agent.run_turn(TurnRequest(task="Read every note."), ctx, lambda e: None)
         assert outcome.answer == "All notes read.", outcome.answer
         totals[label] = provider.sent
     ratio = totals["without compaction"] / totals["with compaction"]

@@ -18,7 +18,7 @@ from foehn_lsp.agent.approval import (
     Approved,
     Denied,
 )
-from foehn_lsp.agent.events import ApprovalEvent, RunEvent
+from foehn_lsp.agent.events import ApprovalEvent, TurnEvent
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools import ToolRegistry
@@ -42,7 +42,7 @@ class Run:
     """One run's gate over a registry: ``await run("tool", {...})``."""
 
     def __init__(self, registry: ToolRegistry, ctx: ToolContext, person: Person, **policy: Any):
-        self.events: list[RunEvent] = []
+        self.events: list[TurnEvent] = []
         self.gate = ApprovalGate(ApprovalSettings(**policy), person, self.events.append)
         self.registry = registry
         self.ctx = ctx

@@ -30,8 +30,8 @@ from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.agent.approval import FilePreview
-from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
-from foehn_lsp.agent.loop import RunOutcome
+from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.agent.loop import TurnOutcome
 from foehn_lsp.config import (
     Settings,
     load_settings,
@@ -93,7 +93,7 @@ def with_client_servers(settings: Settings, servers: list[Any]) -> tuple[Setting
 
 def _mcp_problems(session: Session, settings: Settings) -> list[str]:
     """Servers that did not start (or whose tools were left out), in words."""
-    catalogue = session.discovery.mcp
+    catalogue = session.tools.servers
     if catalogue is None:
         if settings.mcp.servers:
             return ["MCP servers are configured but this session's tools do not include them"]
@@ -115,7 +115,7 @@ class LiveSession:
     mode: Mode = "ask"
     stop: asyncio.Event | None = None
     """Set while a turn runs; setting it ends the turn with ``cancelled``."""
-    turn: asyncio.Task[RunOutcome] | None = None
+    turn: asyncio.Task[TurnOutcome] | None = None
     notes: list[str] = field(default_factory=list)
     """What the person should hear before the next turn (an MCP server that did not start)."""
     commands_sent: bool = False
@@ -126,7 +126,7 @@ class LiveSession:
     commands: CustomCommands = field(default_factory=CustomCommands)
     """The person's custom commands (``/NAME``), offered with Foehn's own."""
 
-    def emit(self, event: RunEvent) -> None:
+    def emit(self, event: TurnEvent) -> None:
         applied: tuple[FilePreview, ...] = ()
         if isinstance(event, ToolCallEvent):
             self.unfinished[event.id] = None
@@ -492,5 +492,5 @@ class FoehnAgent:
         for live in self.sessions.values():
             await live.updates.close()
             await live.session.aclose()
-            if (servers := live.session.discovery.mcp) is not None:
+            if (servers := live.session.tools.servers) is not None:
                 await asyncio.to_thread(servers.close)

@@ -40,11 +40,11 @@ from foehn_lsp.agent.approval import (
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Compacted,
-    RunEvent,
     StopReason,
     TextDelta,
     ToolCallEvent,
     ToolResultEvent,
+    TurnEvent,
     UsageEvent,
 )
 from foehn_lsp.config.mcp import McpServerConfig
@@ -219,7 +219,7 @@ def usage_update(event: UsageEvent) -> schema.UsageUpdate | None:
 
 
 def event_updates(
-    event: RunEvent, workspace: Workspace, applied: Sequence[FilePreview] = ()
+    event: TurnEvent, workspace: Workspace, applied: Sequence[FilePreview] = ()
 ) -> list[Update]:
     """The updates one run event becomes (often none). ``applied``: for a tool result, the
     files the call changed, shown as diffs."""

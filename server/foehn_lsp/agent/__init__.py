@@ -12,8 +12,8 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
-from foehn_lsp.agent.events import Done, EventSink, RunEvent, event_json
-from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
+from foehn_lsp.agent.events import Done, EventSink, TurnEvent, event_json
+from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
 
 __all__ = [
     "Agent",
@@ -26,8 +26,8 @@ __all__ = [
     "Done",
     "EventSink",
     "FixedApprover",
-    "RunEvent",
-    "RunOutcome",
-    "RunRequest",
+    "TurnEvent",
+    "TurnOutcome",
+    "TurnRequest",
     "event_json",
 ]

@@ -50,7 +50,7 @@ from foehn_lsp.workspace.edits import EditPlan, WriteFile
 @dataclass(frozen=True, kw_only=True)
 class Approved:
     scope: Literal["once", "run"] = "once"
-    """``run``: also allow, until the run ends, later calls within the request's ``remember``
+    """``run``: also allow, until the turn ends, later calls within the request's ``remember``
     scope."""
     full_access: bool = False
     """With ``run``, for a call that asks for the ``full`` sandbox: the person chose, under a
@@ -140,7 +140,8 @@ class FixedApprover:
 
 
 class ApprovalGate:
-    """The middleware that decides and asks; one per run (it remembers 'allow for this run')."""
+    """The middleware that decides and asks; one per turn (it remembers 'allow for this run',
+    the person's words for the turn)."""
 
     def __init__(
         self,

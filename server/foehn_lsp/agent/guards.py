@@ -141,7 +141,7 @@ async def session_started(
 
 
 class TurnEnd(Protocol):
-    """How a turn ended (``agent.loop.RunOutcome``), as the turn-end hooks are told it; named
+    """How a turn ended (``agent.loop.TurnOutcome``), as the turn-end hooks are told it; named
     here so that the guards, which the loop uses, do not import the loop."""
 
     @property

@@ -6,11 +6,11 @@
                        │
                        └──▶ run the calls (validate, assess, approve, execute) ──▶ ask …
 
-A person stopping the run (``stop`` set) cancels whatever is in flight, the HTTP request or a
-tool, and the run ends with ``cancelled``; a provider failure ends it with ``error``.
+A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
+tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
 
-One run is one turn of a conversation. History goes in (``history``) and comes out
-(``RunOutcome.messages``); the agent keeps nothing between runs, so a ``Session`` (or anyone)
+This is one turn of a conversation. History goes in (``history``) and comes out
+(``TurnOutcome.messages``); the agent keeps nothing between turns, so a ``Session`` (or anyone)
 owns the conversation. Before each request the optional ``ContextWindow`` may compact the
 messages to fit the model's window, and a provider that refuses a request as too long gets one
 compacted retry.
@@ -64,22 +64,22 @@ WARN_ITERATIONS_LEFT = 3
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunRequest:
+class TurnRequest:
     task: str
     context: str = ""
     """What the editor adds: the active file, the selection, a diagnostic."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunOutcome:
+class TurnOutcome:
     reason: StopReason
     answer: str
     iterations: int
     input_tokens: int = 0
     output_tokens: int = 0
     messages: tuple[Message, ...] = ()
-    """The whole conversation after the run: the history it was given (possibly compacted),
-    then this run's messages."""
+    """The whole conversation after the turn: the history it was given (possibly compacted),
+    then this turn's messages."""
 
 
 class ResponseLog(Protocol):
@@ -113,7 +113,7 @@ def _signature(call: ToolCall) -> str:
 
 
 class Agent:
-    """Runs turns with one provider, one registry and one approver; stateless between runs."""
+    """Runs turns with one provider, one registry and one approver; stateless between turns."""
 
     def __init__(
         self,
@@ -135,18 +135,18 @@ class Agent:
         self.guards = guards
         """The person's rules and hooks, which the approval gate applies."""
 
-    async def run(
+    async def run_turn(
         self,
-        request: RunRequest,
+        request: TurnRequest,
         ctx: ToolContext,
         emit: EventSink,
         stop: asyncio.Event | None = None,
         *,
         history: Sequence[Message] = (),
         middleware: Sequence[Middleware] = (),
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         """Run ``request`` to its end after ``history``; ``emit`` gets every event, ``Done``
-        last. ``middleware`` joins this run's call chain after approval (checkpoints)."""
+        last. ``middleware`` joins this turn's call chain after approval (checkpoints)."""
         task = request.task + (f"\n\n{request.context}" if request.context else "")
         system = SystemMessage(content=system_message(self.settings, ctx.workspace))
         earlier = list(history)
@@ -170,7 +170,7 @@ class Agent:
             try:
                 outcome = body.result()
             except Exception as exc:
-                log.exception("the run failed")
+                log.exception("the turn failed")
                 outcome = self._outcome(state, "error", f"internal error: {exc!r}")
         else:
             body.cancel()
@@ -179,9 +179,9 @@ class Agent:
         emit(Done(reason=outcome.reason, answer=outcome.answer, iterations=outcome.iterations))
         return outcome
 
-    def _outcome(self, state: _State, reason: StopReason, answer: str) -> RunOutcome:
+    def _outcome(self, state: _State, reason: StopReason, answer: str) -> TurnOutcome:
         messages = _closed(state.messages)
-        return RunOutcome(
+        return TurnOutcome(
             reason=reason,
             answer=answer,
             iterations=state.iterations,
@@ -196,7 +196,7 @@ class Agent:
         ctx: ToolContext,
         emit: EventSink,
         middleware: Sequence[Middleware],
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         gate = ApprovalGate(self.settings.approval, self.approver, emit, self.guards)
         executor = TurnExecutor(self.registry, ctx, emit, [gate, *middleware])
         tools = self.registry.definitions()
@@ -223,7 +223,7 @@ class Agent:
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
         except ProviderError as exc:
-            log.info("run ended by a provider error: %s", exc)
+            log.info("turn ended by a provider error: %s", exc)
             return self._outcome(state, "error", str(exc))
 
     async def _ask(
@@ -347,7 +347,7 @@ class Agent:
 
     async def _wrap_up(
         self, state: _State, reason: StopReason, why: str, emit: EventSink
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         """Ask, without tools, for a summary of what was done and what is left."""
         state.messages.append(
             UserMessage(

@@ -276,7 +276,7 @@ def chat_command(args: argparse.Namespace) -> int:
             session_id=args.session,
             continue_latest=args.continue_latest,
         )
-        for problem in session.discovery.problems:
+        for problem in session.tools.problems:
             err.print(f"foehn: skipped plugin {problem}")
         commands = load_commands(root, trusted=settings.trust_workspace, built_in=BUILT_IN)
         for skipped in commands.problems:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp import __version__
-from foehn_lsp.agent import RunOutcome
+from foehn_lsp.agent import TurnOutcome
 from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.events import EventSink
 from foehn_lsp.cli import chat, replay
@@ -46,10 +46,10 @@ from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.sandbox import startup_warning, system_sandbox
 from foehn_lsp.sessions.builder import FrontEnd, build_session
-from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.tools.discovery import LoadedTools, discover
 
 
-def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
+def load_tools(settings: Settings, workspace: Path | None) -> LoadedTools:
     found = discover(
         folders=settings.plugin_folders(workspace),
         default_timeout=settings.tool_timeout_seconds,
@@ -72,7 +72,7 @@ def _tools_command(args: argparse.Namespace) -> int:
             "risk_per_call": tool.assess is not None,
             "description": tool.description,
             "parameters": tool.parameters,
-            **(found.mcp.catalogue_fields(tool.name) if found.mcp else {}),
+            **(found.servers.catalogue_fields(tool.name) if found.servers else {}),
         }
         for tool in found.registry
     ]
@@ -197,7 +197,7 @@ async def _run(
     *,
     session_id: str | None = None,
     continue_latest: bool = False,
-) -> RunOutcome:
+) -> TurnOutcome:
     session = build_session(
         settings,
         root,
@@ -206,7 +206,7 @@ async def _run(
         session_id=session_id,
         continue_latest=continue_latest,
     )
-    for problem in session.discovery.problems:
+    for problem in session.tools.problems:
         print(f"foehn: skipped plugin {problem}", file=sys.stderr)
     loop = asyncio.get_running_loop()
 

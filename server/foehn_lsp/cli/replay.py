@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent import Agent, RunRequest
+from foehn_lsp.agent import Agent, TurnRequest
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.cli.args import EXIT_ERROR, EXIT_OK, folder
 from foehn_lsp.config import load_settings
 from foehn_lsp.providers.scripted import ScriptedProvider
@@ -125,7 +125,7 @@ async def _replay(path: Path, root: Path, steps: list[Step]) -> list[Step]:
     pending: dict[str, Step] = {}
     stop = asyncio.Event()
 
-    def collect(event: RunEvent) -> None:
+    def collect(event: TurnEvent) -> None:
         if isinstance(event, ToolCallEvent):
             pending[event.id] = Step(tool=event.tool, arguments=event.arguments)
         elif isinstance(event, ToolResultEvent) and event.id in pending:
@@ -146,7 +146,7 @@ async def _replay(path: Path, root: Path, steps: list[Step]) -> list[Step]:
     workspace = Workspace([root])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
     for task in recorded.tasks or [recorded.task]:
-        await agent.run(RunRequest(task=task), ctx, collect, stop)
+        await agent.run_turn(TurnRequest(task=task), ctx, collect, stop)
         if stop.is_set():
             break
     return replayed

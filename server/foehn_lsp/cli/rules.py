@@ -31,11 +31,11 @@ from foehn_lsp.cli.args import EXIT_OK, UsageError, folder
 from foehn_lsp.config import Settings, load_settings, user_config_file
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER
-from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.tools.discovery import LoadedTools, discover
 from foehn_lsp.workspace import Workspace
 
 
-def _tools(settings: Settings, root: Path, *, with_mcp: bool) -> Discovery:
+def _tools(settings: Settings, root: Path, *, with_mcp: bool) -> LoadedTools:
     found = discover(
         folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
     )
@@ -77,8 +77,8 @@ def explain_command(args: argparse.Namespace) -> int:
     except ToolInputError as exc:
         raise UsageError(str(exc)) from None
     finally:
-        if found.mcp is not None:
-            found.mcp.close()
+        if found.servers is not None:
+            found.servers.close()
     for problem in rules.problems:
         print(f"foehn: {problem}", file=sys.stderr)
     if args.json:

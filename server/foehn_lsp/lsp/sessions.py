@@ -82,7 +82,7 @@ def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
             front,
             session_id=session_id,
             provider=provider,
-            discovery=ls.tools,
+            tools=ls.tools,
         )
     except FoehnError as exc:
         raise _failed(exc) from None

@@ -1,6 +1,6 @@
 """``foehn mcp``: Foehn's own tools for any MCP client, over stdio.
 
-The registry comes from the one builder (``build_registry``), so the tools are exactly
+The registry comes from the one builder (``load_tools``), so the tools are exactly
 Foehn's, with the same confinement to the workspace, the same sandbox for programs and the same
 audit log. Each call runs through the same chain as in a Foehn run (``TurnExecutor``: validate,
 assess, approve, execute, cap the output), so an escape attempt is refused with the very
@@ -42,7 +42,7 @@ from foehn_lsp.agent.approval import (
     Approved,
     Denied,
 )
-from foehn_lsp.agent.events import RunEvent
+from foehn_lsp.agent.events import TurnEvent
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.config import Settings, load_settings, user_config_file
@@ -50,7 +50,7 @@ from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.providers.messages import ToolCall
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sessions.audit import AuditLog, audit_path
-from foehn_lsp.sessions.builder import build_registry, scrubber_for
+from foehn_lsp.sessions.builder import load_tools, scrubber_for
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 from foehn_lsp.workspace import FileAccess, Workspace
@@ -136,7 +136,7 @@ class FoehnMcpServer:
 
     def __init__(self, settings: Settings, root: Path, *, allowed: RiskLevel) -> None:
         own = settings.model_copy(update={"mcp": McpSettings()})
-        found = build_registry(own, root)
+        found = load_tools(own, root)
         for problem in found.problems:
             log.warning("plugin skipped: %s", problem)
         self.allowed = allowed
@@ -148,7 +148,7 @@ class FoehnMcpServer:
         self.audit = AuditLog(
             audit_path(self.workspace.root),
             scrubber_for(settings),
-            run_id=f"mcp-{uuid.uuid4().hex[:8]}",
+            turn_id=f"mcp-{uuid.uuid4().hex[:8]}",
         )
         guards = Guards(user_config_file(), self.workspace.root, trusted=settings.trust_workspace)
         self.gate = ApprovalGate(
@@ -156,7 +156,7 @@ class FoehnMcpServer:
         )
         self._ids = itertools.count(1)
 
-    def _emit(self, event: RunEvent) -> None:
+    def _emit(self, event: TurnEvent) -> None:
         self.audit(event)
 
     def list_tools(self) -> list[types.Tool]:

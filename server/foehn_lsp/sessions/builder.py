@@ -26,7 +26,7 @@ from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
-from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.tools.discovery import LoadedTools, discover
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
@@ -37,9 +37,9 @@ __all__ = [
     "FrontEnd",
     "NoModel",
     "ProviderCache",
-    "build_registry",
     "build_session",
     "catalogue_json",
+    "load_tools",
     "scrubber_for",
 ]
 
@@ -107,10 +107,10 @@ class FrontEnd:
     """The text of open, unsaved editor buffers, if any."""
 
 
-def build_registry(settings: Settings, root: Path | None) -> Discovery:
+def load_tools(settings: Settings, root: Path | None) -> LoadedTools:
     """The tools for ``root``: entry-point plugins, ``pluginPaths``, and the workspace's own
     plugins if it is trusted; broken plugins are listed in ``problems``, never raised. Then
-    the MCP servers' tools (started here; ``discovery.mcp.close()`` stops them), with each
+    the MCP servers' tools (started here; ``tools.servers.close()`` stops them), with each
     server that failed to start in ``problems`` too."""
     found = discover(
         folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
@@ -122,7 +122,7 @@ def build_registry(settings: Settings, root: Path | None) -> Discovery:
     return found
 
 
-def catalogue_json(discovery: Discovery) -> dict[str, Any]:
+def catalogue_json(tools: LoadedTools) -> dict[str, Any]:
     """The catalogue as ``foehn tools --json`` prints it and ``foehn.tools`` returns it."""
     return {
         "tools": [
@@ -131,13 +131,11 @@ def catalogue_json(discovery: Discovery) -> dict[str, Any]:
                 "risk": tool.risk.value,
                 "description": tool.description,
                 "parameters": tool.parameters,
-                **(discovery.mcp.catalogue_fields(tool.name) if discovery.mcp else {}),
+                **(tools.servers.catalogue_fields(tool.name) if tools.servers else {}),
             }
-            for tool in discovery.registry
+            for tool in tools.registry
         ],
-        "problems": [
-            {"plugin": p.plugin, "problems": list(p.problems)} for p in discovery.problems
-        ],
+        "problems": [{"plugin": p.plugin, "problems": list(p.problems)} for p in tools.problems],
     }
 
 
@@ -157,7 +155,7 @@ def build_session(
     continue_latest: bool = False,
     transcript: Path | None = None,
     provider: Provider | None = None,
-    discovery: Discovery | None = None,
+    tools: LoadedTools | None = None,
     store: SessionStore | None = None,
     guards: Guards | None = None,
 ) -> Session:
@@ -182,7 +180,7 @@ def build_session(
     parts = SessionParts(
         settings=settings,
         provider=provider,
-        discovery=discovery or build_registry(settings, workspace.root),
+        tools=tools or load_tools(settings, workspace.root),
         approver=front.approver,
         applier=front.applier or DiskApplier(workspace),
         buffers=front.buffers or _no_buffers,
@@ -192,8 +190,8 @@ def build_session(
         owns_provider=owns_provider,
         guards=guards,
     )
-    tools = {tool.name: tool.risk for tool in parts.discovery.registry}
-    for warning in guards.rules.warnings(tools):
+    risks = {tool.name: tool.risk for tool in parts.tools.registry}
+    for warning in guards.rules.warnings(risks):
         _warn_once(warning)
     return Session(data=data, store=store, workspace=workspace, parts=parts)
 

@@ -27,11 +27,11 @@ from foehn_lsp.agent.events import (
     Done,
     EventSink,
     FilesChanged,
-    RunEvent,
+    TurnEvent,
     TurnStarted,
 )
 from foehn_lsp.agent.guards import Guards, TurnGuards, session_started, turn_ended
-from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
+from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
 from foehn_lsp.config import Settings
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message
@@ -55,7 +55,7 @@ from foehn_lsp.sessions.store import (
 )
 from foehn_lsp.sessions.transcript import Transcript
 from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.discovery import Discovery
+from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.workspace.edits import EditApplier, atomic_write
 from foehn_lsp.workspace.files import BufferSource, FileAccess
 from foehn_lsp.workspace.paths import Workspace
@@ -99,7 +99,7 @@ class SessionParts:
 
     settings: Settings
     provider: Provider
-    discovery: Discovery
+    tools: LoadedTools
     approver: Approver
     applier: EditApplier
     buffers: BufferSource
@@ -166,9 +166,9 @@ class Session:
         return self.parts.provider
 
     @property
-    def discovery(self) -> Discovery:
+    def tools(self) -> LoadedTools:
         """The tools, and the plugins that were skipped."""
-        return self.parts.discovery
+        return self.parts.tools
 
     @property
     def busy(self) -> bool:
@@ -191,12 +191,12 @@ class Session:
         context: str = "",
         emit: EventSink,
         stop: asyncio.Event | None = None,
-        run_id: str | None = None,
-    ) -> RunOutcome:
+        turn_id: str | None = None,
+    ) -> TurnOutcome:
         """Run one turn: ``text`` (and the editor's ``context``) after the history. ``emit``
         gets ``turn`` first and ``done`` last. Raises ``SessionBusy`` if a turn is running."""
         with self._hold():
-            return await self._turn(text, context, emit, stop, run_id)
+            return await self._turn(text, context, emit, stop, turn_id)
 
     async def _turn(
         self,
@@ -204,8 +204,8 @@ class Session:
         context: str,
         emit: EventSink,
         stop: asyncio.Event | None,
-        run_id: str | None,
-    ) -> RunOutcome:
+        turn_id: str | None,
+    ) -> TurnOutcome:
         parts = self.parts
         index = len(self._turns) + 1
         if self._hook_notes is None:
@@ -222,7 +222,7 @@ class Session:
             model=parts.provider.model,
             turn=index,
         )
-        audit = AuditLog(parts.audit_path, parts.scrubber, run_id=run_id or f"{self.id}#{index}")
+        audit = AuditLog(parts.audit_path, parts.scrubber, turn_id=turn_id or f"{self.id}#{index}")
         checkpoint = Checkpoint(self.workspace, self.store.blobs, parts.buffers)
         files = FileAccess(
             self.workspace,
@@ -232,7 +232,7 @@ class Session:
         ctx = ToolContext(workspace=self.workspace, files=files)
         states: list[tuple[FileState, ...]] = []
 
-        def record(event: RunEvent) -> None:
+        def record(event: TurnEvent) -> None:
             if isinstance(event, Done) and not states:
                 states.append(checkpoint.finish())
                 record(FilesChanged(session=self.id, turn=index, files=_changed(states[0])))
@@ -242,7 +242,7 @@ class Session:
 
         agent = Agent(
             provider=parts.provider,
-            registry=parts.discovery.registry,
+            registry=parts.tools.registry,
             settings=parts.settings,
             approver=parts.approver,
             transcript=transcript,
@@ -261,8 +261,8 @@ class Session:
         }
         watch = ProgramWatch(checkpoint, lambda: [*files.seen, *earlier], keeper=self._watches)
         try:
-            outcome = await agent.run(
-                RunRequest(task=text, context=context),
+            outcome = await agent.run_turn(
+                TurnRequest(task=text, context=context),
                 ctx,
                 record,
                 stop,
@@ -272,7 +272,7 @@ class Session:
         except BaseException:
             if not states:
                 states.append(checkpoint.finish())
-            outcome = RunOutcome(
+            outcome = TurnOutcome(
                 reason="cancelled",
                 answer="The turn was stopped.",
                 iterations=0,
@@ -290,7 +290,7 @@ class Session:
         audit: AuditLog,
         index: int,
         task: str,
-        outcome: RunOutcome,
+        outcome: TurnOutcome,
         files: tuple[FileState, ...],
         *,
         undo_of: tuple[int, ...] = (),
@@ -404,8 +404,8 @@ class Session:
             model=self.parts.provider.model,
             turn=index,
         )
-        audit = AuditLog(self.parts.audit_path, self.parts.scrubber, run_id=f"{self.id}#{index}")
-        outcome = RunOutcome(reason="answer", answer=note, iterations=0, messages=self._messages)
+        audit = AuditLog(self.parts.audit_path, self.parts.scrubber, turn_id=f"{self.id}#{index}")
+        outcome = TurnOutcome(reason="answer", answer=note, iterations=0, messages=self._messages)
         self._close(transcript, audit, index, label, outcome, files, undo_of=undone, note=note)
         return RestoreReport(
             applied=True,
@@ -422,7 +422,7 @@ class Session:
         meter after. ``compacted`` says what was done (``None``: too short to shorten)."""
         with self._hold():
             result = await self.context.fit(
-                self._messages, self.parts.discovery.registry.definitions(), force=True
+                self._messages, self.parts.tools.registry.definitions(), force=True
             )
             self.compacted = result
             if result is not None:
