@@ -29,7 +29,6 @@ from foehn_lsp.acp import convert
 from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
-from foehn_lsp.agent.approval import FilePreview
 from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.agent.loop import TurnOutcome
 from foehn_lsp.config import (
@@ -42,6 +41,7 @@ from foehn_lsp.sessions.builder import FrontEnd, build_session
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
+from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)

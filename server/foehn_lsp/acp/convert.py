@@ -35,7 +35,6 @@ from foehn_lsp.agent.approval import (
     ApprovalRequest,
     Approved,
     Denied,
-    FilePreview,
 )
 from foehn_lsp.agent.events import (
     ApprovalEvent,
@@ -59,6 +58,7 @@ from foehn_lsp.sessions.commands import CustomCommands
 from foehn_lsp.sessions.session import RestoreReport
 from foehn_lsp.sessions.slash import parse
 from foehn_lsp.sessions.store import SessionSummary
+from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
 Update = (

@@ -25,7 +25,6 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
@@ -41,10 +40,10 @@ from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ConfigError, ToolInputError
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.contract import Execute, ToolContext, ToolResult
-from foehn_lsp.tools.plans import apply_plan
+from foehn_lsp.tools.plans import FilePreview, apply_plan, file_previews
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
-from foehn_lsp.workspace.edits import EditPlan, WriteFile
+from foehn_lsp.workspace.edits import EditPlan
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,26 +64,6 @@ class Denied:
 
 
 ApprovalDecision = Approved | Denied
-
-
-@dataclass(frozen=True, kw_only=True)
-class FilePreview:
-    path: Path
-    before: str | None
-    """``None`` for a file the edit creates."""
-    after: str
-
-
-MAX_PREVIEW_CHARS = 1_000_000
-
-
-def file_previews(plan: EditPlan) -> tuple[FilePreview, ...]:
-    return tuple(
-        FilePreview(path=change.path, before=change.old_text, after=change.text)
-        for change in plan.changes
-        if isinstance(change, WriteFile)
-        and len(change.text) + len(change.old_text or "") <= MAX_PREVIEW_CHARS
-    )
 
 
 @dataclass(frozen=True, kw_only=True)

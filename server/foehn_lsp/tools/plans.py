@@ -4,8 +4,30 @@ refuses, changing nothing, if a file differs from what the plan was made on."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from foehn_lsp.tools.contract import Execute, Plan, ToolContext, ToolResult
-from foehn_lsp.workspace.edits import EditPlan
+from foehn_lsp.workspace.edits import EditPlan, WriteFile
+
+MAX_PREVIEW_CHARS = 1_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class FilePreview:
+    path: Path
+    before: str | None
+    """``None`` for a file the edit creates."""
+    after: str
+
+
+def file_previews(plan: EditPlan) -> tuple[FilePreview, ...]:
+    return tuple(
+        FilePreview(path=change.path, before=change.old_text, after=change.text)
+        for change in plan.changes
+        if isinstance(change, WriteFile)
+        and len(change.text) + len(change.old_text or "") <= MAX_PREVIEW_CHARS
+    )
 
 
 def execute_plan(plan: Plan) -> Execute:
