@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
 from foehn_lsp.agent import Agent, Approved, Denied, FixedApprover, TurnEvent, TurnRequest
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest
-from foehn_lsp.agent.events import ApprovalEvent, Done, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
+from foehn_lsp.agent.events import ApprovalEvent, Done, EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.loop import TurnOutcome
 from foehn_lsp.config import ApprovalMode, ApprovalSettings, Settings
 from foehn_lsp.errors import ProviderUnavailableError
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
@@ -27,18 +30,38 @@ class Recorder(list[TurnEvent]):
         return [e for e in self if isinstance(e, kind)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class Runner:
+    """The loop with ``registry``'s tools behind an approval gate, the chain a toolbox makes
+    without its checkpoints and audit."""
+
+    agent: Agent
+    registry: ToolRegistry
+    approver: Any
+
+    async def run_turn(
+        self,
+        request: TurnRequest,
+        ctx: ToolContext,
+        emit: EventSink,
+        stop: asyncio.Event | None = None,
+    ) -> TurnOutcome:
+        gate = ApprovalGate(self.agent.settings.approval, self.approver, emit)
+        executor = TurnExecutor(self.registry, ctx, emit, [gate])
+        return await self.agent.run_turn(request, executor, emit, stop)
+
+
 def agent(
     turns: list[ModelResponse],
     *,
     approver: Any = None,
     registry: ToolRegistry | None = None,
     **settings: Any,
-) -> tuple[Agent, ScriptedProvider]:
+) -> tuple[Runner, ScriptedProvider]:
     provider = ScriptedProvider(turns)
-    built = Agent(
-        provider=provider,
+    built = Runner(
+        agent=Agent(provider=provider, settings=Settings(**settings)),
         registry=registry or discover().registry,
-        settings=Settings(**settings),
         approver=approver or FixedApprover(Approved()),
     )
     return built, provider
@@ -295,10 +318,9 @@ async def test_a_provider_failing_mid_run_ends_it_with_error(app: Path, ctx: Too
             return await super().complete(*args, **kwargs)
 
     provider = Failing([calls(("scan", {}))])
-    runner = Agent(
-        provider=provider,
+    runner = Runner(
+        agent=Agent(provider=provider, settings=Settings()),
         registry=discover().registry,
-        settings=Settings(),
         approver=FixedApprover(Approved()),
     )
     events = Recorder()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -372,12 +371,8 @@ class FoehnAgent:
         approval = live.settings.approval
         if live.mode == "read-only":
             approval = approval.refusing_changes()
-        # The agent reads the session's settings at the start of each turn: a running turn
-        # keeps the mode it started with, the next one uses the new one.
-        live.session.parts = dataclasses.replace(
-            live.session.parts,
-            settings=live.settings.model_copy(update={"approval": approval}),
-        )
+        # A running turn keeps the mode it started with, the next one uses the new one.
+        live.session.set_approval(approval)
         return schema.SetSessionModeResponse()
 
     async def prompt(

@@ -129,12 +129,15 @@ class ApprovalGate:
         approver: Approver,
         emit: EventSink,
         guards: TurnGuards | None = None,
+        remembered: set[RememberedScope] | None = None,
     ) -> None:
         self.policy = policy
         self.approver = approver
         self.emit = emit
         self.guards = guards or TurnGuards(guards=Guards.none())
-        self.remembered: set[RememberedScope] = set()
+        self.remembered = remembered if remembered is not None else set()
+        """What "allow for this run" remembers: this gate's own, or a set shared by the gates
+        of several turns (``foehn mcp``: a client's whole connection)."""
         self._asking = asyncio.Lock()
 
     def _verdict(self, invocation: Invocation, call: Call, answers: Any = ()) -> Verdict:

@@ -4,7 +4,7 @@
      │
      └─tool calls──▶ limits? ──▶ wrap up: results say "not run", ask for a summary ─▶ done(limit)
                        │
-                       └──▶ run the calls (validate, assess, approve, execute) ──▶ ask …
+                       └──▶ run the calls (validate, assess, plan, approve, execute) ──▶ ask …
 
 A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from foehn_lsp.agent.approval import ApprovalGate, Approver
 from foehn_lsp.agent.events import (
     Compacted,
     Done,
@@ -37,7 +36,6 @@ from foehn_lsp.agent.events import (
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
-from foehn_lsp.agent.guards import TurnGuards
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderError, ProviderRequestError
@@ -52,8 +50,6 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.registry import Middleware, ToolRegistry
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow
@@ -113,47 +109,40 @@ def _signature(call: ToolCall) -> str:
 
 
 class Agent:
-    """Runs turns with one provider, one registry and one approver; stateless between turns."""
+    """Runs turns with one provider; stateless between turns. The calls of a turn run through
+    the executor it is given (a toolbox's: approval, checkpoints, audit; ``sessions.toolbox``)."""
 
     def __init__(
         self,
         *,
         provider: Provider,
-        registry: ToolRegistry,
         settings: Settings,
-        approver: Approver,
         transcript: ResponseLog | None = None,
         context: ContextWindow | None = None,
-        guards: TurnGuards | None = None,
     ) -> None:
         self.provider = provider
-        self.registry = registry
         self.settings = settings
-        self.approver = approver
         self.transcript = transcript
         self.context = context
-        self.guards = guards
-        """The person's rules and hooks, which the approval gate applies."""
 
     async def run_turn(
         self,
         request: TurnRequest,
-        ctx: ToolContext,
+        calls: TurnExecutor,
         emit: EventSink,
         stop: asyncio.Event | None = None,
         *,
         history: Sequence[Message] = (),
-        middleware: Sequence[Middleware] = (),
     ) -> TurnOutcome:
-        """Run ``request`` to its end after ``history``; ``emit`` gets every event, ``Done``
-        last. ``middleware`` joins this turn's call chain after approval (checkpoints)."""
+        """Run ``request`` to its end after ``history``, the model's tool calls through
+        ``calls``; ``emit`` gets every event, ``Done`` last."""
         task = request.task + (f"\n\n{request.context}" if request.context else "")
-        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
+        system = SystemMessage(content=system_message(self.settings, calls.ctx.workspace))
         earlier = list(history)
         if earlier and isinstance(earlier[0], SystemMessage):
             earlier = earlier[1:]
         state = _State(messages=[system, *earlier, UserMessage(content=task)])
-        body = asyncio.create_task(self._loop(state, ctx, emit, middleware))
+        body = asyncio.create_task(self._loop(state, calls, emit))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
         if stopper is not None:
@@ -190,36 +179,28 @@ class Agent:
             messages=tuple(messages),
         )
 
-    async def _loop(
-        self,
-        state: _State,
-        ctx: ToolContext,
-        emit: EventSink,
-        middleware: Sequence[Middleware],
-    ) -> TurnOutcome:
-        gate = ApprovalGate(self.settings.approval, self.approver, emit, self.guards)
-        executor = TurnExecutor(self.registry, ctx, emit, [gate, *middleware])
-        tools = self.registry.definitions()
+    async def _loop(self, state: _State, calls: TurnExecutor, emit: EventSink) -> TurnOutcome:
+        tools = calls.registry.definitions()
         try:
             while True:
                 response = await self._ask(state, tools, emit)
-                calls = response.message.tool_calls
-                if not calls:
+                asked = response.message.tool_calls
+                if not asked:
                     return self._outcome(state, "answer", response.message.content)
-                limit = self._limit_reached(state, calls)
+                limit = self._limit_reached(state, asked)
                 if limit is not None:
                     reason, why = limit
                     state.messages += [
                         ToolResultMessage(
                             call_id=c.id, name=c.name, is_error=True, content=f"not run: {why}"
                         )
-                        for c in calls
+                        for c in asked
                     ]
                     return await self._wrap_up(state, reason, why, emit)
                 state.iterations += 1
-                results = await executor.run(calls)
+                results = await calls.run(asked)
                 state.messages += results
-                self._track_repeats(state, calls, results)
+                self._track_repeats(state, asked, results)
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
         except ProviderError as exc:

@@ -45,48 +45,21 @@ from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, TerminalApprover, 
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.sandbox import startup_warning, system_sandbox
-from foehn_lsp.sessions.builder import FrontEnd, build_session
-from foehn_lsp.tools.discovery import LoadedTools, discover
-
-
-def load_tools(settings: Settings, workspace: Path | None) -> LoadedTools:
-    found = discover(
-        folders=settings.plugin_folders(workspace),
-        default_timeout=settings.tool_timeout_seconds,
-    )
-    if settings.mcp.servers or settings.trust_workspace:
-        from foehn_lsp.mcp.tools import add_servers
-
-        add_servers(found, settings, workspace, lazy=False)
-    return found
+from foehn_lsp.sessions.builder import FrontEnd, build_session, catalogue_json, load_tools
 
 
 def _tools_command(args: argparse.Namespace) -> int:
     workspace = folder(args.workspace)
-    settings = load_settings()
-    found = load_tools(settings, workspace)
-    catalogue: list[dict[str, Any]] = [
-        {
-            "name": tool.name,
-            "risk": tool.risk.value,
-            "risk_per_call": tool.assess is not None,
-            "description": tool.description,
-            "parameters": tool.parameters,
-            **(found.servers.catalogue_fields(tool.name) if found.servers else {}),
-        }
-        for tool in found.registry
-    ]
-    problems = [{"plugin": p.plugin, "problems": list(p.problems)} for p in found.problems]
+    found = load_tools(load_settings(), workspace, lazy=False)  # starts every MCP server
+    catalogue = catalogue_json(found)
     sandbox = system_sandbox()
     if args.json:
         shown = {"available": sandbox.available, "note": sandbox.note}
-        json.dump(
-            {"tools": catalogue, "problems": problems, "sandbox": shown}, sys.stdout, indent=2
-        )
+        json.dump({**catalogue, "sandbox": shown}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print(f"sandbox: {sandbox.note}")
-        for entry in catalogue:
+        for entry in catalogue["tools"]:
             params = ", ".join(tool_parameters(entry["parameters"]))
             risk = "assessed per call" if entry["risk_per_call"] else entry["risk"]
             print(f"{entry['name']:<16} {risk:<12} ({params})")

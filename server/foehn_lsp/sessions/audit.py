@@ -13,16 +13,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from foehn_lsp.agent.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.secrets import Scrubber
+from foehn_lsp.sessions.store import state_dir
 
 
-def audit_path(workspace_root: Path) -> Path:
+def audit_path(workspace_root: Path, base: Path | None = None) -> Path:
+    """The audit log of ``workspace_root``, under ``base`` (by default the user's state
+    directory, as for sessions)."""
     digest = hashlib.sha256(os.fsencode(workspace_root)).hexdigest()[:16]
-    state = Path(platformdirs.user_state_dir("foehn"))
-    return state / "audit" / f"{workspace_root.name}-{digest}.jsonl"
+    return (base or state_dir()) / "audit" / f"{workspace_root.name}-{digest}.jsonl"
 
 
 class AuditLog:

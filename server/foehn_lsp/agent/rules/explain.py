@@ -133,8 +133,8 @@ async def explain_call(
     policy: ApprovalSettings,
     rules: RuleSet,
 ) -> dict[str, Any]:
-    """The ``explain`` object for one call, found by the chain every call takes (validation and
-    risk assessment) up to the decision; nothing runs and no hook is asked."""
+    """The ``explain`` object for one call, found by the chain every call takes (validation,
+    risk assessment and planning) up to the decision; nothing runs and no hook is asked."""
     from foehn_lsp.sandbox import system_sandbox
 
     if registry.get(tool) is None:
