@@ -194,7 +194,7 @@ class ApprovalGate:
             arguments=copy.deepcopy(shown),
             risk=invocation.risk.value,
             preview=planned.diff if planned else None,
-            summary=planned.plan.summary if planned else None,
+            summary=planned.plan.summary if planned else invocation.scope.note,
             files=planned.files if planned else (),
             program=invocation.scope.program,
             sandbox=invocation.scope.sandbox,
