@@ -308,16 +308,7 @@ def sessions_command(args: argparse.Namespace) -> int:
     if args.action == "list":
         sessions = store.list()
         if args.json:
-            rows = [
-                {
-                    "id": s.id,
-                    "title": s.title,
-                    "created": s.created,
-                    "updated": s.updated,
-                    "turns": s.turns,
-                }
-                for s in sessions
-            ]
+            rows = [summary.json() for summary in sessions]
             json.dump({"sessions": rows, "problems": store.problems}, sys.stdout, indent=2)
             print()
         else:
@@ -341,19 +332,7 @@ def sessions_command(args: argparse.Namespace) -> int:
             {
                 "id": data.id,
                 "title": data.title,
-                "turns": [
-                    {
-                        "index": t.index,
-                        "task": t.task,
-                        "reason": t.reason,
-                        "answer": t.answer,
-                        "files": [
-                            {"path": f.path, "change": f.change} for f in t.files if not f.folder
-                        ],
-                        "undoOf": list(t.undo_of),
-                    }
-                    for t in data.turns
-                ],
+                "turns": [turn.json() for turn in data.turns],
                 "problems": data.problems,
             },
             sys.stdout,
