@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.agent.events import RunEvent
+from foehn_lsp.agent.events import TurnEvent
 from foehn_lsp.agent.execution import MAX_RESULT_CHARS, TurnExecutor
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.naming import tool_name
@@ -40,7 +40,7 @@ def awkward_catalogue(
 
 async def through_the_turn(catalogue: McpCatalogue, ctx: ToolContext, tool: str) -> str:
     """The call as a turn runs it: the registry's chain and the executor's own cap."""
-    seen: list[RunEvent] = []
+    seen: list[TurnEvent] = []
     executor = TurnExecutor(catalogue.registry, ctx, seen.append)
     (message,) = await executor.run([ToolCall(id="1", name=tool, arguments="{}")])
     return message.content

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.agent.custom_commands import load_commands
 from foehn_lsp.agent.guards import Guards, load
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.config.mcp import McpSettings
+from foehn_lsp.sessions.commands import load_commands
 from foehn_lsp.tools.discovery import discover
 from foehn_lsp.trust import approve, approved_text, review, waiting
 from foehn_lsp.workspace import Workspace
@@ -108,18 +108,18 @@ def test_the_workspace_mcp_list_starts_nothing_until_approved(root: Path, tmp_pa
     settings = Settings(trust_workspace=True, mcp=McpSettings())
     found = discover(entry_points=False)
     add_servers(found, settings, root)
-    assert found.mcp is None
+    assert found.servers is None
     assert not started.exists()
     assert [w.path for w in waiting(root)] == [".vscode/mcp.json"]
     approve_now(root, ".vscode/mcp.json")
     found = discover(entry_points=False)
     add_servers(found, settings, root)
     try:
-        assert found.mcp is not None
+        assert found.servers is not None
         assert started.exists()  # the approved server was started (and failed to speak MCP)
     finally:
-        if found.mcp is not None:
-            found.mcp.close()
+        if found.servers is not None:
+            found.servers.close()
 
 
 def test_a_file_that_is_not_text_or_too_large_is_refused(root: Path) -> None:

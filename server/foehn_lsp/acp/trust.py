@@ -21,8 +21,8 @@ from acp.interfaces import Client
 from pydantic import ValidationError
 
 from foehn_lsp.acp.convert import diff_content
-from foehn_lsp.agent.approval import FilePreview
 from foehn_lsp.errors import TrustError
+from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.trust import Reviewed, approve, waiting
 
 log = logging.getLogger(__name__)
