@@ -147,10 +147,14 @@ class HumanPrinter:
             self._status = None
 
     def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, Thinking) and event.detail and self._status is not None:
+            self._status.update(f"step {event.iteration + 1}: {event.detail}")
+            return
         self.stop_spinner()
         match event:
-            case Thinking(iteration=iteration) if self.err.is_terminal:
-                self._status = self.err.status(f"thinking (step {iteration + 1})…")
+            case Thinking(iteration=iteration, detail=detail) if self.err.is_terminal:
+                shown = f"step {iteration + 1}: {detail}" if detail else None
+                self._status = self.err.status(shown or f"thinking (step {iteration + 1})…")
                 self._status.start()
             case TextDelta(text=text):
                 self.out.write(text)

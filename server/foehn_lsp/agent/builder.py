@@ -21,7 +21,7 @@ from foehn_lsp.agent.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers import Provider, create_provider
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
+from foehn_lsp.providers.messages import Message, ModelResponse, StatusSink, TextSink
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.discovery import Discovery, discover
 from foehn_lsp.tools.registry import ToolDefinition
@@ -60,6 +60,7 @@ class NoModel:
         *,
         stream: bool = False,
         on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
     ) -> ModelResponse:
         raise ConfigError(self.reason)
 

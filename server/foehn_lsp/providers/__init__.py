@@ -10,7 +10,7 @@ import httpx
 from foehn_lsp.config import PROVIDER_KEY_VARIABLES, Settings
 from foehn_lsp.errors import ConfigError, MissingApiKeyError
 from foehn_lsp.providers.http import HttpClient
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
+from foehn_lsp.providers.messages import Message, ModelResponse, StatusSink, TextSink
 from foehn_lsp.tools.registry import ToolDefinition
 
 
@@ -27,9 +27,12 @@ class Provider(Protocol):
         *,
         stream: bool = False,
         on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
     ) -> ModelResponse:
         """One turn. Streamed text goes to ``on_text`` as it arrives; the full turn is
-        returned either way. Raises ``ProviderError`` subclasses, nothing else."""
+        returned either way. A provider that makes the person wait for more than the model's
+        answer (loading a model, reading a long prompt) says so through ``on_status``; the
+        others ignore it. Raises ``ProviderError`` subclasses, nothing else."""
         ...
 
     async def aclose(self) -> None: ...
