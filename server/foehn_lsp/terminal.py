@@ -79,13 +79,17 @@ APPROVE_MODES = {
 
 
 def run_header(settings: Settings, root: Path, approve: str) -> str:
-    """One line: provider, model, workspace and approval mode; says when the small embedded
-    model answers (its answers are demo-grade, and a larger model is one setting away)."""
+    """One line: provider, model, workspace and approval mode; when the small embedded model
+    answers, what it is good at, and a second line naming a model server already running on
+    this machine, if there is one (offered, never used unasked)."""
     from foehn_lsp.providers import local
 
     name = settings.provider or ("local" if local.is_available() else "none")
+    offer = ""
     if name == "local":
-        model = f"{local.MODEL_NAME} (the small offline model; FOEHN_PROVIDER picks a larger one)"
+        model = f"{local.MODEL_NAME} ({local.STRENGTHS})"
+        running = asyncio.run(local.find_running())
+        offer = f"\n{running.line()}" if running else ""
     else:
         try:
             model = settings.resolved_model()
@@ -93,7 +97,10 @@ def run_header(settings: Settings, root: Path, approve: str) -> str:
             model = "?"
     home = Path.home()
     shown = f"~/{root.relative_to(home)}" if root.is_relative_to(home) else str(root)
-    return f"foehn · {name} · {model} · {shown} · --approve {approve}: {APPROVE_MODES[approve]}"
+    return (
+        f"foehn · {name} · {model} · {shown} · --approve {approve}: {APPROVE_MODES[approve]}"
+        + offer
+    )
 
 
 class JsonPrinter:

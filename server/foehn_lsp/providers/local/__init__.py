@@ -25,7 +25,14 @@ from foehn_lsp.providers.local.model import (
     ensure_model,
     is_available,
 )
-from foehn_lsp.providers.local.provider import NO_ANSWER, WINDOW, LocalProvider, StepTiming
+from foehn_lsp.providers.local.offer import RunningServer, find_running
+from foehn_lsp.providers.local.provider import (
+    NO_ANSWER,
+    STRENGTHS,
+    WINDOW,
+    LocalProvider,
+    StepTiming,
+)
 
 __all__ = [
     "INSTALL_HINT",
@@ -34,9 +41,12 @@ __all__ = [
     "MODEL_SIZE",
     "NO_ANSWER",
     "PARTS",
+    "STRENGTHS",
     "WINDOW",
     "LocalProvider",
+    "RunningServer",
     "StepTiming",
     "ensure_model",
+    "find_running",
     "is_available",
 ]

@@ -82,6 +82,8 @@ class EngineSettings:
     """The folder of saved prompt states."""
     command: tuple[str, ...] = ()
     """The worker's command line; empty: this interpreter running ``worker.py``."""
+    threads: int = 0
+    """Threads for generating and for reading prompts; 0: the cores idle when it starts."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,8 +198,8 @@ class Engine:
         config = WorkerConfig(
             model=str(self.settings.model),
             window=self.settings.window,
-            threads=threads(),
-            batch_threads=threads(),
+            threads=self.settings.threads or threads(),
+            batch_threads=self.settings.threads or threads(),
             batch=self.settings.batch,
             state_dir=str(self.settings.states),
             api_key=api_key,

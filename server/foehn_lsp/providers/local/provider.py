@@ -66,6 +66,14 @@ RATE_EVERY = 1.0
 READ_REPORTED = 256
 """New prompt tokens from which reading the prompt is reported."""
 
+STRENGTHS = (
+    "good at finding and reading files and at one-file edits; for changes across files or "
+    "fixing until the tests pass, use a larger model (FOEHN_PROVIDER, or a local server "
+    "such as Ollama)"
+)
+"""What the header says the model is for (README: measured with bench/bench_effectiveness.py
+and bench/bench_local.py)."""
+
 CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 DENIED = "the person denied this call"
 NO_ANSWER = (

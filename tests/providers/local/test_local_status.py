@@ -1,0 +1,50 @@
+"""What the person is told while the embedded model makes them wait, through the same events
+every front end renders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from foehn_lsp.agent import Agent, Approved, FixedApprover, RunRequest
+from foehn_lsp.agent.events import RunEvent, TextDelta, Thinking, event_json
+from foehn_lsp.config import Settings
+from foehn_lsp.lsp.convert import progress_message
+from foehn_lsp.tools import ToolContext, ToolRegistry
+from foehn_lsp.workspace import FileAccess, Workspace
+from providers.local.local_fakes import MakeProvider, answer_chunks
+
+
+async def test_the_wait_and_the_answer_reach_the_run_events(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    text = "Two files: app.py and the tests next to it, both small enough to read at once."
+    provider = fake_provider({"chunks": answer_chunks(text), "delay": 0.01})
+    agent = Agent(
+        provider=provider,
+        registry=registry,
+        settings=Settings(provider="local"),
+        approver=FixedApprover(Approved(scope="run")),
+    )
+    events: list[RunEvent] = []
+    workspace = Workspace([tmp_path])
+    outcome = await agent.run(
+        RunRequest(task="what is here?"),
+        ToolContext(workspace=workspace, files=FileAccess(workspace)),
+        events.append,
+    )
+    assert outcome.answer == text
+    details = [e.detail for e in events if isinstance(e, Thinking) and e.detail]
+    assert details[0] == "loading the model…"
+    assert any(d.startswith("reading the prompt (first run only)") for d in details)
+    pieces = [e.text for e in events if isinstance(e, TextDelta)]
+    assert len(pieces) > 1
+    assert "".join(pieces) == text
+
+
+def test_a_detail_is_shown_as_progress_and_left_out_when_there_is_none() -> None:
+    assert progress_message(Thinking(iteration=0, detail="loading the model…")) == (
+        "Loading the model…"
+    )
+    assert progress_message(Thinking(iteration=0)) == "Thinking…"
+    assert event_json(Thinking(iteration=1)) == {"event": "thinking", "iteration": 1}
+    assert event_json(Thinking(iteration=1, detail="x"))["detail"] == "x"
