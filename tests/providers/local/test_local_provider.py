@@ -153,3 +153,10 @@ async def test_a_repeated_call_after_a_failed_change_is_re_asked_without_an_answ
     schema = again["response_format"]["json_schema"]["schema"]
     assert all("tool" in choice["properties"] for choice in schema["anyOf"])
     assert "You already called edit_file" in json.dumps(again["messages"])
+
+
+def test_the_sessions_know_the_window_the_model_runs_with() -> None:
+    from foehn_lsp.agent.context import known_window
+    from foehn_lsp.providers.local import MODEL_NAME, WINDOW
+
+    assert known_window(MODEL_NAME) == WINDOW == LocalProvider().window
