@@ -7,13 +7,22 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from foehn_lsp.providers.local.answer import HOLD, AnswerStream
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.schema import constraining, inline_refs, step_schema
+from foehn_lsp.providers.local.seen import MAX_CHOICES, old_text_choices, seen_files
 from foehn_lsp.providers.local.states import MAX_STATES, PromptStates, StateKey
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import ToolDefinition
 
@@ -217,3 +226,80 @@ def test_leftovers_of_a_process_that_died_are_removed(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [f"{_key().digest}.bin", f"{_key().digest}.json", "partial-2-fresh.bin"]
     )
+
+
+# What the conversation has shown of each file --------------------------------------------
+
+
+def _read(call_id: str, path: str, body: str, **arguments: object) -> list[Message]:
+    call = ToolCall(id=call_id, name="read_file", arguments=json.dumps({"path": path, **arguments}))
+    return [
+        AssistantMessage(tool_calls=(call,)),
+        ToolResultMessage(call_id=call_id, name="read_file", content=body),
+    ]
+
+
+def _numbered(path: str, lines: list[str], first: int = 1, total: int | None = None) -> str:
+    last = first + len(lines) - 1
+    shown = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, first))
+    return f"{path}: lines {first}-{last} of {total or last}\n{shown}"
+
+
+def test_a_file_read_then_edited_is_known_as_it_is_now() -> None:
+    source = ["def greeting(name):", '    return f"Helo, {name}!"']
+    edit = {"path": "greet.py", "edits": [{"old_text": "Helo", "new_text": "Hello"}]}
+    messages: list[Message] = [
+        UserMessage(content="fix it"),
+        *_read("c1", "greet.py", _numbered("greet.py", source)),
+        AssistantMessage(
+            tool_calls=(ToolCall(id="c2", name="edit_file", arguments=json.dumps(edit)),)
+        ),
+        ToolResultMessage(call_id="c2", name="edit_file", content="edit greet.py (1 block)"),
+    ]
+    assert seen_files(messages) == {
+        "greet.py": ['def greeting(name):\n    return f"Hello, {name}!"']
+    }
+
+
+def test_failed_reads_cut_lines_and_writes_are_told_apart() -> None:
+    long = "x" * 50 + " … (200 more characters)"
+    write = ToolCall(
+        id="c3", name="write_file", arguments='{"path": "new.txt", "content": "a\\nb"}'
+    )
+    failed = ToolCall(id="c4", name="read_file", arguments='{"path": "gone.txt"}')
+    messages: list[Message] = [
+        *_read("c1", "a.py", _numbered("a.py", ["one", long, "three"], first=10, total=40)),
+        AssistantMessage(tool_calls=(write,)),
+        ToolResultMessage(call_id="c3", name="write_file", content="write new.txt"),
+        AssistantMessage(tool_calls=(failed,)),
+        ToolResultMessage(call_id="c4", name="read_file", is_error=True, content="not found"),
+    ]
+    assert seen_files(messages) == {"a.py": ["one", "three"], "new.txt": ["a\nb"]}
+
+
+def test_old_text_choices_are_spans_found_once() -> None:
+    runs = ["x = 1\n\nx = 1\ny = 2", "z = 3"]
+    choices = old_text_choices(runs)
+    assert "x = 1" not in choices  # twice: an edit naming it would be ambiguous
+    assert "" not in choices
+    assert "\n" not in choices
+    assert {"y = 2", "z = 3", "x = 1\ny = 2", "\nx = 1\ny = 2"} <= set(choices)
+    assert len(old_text_choices(["\n".join(f"line {n}" for n in range(1000))])) == MAX_CHOICES
+
+
+def test_an_edit_of_a_file_read_may_only_name_its_lines(registry: ToolRegistry) -> None:
+    schema = step_schema(registry.definitions(), files={"a.py": ["x = 1", "y = 2"], "b.py": []})
+    [edit] = [
+        c for c in schema["anyOf"] if c["properties"].get("tool", {}).get("const") == "edit_file"
+    ]
+    [branch] = edit["properties"]["arguments"]["anyOf"]
+    assert branch["properties"]["path"] == {"const": "a.py"}
+    item = branch["properties"]["edits"]["items"]["properties"]
+    assert item["old_text"] == {"enum": ["x = 1", "y = 2"]}
+    assert item["new_text"] == {"type": "string"}
+
+    def without_edit(choices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [c for c in choices if c["properties"].get("tool", {}).get("const") != "edit_file"]
+
+    plain = step_schema(registry.definitions())
+    assert without_edit(schema["anyOf"]) == without_edit(plain["anyOf"])

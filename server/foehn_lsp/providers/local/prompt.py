@@ -38,12 +38,15 @@ with exactly one JSON object and nothing else:
 Rules:
 - Any question about the project's files needs a tool first. Use one tool per reply.
 - scan and search show only names and matching lines: to tell what a file says, read_file it.
+- A name is defined on the line with def, function or class before it; calls and imports only \
+use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
-- To change a file, read_file it, then edit_file with old_text copied exactly from it. \
-write_file is for new files. After changing code, run_tests if the project has tests.
-- Say you changed something only after the tool that changed it succeeded.
-- The answer is for the person: one or two sentences with the names and values you found. \
-Never copy the tool output or these rules into the answer.
+- To change an existing file, even to add a line at its end, read_file it and then use \
+edit_file. write_file is for new files. After changing code, run_tests if there are tests.
+- When a test fails, fix the code it tests; change the test only if asked to.
+- Say that you changed something only after the tool that changed it succeeded.
+- The answer is for the person: one or two sentences that answer the question with the names \
+and values you found. Never copy the tool output or these rules into the answer.
 
 Tools:
 {tools}"""
@@ -53,21 +56,37 @@ RESULT_NOTE = "Reply with the next tool call, or with the answer if you have it.
 SINGLE_CALLS: list[tuple[str, str, dict[str, Any]]] = [
     # (request, tool, arguments); skipped when the catalogue lacks the tool
     ("Which files are in the docs folder?", "scan", {"path": "docs"}),
+    ("Show me the first lines of setup.cfg", "read_file", {"path": "setup.cfg", "limit": 40}),
+    ("Where is parse_header defined?", "search", {"pattern": "parse_header"}),
     ("List the Markdown files", "scan", {"pattern": "*.md"}),
-    ("Where is parse_header defined?", "search", {"pattern": "def parse_header"}),
     (
         "Create notes/todo.txt containing buy milk",
         "write_file",
         {"path": "notes/todo.txt", "content": "buy milk\n"},
     ),
 ]
-PLAIN_ANSWERS = [("What is 7 times 6?", "7 times 6 is 42.")]
+PLAIN_ANSWERS = [
+    ("What is 7 times 6?", "7 times 6 is 42."),
+    ("Say hello", "Hello! How can I help?"),
+]
 
 Step = tuple[str, dict[str, Any], str]
 """(tool, arguments, its result)."""
 
 EPISODES: list[tuple[str, list[Step], str]] = [
     # (request, steps, answer); skipped unless the catalogue has all the steps' tools
+    (
+        "List the shell scripts and tell me which one uses curl",
+        [
+            ("scan", {"pattern": "*.sh"}, "2 entries under .:\nbin/fetch.sh\nbin/clean.sh"),
+            (
+                "search",
+                {"pattern": "curl", "glob": "*.sh"},
+                "1 matches for text 'curl' in 1 files:\nbin/fetch.sh\n     4: curl -O $URL",
+            ),
+        ],
+        "The shell scripts are bin/fetch.sh and bin/clean.sh; bin/fetch.sh uses curl (line 4).",
+    ),
     (
         "What timeout does the HTTP client use?",
         [
@@ -80,7 +99,7 @@ EPISODES: list[tuple[str, list[Step], str]] = [
             (
                 "read_file",
                 {"path": "net/client.go"},
-                "net/client.go: lines 1-12 of 12\n     1\tpackage net\n     2\t\n     3\t"
+                "net/client.go: lines 1-14 of 14\n     1\tpackage net\n     2\t\n     3\t"
                 "const defaultTimeout = 30 * time.Second\n    12\t\tTimeout: defaultTimeout,",
             ),
         ],
@@ -101,6 +120,23 @@ EPISODES: list[tuple[str, list[Step], str]] = [
             ),
         ],
         "I added the line lint at the end of tasks.txt.",
+    ),
+    (
+        "What does the Changelog say about 1.2?",
+        [
+            (
+                "scan",
+                {"pattern": "Changelog"},
+                "no entries under . (recursive, pattern 'Changelog'); names like it: CHANGELOG.md",
+            ),
+            (
+                "read_file",
+                {"path": "CHANGELOG.md"},
+                "CHANGELOG.md: lines 1-4 of 4\n     1\t# Changes\n     2\t## 1.2\n     3\t"
+                "- Faster startup\n     4\t## 1.1",
+            ),
+        ],
+        "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
     (
         "Make the tests pass",
@@ -132,7 +168,17 @@ EPISODES: list[tuple[str, list[Step], str]] = [
 ]
 
 EXAMPLE_NAMES = frozenset(
-    {"tasks.txt", "net/client.go", "units.py", "test_units.py", "notes/todo.txt", "parse_header"}
+    {
+        "bin/fetch.sh",
+        "bin/clean.sh",
+        "net/client.go",
+        "tasks.txt",
+        "notes/todo.txt",
+        "parse_header",
+        "units.py",
+        "test_units.py",
+        "Faster startup",
+    }
 )
 """Names that exist only in the examples: an answer naming one the conversation never
 mentioned is copying the examples, not answering."""

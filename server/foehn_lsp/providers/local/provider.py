@@ -4,6 +4,8 @@ Each step asks the model for one JSON object (``schema``), over the fixed prompt
 conversation (``prompt``), on the worker (``engine``); the answer streams as it is written
 (``answer``); what is happening while the person waits goes to ``on_status``.
 
+Once a file has been read, an edit of it can only name text the file has (``seen``).
+
 Host guards: an identical call is not re-run (the model is offered the other tools, or an
 answer unless the step must act); right after a failed change the step must be a tool call;
 an answer that copies tool output, prompt text or the examples is sent back once, and if it
@@ -45,6 +47,7 @@ from foehn_lsp.providers.local.prompt import (
     note,
 )
 from foehn_lsp.providers.local.schema import step_schema
+from foehn_lsp.providers.local.seen import old_text_choices, seen_files
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -242,6 +245,7 @@ class LocalProvider:
         status = on_status or (lambda _: None)
         shown = on_text if stream and on_text is not None else None
         acting = must_act(messages, tools)
+        files = {path: old_text_choices(runs) for path, runs in seen_files(messages).items()}
         earlier = {
             canonical(c.name, c.arguments, tools)
             for m in messages
@@ -253,7 +257,7 @@ class LocalProvider:
             return await self._decide(fixed, chat, schema, spent, said, shown, status)
 
         step, usage = await decide(
-            step_schema(tools, answer_only=not tools, tools_only=acting), Usage()
+            step_schema(tools, answer_only=not tools, tools_only=acting, files=files), Usage()
         )
         if "tool" in step and canonical(step["tool"], json.dumps(step["arguments"]), tools) in (
             earlier
@@ -268,7 +272,12 @@ class LocalProvider:
                 )
             )
             step, usage = await decide(
-                step_schema(others, answer_only=not others, tools_only=acting and bool(others)),
+                step_schema(
+                    others,
+                    answer_only=not others,
+                    tools_only=acting and bool(others),
+                    files=files,
+                ),
                 usage,
             )
         if "tool" in step:

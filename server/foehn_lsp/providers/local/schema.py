@@ -6,6 +6,10 @@ the catalogue, and has argument names and types that tool accepts. A schema llam
 compile (a remote ``$ref``, a regex it does not support) would make every request fail, so
 each tool's parameters are reduced to the keywords that constrain structure (``constraining``);
 the tool's own full schema still validates the arguments before the call runs.
+
+Once files have been read, ``edit_file`` may name only those files, and as ``old_text`` only
+their lines (``seen``): an edit of a file the model has not read fails anyway, and an
+``old_text`` copied inexactly is the small model's most common miss.
 """
 
 from __future__ import annotations
@@ -86,23 +90,56 @@ ANSWER: dict[str, Any] = {
 }
 
 
+EDIT_TOOL = "edit_file"
+
+
 def step_schema(
-    tools: Sequence[ToolDefinition], *, answer_only: bool = False, tools_only: bool = False
+    tools: Sequence[ToolDefinition],
+    *,
+    answer_only: bool = False,
+    tools_only: bool = False,
+    files: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """A tool call of ``tools`` or an answer; only an answer with ``answer_only`` (or no
-    tools), only a call with ``tools_only``."""
+    tools), only a call with ``tools_only``. ``files`` maps each file read so far to the
+    ``old_text`` an edit of it may name."""
     if answer_only or not tools:
         return ANSWER
     choices: list[dict[str, Any]] = [
         {
             "type": "object",
-            "properties": {
-                "tool": {"const": t.name},
-                "arguments": constraining(inline_refs(t.parameters)),
-            },
+            "properties": {"tool": {"const": t.name}, "arguments": _arguments(t, files or {})},
             "required": ["tool", "arguments"],
             "additionalProperties": False,
         }
         for t in tools
     ]
     return {"anyOf": choices if tools_only else [*choices, ANSWER]}
+
+
+def _arguments(tool: ToolDefinition, files: Mapping[str, Sequence[str]]) -> Any:
+    arguments = constraining(inline_refs(tool.parameters))
+    edits = arguments.get("properties", {}).get("edits", {})
+    item = edits.get("items", {}).get("properties", {})
+    known = {path: spans for path, spans in files.items() if spans}
+    if tool.name != EDIT_TOOL or not known or set(item) != {"old_text", "new_text"}:
+        return arguments
+    return {
+        "anyOf": [
+            {
+                **arguments,
+                "properties": {
+                    **arguments["properties"],
+                    "path": {"const": path},
+                    "edits": {
+                        **edits,
+                        "items": {
+                            **edits["items"],
+                            "properties": {**item, "old_text": {"enum": list(spans)}},
+                        },
+                    },
+                },
+            }
+            for path, spans in known.items()
+        ]
+    }
