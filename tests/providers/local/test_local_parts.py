@@ -303,3 +303,5 @@ def test_an_edit_of_a_file_read_may_only_name_its_lines(registry: ToolRegistry) 
 
     plain = step_schema(registry.definitions())
     assert without_edit(schema["anyOf"]) == without_edit(plain["anyOf"])
+    nothing_read = step_schema(registry.definitions(), files={})
+    assert nothing_read["anyOf"] == without_edit(plain["anyOf"])

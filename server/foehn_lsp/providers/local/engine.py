@@ -110,6 +110,8 @@ class Engine:
     def __init__(self, settings: EngineSettings) -> None:
         self.settings = settings
         self.states = PromptStates(settings.states)
+        self._log = settings.states.parent / "local-model.log"
+        """Where the worker's own messages go (only a crash writes any)."""
         self._worker: _Worker | None = None
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
@@ -187,7 +189,8 @@ class Engine:
             self.close()
             detail = reply.get("error") if isinstance(reply, dict) else None
             raise ProviderUnavailableError(
-                f"{LABEL} could not start: {detail or 'its process ended while loading'}"
+                f"{LABEL} could not start: {detail or 'its process ended while loading'} "
+                f"(its messages are in {self._log})"
             )
         worker.address = reply["address"]
         return worker
@@ -205,7 +208,7 @@ class Engine:
             api_key=api_key,
         )
         command = self.settings.command or (sys.executable, worker_module.__file__)
-        with open(self.settings.states.parent / "local-model.log", "wb") as errors:
+        with open(self._log, "wb") as errors:
             process = subprocess.Popen(
                 command,
                 stdin=subprocess.PIPE,

@@ -7,9 +7,9 @@ compile (a remote ``$ref``, a regex it does not support) would make every reques
 each tool's parameters are reduced to the keywords that constrain structure (``constraining``);
 the tool's own full schema still validates the arguments before the call runs.
 
-Once files have been read, ``edit_file`` may name only those files, and as ``old_text`` only
-their lines (``seen``): an edit of a file the model has not read fails anyway, and an
-``old_text`` copied inexactly is the small model's most common miss.
+``edit_file`` may name only files the conversation has read (it is not offered before one has
+been), and as ``old_text`` only their lines (``seen``): an edit of a file the model has not
+read fails anyway, and an ``old_text`` copied inexactly is the small model's most common miss.
 """
 
 from __future__ import annotations
@@ -101,29 +101,35 @@ def step_schema(
     files: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """A tool call of ``tools`` or an answer; only an answer with ``answer_only`` (or no
-    tools), only a call with ``tools_only``. ``files`` maps each file read so far to the
-    ``old_text`` an edit of it may name."""
+    tools), only a call with ``tools_only``. With ``files`` (each file read so far, and the
+    ``old_text`` an edit of it may name), an edit is offered only for those files."""
     if answer_only or not tools:
         return ANSWER
     choices: list[dict[str, Any]] = [
         {
             "type": "object",
-            "properties": {"tool": {"const": t.name}, "arguments": _arguments(t, files or {})},
+            "properties": {"tool": {"const": t.name}, "arguments": arguments},
             "required": ["tool", "arguments"],
             "additionalProperties": False,
         }
         for t in tools
+        if (arguments := _arguments(t, files)) is not None
     ]
+    if not choices:
+        return ANSWER
     return {"anyOf": choices if tools_only else [*choices, ANSWER]}
 
 
-def _arguments(tool: ToolDefinition, files: Mapping[str, Sequence[str]]) -> Any:
+def _arguments(tool: ToolDefinition, files: Mapping[str, Sequence[str]] | None) -> Any:
+    """The tool's arguments schema; ``None`` for an edit while no file has been read."""
     arguments = constraining(inline_refs(tool.parameters))
     edits = arguments.get("properties", {}).get("edits", {})
     item = edits.get("items", {}).get("properties", {})
-    known = {path: spans for path, spans in files.items() if spans}
-    if tool.name != EDIT_TOOL or not known or set(item) != {"old_text", "new_text"}:
+    if tool.name != EDIT_TOOL or files is None or set(item) != {"old_text", "new_text"}:
         return arguments
+    known = {path: spans for path, spans in files.items() if spans}
+    if not known:
+        return None
     return {
         "anyOf": [
             {
