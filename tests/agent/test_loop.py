@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
 from foehn_lsp.agent import Agent, Approved, Denied, FixedApprover, RunEvent, RunRequest
@@ -44,12 +42,6 @@ def agent(
         approver=approver or FixedApprover(Approved()),
     )
     return built, provider
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
 
 
 async def test_a_plain_answer_ends_the_run(app: Path, ctx: ToolContext) -> None:
@@ -210,7 +202,10 @@ async def test_unknown_tools_and_malformed_arguments_go_back_to_the_model(
     outcome = await runner.run(RunRequest(task="x"), ctx, events)
     assert outcome.reason == "answer"
     unknown, bad_json, bad_field = events.of(ToolResultEvent)
-    assert "unknown tool 'frobnicate'; the tools that exist are: delete_path" in unknown.output
+    assert (
+        "unknown tool 'frobnicate'; the tools that exist are: create_repository, delete_path"
+        in (unknown.output)
+    )
     assert "arguments: not valid JSON" in bad_json.output
     assert "arguments/path: required property is missing" in bad_field.output
     assert [e.risk for e in events.of(ToolCallEvent)] == ["undefined", "read_only", "read_only"]

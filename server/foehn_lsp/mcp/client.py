@@ -39,7 +39,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.workspace import Workspace
@@ -207,20 +207,22 @@ class ServerConnection:
         config = self.config
         if config.command is not None:
             argv = [config.command, *config.args]
-            if config.sandbox is not None:
-                sandbox = system_sandbox()
-                if not sandbox.available:
-                    raise SandboxUnavailableError(f"it is to run sandboxed, but {sandbox.note}")
-                argv = sandbox.command_line(argv, Workspace([self.root]), self.cwd, config.sandbox)
-            params = StdioServerParameters(
-                command=argv[0], args=argv[1:], env=server_environment(config), cwd=self.cwd
-            )
-            errlog = await asyncio.to_thread(_open_log, self.log_file)
-            try:
-                async with stdio_client(params, errlog=errlog) as streams:
-                    yield streams
-            finally:
-                errlog.close()
+            with contextlib.ExitStack() as held:  # a sandbox's placeholders live as long
+                if config.sandbox is not None:
+                    sandbox = system_sandbox()
+                    if not sandbox.available:
+                        raise SandboxUnavailableError(f"it is to run sandboxed, but {sandbox.note}")
+                    launch = sandbox.launch(argv, Workspace([self.root]), self.cwd, config.sandbox)
+                    argv = held.enter_context(launch)
+                params = StdioServerParameters(
+                    command=argv[0], args=argv[1:], env=server_environment(config), cwd=self.cwd
+                )
+                errlog = await asyncio.to_thread(_open_log, self.log_file)
+                try:
+                    async with stdio_client(params, errlog=errlog) as streams:
+                        yield streams
+                finally:
+                    errlog.close()
             return
         assert config.url is not None
         headers = {key: value.get_secret_value() for key, value in config.headers.items()}

@@ -32,9 +32,14 @@ from foehn_lsp.providers.local import (
 from foehn_lsp.providers.local.engine import Engine, EngineSettings, engine_for
 from foehn_lsp.providers.local.model import runtime_version
 from foehn_lsp.providers.local.schema import step_schema
-from foehn_lsp.providers.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+)
 from foehn_lsp.tools import ToolRegistry
-from foehn_lsp.tools.registry import ToolDefinition
 from providers.local.local_fakes import cpu_seconds
 
 pytestmark = [

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from foehn_lsp.cli.terminal import run_header
 from foehn_lsp.config import Settings
 from foehn_lsp.providers.local import STRENGTHS, find_running, is_available
-from foehn_lsp.terminal import run_header
 
 
 def _server(models: list[dict[str, Any]] | None, *, hang: bool = False) -> ThreadingHTTPServer:

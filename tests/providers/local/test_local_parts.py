@@ -20,11 +20,11 @@ from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
 from foehn_lsp.tools import ToolRegistry
-from foehn_lsp.tools.registry import ToolDefinition
 
 # The step schema ------------------------------------------------------------------------
 

@@ -23,10 +23,10 @@ from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.tools.registry import ToolDefinition
 
 ChatMessage = dict[str, str]
 

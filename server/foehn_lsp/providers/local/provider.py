@@ -55,10 +55,10 @@ from foehn_lsp.providers.messages import (
     StatusSink,
     TextSink,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     Usage,
 )
-from foehn_lsp.tools.registry import ToolDefinition
 
 WINDOW = 16_384
 """The context window in tokens (see README: 8k, 16k and 32k measured on 2 cores)."""

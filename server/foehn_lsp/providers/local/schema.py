@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from foehn_lsp.tools.registry import ToolDefinition
+from foehn_lsp.providers.messages import ToolDefinition
 
 KEPT = frozenset(
     {
