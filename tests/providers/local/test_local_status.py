@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foehn_lsp.agent import Agent, Approved, FixedApprover, RunRequest
-from foehn_lsp.agent.events import RunEvent, TextDelta, Thinking, event_json
+from foehn_lsp.agent import Agent, ApprovalGate, Approved, FixedApprover, TurnRequest
+from foehn_lsp.agent.events import TextDelta, Thinking, TurnEvent, event_json
+from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.config import Settings
 from foehn_lsp.lsp.convert import progress_message
 from foehn_lsp.tools import ToolContext, ToolRegistry
@@ -19,19 +20,14 @@ async def test_the_wait_and_the_answer_reach_the_run_events(
 ) -> None:
     text = "Two files: app.py and the tests next to it, both small enough to read at once."
     provider = fake_provider({"chunks": answer_chunks(text), "delay": 0.01})
-    agent = Agent(
-        provider=provider,
-        registry=registry,
-        settings=Settings(provider="local"),
-        approver=FixedApprover(Approved(scope="run")),
-    )
-    events: list[RunEvent] = []
+    settings = Settings(provider="local")
+    agent = Agent(provider=provider, settings=settings)
+    events: list[TurnEvent] = []
     workspace = Workspace([tmp_path])
-    outcome = await agent.run(
-        RunRequest(task="what is here?"),
-        ToolContext(workspace=workspace, files=FileAccess(workspace)),
-        events.append,
-    )
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), events.append)
+    executor = TurnExecutor(registry, ctx, events.append, [gate])
+    outcome = await agent.run_turn(TurnRequest(task="what is here?"), executor, events.append)
     assert outcome.answer == text
     details = [e.detail for e in events if isinstance(e, Thinking) and e.detail]
     assert details[0] == "loading the model…"
