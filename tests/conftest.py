@@ -1,10 +1,14 @@
 """Shared fixtures: real temporary workspaces with a canary folder beside them, an ``app`` in
-one, and a real model server on 127.0.0.1 (``model``)."""
+one, a real model server on 127.0.0.1 (``model``) and the embedded model, assembled once per run
+(``model_cache``); and how the suite is split among pytest-xdist's workers."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -93,3 +97,77 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
         assert snapshot(canary) == before
 
     return check
+
+
+GROUPS = {
+    "providers/test_local.py": "embedded-model",
+    "e2e/test_vscode.py": "vscode",
+}
+"""Test files whose tests run on one xdist worker, one after another, by group: the embedded
+model is loaded once per worker and two inferences at once only slow each other down; the two
+VS Code tests package the same ``foehn.vsix`` and write the same screenshot folder."""
+
+FIRST = ("embedded-model", "vscode")
+"""The slowest groups, handed out first so that they do not end the run alone."""
+
+
+@pytest.hookimpl(tryfirst=True)  # xdist reads the groups in its own hook
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        if not item.path.is_relative_to(tests):
+            continue
+        group = GROUPS.get(item.path.relative_to(tests).as_posix())
+        if group is None and "model_cache" in getattr(item, "fixturenames", ()):
+            group = "embedded-model"
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+    def rank(item: pytest.Item) -> int:
+        mark = item.get_closest_marker("xdist_group")
+        group = mark.args[0] if mark else None
+        return FIRST.index(group) if group in FIRST else len(FIRST)
+
+    items.sort(key=rank)
+
+
+@contextlib.contextmanager
+def _locked(lock: Path, *, within: float) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock``, waiting up to ``within`` seconds for another worker."""
+    with open(lock, "a") as handle:
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, f"{lock} was held for {within:g} s"
+                time.sleep(0.5)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An ``XDG_CACHE_HOME`` whose ``foehn/models`` holds the verified embedded model.
+
+    It is assembled once per run: xdist's workers share the folder (beside their own temporary
+    folders) and the first to take its lock assembles the model. That one assembly starts from a
+    tampered file in the cache, so it also shows that a bad cache is rebuilt."""
+    from foehn_lsp.providers.local import MODEL_NAME, ensure_model
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    cache = shared / "xdg-cache"
+    models = cache / "foehn" / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    done = models / ".assembled"
+    # Assembling writes and hashes 1.1 GB; on a busy machine that takes minutes, never hours.
+    with _locked(models / ".lock", within=1800):
+        if not done.exists():
+            (models / f"{MODEL_NAME}.gguf").write_bytes(b"not a model")
+            ensure_model(models)
+            done.touch()
+    return cache

@@ -9,7 +9,6 @@ import pytest
 
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers.local import (
-    MODEL_NAME,
     MODEL_SHA256,
     MODEL_SIZE,
     NO_ANSWER,
@@ -35,8 +34,8 @@ pytestmark = pytest.mark.skipif(not is_available(), reason="foehn-lsp[local] is 
 
 
 @pytest.fixture(scope="session")
-def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_model(tmp_path_factory.mktemp("models"))
+def model_file(model_cache: Path) -> Path:
+    return ensure_model(model_cache / "foehn" / "models")
 
 
 @pytest.fixture(scope="session")
@@ -56,9 +55,9 @@ def test_anything_but_the_expected_file_is_refused(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # nothing half-assembled is left behind
 
 
-def test_a_tampered_cache_is_rebuilt(tmp_path: Path) -> None:
-    (tmp_path / f"{MODEL_NAME}.gguf").write_bytes(b"not a model")
-    rebuilt = ensure_model(tmp_path)
+def test_a_tampered_cache_is_rebuilt(model_file: Path) -> None:
+    # The run's one assembly (``model_cache``) starts from b"not a model" in this very file.
+    rebuilt = model_file
     assert rebuilt.stat().st_size == MODEL_SIZE == 1_117_320_768
 
 
