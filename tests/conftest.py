@@ -99,36 +99,60 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
     return check
 
 
+PROCESS_TIER = (
+    "acp/test_agent.py",
+    "acp/test_rules_acp.py",
+    "acp/test_wire.py",
+    "cli/",
+    "e2e/",
+    "lsp/test_chat.py",
+    "lsp/test_load.py",
+    "lsp/test_lsp_sessions.py",
+    "lsp/test_rules_lsp.py",
+    "lsp/test_server.py",
+    "lsp/test_trust.py",
+    "lsp/wire/test_client_answers.py",
+    "lsp/wire/test_lsp_conformance.py",
+    "mcp/test_client.py",
+    "mcp/test_lsp.py",
+    "mcp/test_run.py",
+    "mcp_server/",
+    "providers/test_local.py",
+    "sandbox/test_anywhere.py",
+    "sandbox/test_no_sandbox.py",
+    "sandbox/test_toolchains.py",
+    "tools/test_discovery.py",
+)
+"""Test files (or folders, ending in ``/``) that start Foehn, an MCP server or an editor as a
+process, or run the embedded model; every other test is marked ``unit`` (``pytest -m unit``).
+A file that starts such a process belongs here, or the unit tier stops being quick."""
+
 GROUPS = {
-    "providers/test_local.py": "embedded-model",
-    "e2e/test_vscode.py": "vscode",
+    "tests/providers/test_local.py": "embedded-model",
+    "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
+    "tests/e2e/test_vscode.py": "vscode",
 }
-"""Test files whose tests run on one xdist worker, one after another, by group: the embedded
-model is loaded once per worker and two inferences at once only slow each other down; the two
-VS Code tests package the same ``foehn.vsix`` and write the same screenshot folder."""
-
-FIRST = ("embedded-model", "vscode")
-"""The slowest groups, handed out first so that they do not end the run alone."""
+"""Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
+worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
+slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
+screenshot folder."""
 
 
-@pytest.hookimpl(tryfirst=True)  # xdist reads the groups in its own hook
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
     for item in items:
         if not item.path.is_relative_to(tests):
             continue
-        group = GROUPS.get(item.path.relative_to(tests).as_posix())
-        if group is None and "model_cache" in getattr(item, "fixturenames", ()):
-            group = "embedded-model"
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+        relative = item.path.relative_to(tests).as_posix()
+        if not any(relative.startswith(prefix) for prefix in PROCESS_TIER):
+            item.add_marker(pytest.mark.unit)
 
-    def rank(item: pytest.Item) -> int:
-        mark = item.get_closest_marker("xdist_group")
-        group = mark.args[0] if mark else None
-        return FIRST.index(group) if group in FIRST else len(FIRST)
 
-    items.sort(key=rank)
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        from xdist_groups import GroupScheduling
+
+        config.pluginmanager.register(GroupScheduling(GROUPS), "foehn-xdist-groups")
 
 
 @contextlib.contextmanager
