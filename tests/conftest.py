@@ -117,7 +117,7 @@ PROCESS_TIER = (
     "mcp/test_lsp.py",
     "mcp/test_run.py",
     "mcp_server/",
-    "providers/test_local.py",
+    "providers/local/test_local_model.py",
     "sandbox/test_anywhere.py",
     "sandbox/test_no_sandbox.py",
     "sandbox/test_toolchains.py",
@@ -128,7 +128,7 @@ process, or run the embedded model; every other test is marked ``unit`` (``pytes
 A file that starts such a process belongs here, or the unit tier stops being quick."""
 
 GROUPS = {
-    "tests/providers/test_local.py": "embedded-model",
+    "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
 }
@@ -178,9 +178,8 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An ``XDG_CACHE_HOME`` whose ``foehn/models`` holds the verified embedded model.
 
     It is assembled once per run: xdist's workers share the folder (beside their own temporary
-    folders) and the first to take its lock assembles the model. That one assembly starts from a
-    tampered file in the cache, so it also shows that a bad cache is rebuilt."""
-    from foehn_lsp.providers.local import MODEL_NAME, ensure_model
+    folders) and the first to take its lock assembles the model."""
+    from foehn_lsp.providers.local import ensure_model
 
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
@@ -191,7 +190,6 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Assembling writes and hashes 1.1 GB; on a busy machine that takes minutes, never hours.
     with _locked(models / ".lock", within=1800):
         if not done.exists():
-            (models / f"{MODEL_NAME}.gguf").write_bytes(b"not a model")
             ensure_model(models)
             done.touch()
     return cache
