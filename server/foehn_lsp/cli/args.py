@@ -22,7 +22,8 @@ exit codes:
   1    provider, configuration or runtime error
   2    usage error (a flag or argument to fix)
   3    stopped by a limit (iterations, token budget, repeated call)
-  130  cancelled (Ctrl-C)"""
+  130  cancelled (Ctrl-C)
+  141  stdout's reader went away (e.g. piped into head); the turn was stopped"""
 
 
 class UsageError(FoehnError):

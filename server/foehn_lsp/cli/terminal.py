@@ -15,7 +15,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 from rich.console import Console
 from rich.status import Status
@@ -34,6 +33,7 @@ from foehn_lsp.agent.events import (
     event_json,
 )
 from foehn_lsp.cli import approval_prompt
+from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.providers.status import provider_status
@@ -102,8 +102,8 @@ def run_header(settings: Settings, root: Path, approve: str) -> str:
 class JsonPrinter:
     """``--json``: one JSON object per event per line on stdout."""
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self.out = out
+    def __init__(self, out: Stdout | None = None) -> None:
+        self.out = out or Stdout()
 
     def __call__(self, event: RunEvent) -> None:
         self.out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
@@ -131,8 +131,8 @@ class HumanPrinter:
     change the person did not already see in a prompt, a spinner while the model thinks, and a
     summary at the end, on stderr."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: Console | None = None) -> None:
-        self.out = out
+    def __init__(self, out: Stdout | None = None, err: Console | None = None) -> None:
+        self.out = out or Stdout()
         self.err = err or error_console()
         self.summary = RunSummary()
         self._status: Status | None = None
@@ -181,7 +181,7 @@ class HumanPrinter:
             case FilesChanged(files=files):
                 for changed in files:
                     self.summary.changed.setdefault(changed.path)
-            case Done():
+            case Done() if not self.out.gone:  # stopped by its reader: quiet, as Unix tools are
                 self._done(event)
         self.out.flush()
 
