@@ -381,18 +381,23 @@ async def test_mcp_servers_from_the_client_are_used_or_reported(
     assert client.text().startswith(f"[Foehn] {notes[0]}")
 
 
-async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
+async def test_undo_redo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
     model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
         [offered] = client.of("available_commands_update")
-        assert [c["name"] for c in offered["availableCommands"]] == ["undo", "compact"]
+        assert [c["name"] for c in offered["availableCommands"]] == ["undo", "redo", "compact"]
         assert (app / "app.py").read_text() == "def main():\n    return 2\n"
         undone = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")])
         said = client.of("agent_message_chunk")[-1]["content"]["text"]
         assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+        again = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")])
+        further = client.of("agent_message_chunk")[-1]["content"]["text"]
+        redone = await conn.prompt(session_id=session.session_id, prompt=[text_block("/redo")])
+        said_redo = client.of("agent_message_chunk")[-1]["content"]["text"]
+        assert (app / "app.py").read_text() == "def main():\n    return 2\n"
         nothing = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo 9")])
         refused = client.of("agent_message_chunk")[-1]["content"]["text"]
         compacted = await conn.prompt(
@@ -403,6 +408,14 @@ async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer
             await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo all")])
     assert (undone.stop_reason, nothing.stop_reason, compacted.stop_reason) == ("end_turn",) * 3
     assert said.startswith("Undid turn 1: put back app.py.")
-    assert client.writes[-1] == (str(app / "app.py"), "def main():\n    return 1  # TODO\n")
+    assert "/redo puts it back" in said
+    # A second /undo goes further back (there is nothing before turn 1); it does not redo.
+    assert (again.stop_reason, redone.stop_reason) == ("end_turn", "end_turn")
+    assert further == (
+        "Nothing was undone: every turn that changed files is undone already; redo takes the "
+        "last undo back."
+    )
+    assert said_redo.startswith("Redid turn 1: put back app.py.")
+    assert client.writes[-1] == (str(app / "app.py"), "def main():\n    return 2\n")
     assert refused.startswith("Nothing was undone: there is no turn 9")
     assert meter.startswith("Nothing to compact yet; context ")  # one short turn so far

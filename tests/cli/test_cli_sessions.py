@@ -172,9 +172,9 @@ def test_undo_puts_back_every_kind_of_change(
     assert tree(project) == before
     assert not (project / "pkg").exists()
     assert not (project / "gen").exists()
-    redo = foehn("undo", "--workspace", str(project), state=tmp_path)
-    assert redo.returncode == 0
-    assert "undid turn 2" in redo.stderr
+    redo = foehn("undo", "--redo", "--workspace", str(project), state=tmp_path)
+    assert redo.returncode == 0, redo.stderr
+    assert "redid turn 1" in redo.stderr
     assert (project / "renamed.txt").read_text() == "old name\n"
     audit = next((tmp_path / "foehn" / "audit").glob("*.jsonl")).read_text().splitlines()
     actions = [json.loads(line).get("action") for line in audit]
@@ -336,11 +336,13 @@ def test_chat_asks_for_approval_in_place_and_undoes(
         ),
         Turn(text="Fixed."),
     )
-    typed = "Fix the TODO.\ny\n/undo\n/undo\n"
+    typed = "Fix the TODO.\ny\n/undo\n/undo\n/redo\n"
     done = foehn("chat", "--workspace", str(project), server=server, state=tmp_path, stdin=typed)
     assert done.returncode == 0, done.stderr
     assert "Allow? [y] once" in done.stderr
     assert "Fixed." in done.stdout
     assert "undid turn 1: app.py" in done.stderr
-    assert "undid turn 2: app.py" in done.stderr
+    # The second /undo goes further back (there is nothing before turn 1); /redo comes forward.
+    assert "nothing undone: every turn that changed files is undone already" in done.stderr
+    assert "redid turn 1: app.py" in done.stderr
     assert (project / "app.py").read_text() == "def main():\n    return 2\n"

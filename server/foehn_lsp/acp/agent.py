@@ -434,11 +434,14 @@ class FoehnAgent:
         return schema.PromptResponse(stop_reason=convert.stop_reason(outcome.reason))
 
     async def _command(self, live: LiveSession, command: convert.Command) -> schema.PromptResponse:
-        """``/undo`` and ``/compact``: answered in words, as a turn that ends at once."""
+        """``/undo``, ``/redo`` and ``/compact``: answered in words, as a turn that ends at
+        once."""
         try:
             if command.name == "undo":
                 report = await live.session.undo(to_turn=command.turn)
                 said = convert.undo_message(report)
+            elif command.name == "redo":
+                said = convert.undo_message(await live.session.redo(), redo=True)
             else:
                 meter = await live.session.compact()
                 done = live.session.compacted

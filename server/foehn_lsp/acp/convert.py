@@ -464,13 +464,17 @@ def session_info(summary: SessionSummary, root: Path) -> schema.SessionInfo:
     )
 
 
-SlashCommand = Literal["undo", "compact"]
+SlashCommand = Literal["undo", "redo", "compact"]
 
 COMMANDS: tuple[schema.AvailableCommand, ...] = (
     schema.AvailableCommand(
         name="undo",
-        description="Put back the files the last turn changed (or every turn from N on)",
+        description="Put back the files the last turn changed (again: one turn further back), "
+        "or every turn from N on",
         input=schema.AvailableCommandInput(root=schema.UnstructuredCommandInput(hint="[turn]")),
+    ),
+    schema.AvailableCommand(
+        name="redo", description="Take the last undo back: its turn's changes return"
     ),
     schema.AvailableCommand(
         name="compact",
@@ -505,17 +509,17 @@ class Command:
 
 
 def slash_command(text: str) -> Command | None:
-    """``/undo``, ``/undo N`` or ``/compact`` as a command; anything else (a custom command
-    too) is a prompt. A command with an argument it does not take is ``UnsupportedContent``
-    naming it."""
+    """``/undo``, ``/undo N``, ``/redo`` or ``/compact`` as a command; anything else (a custom
+    command too) is a prompt. A command with an argument it does not take is
+    ``UnsupportedContent`` naming it."""
     slash = parse(text)
     if slash is None or slash.name not in BUILT_IN:
         return None
     words = slash.words
-    if slash.name == "compact":
+    if slash.name in ("compact", "redo"):
         if words:
-            raise UnsupportedContent("prompt: /compact takes no argument")
-        return Command(name="compact")
+            raise UnsupportedContent(f"prompt: /{slash.name} takes no argument")
+        return Command(name="compact" if slash.name == "compact" else "redo")
     if not words:
         return Command(name="undo")
     if len(words) == 1 and words[0].isdigit():
@@ -523,15 +527,21 @@ def slash_command(text: str) -> Command | None:
     raise UnsupportedContent("prompt: /undo takes an optional turn number, e.g. /undo 2")
 
 
-def undo_message(report: RestoreReport) -> str:
-    """What an undo did, in words for the person."""
+def undo_message(report: RestoreReport, *, redo: bool = False) -> str:
+    """What an undo or a redo did, in words for the person, and what the next one does."""
     if not report.applied:
-        return f"Nothing was undone: {report.reason}."
-    turns = ", ".join(str(t) for t in report.undone)
+        return f"Nothing was {'redone' if redo else 'undone'}: {report.reason}."
+    done = report.redone if redo else report.undone
+    turns = ", ".join(str(t) for t in done)
+    verb = "Redid" if redo else "Undid"
     restored = f"put back {', '.join(report.restored)}" if report.restored else report.reason
-    text = f"Undid turn{'s' if len(report.undone) > 1 else ''} {turns}: {restored}."
+    text = f"{verb} turn{'s' if len(done) > 1 else ''} {turns}: {restored}."
     if report.unrestorable:
         text += f" Could not put back (a program changed them): {', '.join(report.unrestorable)}."
     if report.turn is not None:
-        text += " /undo again to redo."
+        text += (
+            " /redo again for the undo before it."
+            if redo
+            else " /undo again goes one turn further back; /redo puts it back."
+        )
     return text
