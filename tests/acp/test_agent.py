@@ -220,7 +220,9 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
     model.script(Turn(tool_calls=[("read_file", {"path": "app.py"})]), Turn(text="It returns 1."))
     first = EditorClient()
     async with acp_agent(app, model, first) as conn:
+        await conn.new_session(cwd=str(app), mcp_servers=[])
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        await conn.new_session(cwd=str(app), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("What is main?")])
     model.script(Turn(text="Still 1."))
     second = EditorClient()
@@ -229,7 +231,7 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
         await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
         replayed = list(second.updates)
         answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("And now?")])
-    [info] = listed.sessions
+    [info] = listed.sessions  # the two sessions nobody wrote in are not listed
     assert info.session_id == session.session_id
     assert info.title == "What is main?"
     assert info.cwd == await asyncio.to_thread(os.path.realpath, app)
@@ -263,6 +265,49 @@ async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: Mod
             await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
     assert answer.stop_reason == "end_turn"
     assert client.permissions == []
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+
+
+async def test_a_client_reading_only_config_options_reaches_read_only_mode(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
+    client = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        assert session.config_options is not None
+        [option] = session.config_options
+        assert isinstance(option, schema.SessionConfigOptionSelect)
+        assert (option.id, option.category, option.current_value) == ("mode", "mode", "ask")
+        assert [o.value for o in option.options] == ["ask", "read-only"]
+        changed = await conn.set_config_option(
+            config_id="mode", session_id=session.session_id, value="read-only"
+        )
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
+        with pytest.raises(RequestError, match="configId"):
+            await conn.set_config_option(
+                config_id="model", session_id=session.session_id, value="x"
+            )
+        with pytest.raises(RequestError, match="unknown mode 'yolo'"):
+            await conn.set_config_option(
+                config_id="mode", session_id=session.session_id, value="yolo"
+            )
+        # The modes follow: a client that reads modes sees the change too, and back.
+        await conn.set_session_mode(session_id=session.session_id, mode_id="ask")
+        loaded = await conn.load_session(
+            cwd=str(app), session_id=session.session_id, mcp_servers=[]
+        )
+    assert [o.current_value for o in changed.config_options] == ["read-only"]
+    assert [u["currentModeId"] for u in client.of("current_mode_update")] == ["read-only"]
+    [update] = client.of("config_option_update")
+    assert update["configOptions"][0]["currentValue"] == "ask"
+    assert loaded.modes is not None
+    assert loaded.modes.current_mode_id == "ask"
+    assert loaded.config_options is not None
+    assert loaded.config_options[0].current_value == "ask"
+    assert answer.stop_reason == "end_turn"
+    assert client.permissions == []
+    assert client.writes == []
     assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
 
 

@@ -69,6 +69,8 @@ Update = (
     | schema.ToolCallProgress
     | schema.UsageUpdate
     | schema.AvailableCommandsUpdate
+    | schema.ConfigOptionUpdate
+    | schema.CurrentModeUpdate
 )
 """The ``session/update`` payloads Foehn sends."""
 
