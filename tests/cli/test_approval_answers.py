@@ -140,3 +140,23 @@ def test_answers_piped_ahead_are_all_used(server: ModelServer, app: Path, tmp_pa
     assert done.returncode == 0, done.stderr
     assert (app / "app.py").read_text().endswith("return 2\n")
     assert (app / "new.txt").read_text() == "x\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "counted"),
+    [("a\nb\n", "2 lines"), ("a\nb", "2 lines"), ("x\n", "1 line)"), ("", "0 lines")],
+)
+def test_a_new_file_s_approval_counts_its_lines_as_an_editor_does(
+    server: ModelServer, app: Path, tmp_path: Path, content: str, counted: str
+) -> None:
+    server.script(
+        Turn(tool_calls=[("write_file", {"path": "new.txt", "content": content})]),
+        Turn(text="Wrote it."),
+    )
+    done = foehn(
+        "run", "write", "--workspace", str(app), "--approve", "ask",
+        stdin="y\n", server=server, state=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"create new.txt ({counted}" in done.stderr
+    assert (app / "new.txt").read_text() == content
