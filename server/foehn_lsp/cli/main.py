@@ -386,12 +386,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class StderrNow(logging.StreamHandler):  # type: ignore[type-arg]
+    """Log lines go to whatever ``sys.stderr`` is when they are written, so that while the
+    spinner runs (rich redirects stderr then) they print above it instead of across it."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass  # the stream is always the current stderr
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(
-        level=logging.DEBUG if os.environ.get("FOEHN_DEBUG") else logging.WARNING,
-        stream=sys.stderr,
-        format="%(levelname)s %(name)s: %(message)s",
+    debug = bool(os.environ.get("FOEHN_DEBUG"))
+    handler = StderrNow()
+    # The person reads warnings (a retry, say) as Foehn's own lines; the logger's name and
+    # level are for debugging.
+    handler.setFormatter(
+        logging.Formatter("%(levelname)s %(name)s: %(message)s" if debug else "foehn: %(message)s")
     )
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, handlers=[handler])
     if not os.environ.get("FOEHN_DEBUG"):
         # The CLI prints plugin problems itself, once; the log line would repeat them.
         logging.getLogger("foehn_lsp.tools.discovery").setLevel(logging.ERROR)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,8 +44,17 @@ FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory"
 
 
 def error_console() -> Console:
-    """stderr as rich sees it: colour only on a terminal and without ``NO_COLOR``."""
-    return Console(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    """stderr as rich sees it: styles only on a terminal and without ``NO_COLOR`` (which,
+    unlike rich's own reading of it, drops bold and dim too: no escape codes at all)."""
+    plain = bool(os.environ.get("NO_COLOR"))
+    return Console(
+        file=sys.stderr,
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+        emoji=False,
+        color_system=None if plain else "auto",
+    )
 
 
 def diff_text(diff: str) -> Text:
