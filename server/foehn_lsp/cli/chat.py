@@ -5,13 +5,15 @@ goes), the answer streams, approvals are asked in place, and a few commands act 
 
     /undo [N] [force]   put back what the last turn (or turns N on) changed; again: further back
     /redo [force]       take the last undo back
+    /clear              start a new session (the one left stays in /sessions)
     /sessions           this workspace's saved sessions
     /compact            shorten the conversation now
     /cost               context used, tokens spent and cost
     /help, /exit
     /NAME [arguments]   a custom command (agent.custom_commands): its prompt is the turn
 
-Ctrl-C cancels the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
+``@path`` in a line sends that workspace file with the turn (``cli.mentions``). Ctrl-C cancels
+the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
 terminal (prompt_toolkit, with history) or, when stdin is not one, line by line from it, so
 scripts and tests can drive a chat.
 """
@@ -40,6 +42,7 @@ from foehn_lsp.agent.approval import (
 )
 from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
 from foehn_lsp.agent.slash import parse
+from foehn_lsp.cli.mentions import mentions
 from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
 from foehn_lsp.config import load_settings
 from foehn_lsp.errors import FoehnError
@@ -53,11 +56,14 @@ HELP = """\
 /undo [N] [force]   put back what the last turn (or turns N and later) changed;
                     each /undo goes one turn further back
 /redo [force]       take the last undo back
+/clear              start a new session (the one left stays in /sessions)
 /sessions           this workspace's saved sessions
 /compact            shorten the conversation now
 /cost               context used, tokens spent and cost
 /exit               leave (or Ctrl-D); Ctrl-C cancels a running turn"""
-BUILT_IN = frozenset({"undo", "redo", "sessions", "compact", "cost", "help", "exit", "quit"})
+BUILT_IN = frozenset(
+    {"undo", "redo", "clear", "sessions", "compact", "cost", "help", "exit", "quit"}
+)
 
 
 class Lines:
@@ -108,18 +114,25 @@ class Chat:
         lines: Lines,
         err: Console,
         commands: CustomCommands | None = None,
+        fresh: Callable[[], Session] | None = None,
     ) -> None:
         self.session = session
+        self.fresh = fresh
+        """Makes a new session for ``/clear`` (``None``: ``/clear`` is not offered)."""
         self.commands = commands or CustomCommands()
         self.lines = lines
         self.err = err
         self.stop: asyncio.Event | None = None
         self.leaving = False
+        self.interrupted = False
+        """A Ctrl-C came since the last line typed: the next one leaves, whether it comes
+        while the turn is still cancelling or at the prompt after it."""
 
     def interrupt(self) -> None:
         """Ctrl-C while a turn runs: cancel it; a second one leaves."""
         if self.stop is not None and not self.stop.is_set():
             self.stop.set()
+            self.interrupted = True
             self.err.print(Text("cancelling the turn… (Ctrl-C again to leave)", style="yellow"))
         else:
             self.leaving = True
@@ -136,19 +149,18 @@ class Chat:
                 style="dim",
             )
         )
-        interrupted = False
         while not self.leaving:
             try:
                 line = (await self.lines.read("› ", self.err)).strip()
             except EOFError:
                 break
             except KeyboardInterrupt:
-                if interrupted:
+                if self.interrupted:
                     break
-                interrupted = True
+                self.interrupted = True
                 self.err.print(Text("(Ctrl-C again or Ctrl-D to leave)", style="dim"))
                 continue
-            interrupted = False
+            self.interrupted = False
             if not line:
                 continue
             if line.startswith("/"):
@@ -163,8 +175,20 @@ class Chat:
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, self.interrupt)
+        mentioned = mentions(text, self.session.workspace)
+        if mentioned.files:
+            self.err.print(Text(f"(with {', '.join(mentioned.files)})", style="dim"))
+        for word in mentioned.missing:
+            self.err.print(
+                Text(f"({word} is no file in the workspace; sent as typed)", style="dim")
+            )
         try:
-            await self.session.prompt(text, emit=HumanPrinter(err=self.err), stop=self.stop)
+            await self.session.prompt(
+                text,
+                context=mentioned.context,
+                emit=HumanPrinter(err=self.err),
+                stop=self.stop,
+            )
         except FoehnError as exc:
             self.err.print(Text(f"foehn: {exc}", style="red"))
         finally:
@@ -197,6 +221,12 @@ class Chat:
                 result = session.compacted
                 done = f"compacted: {result.note}" if result else "nothing to compact yet"
                 self.err.print(f"{done}; {meter.describe()}")
+            case "/clear" if self.fresh is not None:
+                left = session
+                self.session = self.fresh()
+                await close_session(left)
+                note = f"; session {left.id} stays in /sessions" if left.turns else ""
+                self.err.print(Text(f"new session {self.session.id}{note}", style="dim"))
             case "/sessions":
                 for summary in SessionStore(session.workspace.root).list():
                     mark = "*" if summary.id == session.id else " "
@@ -296,19 +326,28 @@ def chat_command(args: argparse.Namespace) -> int:
         commands = load_commands(root, trusted=settings.trust_workspace, built_in=BUILT_IN)
         for skipped in commands.problems:
             err.print(f"foehn: skipped command {skipped}")
-        chat = Chat(session, lines, err, commands)
+
+        def fresh() -> Session:
+            return build_session(settings, root, FrontEnd(name="cli", approver=approver))
+
+        chat = Chat(session, lines, err, commands, fresh)
         try:
             return await chat.run()
         finally:
-            if not session.turns:
-                with contextlib.suppress(FoehnError):
-                    session.store.delete(session.id)
-            await session.aclose()
+            await close_session(chat.session)
 
     try:
         return asyncio.run(main())
     except KeyboardInterrupt:
         return EXIT_OK
+
+
+async def close_session(session: Session) -> None:
+    """End a session the chat leaves; one nothing was said in is not kept."""
+    if not session.turns:
+        with contextlib.suppress(FoehnError):
+            session.store.delete(session.id)
+    await session.aclose()
 
 
 def _fixed(decision: ApprovalDecision) -> FixedApprover:
