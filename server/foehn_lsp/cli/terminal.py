@@ -26,11 +26,11 @@ from foehn_lsp.agent.events import (
     ApprovalEvent,
     Done,
     FilesChanged,
-    RunEvent,
     TextDelta,
     Thinking,
     ToolCallEvent,
     ToolResultEvent,
+    TurnEvent,
     event_json,
 )
 from foehn_lsp.cli import approval_prompt
@@ -115,7 +115,7 @@ class JsonPrinter:
     def __init__(self, out: Stdout | None = None) -> None:
         self.out = out or Stdout()
 
-    def __call__(self, event: RunEvent) -> None:
+    def __call__(self, event: TurnEvent) -> None:
         self.out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
         self.out.flush()
 
@@ -159,7 +159,7 @@ class HumanPrinter:
             self._status.stop()
             self._status = None
 
-    def __call__(self, event: RunEvent) -> None:
+    def __call__(self, event: TurnEvent) -> None:
         self.stop_spinner()
         match event:
             case Thinking(iteration=iteration) if self.err.is_terminal:
