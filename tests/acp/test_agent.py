@@ -252,6 +252,38 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
     assert "It returns 1." in sent
 
 
+async def test_load_replays_undo_and_redo_where_they_happened(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."), Turn(text="It returns 1."))
+    first = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, first) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        for typed in ("Fix", "/undo", "/redo", "/undo", "What is main?"):
+            await conn.prompt(session_id=session.session_id, prompt=[text_block(typed)])
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+    second = EditorClient()
+    async with acp_agent(app, model, second) as conn:
+        await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
+    said = [
+        (u["sessionUpdate"], u["content"]["text"].split("\n")[0])
+        for u in second.updates
+        if u["sessionUpdate"] in ("user_message_chunk", "agent_message_chunk")
+    ]
+    assert said[0] == ("user_message_chunk", "Fix")
+    assert said[1] == ("agent_message_chunk", "Fixed.")
+    assert said[2:8] == [
+        ("user_message_chunk", "/undo"),
+        ("agent_message_chunk", "Undid turn 1: put back app.py."),
+        ("user_message_chunk", "/redo"),
+        ("agent_message_chunk", "Redid turn 1: put back app.py."),
+        ("user_message_chunk", "/undo"),
+        ("agent_message_chunk", "Undid turn 1: put back app.py."),
+    ]
+    assert said[8][1].startswith("What is main?")
+    assert said[9] == ("agent_message_chunk", "It returns 1.")
+
+
 async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: ModelServer) -> None:
     model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
     client = EditorClient(answers=["allow_once"])

@@ -270,7 +270,9 @@ class FoehnAgent:
             live = await self._open(cwd, mcp_servers, resume=session_id)
         elif live.turn is not None:
             raise self._busy(session_id)
-        for update in convert.history_updates(live.session.messages, live.workspace):
+        for update in convert.history_updates(
+            live.session.messages, live.workspace, live.session.turns
+        ):
             live.updates.put(update)
         live.updates.put(convert.available_commands(live.commands))
         live.commands_sent = True

@@ -55,9 +55,10 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.sessions.commands import CustomCommands
+from foehn_lsp.sessions.history import is_redo
 from foehn_lsp.sessions.session import RestoreReport
 from foehn_lsp.sessions.slash import parse
-from foehn_lsp.sessions.store import SessionSummary
+from foehn_lsp.sessions.store import SessionSummary, TurnRecord
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
@@ -389,12 +390,21 @@ def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> sche
     )
 
 
-def history_updates(messages: Sequence[Message], workspace: Workspace) -> Iterator[Update]:
+def history_updates(
+    messages: Sequence[Message], workspace: Workspace, turns: Sequence[TurnRecord] = ()
+) -> Iterator[Update]:
     """The updates that replay a saved conversation: what the person said, what Foehn
-    answered, and every tool call with its outcome. The system message is not replayed."""
+    answered, every tool call with its outcome, and each ``/undo`` and ``/redo`` where it
+    happened (they leave no message; ``turns`` places them before the next task, and any the
+    messages cannot place, after compaction say, come last). The system message is not
+    replayed."""
+    waiting = _restores_by_task(turns)
+    asked = 0
     for message in messages:
         match message:
             case UserMessage(content=text):
+                yield from waiting.pop(asked, [])
+                asked += 1
                 yield update_user_message_text(text)
             case AssistantMessage(content=text, tool_calls=calls):
                 if text:
@@ -416,6 +426,30 @@ def history_updates(messages: Sequence[Message], workspace: Workspace) -> Iterat
                 )
             case _:
                 continue
+    for remaining in sorted(waiting):
+        yield from waiting[remaining]
+
+
+def _restores_by_task(turns: Sequence[TurnRecord]) -> dict[int, list[Update]]:
+    """The undo and redo turns, replayed as the person's command and Foehn's answer, keyed by
+    how many asked turns came before each."""
+    placed: dict[int, list[Update]] = {}
+    asked = 0
+    for turn in turns:
+        if not turn.undo_of:
+            asked += 1
+            continue
+        redo = is_redo(turn, turns)
+        files = ", ".join(f.path for f in turn.files) or "no file needed it"
+        done = turn.task.removeprefix("redo ").removeprefix("undo ")
+        said = f"{'Redid' if redo else 'Undid'} {done}: put back {files}."
+        placed.setdefault(asked, []).extend(
+            [
+                update_user_message_text("/redo" if redo else "/undo"),
+                update_agent_message_text(said),
+            ]
+        )
+    return placed
 
 
 def _parsed(arguments: str) -> Any:
