@@ -536,3 +536,28 @@ def test_each_prompt_reads_its_own_line_from_a_pipe(
     assert done.stderr.splitlines()[-1].endswith(
         "files changed: app.py · 1 call denied · tests run: none"
     )
+
+
+def test_the_summary_counts_files_git_ignores_instead_of_listing_them(
+    server: ModelServer, app: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(app)], check=True, timeout=60)
+    (app / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
+    server.script(
+        Turn(
+            tool_calls=[
+                ("write_file", {"path": "notes.txt", "content": "kept\n"}),
+                ("write_file", {"path": "__pycache__/app.cpython-311.pyc", "content": "x"}),
+                ("write_file", {"path": ".pytest_cache/v/cache/lastfailed", "content": "{}"}),
+            ]
+        ),
+        Turn(text="Done."),
+    )
+    done = foehn(
+        "run", "write", "--workspace", str(app), "--approve", "all", server=server, state=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    [summary] = [line for line in done.stderr.splitlines() if "files changed:" in line]
+    assert "files changed: notes.txt (and 2 ignored by git) ·" in summary
+    assert "__pycache__" not in summary
+    assert (app / "__pycache__" / "app.cpython-311.pyc").read_text() == "x"

@@ -186,7 +186,7 @@ class Chat:
             await self.session.prompt(
                 text,
                 context=mentioned.context,
-                emit=HumanPrinter(err=self.err),
+                emit=HumanPrinter(err=self.err, root=self.session.workspace.root),
                 stop=self.stop,
             )
         except FoehnError as exc:

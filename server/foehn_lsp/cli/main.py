@@ -141,7 +141,7 @@ def _run_command(args: argparse.Namespace) -> int:
             "with a base URL of your own, name the server's model: --model NAME (or FOEHN_MODEL)"
         )
     out = Stdout()
-    printer: EventSink = JsonPrinter(out) if args.json else HumanPrinter(out)
+    printer: EventSink = JsonPrinter(out) if args.json else HumanPrinter(out, root=root)
     print(run_header(settings, root, mode), file=sys.stderr)
     stop = asyncio.Event()
     out.on_gone = stop.set  # nobody reads the rest of the turn: stop it
