@@ -72,6 +72,20 @@ MODES: tuple[schema.SessionMode, ...] = (
 )
 
 
+MODE_OPTION = "mode"
+"""The id of the session config option that mirrors the session modes, for clients that read
+only ``configOptions``."""
+
+
+def _mode(value: object, field_name: str) -> Mode:
+    """``value`` as a mode; InvalidParams naming ``field_name`` otherwise."""
+    if value == "read-only":
+        return "read-only"
+    if value == "ask":
+        return "ask"
+    raise invalid(field_name, f"unknown mode {value!r}; one of: ask, read-only")
+
+
 def invalid(field_name: str, message: str) -> RequestError:
     """InvalidParams naming the field."""
     return RequestError(-32602, f"Invalid params: {field_name}: {message}", {"field": field_name})
@@ -244,6 +258,7 @@ class FoehnAgent:
         return schema.NewSessionResponse(
             session_id=live.session.id,
             modes=self._modes(live),
+            config_options=self._config_options(live),
             field_meta=self._meta(live),
         )
 
@@ -260,12 +275,18 @@ class FoehnAgent:
             live = await self._open(cwd, mcp_servers, resume=session_id)
         elif live.turn is not None:
             raise self._busy(session_id)
-        for update in convert.history_updates(live.session.messages, live.workspace):
+        for update in convert.history_updates(
+            live.session.messages, live.workspace, live.session.turns
+        ):
             live.updates.put(update)
         live.updates.put(convert.available_commands(live.commands))
         live.commands_sent = True
         await live.updates.flush()
-        return schema.LoadSessionResponse(modes=self._modes(live), field_meta=self._meta(live))
+        return schema.LoadSessionResponse(
+            modes=self._modes(live),
+            config_options=self._config_options(live),
+            field_meta=self._meta(live),
+        )
 
     async def _open(
         self, cwd: str, mcp_servers: list[Any] | None, resume: str | None
@@ -342,7 +363,8 @@ class FoehnAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> schema.ListSessionsResponse:
-        """The workspace's saved sessions, most recent first, a page at a time."""
+        """The workspace's saved sessions, most recent first, a page at a time; a session
+        nobody said anything in (no turn, no title) is not one to go back to, and is left out."""
         if cwd is None:
             raise invalid("cwd", "Foehn keeps sessions per workspace; name the workspace")
         root = Path(cwd)
@@ -350,7 +372,9 @@ class FoehnAgent:
             raise invalid("cwd", f"{cwd!r} is not an absolute path to a folder")
         start = int(cursor) if cursor and cursor.isdigit() else 0
         root = Workspace([root]).root
-        summaries = await asyncio.to_thread(SessionStore(root).list)
+        summaries = [
+            s for s in await asyncio.to_thread(SessionStore(root).list) if s.turns or s.title
+        ]
         page = summaries[start : start + LIST_PAGE]
         more = start + LIST_PAGE < len(summaries)
         return schema.ListSessionsResponse(
@@ -361,6 +385,25 @@ class FoehnAgent:
     def _modes(self, live: LiveSession) -> schema.SessionModeState:
         return schema.SessionModeState(current_mode_id=live.mode, available_modes=list(MODES))
 
+    def _config_options(self, live: LiveSession) -> list[schema.SessionConfigOptionSelect]:
+        """The modes again as a ``select`` config option: one state, two ways to reach it."""
+        return [
+            schema.SessionConfigOptionSelect(
+                type="select",
+                id=MODE_OPTION,
+                name="Mode",
+                description="How Foehn asks before a call that could change something",
+                category="mode",
+                current_value=live.mode,
+                options=[
+                    schema.SessionConfigSelectOption(
+                        value=mode.id, name=mode.name, description=mode.description
+                    )
+                    for mode in MODES
+                ],
+            )
+        ]
+
     def _meta(self, live: LiveSession) -> dict[str, Any] | None:
         """What the client should know about the session's MCP servers (``_meta``)."""
         return {"foehn": {"notes": list(live.notes)}} if live.notes else None
@@ -369,16 +412,40 @@ class FoehnAgent:
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> schema.SetSessionModeResponse:
         live = self._live(session_id)
-        if mode_id not in ("ask", "read-only"):
-            raise invalid("modeId", f"unknown mode {mode_id!r}; one of: ask, read-only")
-        live.mode = "read-only" if mode_id == "read-only" else "ask"
+        self._set_mode(live, _mode(mode_id, "modeId"))
+        live.updates.put(
+            schema.ConfigOptionUpdate(
+                session_update="config_option_update", config_options=self._config_options(live)
+            )
+        )
+        await live.updates.flush()
+        return schema.SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> schema.SetSessionConfigOptionResponse:
+        """The one config option, ``mode``; the new mode is also told as a
+        ``current_mode_update`` for clients that follow the modes."""
+        live = self._live(session_id)
+        if config_id != MODE_OPTION:
+            raise invalid("configId", f"unknown config option {config_id!r}; one of: mode")
+        self._set_mode(live, _mode(value, "value"))
+        live.updates.put(
+            schema.CurrentModeUpdate(
+                session_update="current_mode_update", current_mode_id=live.mode
+            )
+        )
+        await live.updates.flush()
+        return schema.SetSessionConfigOptionResponse(config_options=self._config_options(live))
+
+    def _set_mode(self, live: LiveSession, mode: Mode) -> None:
+        live.mode = mode
         live.approver.read_only = live.mode == "read-only"
         approval = live.settings.approval
         if live.mode == "read-only":
             approval = approval.refusing_changes()
         # A running turn keeps the mode it started with, the next one uses the new one.
         live.session.set_approval(approval)
-        return schema.SetSessionModeResponse()
 
     async def prompt(
         self, session_id: str, prompt: list[Any], **kwargs: Any
@@ -459,11 +526,14 @@ class FoehnAgent:
         live.updates.put(convert.available_commands(live.commands))
 
     async def _command(self, live: LiveSession, command: convert.Command) -> schema.PromptResponse:
-        """``/undo`` and ``/compact``: answered in words, as a turn that ends at once."""
+        """``/undo``, ``/redo`` and ``/compact``: answered in words, as a turn that ends at
+        once."""
         try:
             if command.name == "undo":
                 report = await live.session.undo(to_turn=command.turn)
                 said = convert.undo_message(report)
+            elif command.name == "redo":
+                said = convert.undo_message(await live.session.redo(), redo=True)
             else:
                 meter = await live.session.compact()
                 done = live.session.compacted

@@ -62,6 +62,9 @@ class Approved:
 @dataclass(frozen=True, kw_only=True)
 class Denied:
     reason: str = "denied"
+    asked: bool = True
+    """False: nobody could be asked (the front end has no way to), so the model must not read
+    the refusal as the person's."""
 
 
 ApprovalDecision = Approved | Denied
@@ -209,6 +212,12 @@ class ApprovalGate:
         )
         async with self._asking:
             decision = await self.approver.ask(request)
+        if isinstance(decision, Denied) and not decision.asked:
+            self._decided(invocation, "deny", decision.reason)
+            return ToolResult.failure(
+                f"{tool.name} was not run: nobody could be asked, and nobody refused it "
+                f"({decision.reason})."
+            )
         if isinstance(decision, Denied):
             self._decided(invocation, "deny", decision.reason)
             return ToolResult.failure(

@@ -88,7 +88,8 @@ class ElicitingApprover:
             return Denied(
                 reason=f"policy asks before {request.risk} calls and this MCP client cannot "
                 "ask the person (it does not support elicitation); to allow such calls without "
-                f'asking, set {setting} = "allow" in Foehn\'s config.toml'
+                f'asking, set {setting} = "allow" in Foehn\'s config.toml',
+                asked=False,
             )
         message = f"Foehn: allow {request.describe()}?"
         if request.preview:
@@ -147,6 +148,8 @@ class FoehnMcpServer:
                 "%s; approve them with: foehn trust --workspace %s", waiting_summary(items), root
             )
         self.allowed = allowed
+        self.withheld = {t.name: t.risk for t in found.registry if t.risk > allowed}
+        """Foehn's tools not offered for their risk, so a call to one can name the flag."""
         self.registry = ToolRegistry(
             (t for t in found.registry if t.risk <= allowed),
             default_timeout=settings.tool_timeout_seconds,
@@ -185,6 +188,14 @@ class FoehnMcpServer:
         self, name: str, arguments: dict[str, Any] | None, *, client: str = "an MCP client"
     ) -> types.CallToolResult:
         """Run one call as (part of) a turn of the connection's session."""
+        if name in self.withheld:
+            risk = self.withheld[name]
+            flag = FLAGS[RiskLevel.DESTRUCTIVE if risk > RiskLevel.WRITE else RiskLevel.WRITE]
+            return _failed(
+                f"{name} is not offered: it makes {risk.value} calls and this foehn mcp server "
+                f"allows {self.allowed.value} calls only. The person can offer it by starting "
+                f"the server with {flag}."
+            )
         call = ToolCall(
             id=f"mcp-{next(self._ids)}", name=name, arguments=json.dumps(arguments or {})
         )
