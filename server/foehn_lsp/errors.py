@@ -27,6 +27,7 @@ raise these ``from`` it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 
 class FoehnError(Exception):
@@ -86,3 +87,28 @@ class ProviderProtocolError(ProviderError):
 
 class TranscriptError(FoehnError):
     """A transcript that cannot be read, or a replay that diverged from it."""
+
+
+ErrorKind = Literal[
+    "missing_key", "auth", "unavailable", "request", "protocol", "config", "internal"
+]
+"""What kind of failure ended a turn, so each front end can offer the fix in its own words (a
+command and a setting in an editor, a flag or a variable in a terminal)."""
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    """The kind of ``exc`` as a turn's ``done`` event reports it."""
+    match exc:
+        case MissingApiKeyError():
+            return "missing_key"
+        case ConfigError():
+            return "config"
+        case ProviderAuthError():
+            return "auth"
+        case ProviderUnavailableError():
+            return "unavailable"
+        case ProviderRequestError():
+            return "request"
+        case ProviderProtocolError():
+            return "protocol"
+    return "internal"

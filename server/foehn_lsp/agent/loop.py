@@ -39,7 +39,7 @@ from foehn_lsp.agent.events import (
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
-from foehn_lsp.errors import ProviderError, ProviderRequestError
+from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import (
     AssistantMessage,
@@ -78,6 +78,8 @@ class RunOutcome:
     messages: tuple[Message, ...] = ()
     """The whole conversation after the run: the history it was given (possibly compacted),
     then this run's messages."""
+    error: ErrorKind | None = None
+    """For ``reason`` "error": what kind of failure it was."""
 
 
 class ResponseLog(Protocol):
@@ -166,15 +168,26 @@ class Agent:
                 outcome = body.result()
             except Exception as exc:
                 log.exception("the run failed")
-                outcome = self._outcome(state, "error", f"internal error: {exc!r}")
+                outcome = self._outcome(
+                    state, "error", f"internal error: {exc!r}", error="internal"
+                )
         else:
             body.cancel()
             await asyncio.gather(body, return_exceptions=True)
             outcome = self._outcome(state, "cancelled", "The run was cancelled.")
-        emit(Done(reason=outcome.reason, answer=outcome.answer, iterations=outcome.iterations))
+        emit(
+            Done(
+                reason=outcome.reason,
+                answer=outcome.answer,
+                iterations=outcome.iterations,
+                error=outcome.error,
+            )
+        )
         return outcome
 
-    def _outcome(self, state: _State, reason: StopReason, answer: str) -> RunOutcome:
+    def _outcome(
+        self, state: _State, reason: StopReason, answer: str, error: ErrorKind | None = None
+    ) -> RunOutcome:
         messages = _closed(state.messages)
         return RunOutcome(
             reason=reason,
@@ -183,6 +196,7 @@ class Agent:
             input_tokens=state.input_tokens,
             output_tokens=state.output_tokens,
             messages=tuple(messages),
+            error=error,
         )
 
     async def _loop(
@@ -219,7 +233,7 @@ class Agent:
                     state.messages.append(UserMessage(content=note))
         except ProviderError as exc:
             log.info("run ended by a provider error: %s", exc)
-            return self._outcome(state, "error", str(exc))
+            return self._outcome(state, "error", str(exc), error_kind(exc))
 
     async def _ask(
         self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink

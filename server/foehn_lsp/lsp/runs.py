@@ -18,7 +18,7 @@ from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import TurnStarted, event_json
 from foehn_lsp.agent.focus import editor_context
 from foehn_lsp.agent.store import SessionBusy, SessionNotFound
-from foehn_lsp.errors import FoehnError
+from foehn_lsp.errors import FoehnError, error_kind
 from foehn_lsp.lsp import client, convert
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
@@ -87,6 +87,8 @@ class RunManager:
             "stopReason": outcome.reason,
             "iterations": outcome.iterations,
         }
+        if outcome.error is not None:
+            result["error"] = outcome.error
         if run.session is not None:
             result |= {"session": run.session, "sessionId": run.session, "turn": run.turn}
         return result
@@ -113,8 +115,10 @@ class RunManager:
         except SessionNotFound:
             raise
         except FoehnError as exc:
-            server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
-            return RunOutcome(reason="error", answer=str(exc), iterations=0)
+            # A client that shows run events shows this failure in its own words.
+            if not server.init_options.get("runEvents"):
+                server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
+            return RunOutcome(reason="error", answer=str(exc), iterations=0, error=error_kind(exc))
         self._begin_progress(run, arguments.task)
         reader = FileAccess(workspace, buffers=buffers.text)
         context = "\n\n".join(
