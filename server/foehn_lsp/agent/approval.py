@@ -164,9 +164,11 @@ class ApprovalGate:
         scope = RememberedScope.of(invocation)
         mode = self.policy.mode_for(tool.name, invocation.risk)
         if mode is ApprovalMode.DENY:
-            self._decided(invocation, "deny", "policy")
+            refusal = self.policy.refusal_for(tool.name)
+            self._decided(invocation, "deny", refusal or "policy")
+            why = f" ({refusal})" if refusal else ""
             return ToolResult.failure(
-                f"{tool.name} was not run: policy denies {invocation.risk.value} calls. "
+                f"{tool.name} was not run: policy denies {invocation.risk.value} calls{why}. "
                 "Find another way, or tell the person what you would need."
             )
         if scope in self.remembered:
