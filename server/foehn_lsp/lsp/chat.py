@@ -27,13 +27,16 @@ LIST_TIMEOUT = 10.0
 def provider_status(
     settings: Settings, settings_error: str | None, local_available: bool
 ) -> dict[str, Any]:
-    """``{provider, model, embedded, needsKey, error}``: the same rules ``create_provider``
-    applies, answered without creating (or loading) the provider."""
+    """``{provider, model, embedded, needsKey, keyless, error}``: the same rules
+    ``create_provider`` applies, answered without creating (or loading) the provider.
+    ``keyless``: an OpenAI-compatible server at a base URL, with no key, so requests go without
+    an Authorization header (right for most local servers; worth saying once)."""
     status: dict[str, Any] = {
         "provider": settings.provider or "",
         "model": settings.model or "",
         "embedded": False,
         "needsKey": False,
+        "keyless": False,
         "error": settings_error,
     }
     if settings_error:
@@ -50,6 +53,7 @@ def provider_status(
     status["model"] = settings.resolved_model()
     if settings.api_key is None and name in PROVIDER_KEY_VARIABLES:
         status["needsKey"] = name != "openai" or settings.base_url is None
+        status["keyless"] = not status["needsKey"]
     return status
 
 
