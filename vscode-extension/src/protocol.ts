@@ -13,6 +13,8 @@ export type Risk = "read_only" | "write" | "destructive" | "undefined";
 export type StopReason = "answer" | "max_iterations" | "budget" | "repeated_call" | "cancelled" | "error";
 export type SandboxPolicy = "read-only" | "workspace-write" | "full";
 export type Change = "created" | "modified" | "deleted" | "moved";
+/** What kind of failure ended a turn (server/foehn_lsp/errors.py's ErrorKind). */
+export type ErrorKind = "missing_key" | "auth" | "unavailable" | "request" | "protocol" | "config" | "internal";
 
 export interface TextDelta {
   event: "text";
@@ -102,8 +104,11 @@ export interface Compacted {
 export interface Done {
   event: "done";
   reason: StopReason;
+  /** For `error`: the server's message. */
   answer: string;
   iterations: number;
+  /** For `error`: what kind of failure it was. */
+  error?: ErrorKind | null;
 }
 
 export type RunEvent =
@@ -213,6 +218,8 @@ export interface RunResult {
   answer: string;
   stopReason: StopReason;
   iterations: number;
+  /** For stopReason `error`: what kind of failure it was. */
+  error?: ErrorKind;
   sessionId?: string;
   /** The session's 1-based turn number. */
   turn?: number;

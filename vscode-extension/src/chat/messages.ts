@@ -1,12 +1,20 @@
 // The messages between the extension host and the chat webview, both ways, as discriminated
 // unions. The host owns the state (chat/state.ts) and posts it; the webview draws it and posts
 // back what the person did. No VS Code or DOM API here.
+import { SETTINGS_QUERIES } from "./errors";
 import type { Meter, Turn } from "./state";
 
 /** What the view says about the server before the first question. */
 export type ServerStatus =
   | { kind: "starting" }
-  | { kind: "ready"; provider: string; model: string; embedded: boolean }
+  | {
+      kind: "ready";
+      provider: string;
+      model: string;
+      embedded: boolean;
+      /** An OpenAI-compatible server with no key: its requests go without Authorization. */
+      keyless?: boolean;
+    }
   | { kind: "notFound"; message: string }
   | { kind: "noKey"; provider: string }
   | { kind: "restricted" }
@@ -19,6 +27,14 @@ export interface Chip {
   kind: "file" | "selection" | "mention";
 }
 
+/** A saved chat offered in the empty chat view. */
+export interface RecentChat {
+  id: string;
+  title: string;
+  /** "3 turns · 5 min ago". */
+  detail: string;
+}
+
 export type HostMessage =
   | { type: "reset"; session?: string; title: string; turns: Turn[]; meter?: Meter }
   | { type: "turn"; turn: Turn }
@@ -27,7 +43,10 @@ export type HostMessage =
   | { type: "meter"; meter?: Meter }
   | { type: "busy"; busy: boolean }
   | { type: "mentions"; query: string; files: string[] }
-  | { type: "focus"; prefill?: string };
+  | { type: "focus"; prefill?: string }
+  | { type: "recent"; chats: RecentChat[] }
+  /** The clipboard holds the code of the Copy button that sent `token`. */
+  | { type: "copied"; token: string };
 
 export type Scope = "turn" | "file";
 
@@ -38,8 +57,14 @@ export type ViewMessage =
   | { type: "approve"; key: string; decision: "allow" | "allowRun" | "deny"; message?: string }
   | { type: "openDiff"; key: string }
   | { type: "openFileDiff"; runId: string; path: string }
-  | { type: "copy"; text: string }
+  | { type: "copy"; text: string; token: string }
   | { type: "insert"; text: string }
+  | { type: "apply"; text: string; path?: string }
+  | { type: "runInTerminal"; text: string }
+  | { type: "retry"; runId: string }
+  | { type: "openSettings"; query: (typeof SETTINGS_QUERIES)[number] }
+  | { type: "resume"; session: string }
+  | { type: "dismissHint"; hint: "keyless" }
   | { type: "keep"; runId: string; path?: string }
   | { type: "undo"; runId: string; path?: string }
   | { type: "restore"; runId: string }
@@ -85,8 +110,20 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "openFileDiff":
       return str("runId") && str("path") ? (m as ViewMessage) : undefined;
     case "copy":
+      return str("text") && str("token") ? (m as ViewMessage) : undefined;
     case "insert":
+    case "runInTerminal":
       return str("text") ? (m as ViewMessage) : undefined;
+    case "apply":
+      return str("text") && optStr("path") ? (m as ViewMessage) : undefined;
+    case "retry":
+      return str("runId") ? (m as ViewMessage) : undefined;
+    case "openSettings":
+      return (SETTINGS_QUERIES as readonly unknown[]).includes(m["query"]) ? (m as ViewMessage) : undefined;
+    case "resume":
+      return str("session") ? (m as ViewMessage) : undefined;
+    case "dismissHint":
+      return m["hint"] === "keyless" ? (m as ViewMessage) : undefined;
     case "keep":
     case "undo":
       return str("runId") && optStr("path") ? (m as ViewMessage) : undefined;

@@ -1,9 +1,9 @@
 // The chat webview: draws what the host posts (chat/view.ts makes the HTML) and posts back what
 // the person did. It holds no conversation state of its own beyond what is on screen, so a
 // reloaded view is redrawn from the host's "reset".
-import type { Chip, HostMessage, ViewMessage } from "../chat/messages";
-import { renderStatus, renderTurn } from "../chat/view";
-import { meterText, type Turn } from "../chat/state";
+import type { Chip, HostMessage, RecentChat, ServerStatus, ViewMessage } from "../chat/messages";
+import { renderEmpty, renderStatus, renderTurn } from "../chat/view";
+import { canRestore, meterText, type Turn } from "../chat/state";
 import { escapeHtml as esc } from "../chat/markdown";
 
 declare function acquireVsCodeApi(): { postMessage(message: ViewMessage): void };
@@ -28,9 +28,13 @@ const open = new Set<string>();
 let mentionItems: string[] = [];
 let mentionIndex = 0;
 let busy = false;
+let serverStatus: ServerStatus = { kind: "starting" };
+let recent: RecentChat[] = [];
+let copies = 0;
+const COPIED_MS = 1500;
 
 function draw(turn: Turn, index: number): void {
-  const html = renderTurn(turn, { last: index === turns.length - 1 });
+  const html = renderTurn(turn, { restorable: canRestore(turns, index) });
   let node = log.querySelector<HTMLElement>(`section[data-run="${CSS.escape(turn.runId)}"]`);
   if (node && node.dataset["html"] === html) {
     return;
@@ -68,7 +72,14 @@ function focusKey(element: HTMLElement): string | undefined {
 function redraw(): void {
   log.replaceChildren();
   turns.forEach(draw);
+  drawEmpty();
+}
+
+function drawEmpty(): void {
   empty.hidden = turns.length > 0;
+  if (!empty.hidden) {
+    empty.innerHTML = renderEmpty(serverStatus, recent);
+  }
 }
 
 function drawChips(list: Chip[]): void {
@@ -103,18 +114,30 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
         turns[index] = message.turn;
       } else {
         turns.push(message.turn);
-        // The turn before this one now gets its "Restore to here".
-        if (turns.length > 1) {
-          draw(turns[turns.length - 2]!, turns.length - 2);
-        }
       }
       empty.hidden = true;
-      draw(message.turn, index >= 0 ? index : turns.length - 1);
+      // Whether an earlier turn offers "Restore to here" depends on the later ones; a turn
+      // whose HTML did not change is left as it is.
+      turns.forEach(draw);
       break;
     }
     case "status":
+      serverStatus = message.status;
       status.innerHTML = renderStatus(message.status);
+      drawEmpty();
       break;
+    case "recent":
+      recent = message.chats;
+      drawEmpty();
+      break;
+    case "copied": {
+      const button = document.querySelector<HTMLButtonElement>(`button[data-copy-token="${CSS.escape(message.token)}"]`);
+      if (button) {
+        button.textContent = "Copied ✓";
+        setTimeout(() => (button.textContent = "Copy"), COPIED_MS);
+      }
+      break;
+    }
     case "chips":
       drawChips(message.chips);
       break;
@@ -144,11 +167,39 @@ document.addEventListener("click", (event) => {
   const data = target.dataset;
   switch (data["action"]) {
     case "copy":
-    case "insert": {
-      const code = target.closest(".code")?.querySelector("code")?.textContent ?? "";
-      post({ type: data["action"], text: code });
+    case "insert":
+    case "apply":
+    case "runInTerminal": {
+      const block = target.closest<HTMLElement>(".code");
+      const code = block?.querySelector("code")?.textContent ?? "";
+      if (data["action"] === "copy") {
+        const token = `copy-${++copies}`;
+        target.dataset["copyToken"] = token;
+        post({ type: "copy", text: code, token });
+      } else if (data["action"] === "apply") {
+        const path = block?.dataset["path"];
+        post({ type: "apply", text: code, ...(path ? { path } : {}) });
+      } else {
+        post({ type: data["action"] as "insert" | "runInTerminal", text: code });
+      }
       break;
     }
+    case "retry":
+      post({ type: "retry", runId: data["run"]! });
+      break;
+    case "openSettings":
+      post({ type: "openSettings", query: data["query"] as never });
+      break;
+    case "resume":
+      post({ type: "resume", session: data["session"]! });
+      break;
+    case "dismissHint":
+      post({ type: "dismissHint", hint: "keyless" });
+      break;
+    case "suggest":
+      input.value = data["text"] ?? "";
+      input.focus();
+      break;
     case "approve": {
       const key = data["key"]!;
       const message = document.querySelector<HTMLInputElement>(`input[data-message-for="${CSS.escape(key)}"]`)?.value.trim();
