@@ -1,8 +1,12 @@
 """Real VS Code: code-server in Debian's chromium, driven by playwright-core, through a whole task
-in Foehn's chat view (tests/e2e/vscode_scenario.mjs): ask and watch the streamed answer; approve
-an edit inline and see it land unsaved; follow up in the same session and check the model got
-the earlier turn; undo that turn and see the file restored; ask from the lightbulb and see the
-answer in the chat; reload and resume the session. Screenshots of each state are saved in
+in Foehn's chat view (tests/e2e/vscode_scenario.mjs): set the API key and restart (one working
+server); a refused key's card and Retry; ask and watch the streamed answer; approve an edit
+inline and see it land unsaved; follow up in the same session; Ctrl+Z in the editor noticed;
+restore (asked, said, redone) and undo with no tab left unsaved; ask from the lightbulb; at a
+200 px side bar, an approval's answers in view and nothing sticking out; a command's approval
+with its command line; code blocks copied, applied and run after showing what they do; reload
+and find the chat open; the walkthrough ticked. Restricted Mode: a refusal says why, and
+trusting the folder leaves a server that answers. Screenshots of each state are saved in
 test-output/vscode/, named for what they show; the webview's buttons must all have names and
 be reachable by keyboard.
 
@@ -51,6 +55,22 @@ RENAME = (
     "edit_file",
     {"path": "app.py", "edits": [{"old_text": "def main():", "new_text": "def run():"}]},
 )
+NOTES = (
+    "write_file",
+    {
+        "path": "notes.md",
+        "content": "".join(f"line {n}: {'a long line of notes ' * (6 if n == 3 else 1)}\n" for n in range(40)),
+    },
+)
+SCRIPT = ("run_command", {"command": ["python3", "-c", "print('hi there')"], "cwd": "."})
+WIDE = (
+    "Here is the table:\n\n| file | what it holds | lines |\n|---|---|---|\n"
+    "| `tests/test_app.py` | the tests of the application, one per function, with fixtures | 120 |\n\n"
+    "The helper is `a_really_long_identifier_name_that_goes_on_and_on_past_any_narrow_side_bar`.\n\n"
+    "```python app.py\ndef run():\n    return 2  # a comment long enough that this line is far wider "
+    "than a narrow side bar\n```\n\n```bash\necho ran > ran.txt\n```"
+)
+REFUSED_KEY = '{"error": {"message": "Incorrect API key provided"}}'
 
 
 def _free_port() -> int:
@@ -180,6 +200,7 @@ def test_a_whole_task_in_the_chat_view(
     source = root / "app.py"
     source.write_text("def main():\n    return 1  # TODO\n")
     model.script(
+        Fault(status=401, body=REFUSED_KEY),
         Turn(tool_calls=[("read_file", {"path": "app.py"})]),
         Turn(tool_calls=[FIX]),
         Turn(text="Fixed the TODO in **app.py**: `main()` now returns 2."),
@@ -192,6 +213,9 @@ def test_a_whole_task_in_the_chat_view(
         ),
         Turn(text="It prints what run() returns."),
         Turn(text="Yes, it is."),
+        Turn(tool_calls=[NOTES]),
+        Turn(tool_calls=[SCRIPT]),
+        Turn(text=WIDE),
         Fault(delay=60, then=Turn(text="This answer comes too late.")),
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -229,6 +253,19 @@ def test_a_whole_task_in_the_chat_view(
     assert done.returncode == 0, (report, done.stderr[-2000:])
     assert "return 1  # TODO" in report["before"]
     assert "app.py" in report["chips"]
+    # The empty chat: the model that answers, questions to start from.
+    assert "Answering: openai · gpt-4.1-mini" in report["emptyState"], report["emptyState"]
+    assert "Write tests for the active file." in report["emptyState"]
+    # The key picker marks the provider in use and where its key comes from.
+    assert "openai" in report["keyPicker"] and "current" in report["keyPicker"], report["keyPicker"]
+    # Set API Key, then Restart: the one server that answers has the new key.
+    assert model.requests[0].headers["authorization"] == "Bearer sk-set-in-vscode-0123456789"
+    assert "already exists" not in report["notices"] and "couldn't create" not in report["notices"]
+    # A refused key: its own card, in VS Code's words, with the fixes; Retry asked again.
+    assert "The provider refused the API key." in report["errorCard"]
+    assert "Set API key…" in report["errorCard"] and "Retry" in report["errorCard"]
+    assert "FOEHN_" not in report["errorCard"] and "--base-url" not in report["errorCard"]
+    assert "Foehn: Set API Key" in report["errorCard"]
     # The inline card: the exact arguments' tool, the diff, and what "for this session" keeps.
     first, second = report["approvals"]
     assert "edit_file: edit app.py (1 block)" in first
@@ -242,26 +279,70 @@ def test_a_whole_task_in_the_chat_view(
     assert "TODO" not in report["after"]
     assert report["dirty"] == 1  # in the editor, unsaved: visible and undoable
     # The follow-up went to the same session: the model saw the first turn.
-    follow_up = json.dumps(model.requests[3].body["messages"])
+    follow_up = json.dumps(model.requests[4].body["messages"])
     assert "Fix the TODO in app.py" in follow_up
     assert "Fixed the TODO in **app.py**" in follow_up
     assert "def run():" in report["afterRename"]
+    # Ctrl+Z in the editor is noticed by the review.
+    assert "undone in the editor" in report["editorUndo"]
+    # Restore: offered only under the turn that changed files with changes after it, asked
+    # first, said after, redone; the editor left exactly as on disk is not marked unsaved.
+    assert report["restoreButtons"] == 1
+    assert "Restore the workspace to how it was after turn 2?" in report["restoreAsked"]
+    assert "app.py" in report["restoreAsked"]
+    assert "put back app.py" in report["restoreSaid"]
+    assert "def main():" in report["afterRestore"] and "return 2" in report["afterRestore"]
+    assert report["dirtyAfterRestore"] == 0
+    assert "def run():" in report["afterRedo"]
     assert "def main():" in report["afterUndo"]
     assert "return 2" in report["afterUndo"]
+    assert report["dirtyAfterUndo"] == 0
     assert "return 1  # TODO" in report["afterFileUndo"]
-    assert "denied: keep it, please" in report["denied"]
-    assert "keep it, please" in json.dumps(model.requests[6].body["messages"])
+    assert "keep it, please" in report["denied"]
+    assert "keep it, please" in json.dumps(model.requests[7].body["messages"])
     assert "return 1  # TODO" in report["afterDenial"]
     assert "returns 2" in report["lightbulb"]
+    assert report["highlighted"] > 0  # the python block is highlighted
     assert "print(run())" in report["afterInsert"]
     assert "What does app.py print?" in report["palette"]
     assert "Is this line right?" in report["contextMenu"]
+    # At 200 px the approval's answers are in view, and nothing sticks out of the chat.
+    assert 170 <= report["narrowWidth"] <= 230, report["narrowWidth"]
+    for name in ("narrowApproval", "narrowLayout"):
+        shape = report[name]
+        assert shape["out"] == [] and shape["scrollWidth"] <= shape["view"], shape
+        assert all(box["right"] <= shape["view"] + 1 for box in shape["boxes"]), shape
+        # Nothing hides its own text: no underscore covered or cut off.
+        assert shape["covered"] == [] and shape["cut"] == [], shape
+    assert [b["visible"] for b in report["narrowApproval"]["buttons"]] == [True, True, True]
+    assert any(b["tag"] == "PRE" and b["scrolls"] for b in report["narrowApproval"]["boxes"])
+    assert any(b["tag"] == "TABLE" and b["scrolls"] for b in report["narrowLayout"]["boxes"])
+    # run_command's approval: the whole command line, where it runs, the sandbox in words.
+    command = report["commandApproval"]
+    assert "python3 -c 'print('\\''hi there'\\'')'" in command, command
+    assert "in the workspace folder" in command and "sandbox" in command
+    assert "`" not in command
+    # Code blocks: Copy confirms in place; Apply and Run show what they do and ask first.
+    assert report["copied"] == "Copied ✓"
+    assert "Apply the code block to app.py?" in report["applyAsked"]
+    assert "far wider than a narrow side bar" in report["afterApply"]
+    assert "echo ran > ran.txt" in report["runAsked"]
+    assert "outside Foehn's sandbox" in report["runAsked"]
+    assert report["ran"] == "ran\n"
     assert "Stopped by you" in report["stopped"]
     assert "too late" not in report["stopped"]
+    assert "Starting" not in report["statusBarWhileBusy"], report["statusBarWhileBusy"]
+    # A reload opens the last chat; History counts the turns asked, not the undo turns.
+    assert "Fix the TODO in app.py" in report["reopened"]
+    assert "This turn failed." in report["reopened"] and "FOEHN_" not in report["reopened"]
+    assert f"{report['visibleTurns']} turns" in report["history"], report["history"]
     assert "Fix the TODO" in report["history"]
     assert "Fix the TODO in app.py" in report["resumed"]
+    assert "TODO fix, renamed" in report["recent"]
     assert report["mention"] == "compare @app.py "
     assert "Choose a provider" in report["walkthrough"]
+    assert "`" not in report["walkthrough"]
+    assert report["walkthroughDone"] == 4  # server, provider, key and a first question: all done
     assert "Server not found" in report["notFound"]
     assert "Set API key" in report["noKey"]
     assert "embedded model (small, offline)" in report["embedded"]
@@ -272,11 +353,20 @@ def test_a_whole_task_in_the_chat_view(
     assert "send" in report["a11yTurn"]["reached"]
     # While a turn runs, Send is disabled; the card's buttons and Stop are reachable.
     assert {"openDiff", "approve", "stop"} <= set(report["a11yApproval"]["reached"])
-    source_on_disk = source.read_text()
-    assert source_on_disk == "def main():\n    return 1  # TODO\n"  # nothing was saved
+    # Only the person's own Ctrl+S reached the disk: Foehn saved nothing (an undo to what is on
+    # disk reverts the editor, which writes nothing).
+    assert source.read_text() == "def main():\n    return 2\n"
     for name in (
         "chat-empty-with-context-chips.png",
         "approval-inline-card.png",
+        "error-card-refused-key.png",
+        "restored-with-redo.png",
+        "approval-narrow-sidebar.png",
+        "approval-run-command.png",
+        "answer-narrow-sidebar.png",
+        "code-block-ran-in-terminal.png",
+        "session-reopened-after-reload.png",
+        "new-chat-with-recent-chats.png",
         "answer-streamed-with-changed-files.png",
         "approval-diff-in-editor.png",
         "turn-undone.png",
@@ -294,11 +384,17 @@ def test_a_whole_task_in_the_chat_view(
         assert (SHOTS / name).stat().st_size > 10_000, name
 
 
-def test_restricted_mode_is_said_in_the_chat(
+def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
     trusting_code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:
     url, env, model = trusting_code_server
     (root / "app.py").write_text("x = 1\n")
+    edit = {"path": "app.py", "edits": [{"old_text": "x = 1", "new_text": "x = 2"}]}
+    model.script(
+        Turn(tool_calls=[("edit_file", edit)]),
+        Turn(text="Sorry, I could not change it."),
+        Turn(text="Trusted now: I can change files when you allow it."),
+    )
     done = subprocess.run(
         [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
         env={
@@ -318,5 +414,12 @@ def test_restricted_mode_is_said_in_the_chat(
     assert done.returncode == 0, (report, done.stderr[-2000:])
     assert "Restricted mode" in report["restricted"]
     assert "Manage workspace trust" in report["restricted"]
-    assert model.requests == []
-    assert (SHOTS / "state-restricted-mode.png").stat().st_size > 10_000
+    assert "Restricted Mode: only read-only tools run; trust the folder to allow changes" in (
+        report["refused"]
+    )
+    assert (root / "app.py").read_text() == "x = 1\n"
+    # Trusting the folder left a working server: the question after it was answered.
+    assert "Trusted now" in report["trusted"]
+    assert len(model.requests) == 3
+    for name in ("state-restricted-mode.png", "restricted-refusal.png", "trusted-answers.png"):
+        assert (SHOTS / name).stat().st_size > 10_000, name
