@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field, field_validator
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.sandbox import Finished, system_sandbox
-from foehn_lsp.tools.contract import SANDBOX_ORDER, CallScope, SandboxPolicy
+from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
+from foehn_lsp.tools.contract import CallScope
 from foehn_plugins._git import GitArguments, git, git_scope
 from foehn_plugins._running import as_result
 from foehn_plugins.command_risk import classify
@@ -115,7 +116,11 @@ def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
     )
     wanted = arguments.sandbox or least
     policy = max(least, wanted, key=SANDBOX_ORDER.index)
-    return CallScope(program=arguments.command[0], sandbox=system_sandbox().policy_for(policy))
+    return CallScope(
+        program=arguments.command[0],
+        sandbox=system_sandbox().policy_for(policy),
+        argv=tuple(arguments.command),
+    )
 
 
 async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResult:
@@ -191,9 +196,11 @@ def _test_argv(arguments: TestArguments, ctx: ToolContext) -> list[str]:
 def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:
     """The whole command line, so the person sees (and an approval remembers) exactly what
     runs, including a test command the workspace configured."""
+    argv = _test_argv(arguments, ctx)
     return CallScope(
-        program=shlex.join(_test_argv(arguments, ctx)),
+        program=shlex.join(argv),
         sandbox=system_sandbox().policy_for("workspace-write"),
+        argv=tuple(argv),
     )
 
 

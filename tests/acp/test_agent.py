@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,24 +14,8 @@ from acp import schema, text_block
 from acp.exceptions import RequestError
 
 from acp_harness import NEVER, EditorClient, acp_agent
+from agent.turns import EDIT
 from foehn_lsp.testing import Fault, ModelServer, Turn
-
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
-)
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
 
 
 def tool_results(model: ModelServer, request: int) -> list[dict[str, Any]]:
@@ -200,7 +183,7 @@ async def test_cancel_during_a_running_program(app: Path, model: ModelServer) ->
     assert last["content"][0]["content"]["text"] == "not finished: the turn was stopped"
 
 
-async def test_allow_always_is_remembered_for_exactly_its_scope(
+async def test_allow_always_saves_a_rule_for_exactly_its_scope(
     app: Path, model: ModelServer
 ) -> None:
     def edit(old: str, new: str) -> tuple[str, dict[str, Any]]:
@@ -226,7 +209,10 @@ async def test_allow_always_is_remembered_for_exactly_its_scope(
     assert asked == ["edit_file app.py", "write_file new.py", "delete_path app.py"]
     always = client.permissions[0]["options"][1]
     assert always["kind"] == "allow_always"
-    assert always["name"] == "Always allow edit_file calls, at risk write, this session"
+    assert always["name"] == (
+        "Always allow: save the rule allow edit_file paths app.py (sandbox workspace-write) "
+        "to your config"
+    )
     assert not (app / "new.py").exists()
 
 

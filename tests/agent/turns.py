@@ -1,9 +1,19 @@
+"""Scripted model turns shared by the tiers: answers and tool calls for the scripted provider
+(``say``, ``calls``), and the call that fixes the ``app`` fixture's TODO (``EDIT``, for the model
+server's ``Turn``)."""
+
 from __future__ import annotations
 
 import json
 from typing import Any
 
 from foehn_lsp.providers.messages import AssistantMessage, ModelResponse, ToolCall, Usage
+
+EDIT = (
+    "edit_file",
+    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
+)
+"""Fixes the TODO in the ``app`` fixture's ``app.py``."""
 
 
 def say(text: str, tokens: int = 10) -> ModelResponse:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,25 +11,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from agent.turns import EDIT
 from foehn_lsp.testing import Fault, ModelServer, Turn
-from lsp.harness import lsp_client, run
-
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
-)
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
+from lsp.harness import apply_to_disk, lsp_client, run
 
 
 def text_edits(
@@ -46,29 +29,6 @@ def text_edits(
             assert len(edits) == len(change.edits)
             found.append((change, edits))
     return found
-
-
-def apply_to_disk(edit: types.WorkspaceEdit) -> None:
-    """What an editor does with the edit, done to the files directly."""
-    for change in edit.document_changes or []:
-        if isinstance(change, types.TextDocumentEdit):
-            path = Path(change.text_document.uri.removeprefix("file://"))
-            lines = path.read_text().splitlines(keepends=True) if path.exists() else []
-            text = "".join(lines)
-            for text_edit in change.edits:
-                start = (
-                    sum(len(x) for x in lines[: text_edit.range.start.line])
-                    + text_edit.range.start.character
-                )
-                end = (
-                    sum(len(x) for x in lines[: text_edit.range.end.line])
-                    + text_edit.range.end.character
-                )
-                assert isinstance(text_edit, types.TextEdit | types.AnnotatedTextEdit)
-                text = text[:start] + text_edit.new_text + text[end:]
-            path.write_text(text)
-        elif isinstance(change, types.CreateFile):
-            Path(change.uri.removeprefix("file://")).write_text("")
 
 
 async def test_tools_and_commands_are_advertised(app: Path, model: ModelServer) -> None:
@@ -170,7 +130,13 @@ async def test_confirm_request_shows_the_diff_and_the_edit_goes_through_the_edit
 
 @pytest.mark.parametrize(
     ("answer", "applied"),
-    [("Allow", True), ("Allow for this run", True), ("Deny", False), (None, False)],
+    [
+        ("Allow", True),
+        ("Allow for this run", True),
+        ("Always allow (save the rule)", True),
+        ("Deny", False),
+        (None, False),
+    ],
 )
 async def test_show_message_request_is_the_fallback(
     app: Path, model: ModelServer, answer: str | None, applied: bool
@@ -190,8 +156,19 @@ async def test_show_message_request_is_the_fallback(
             return types.ApplyWorkspaceEditResult(applied=True)
 
         await run(client, "fix")
-    assert [a.title for a in asked[0].actions or []] == ["Allow", "Allow for this run", "Deny"]
+    assert [a.title for a in asked[0].actions or []] == [
+        "Allow",
+        "Allow for this run",
+        "Always allow (save the rule)",
+        "Deny",
+    ]
     assert "edit_file (write)" in asked[0].message
+    assert asked[0].message.endswith(
+        "'Always allow (save the rule)' saves to your config: allow edit_file paths app.py "
+        "(sandbox workspace-write)."
+    )
+    saved = app.parent / "config" / "foehn" / "config.toml"
+    assert saved.exists() is (answer == "Always allow (save the rule)")
     assert ("return 2" in (app / "app.py").read_text()) is applied
 
 

@@ -41,12 +41,6 @@ def tools():
 
 
 @pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
 def listener() -> Iterator[ModelServer]:
     """The repository's own server: it must never see a request (or the key)."""
     with ModelServer() as server:
@@ -233,9 +227,9 @@ async def test_the_fallback_dialog_says_what_allow_for_this_run_remembers(
 
         await run(client, "touch x")
     [request] = asked
-    assert request.message.endswith(
+    assert (
         "'Allow for this run' also allows run_command calls that run `touch`, at risk write, "
-        "in the workspace-write sandbox."
+        "in the workspace-write sandbox.\n" in request.message
     )
 
 

@@ -30,17 +30,18 @@ from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.agent.approval import FilePreview
-from foehn_lsp.agent.builder import FrontEnd, build_session
+from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
 from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
 from foehn_lsp.agent.loop import RunOutcome
-from foehn_lsp.agent.session import Session
-from foehn_lsp.agent.store import SessionBusy, SessionNotFound, SessionStore
 from foehn_lsp.config import (
-    PROVIDER_KEY_VARIABLES,
     Settings,
     load_settings,
 )
 from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
+from foehn_lsp.providers.status import provider_status
+from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.session import Session
+from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,8 @@ class LiveSession:
     the load, when the client surely knows the session)."""
     unfinished: dict[str, None] = field(default_factory=dict)
     """Calls of the running turn announced and not yet finished, in order."""
+    commands: CustomCommands = field(default_factory=CustomCommands)
+    """The person's custom commands (``/NAME``), offered with Foehn's own."""
 
     def emit(self, event: RunEvent) -> None:
         applied: tuple[FilePreview, ...] = ()
@@ -210,16 +213,12 @@ class FoehnAgent:
 
     def _missing_key(self) -> str | None:
         """The variable to set when the configured hosted provider has no key (the rule of
-        ``create_provider``: an OpenAI-compatible server at a base URL of its own needs none)."""
+        ``providers.status``)."""
         try:
             settings = self.load_settings()
         except ConfigError:
             return None  # session/new reports the configuration problem itself
-        if settings.api_key is not None or settings.provider not in PROVIDER_KEY_VARIABLES:
-            return None
-        if settings.provider == "openai" and settings.base_url is not None:
-            return None
-        return PROVIDER_KEY_VARIABLES[settings.provider]
+        return provider_status(settings).missing_key
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> schema.AuthenticateResponse:
         if method_id != "api-key":
@@ -259,7 +258,7 @@ class FoehnAgent:
             raise self._busy(session_id)
         for update in convert.history_updates(live.session.messages, live.workspace):
             live.updates.put(update)
-        live.updates.put(convert.available_commands())
+        live.updates.put(convert.available_commands(live.commands))
         live.commands_sent = True
         await live.updates.flush()
         return schema.LoadSessionResponse(modes=self._modes(live), field_meta=self._meta(live))
@@ -315,14 +314,21 @@ class FoehnAgent:
             await updates.close()
             raise RequestError(-32603, str(exc)) from None
         updates.session_id = files.session_id = approver.session_id = session.id
+        commands = await asyncio.to_thread(
+            load_commands,
+            workspace.root,
+            trusted=settings.trust_workspace,
+            built_in=convert.BUILT_IN,
+        )
         live = LiveSession(
             session=session,
+            commands=commands,
             workspace=workspace,
             updates=updates,
             approver=approver,
             files=files,
             settings=settings,
-            notes=[*notes, *_mcp_problems(session, settings)],
+            notes=[*notes, *_mcp_problems(session, settings), *commands.problems],
         )
         for note in live.notes:
             log.warning("session %s: %s", session.id, note)
@@ -392,8 +398,9 @@ class FoehnAgent:
             raise invalid("prompt", str(exc)) from None
         if command is not None:
             return await self._command(live, command)
+        task = live.commands.expand(asked.text) or asked.text
         if not live.commands_sent:
-            live.updates.put(convert.available_commands())
+            live.updates.put(convert.available_commands(live.commands))
             live.commands_sent = True
         for note in live.notes:
             live.updates.put(update_agent_message_text(f"[Foehn] {note}\n\n"))
@@ -401,7 +408,7 @@ class FoehnAgent:
         stop = asyncio.Event()
         live.stop = stop
         live.turn = asyncio.create_task(
-            live.session.prompt(asked.text, context=asked.context, emit=live.emit, stop=stop)
+            live.session.prompt(task, context=asked.context, emit=live.emit, stop=stop)
         )
         try:
             outcome = await asyncio.shield(live.turn)

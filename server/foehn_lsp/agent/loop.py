@@ -37,6 +37,7 @@ from foehn_lsp.agent.events import (
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.guards import TurnGuards
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
@@ -47,11 +48,12 @@ from foehn_lsp.providers.messages import (
     ModelResponse,
     SystemMessage,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
 from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.registry import Middleware, ToolDefinition, ToolRegistry
+from foehn_lsp.tools.registry import Middleware, ToolRegistry
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow
@@ -124,6 +126,7 @@ class Agent:
         approver: Approver,
         transcript: ResponseLog | None = None,
         context: ContextWindow | None = None,
+        guards: TurnGuards | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -131,6 +134,8 @@ class Agent:
         self.approver = approver
         self.transcript = transcript
         self.context = context
+        self.guards = guards
+        """The person's rules and hooks, which the approval gate applies."""
 
     async def run(
         self,
@@ -206,7 +211,7 @@ class Agent:
         emit: EventSink,
         middleware: Sequence[Middleware],
     ) -> RunOutcome:
-        gate = ApprovalGate(self.settings.approval, self.approver, emit)
+        gate = ApprovalGate(self.settings.approval, self.approver, emit, self.guards)
         executor = TurnExecutor(self.registry, ctx, emit, [gate, *middleware])
         tools = self.registry.definitions()
         try:

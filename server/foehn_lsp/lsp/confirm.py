@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.lsp import answers, client, convert
+from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.wire import answers, client
 
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 CHOICES: dict[str, ApprovalDecision] = {
     convert.ALLOW: Approved(scope="once"),
     convert.ALLOW_RUN: Approved(scope="run"),
+    convert.ALLOW_ALWAYS: Approved(scope="once", save_rule=True),
     convert.DENY: Denied(reason="denied in the editor"),
 }
 
