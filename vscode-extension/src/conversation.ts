@@ -343,6 +343,7 @@ export class Conversation implements vscode.Disposable {
     this.title = "New chat";
     this.turns = [];
     this.undoneBySession.clear();
+    this.contexts.clear();
     this.meter = undefined;
     this.before.clear();
     this.port.post(this.snapshot());
@@ -358,6 +359,7 @@ export class Conversation implements vscode.Disposable {
     this.title = saved.title;
     this.turns = turnsOf(saved);
     this.undoneBySession = undoneTurns(saved.turns);
+    this.contexts.clear();
     this.meter = saved.meter ? { used: saved.meter.used, window: saved.meter.window ?? undefined, cost: saved.meter.cost ?? undefined } : undefined;
     this.before.clear();
     this.port.post(this.snapshot());

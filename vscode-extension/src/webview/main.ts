@@ -33,8 +33,12 @@ let recent: RecentChat[] = [];
 let copies = 0;
 const COPIED_MS = 1500;
 
+/** Whether each drawn turn offers "Restore to here", by run id. */
+const restorable = new Map<string, boolean>();
+
 function draw(turn: Turn, index: number): void {
-  const html = renderTurn(turn, { restorable: canRestore(turns, index) });
+  restorable.set(turn.runId, canRestore(turns, index));
+  const html = renderTurn(turn, { restorable: restorable.get(turn.runId)! });
   let node = log.querySelector<HTMLElement>(`section[data-run="${CSS.escape(turn.runId)}"]`);
   if (node && node.dataset["html"] === html) {
     return;
@@ -71,6 +75,7 @@ function focusKey(element: HTMLElement): string | undefined {
 
 function redraw(): void {
   log.replaceChildren();
+  restorable.clear();
   turns.forEach(draw);
   drawEmpty();
 }
@@ -116,9 +121,13 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
         turns.push(message.turn);
       }
       empty.hidden = true;
-      // Whether an earlier turn offers "Restore to here" depends on the later ones; a turn
-      // whose HTML did not change is left as it is.
-      turns.forEach(draw);
+      // Whether an earlier turn offers "Restore to here" depends on the later ones: those whose
+      // offer changed are drawn again too (drawing is not cheap: Markdown and highlighting).
+      turns.forEach((turn, i) => {
+        if (turn.runId === message.turn.runId || restorable.get(turn.runId) !== canRestore(turns, i)) {
+          draw(turn, i);
+        }
+      });
       break;
     }
     case "status":
