@@ -293,6 +293,9 @@ async function narrowSidebarAndCodeBlocks() {
   await page.locator('.tab.active[aria-label*="app.py"]').first().waitFor({ state: "visible", timeout: 30_000 });
   await page.locator('.editor-group-container.active .view-line:has-text("far wider")').first()
     .waitFor({ state: "visible", timeout: 30_000 });
+  // Apply ends by giving the file's editor the keyboard; a quick open before that would close.
+  await page.locator(".editor-group-container.active .monaco-editor.focused").first()
+    .waitFor({ state: "visible", timeout: 30_000 });
   report.afterApply = await editorText("app.py");
   await openChat();
   await lastTurn().locator('.code[data-language="bash"] button[data-action="runInTerminal"]').click();

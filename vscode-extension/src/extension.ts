@@ -14,7 +14,7 @@ import { Review } from "./review";
 import { Server } from "./server";
 import { withUserLevel } from "./settings";
 import { StatusItem } from "./statusItem";
-import { WalkthroughProgress } from "./walkthrough";
+import { WalkthroughProgress, stepsDone } from "./walkthrough";
 import { COMMANDS, type SessionSummary } from "./sessions";
 
 let server: Server | undefined;
@@ -38,7 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const review = new Review(conversation, server, diffs);
   const mentions = new Mentions(server);
   const taskContext = (text: string) => mentions.context(text, chips);
-  const walkthrough = new WalkthroughProgress();
+  const walkthrough = new WalkthroughProgress(output);
   const parts = { context, server, conversation, view, chips, taskContext, walkthrough };
   const lightbulb = async (argument: Record<string, unknown>) => {
     await view.reveal(false);
@@ -61,9 +61,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (status.kind !== "starting") {
         void postRecent(parts);
       }
-      void (async () => walkthrough.follow(status, status.kind === "starting" ? undefined : await anyTurn(server!)))();
+      void walkthrough.done(stepsDone(status));
+      if (status.kind !== "starting") {
+        void anyTurn(server!).then((asked) => (asked ? walkthrough.done(["demo"]) : undefined));
+      }
     }),
-    conversation.onBusy((busy) => (busy ? undefined : walkthrough.asked())),
+    conversation.onBusy((busy) => (busy ? undefined : walkthrough.done(["demo"]))),
     server.onClientStarted((client) => {
       client.onRequest(CONFIRM, (params: ConfirmParams, token) => conversation.confirm(params, token));
       client.onNotification(RUN_EVENT, (event: unknown) => conversation.onEvent(event));

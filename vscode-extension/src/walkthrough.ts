@@ -1,44 +1,47 @@
-// The walkthrough ticks the steps already done: its steps complete on context keys
-// (package.json's completionEvents) that follow the server's status and whether a question
-// was asked. VS Code's walkthroughs service only ticks a step when its key *changes* to true
-// after the walkthrough was registered, and it registers them when first needed (at startup
-// with the welcome page, else when a walkthrough opens). So opening it from here first clears
-// the keys, then sets them again.
+// The walkthrough ticks the steps already done: the server found and running, a provider
+// chosen, its key in place, a first question asked. Each is marked complete with VS Code's
+// welcome.markStepComplete (the walkthrough's own "Mark Done") when it is seen to be done: a
+// context-key completion event would not tick a step whose key is already true when VS Code
+// registers the walkthrough, which it does lazily, when first shown.
 import * as vscode from "vscode";
 import type { ServerStatus } from "./chat/messages";
 
 export const WALKTHROUGH = "foehn.foehn#foehn.start";
 
+export type Step = "server" | "provider" | "key" | "demo";
+
+/** The steps a server status shows done. */
+export function stepsDone(status: ServerStatus): Step[] {
+  const running = status.kind === "ready" || status.kind === "noKey" || status.kind === "restricted";
+  const chosen = (status.kind === "ready" || status.kind === "noKey") && Boolean(status.provider);
+  return [
+    ...(running ? (["server"] as const) : []),
+    ...(chosen ? (["provider"] as const) : []),
+    ...(status.kind === "ready" ? (["key"] as const) : []),
+  ];
+}
+
 export class WalkthroughProgress {
-  private keys: Record<string, boolean> = {};
+  private readonly marked = new Set<Step>();
 
-  /** The keys for a server status; `asked`: the workspace has a chat with a turn. */
-  async follow(status: ServerStatus, asked?: boolean): Promise<void> {
-    const running = status.kind === "ready" || status.kind === "noKey" || status.kind === "restricted";
-    const next = {
-      "foehn.serverFound": running,
-      "foehn.providerChosen": (status.kind === "ready" || status.kind === "noKey") && Boolean(status.provider),
-      "foehn.keyReady": status.kind === "ready",
-      "foehn.asked": asked ?? this.keys["foehn.asked"] ?? false,
-    };
-    await this.set(next);
-  }
+  constructor(private readonly output: vscode.LogOutputChannel) {}
 
-  async asked(): Promise<void> {
-    await this.set({ ...this.keys, "foehn.asked": true });
+  async done(steps: readonly Step[]): Promise<void> {
+    for (const step of steps) {
+      if (this.marked.has(step)) {
+        continue;
+      }
+      this.marked.add(step);
+      // VS Code saves the progress first and then looks the step up, which fails (after
+      // saving) while the walkthrough is not registered yet; the tick shows once it is.
+      await vscode.commands.executeCommand("welcome.markStepComplete", `${WALKTHROUGH}#${step}`).then(
+        () => undefined,
+        (error: unknown) => this.output.debug(`walkthrough step ${step}: ${String(error)}`),
+      );
+    }
   }
 
   async open(): Promise<void> {
-    const known = this.keys;
-    await this.set(Object.fromEntries(Object.keys(known).map((key) => [key, false])));
     await vscode.commands.executeCommand("workbench.action.openWalkthrough", WALKTHROUGH, false);
-    await this.set(known);
-  }
-
-  private async set(keys: Record<string, boolean>): Promise<void> {
-    this.keys = keys;
-    for (const [key, value] of Object.entries(keys)) {
-      await vscode.commands.executeCommand("setContext", key, value);
-    }
   }
 }
