@@ -6,7 +6,9 @@ restore (asked, said, redone) and undo with no tab left unsaved; ask from the li
 200 px side bar, an approval's answers in view and nothing sticking out; a command's approval
 with its command line; code blocks copied, applied and run after showing what they do; reload
 and find the chat open; the walkthrough ticked. Restricted Mode: a refusal says why, and
-trusting the folder leaves a server that answers. Screenshots of each state are saved in
+trusting the folder leaves a server that answers. Rules: an approval says why it asks, Always
+allow saves its rule and the next such call runs unasked, Foehn: Rules… lists and removes it;
+`/` completes a custom command. Screenshots of each state are saved in
 test-output/vscode/, named for what they show; the webview's buttons must all have names and
 be reachable by keyboard.
 
@@ -332,7 +334,8 @@ def test_a_whole_task_in_the_chat_view(
         # Nothing hides its own text: no underscore covered or cut off.
         assert shape["covered"] == [], shape
         assert shape["cut"] == [], shape
-    assert [b["visible"] for b in report["narrowApproval"]["buttons"]] == [True, True, True]
+    # Allow, Allow for this turn, Always allow (a write_file rule for notes.md), Deny.
+    assert [b["visible"] for b in report["narrowApproval"]["buttons"]] == [True] * 4
     assert any(b["tag"] == "PRE" and b["scrolls"] for b in report["narrowApproval"]["boxes"])
     assert any(b["tag"] == "TABLE" and b["scrolls"] for b in report["narrowLayout"]["boxes"])
     # run_command's approval: the whole command line, where it runs, the sandbox in words.
@@ -443,4 +446,78 @@ def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
     assert "Trusted now" in report["trusted"]
     assert len(model.requests) == 3
     for name in ("state-restricted-mode.png", "restricted-refusal.png", "trusted-answers.png"):
+        assert (SHOTS / name).stat().st_size > 10_000, name
+
+
+def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_completes_commands(
+    code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+) -> None:
+    url, env, model = code_server
+    (root / "app.py").write_text("x = 1\n")
+    config = Path(env["XDG_CONFIG_HOME"]) / "foehn" / "config.toml"
+    commands = config.with_name("commands")
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: Review a file with care\nargument-hint: FILE\n---\n"
+        "Review $ARGUMENTS with care.\n"
+    )
+
+    def touch(name: str) -> Turn:
+        return Turn(tool_calls=[("run_command", {"command": ["touch", name], "cwd": "."})])
+
+    model.script(
+        touch("made.txt"),
+        Turn(text="Made it."),
+        touch("other.txt"),
+        Turn(text="Made another."),
+        touch("third.txt"),
+        Turn(text="Left it."),
+        Turn(text="Reviewed app.py."),
+    )
+    done = subprocess.run(
+        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
+        env={
+            **env,
+            "FOEHN_E2E_HOME": str(E2E_HOME),
+            "CS_URL": url,
+            "WORKSPACE": str(root),
+            "SHOTS": str(SHOTS),
+            "PROFILE": str(tmp_path / "chromium"),
+            "SCENARIO": "rules",
+            "CONFIG_FILE": str(config),
+        },
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    assert done.returncode == 0, (report, done.stderr[-2000:])
+    # The card says why it asks, in VS Code's words, and shows the rule Always allow saves.
+    card = report["alwaysCard"]
+    assert "counts as write" in card, card
+    assert "foehn.approval.write" in card
+    assert "Always allow" in card
+    assert 'program="touch"' in card
+    assert 'args=["?"]' in card
+    # Chosen: the rule is in the user config, and the card says where it went.
+    assert 'program = "touch"' in report["configAfterAlways"]
+    assert str(config) in report["savedRule"]
+    assert (root / "made.txt").exists()
+    # The next touch ran with nobody asked.
+    assert (root / "other.txt").exists()
+    assert "Made another" in report["another"]
+    # Foehn: Rules… listed it and, asked first, removed it from the file.
+    assert "allow run_command touch ?" in report["rulesList"], report["rulesList"]
+    assert "Remove the rule" in report["removeAsked"]
+    assert "[[rules]]" not in report["configAfterRemove"]
+    assert "touch" not in report["rulesAfter"], report["rulesAfter"]
+    # Without the rule the call is asked again; denied, it did not run.
+    assert "Always allow" in report["askedAgain"]
+    assert not (root / "third.txt").exists()
+    # `/` completed the custom command; the server expanded it for the model.
+    assert "/review FILE" in report["slashList"], report["slashList"]
+    assert "Review a file with care" in report["slashList"]
+    assert report["slashPicked"] == "/review "
+    assert "Review app.py with care." in json.dumps(model.requests[-1].body["messages"])
+    for name in ("approval-always-allow.png", "rules-picker.png", "slash-command-completion.png"):
         assert (SHOTS / name).stat().st_size > 10_000, name

@@ -4,11 +4,14 @@
 // Ctrl+Z in the editor, restore and redo, undo, ask from the lightbulb, a 200 px side bar,
 // code blocks' actions, reload and find the chat open. Checks the webview's buttons have names
 // and can be reached by keyboard. SCENARIO=restricted instead opens an untrusted folder, checks
-// the chat says so and why a change is refused, then trusts it and asks again.
+// the chat says so and why a change is refused, then trusts it and asks again. SCENARIO=rules
+// saves a rule with Always allow, lists and removes it with Foehn: Rules…, and completes a
+// custom command after `/`.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
 // SETTINGS (the settings.json files, path-separated, rewritten at the end to change the server),
-// SERVER_NO_KEY and SERVER_EMBEDDED (servers that lack a key, and that use the embedded model).
+// SERVER_NO_KEY and SERVER_EMBEDDED (servers that lack a key, and that use the embedded model),
+// CONFIG_FILE (the user config the server saves rules to).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -171,7 +174,7 @@ async function layout() {
     // box: a one-line summary (which clips) must leave room below its code, and the lines of a
     // wrapped inline code must leave room between them (the next line's background covers it).
     const ROOM = 2;
-    const covered = [...document.querySelectorAll("#log .markdown :not(pre) > code")].filter((code) => {
+    const covered = [...document.querySelectorAll("#log .markdown :not(pre) > code, #log .remember code, #log .saved-rule code")].filter((code) => {
       const lines = [...code.getClientRects()];
       return lines.some((line, i) => i > 0 && line.top - lines[i - 1].bottom < ROOM);
     }).map((code) => code.textContent.slice(0, 40));
@@ -254,6 +257,69 @@ async function restricted() {
   report.trusted = await turnDone("Trusted now");
   await shot("trusted-answers.png");
   step("trusted the folder; the server answers");
+}
+
+/** Rules from the chat: the card says why it asks and offers Always allow with its rule;
+ * once chosen, the same kind of call runs unasked; Foehn: Rules… lists the rule and removes it,
+ * after which the call is asked again. Then `/` completes a custom command. */
+async function rulesAndCommands() {
+  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
+  await waitForWorkbench();
+  await openChat();
+  await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
+  step("workbench and chat ready");
+
+  await ask("Make the file");
+  const card = chat().locator(".approval").last();
+  await card.locator('button[data-decision="allowAlways"]').waitFor({ state: "visible", timeout: LONG });
+  report.alwaysCard = await card.innerText();
+  await shot("approval-always-allow.png");
+  await card.locator('button[data-decision="allowAlways"]').click();
+  report.madeIt = await turnDone("Made it");
+  report.savedRule = await lastTurn().locator(".saved-rule").innerText();
+  report.configAfterAlways = readFileSync(process.env.CONFIG_FILE, "utf8");
+  step("Always allow saved the rule");
+
+  // The same kind of call again: nobody answers, yet it runs (the python side sees the file).
+  await ask("Make another");
+  report.another = await turnDone("Made another");
+  step("the rule allowed the next call unasked");
+
+  await palette("Foehn: Rules…");
+  const row = page.locator('.quick-input-widget .monaco-list-row[aria-label*="allow run_command touch"]').first();
+  await row.waitFor({ state: "visible", timeout: 30_000 });
+  report.rulesList = await page.locator(".quick-input-widget").innerText();
+  await shot("rules-picker.png");
+  await row.hover();
+  await row.locator('.action-label[aria-label="Remove this rule"]').click();
+  report.removeAsked = await dialog("Remove");
+  await page.locator('.quick-input-widget input[placeholder*="No rules yet"]').waitFor({ state: "visible", timeout: 30_000 });
+  report.rulesAfter = await page.locator(".quick-input-widget .quick-input-list").innerText();
+  report.configAfterRemove = readFileSync(process.env.CONFIG_FILE, "utf8");
+  await page.keyboard.press("Escape");
+  step("Foehn: Rules… listed the rule and removed it");
+
+  await openChat();
+  await ask("Make a third");
+  const again = chat().locator(".approval").last();
+  await again.waitFor({ state: "visible", timeout: LONG });
+  report.askedAgain = await again.innerText();
+  await again.locator('button[data-decision="deny"]').click();
+  report.third = await turnDone("Left it");
+  step("without the rule the call is asked again");
+
+  const input = chat().locator("#input");
+  await input.fill("");
+  await input.pressSequentially("/rev");
+  await chat().locator('#mentions li[data-command="review"]').waitFor({ state: "visible", timeout: 30_000 });
+  report.slashList = await chat().locator("#mentions").innerText();
+  await shot("slash-command-completion.png");
+  await input.press("Enter");
+  report.slashPicked = await input.inputValue();
+  await input.pressSequentially("app.py");
+  await input.press("Enter");
+  report.reviewed = await turnDone("Reviewed");
+  step("/ completed a custom command, which the server expanded");
 }
 
 /** At 200 px: an approval's answers stay in view while its diff scrolls, a command's approval
@@ -586,6 +652,8 @@ async function fullTask() {
 try {
   if (process.env.SCENARIO === "restricted") {
     await restricted();
+  } else if (process.env.SCENARIO === "rules") {
+    await rulesAndCommands();
   } else {
     await fullTask();
   }

@@ -274,7 +274,7 @@ export class Conversation implements vscode.Disposable {
     }
     this.questions.delete(key);
     question.resolve(answer);
-    this.update(question.runId, (turn) => answered(turn, key));
+    this.update(question.runId, (turn) => answered(turn, key, answer.decision));
     void this.diffs.release(key);
   }
 

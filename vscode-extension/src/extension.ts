@@ -8,9 +8,10 @@ import { registerCommands } from "./commands";
 import { Conversation } from "./conversation";
 import { DIFF_SCHEME, DiffDocuments } from "./diffs";
 import { withEditSync } from "./editSync";
-import { Mentions, lightbulbContext, postRecent, routeViewMessage, shownStatus, trackEditor } from "./wiring";
+import { Mentions, SlashCommands, lightbulbContext, postRecent, routeViewMessage, shownStatus, trackEditor } from "./wiring";
 import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
 import { Review } from "./review";
+import { registerRulesCommand } from "./rulesPicker";
 import { Server } from "./server";
 import { withUserLevel } from "./settings";
 import { StatusItem } from "./statusItem";
@@ -37,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const conversation = new Conversation(server, view, diffs, output, context.workspaceState);
   const review = new Review(conversation, server, diffs);
   const mentions = new Mentions(server);
+  const slash = new SlashCommands(server, output);
   const taskContext = (text: string) => mentions.context(text, chips);
   const walkthrough = new WalkthroughProgress(output);
   const parts = { context, server, conversation, view, chips, taskContext, walkthrough };
@@ -55,7 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.registerWebviewViewProvider(VIEW_ID, view),
     vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, diffs),
     review,
-    view.onMessage((message) => routeViewMessage(message, { ...parts, mentions, review, diffs })),
+    view.onMessage((message) => routeViewMessage(message, { ...parts, mentions, slash, review, diffs })),
     server.onStatus((status) => {
       view.post({ type: "status", status: shownStatus(status, context.globalState) });
       if (status.kind !== "starting") {
@@ -73,6 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     ...trackEditor(chips, view),
     ...registerCommands(parts),
+    registerRulesCommand(server, output),
     vscode.workspace.onDidGrantWorkspaceTrust(() => server?.restart()),
     context.secrets.onDidChange(() => server?.restart()),
     vscode.workspace.onDidChangeConfiguration(async (change) => {

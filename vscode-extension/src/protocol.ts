@@ -191,9 +191,64 @@ export interface ConfirmParams {
   sandbox?: SandboxPolicy | null;
   /** Exactly what "allow for this session" remembers, in words. */
   remember?: string | null;
+  /** The narrowest allow rule that covers the call: what "always" saves, when one should. */
+  proposedRule?: Rule | null;
+  /** Why the person is asked: the `foehn explain` object for the call. */
+  why?: Explanation | null;
 }
 
-export type Decision = "allow" | "allowRun" | "deny";
+/** A rule as the server shows it (agent/rules.py's Rule.json). */
+export interface Rule {
+  tool: string;
+  program?: string | null;
+  args?: string[] | null;
+  paths?: string[] | null;
+  decision: "allow" | "ask" | "deny";
+  sandbox?: SandboxPolicy | null;
+  message?: string | null;
+  /** FILE:LINE of its table; empty for a proposed rule. */
+  source?: string;
+}
+
+/** A rule of the explanation: whether it decided, and why not when it did not. */
+export interface ExplainedRule extends Rule {
+  applied: boolean;
+  note?: string | null;
+  conflicts?: ExplainedRule[];
+}
+
+/** The `foehn explain` object (agent/explain.py). */
+export interface Explanation {
+  decision: "allow" | "ask" | "deny";
+  rule: ExplainedRule | null;
+  /** FILE:LINE of the rule or hook that decided, else `table` (the risk was assessed from the
+   * arguments) or `default` (the tool's declared risk). */
+  source: string;
+  risk: Risk | string;
+  sandbox?: SandboxPolicy | null;
+  remembered?: { run: string | null; always: Rule | null } | null;
+}
+
+/** foehn.rules.list's answer. `number` is the rule's place in the user file (for
+ * foehn.rules.remove); workspace rules have none. */
+export interface RulesList {
+  file: string;
+  rules: (Rule & { number: number | null; origin: "user" | "workspace" })[];
+  problems: string[];
+  warnings: string[];
+}
+
+/** A custom command as foehn.commands.list gives it. */
+export interface CustomCommand {
+  name: string;
+  description: string | null;
+  /** What its arguments are, e.g. "FILE". */
+  hint: string | null;
+  source: string | null;
+}
+
+/** `allowAlways`: allow, and save the request's `proposedRule` to the user config. */
+export type Decision = "allow" | "allowRun" | "allowAlways" | "deny";
 
 export interface ConfirmAnswer {
   decision: Decision;

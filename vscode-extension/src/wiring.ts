@@ -4,10 +4,12 @@ import * as vscode from "vscode";
 import { applyToFile, runInTerminal } from "./blocks";
 import { type ContextChips, linesLabel, mentionContext, mentionsIn, rankFiles } from "./chat/context";
 import type { RecentChat, ServerStatus, ViewMessage } from "./chat/messages";
+import { rankCommands } from "./chat/rules";
 import type { ChatView } from "./chatView";
 import { askInChat, pickSession } from "./commands";
 import type { Conversation, TaskContext } from "./conversation";
 import type { DiffDocuments } from "./diffs";
+import type { CustomCommand } from "./protocol";
 import type { Review } from "./review";
 import type { Server } from "./server";
 import { COMMANDS, type SessionSummary, describeSession } from "./sessions";
@@ -64,6 +66,34 @@ export class Mentions {
   }
 }
 
+/** The custom commands `/` completes to (foehn.commands.list), cached briefly. */
+export class SlashCommands {
+  private commands: CustomCommand[] = [];
+  private fetched = 0;
+
+  constructor(
+    private readonly server: Server,
+    private readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  async complete(query: string): Promise<CustomCommand[]> {
+    if (Date.now() - this.fetched > FILES_TTL_MS) {
+      try {
+        const answer = await this.server.command<{ commands: CustomCommand[]; problems: string[] }>("foehn.commands.list", []);
+        this.commands = answer.commands;
+        this.fetched = Date.now();
+        for (const problem of answer.problems) {
+          this.output.warn(`custom command: ${problem}`);
+        }
+      } catch (error) {
+        // No server yet: nothing to complete; asked again at the next `/`.
+        this.output.debug(`foehn.commands.list: ${String(error)}`);
+      }
+    }
+    return rankCommands(this.commands, query);
+  }
+}
+
 interface Parts {
   context: vscode.ExtensionContext;
   server: Server;
@@ -71,6 +101,7 @@ interface Parts {
   view: ChatView;
   chips: ContextChips;
   mentions: Mentions;
+  slash: SlashCommands;
   review: Review;
   diffs: DiffDocuments;
   walkthrough: WalkthroughProgress;
@@ -174,6 +205,9 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       break;
     case "mention":
       view.post({ type: "mentions", query: message.query, files: await parts.mentions.complete(message.query) });
+      break;
+    case "slash":
+      view.post({ type: "slashCommands", query: message.query, commands: await parts.slash.complete(message.query) });
       break;
     case "command":
       await vscode.commands.executeCommand(message.command);

@@ -1,6 +1,7 @@
 // The messages between the extension host and the chat webview, both ways, as discriminated
 // unions. The host owns the state (chat/state.ts) and posts it; the webview draws it and posts
 // back what the person did. No VS Code or DOM API here.
+import type { CustomCommand, Decision } from "../protocol";
 import { SETTINGS_QUERIES } from "./errors";
 import type { Meter, Turn } from "./state";
 
@@ -43,6 +44,8 @@ export type HostMessage =
   | { type: "meter"; meter?: Meter }
   | { type: "busy"; busy: boolean }
   | { type: "mentions"; query: string; files: string[] }
+  /** The custom commands a typed `/query` completes to. */
+  | { type: "slashCommands"; query: string; commands: CustomCommand[] }
   | { type: "focus"; prefill?: string }
   | { type: "recent"; chats: RecentChat[] }
   /** The clipboard holds the code of the Copy button that sent `token`. */
@@ -54,7 +57,7 @@ export type ViewMessage =
   | { type: "ready" }
   | { type: "ask"; text: string }
   | { type: "stop" }
-  | { type: "approve"; key: string; decision: "allow" | "allowRun" | "deny"; message?: string }
+  | { type: "approve"; key: string; decision: Decision; message?: string }
   | { type: "openDiff"; key: string }
   | { type: "openFileDiff"; runId: string; path: string }
   | { type: "copy"; text: string; token: string }
@@ -72,7 +75,10 @@ export type ViewMessage =
   | { type: "history" }
   | { type: "removeChip"; id: string }
   | { type: "mention"; query: string }
+  | { type: "slash"; query: string }
   | { type: "command"; command: StatusCommand };
+
+const DECISIONS: readonly string[] = ["allow", "allowRun", "allowAlways", "deny"] satisfies Decision[];
 
 /** Buttons in the status banners run these commands, nothing else. */
 export const STATUS_COMMANDS = [
@@ -102,7 +108,7 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "ask":
       return str("text") ? (m as ViewMessage) : undefined;
     case "approve":
-      return str("key") && ["allow", "allowRun", "deny"].includes(m["decision"] as string) && optStr("message")
+      return str("key") && DECISIONS.includes(m["decision"] as string) && optStr("message")
         ? (m as ViewMessage)
         : undefined;
     case "openDiff":
@@ -132,6 +138,7 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "removeChip":
       return str("id") ? (m as ViewMessage) : undefined;
     case "mention":
+    case "slash":
       return str("query") ? (m as ViewMessage) : undefined;
     case "command":
       return (STATUS_COMMANDS as readonly unknown[]).includes(m["command"]) ? (m as ViewMessage) : undefined;

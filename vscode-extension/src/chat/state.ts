@@ -2,8 +2,9 @@
 // tool-call cards, then its stop reason and the files it changed. The extension host owns it
 // and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
 import { rememberText } from "../confirm";
-import type { ChangedFile, ConfirmParams, Risk, RunEvent, SandboxPolicy, StopReason } from "../protocol";
+import type { ChangedFile, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason } from "../protocol";
 import type { Failure } from "./errors";
+import { notApplied, ruleLine, whyAsked } from "./rules";
 
 export interface ToolCard {
   id: string;
@@ -17,6 +18,8 @@ export interface ToolCard {
   output?: string;
   /** Set while the person is being asked inline; cleared by the answer. */
   approval?: PendingApproval;
+  /** The rule the person saved with "Always allow" on this call, on one line. */
+  savedRule?: string;
 }
 
 export interface PendingApproval {
@@ -28,6 +31,12 @@ export interface PendingApproval {
   remember: string;
   sandbox?: SandboxPolicy | null;
   program?: string | null;
+  /** Why the person is asked, in words (empty when the server did not say). */
+  why: string;
+  /** Rules that matched but did not decide, each with why. */
+  notApplied: string[];
+  /** The rule "Always allow" saves, on one line; absent when no rule should be saved. */
+  always?: string;
 }
 
 export type Block = { kind: "text"; text: string } | { kind: "tool"; card: ToolCard };
@@ -136,6 +145,9 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
     remember: rememberText(params),
     sandbox: params.sandbox,
     program: params.program,
+    why: whyAsked(params.why),
+    notApplied: notApplied(params.why),
+    ...(params.proposedRule && params.sandbox !== "full" ? { always: ruleLine(params.proposedRule) } : {}),
   };
   const next: Turn = { ...turn, blocks: [...turn.blocks] };
   const target = callId ?? lastCardWithout(next, params.tool);
@@ -148,12 +160,14 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
   return next;
 }
 
-/** The turn once an inline question is answered (the approval event will confirm it). */
-export function answered(turn: Turn, key: string): Turn {
+/** The turn once an inline question is answered (the approval event will confirm it); an
+ * "Always allow" keeps the rule it saved on the card. */
+export function answered(turn: Turn, key: string, decision?: Decision): Turn {
   const next: Turn = { ...turn, blocks: [...turn.blocks] };
   for (const [i, block] of next.blocks.entries()) {
     if (block.kind === "tool" && block.card.approval?.key === key) {
-      next.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined } };
+      const saved = decision === "allowAlways" ? block.card.approval.always : undefined;
+      next.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined, ...(saved ? { savedRule: saved } : {}) } };
     }
   }
   return next;

@@ -2,7 +2,7 @@
 // approval, a failure with its fixes, the review of changed files, a status banner, the empty
 // chat. Every value is escaped; every button has a visible text or an aria-label and a
 // data-action the webview routes. No DOM API here, so the drawing is unit-tested in node.
-import { ALLOW_RUN } from "../confirm";
+import { ALLOW_ALWAYS, ALLOW_RUN } from "../confirm";
 import { POLICY_TEXT, commandOf, cwdOf, shellQuote } from "./commandline";
 import { type Failure, failureView } from "./errors";
 import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
@@ -126,6 +126,9 @@ export function renderCard(card: ToolCard): string {
     (card.risk ? `<span class="badge risk">${esc(String(card.risk).replace(/_/g, "-"))}</span>` : "") +
     `${policy}${outcome}</div>` +
     (why ? `<div class="why">${esc(why)}</div>` : "") +
+    (card.savedRule && card.decision !== "deny"
+      ? `<div class="saved-rule">Always allowed: ${card.reason ? `${esc(card.reason)}. ` : ""}<code class="rule">${esc(card.savedRule)}</code></div>`
+      : "") +
     `<details data-details="${esc(card.id)}"><summary><code>${esc(cardSummary(card))}</code></summary>` +
     `<div class="label">Arguments</div><pre class="arguments">${esc(JSON.stringify(card.arguments, null, 2) ?? "")}</pre>${output}` +
     `</details>` +
@@ -154,6 +157,8 @@ export function renderApproval(card: ToolCard, approval: PendingApproval): strin
   return (
     `<div class="approval" role="group" aria-label="Approve ${esc(card.tool)}">` +
     `<p class="question">Allow <strong>${esc(card.tool)}</strong>${approval.summary ? `: ${esc(approval.summary)}` : ""}?</p>` +
+    (approval.why ? `<p class="asked-why">${esc(approval.why)}</p>` : "") +
+    approval.notApplied.map((line) => `<p class="asked-why not-applied">Not applied: ${esc(line)}</p>`).join("") +
     runs +
     diff +
     // Kept in view while the diff above scrolls (chat.css: sticky), so the answer is always reachable.
@@ -162,9 +167,17 @@ export function renderApproval(card: ToolCard, approval: PendingApproval): strin
     `<button type="button" class="primary" data-action="approve" data-decision="allow" data-key="${key}">Allow</button>` +
     `<button type="button" data-action="approve" data-decision="allowRun" data-key="${key}" ` +
     `aria-describedby="remember-${key}">${ALLOW_RUN}</button>` +
+    (approval.always
+      ? `<button type="button" data-action="approve" data-decision="allowAlways" data-key="${key}" ` +
+        `aria-describedby="always-${key}">${ALLOW_ALWAYS}</button>`
+      : "") +
     `<button type="button" data-action="approve" data-decision="deny" data-key="${key}">Deny</button>` +
     `</div>` +
     `<p class="remember" id="remember-${key}">“${ALLOW_RUN}” remembers: ${renderInline(approval.remember)}.</p>` +
+    (approval.always
+      ? `<p class="remember" id="always-${key}">“${ALLOW_ALWAYS}” saves this rule to your user config ` +
+        `(<em>Foehn: Rules…</em> lists and removes it): <code class="rule">${esc(approval.always)}</code></p>`
+      : "") +
     `<input type="text" class="deny-message" data-message-for="${key}" ` +
     `aria-label="Message to the model if you deny (optional)" placeholder="Message to the model if you deny (optional)">` +
     `</div>` +

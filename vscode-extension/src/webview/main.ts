@@ -5,6 +5,7 @@ import type { Chip, HostMessage, RecentChat, ServerStatus, ViewMessage } from ".
 import { renderEmpty, renderStatus, renderTurn } from "../chat/view";
 import { canRestore, meterText, type Turn } from "../chat/state";
 import { escapeHtml as esc } from "../chat/markdown";
+import { slashQuery } from "../chat/rules";
 
 declare function acquireVsCodeApi(): { postMessage(message: ViewMessage): void };
 
@@ -20,13 +21,20 @@ const chips = $<HTMLDivElement>("chips");
 const meter = $<HTMLSpanElement>("meter");
 const status = $<HTMLDivElement>("status");
 const title = $<HTMLHeadingElement>("title");
-const mentions = $<HTMLUListElement>("mentions");
+const list = $<HTMLUListElement>("mentions");
 const empty = $<HTMLDivElement>("empty");
 
 let turns: Turn[] = [];
 const open = new Set<string>();
-let mentionItems: string[] = [];
-let mentionIndex = 0;
+/** What the list above the input offers: files for `@word`, custom commands for `/word`. */
+interface Completion {
+  kind: "mention" | "slash";
+  value: string;
+  label: string;
+  detail?: string;
+}
+let completions: Completion[] = [];
+let completionIndex = 0;
 let busy = false;
 let serverStatus: ServerStatus = { kind: "starting" };
 let recent: RecentChat[] = [];
@@ -157,7 +165,19 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       setBusy(message.busy);
       break;
     case "mentions":
-      showMentions(message.files);
+      showCompletions("mention", message.query, message.files.map((file) => ({ kind: "mention", value: file, label: file })));
+      break;
+    case "slashCommands":
+      showCompletions(
+        "slash",
+        message.query,
+        message.commands.map((command) => ({
+          kind: "slash",
+          value: command.name,
+          label: `/${command.name}${command.hint ? ` ${command.hint}` : ""}`,
+          ...(command.description ? { detail: command.description } : {}),
+        })),
+      );
       break;
     case "focus":
       if (message.prefill !== undefined) {
@@ -212,7 +232,7 @@ document.addEventListener("click", (event) => {
     case "approve": {
       const key = data["key"]!;
       const message = document.querySelector<HTMLInputElement>(`input[data-message-for="${CSS.escape(key)}"]`)?.value.trim();
-      const decision = data["decision"] as "allow" | "allowRun" | "deny";
+      const decision = data["decision"] as "allow" | "allowRun" | "allowAlways" | "deny";
       post({ type: "approve", key, decision, ...(decision === "deny" && message ? { message } : {}) });
       for (const button of target.parentElement?.querySelectorAll("button") ?? []) {
         button.disabled = true;
@@ -268,27 +288,27 @@ function ask(): void {
   }
   post({ type: "ask", text });
   input.value = "";
-  hideMentions();
+  hideCompletions();
 }
 
 send.addEventListener("click", ask);
 stop.addEventListener("click", () => post({ type: "stop" }));
 
 input.addEventListener("keydown", (event) => {
-  if (!mentions.hidden && mentionItems.length) {
+  if (!list.hidden && completions.length) {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      mentionIndex = (mentionIndex + (event.key === "ArrowDown" ? 1 : mentionItems.length - 1)) % mentionItems.length;
-      showMentions(mentionItems);
+      completionIndex = (completionIndex + (event.key === "ArrowDown" ? 1 : completions.length - 1)) % completions.length;
+      drawCompletions();
       event.preventDefault();
       return;
     }
     if (event.key === "Enter" || event.key === "Tab") {
-      pickMention(mentionItems[mentionIndex]!);
+      pick(completions[completionIndex]!);
       event.preventDefault();
       return;
     }
     if (event.key === "Escape") {
-      hideMentions();
+      hideCompletions();
       event.preventDefault();
       return;
     }
@@ -300,62 +320,78 @@ input.addEventListener("keydown", (event) => {
 });
 
 input.addEventListener("input", () => {
-  const query = mentionQuery();
+  const query = typed();
   if (query === undefined) {
-    hideMentions();
+    hideCompletions();
   } else {
-    post({ type: "mention", query });
+    post({ type: query.kind, query: query.query });
   }
 });
 
-/** The `@word` being typed at the cursor, if any. */
-function mentionQuery(): string | undefined {
+/** What is being typed at the cursor that the list completes: a `/command` at the start, or
+ * an `@file` anywhere. */
+function typed(): { kind: Completion["kind"]; query: string } | undefined {
   const before = input.value.slice(0, input.selectionStart ?? input.value.length);
+  const slash = slashQuery(before);
+  if (slash !== undefined) {
+    return { kind: "slash", query: slash };
+  }
   const match = /(?:^|\s)@([^\s@]*)$/.exec(before);
-  return match ? match[1] : undefined;
+  return match ? { kind: "mention", query: match[1]! } : undefined;
 }
 
-function showMentions(files: string[]): void {
-  if (mentionQuery() === undefined || !files.length) {
-    hideMentions();
+/** The host's answer for `query`; dropped when the person has typed on since. */
+function showCompletions(kind: Completion["kind"], query: string, items: Completion[]): void {
+  const now = typed();
+  if (!now || now.kind !== kind || now.query !== query || !items.length) {
+    hideCompletions();
     return;
   }
-  if (files !== mentionItems) {
-    mentionIndex = 0;
-  }
-  mentionItems = files;
-  mentions.innerHTML = files
-    .map(
-      (file, i) =>
-        `<li role="option" id="mention-${i}" data-file="${esc(file)}" aria-selected="${i === mentionIndex}">${esc(file)}</li>`,
-    )
-    .join("");
-  mentions.hidden = false;
-  input.setAttribute("aria-expanded", "true");
-  input.setAttribute("aria-activedescendant", `mention-${mentionIndex}`);
+  completions = items;
+  completionIndex = 0;
+  list.setAttribute("aria-label", kind === "slash" ? "Commands" : "Files");
+  drawCompletions();
 }
 
-function hideMentions(): void {
-  mentions.hidden = true;
-  mentionItems = [];
+function drawCompletions(): void {
+  list.innerHTML = completions
+    .map(
+      (item, i) =>
+        `<li role="option" id="completion-${i}" ${item.kind === "slash" ? "data-command" : "data-file"}="${esc(item.value)}" ` +
+        `aria-selected="${i === completionIndex}">${esc(item.label)}` +
+        (item.detail ? ` <span class="detail">${esc(item.detail)}</span>` : "") +
+        `</li>`,
+    )
+    .join("");
+  list.hidden = false;
+  input.setAttribute("aria-expanded", "true");
+  input.setAttribute("aria-activedescendant", `completion-${completionIndex}`);
+}
+
+function hideCompletions(): void {
+  list.hidden = true;
+  completions = [];
   input.setAttribute("aria-expanded", "false");
   input.removeAttribute("aria-activedescendant");
 }
 
-function pickMention(file: string): void {
+function pick(item: Completion): void {
   const cursor = input.selectionStart ?? input.value.length;
-  const before = input.value.slice(0, cursor).replace(/@([^\s@]*)$/, `@${file} `);
+  const typedText = input.value.slice(0, cursor);
+  const before = item.kind === "slash" ? `/${item.value} ` : typedText.replace(/@([^\s@]*)$/, `@${item.value} `);
   input.value = before + input.value.slice(cursor);
   input.selectionStart = input.selectionEnd = before.length;
-  hideMentions();
+  hideCompletions();
   input.focus();
 }
 
-mentions.addEventListener("mousedown", (event) => {
-  const file = (event.target as HTMLElement).closest<HTMLElement>("[data-file]")?.dataset["file"];
-  if (file) {
+list.addEventListener("mousedown", (event) => {
+  const target = (event.target as HTMLElement).closest<HTMLElement>("li[role=option]");
+  const index = target ? Number(target.id.replace("completion-", "")) : -1;
+  const item = completions[index];
+  if (item) {
     event.preventDefault();
-    pickMention(file);
+    pick(item);
   }
 });
 
