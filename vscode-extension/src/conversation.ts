@@ -44,6 +44,8 @@ export interface TaskContext {
   context?: string;
   /** The chips' labels, shown with the task. */
   labels: string[];
+  /** `plan`: only read-only calls run, and the turn ends with a plan to approve. */
+  mode?: "plan";
 }
 
 interface Question {
@@ -133,7 +135,7 @@ export class Conversation implements vscode.Disposable {
     const source = new vscode.CancellationTokenSource();
     this.runs.set(runId, source);
     this.contexts.set(runId, context);
-    this.turns.push(newTurn(runId, task, context.labels));
+    this.turns.push({ ...newTurn(runId, task, context.labels), ...(context.mode ? { plan: true } : {}) });
     if (this.turns.length === 1) {
       this.title = task.split("\n")[0]!.slice(0, 60);
       this.port.post(this.snapshot());
@@ -149,6 +151,7 @@ export class Conversation implements vscode.Disposable {
       ...(context.range ? { range: context.range } : {}),
       ...(context.diagnostic ? { diagnostic: context.diagnostic } : {}),
       ...(context.context ? { context: context.context } : {}),
+      ...(context.mode ? { mode: context.mode } : {}),
     };
     try {
       if (!this.session) {

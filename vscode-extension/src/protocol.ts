@@ -111,6 +111,20 @@ export interface Done {
   error?: ErrorKind | null;
 }
 
+export type TodoStatus = "pending" | "in_progress" | "done";
+
+export interface TodoItem {
+  id: string;
+  text: string;
+  status: TodoStatus;
+}
+
+/** The task list changed (the `todo` tool, or an approved plan): the whole list. */
+export interface Todo {
+  event: "todo";
+  items: TodoItem[];
+}
+
 export type RunEvent =
   | TextDelta
   | Thinking
@@ -121,6 +135,7 @@ export type RunEvent =
   | TurnStarted
   | FilesChanged
   | Compacted
+  | Todo
   | Done;
 
 /** The foehn/runEvent notification: one event of the run the client named. */
@@ -139,7 +154,21 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   files_changed: { session: "string", turn: "number", files: "array" },
   compacted: { before_tokens: "number", after_tokens: "number", summary: "string" },
   done: { reason: "string", answer: "string", iterations: "number" },
+  todo: { items: "array" },
 };
+
+const TODO_STATUSES: readonly string[] = ["pending", "in_progress", "done"] satisfies TodoStatus[];
+
+function isTodoItem(raw: unknown): raw is TodoItem {
+  const item = raw as Record<string, unknown> | null;
+  return (
+    typeof item === "object" &&
+    item !== null &&
+    typeof item["id"] === "string" &&
+    typeof item["text"] === "string" &&
+    TODO_STATUSES.includes(item["status"] as string)
+  );
+}
 
 /** The notification's params as a typed event, or undefined when they do not have the shape
  * of a known event (a newer server's event is skipped, not misread). */
@@ -162,6 +191,9 @@ export function parseRunEvent(raw: unknown): RunEventMessage | undefined {
     if (!ok) {
       return undefined;
     }
+  }
+  if (value["event"] === "todo" && !(value["items"] as unknown[]).every(isTodoItem)) {
+    return undefined;
   }
   if (value["event"] === "approval" && typeof value["reason"] !== "string") {
     return { ...(value as unknown as RunEventMessage), reason: "" } as RunEventMessage;
@@ -266,6 +298,8 @@ export interface RunArguments {
   diagnostic?: unknown;
   /** Extra context the person chose: @-mentioned files, the selection chip's text. */
   context?: string;
+  /** `plan`: only read-only calls run, and the turn ends with a plan to approve. Absent: act. */
+  mode?: "plan";
 }
 
 export interface RunResult {

@@ -142,7 +142,7 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       await postRecent(parts);
       break;
     case "ask":
-      await askInChat(parts, message.text, await parts.taskContext(message.text));
+      await askInChat(parts, message.text, { ...(await parts.taskContext(message.text)), ...(message.mode ? { mode: message.mode } : {}) });
       break;
     case "stop":
       await conversation.stop();

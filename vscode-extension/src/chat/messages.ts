@@ -55,7 +55,8 @@ export type Scope = "turn" | "file";
 
 export type ViewMessage =
   | { type: "ready" }
-  | { type: "ask"; text: string }
+  /** `mode` "plan": plan with read-only calls first; absent: act. */
+  | { type: "ask"; text: string; mode?: "plan" }
   | { type: "stop" }
   | { type: "approve"; key: string; decision: Decision; message?: string }
   | { type: "openDiff"; key: string }
@@ -106,7 +107,7 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "history":
       return m as ViewMessage;
     case "ask":
-      return str("text") ? (m as ViewMessage) : undefined;
+      return str("text") && (m["mode"] === undefined || m["mode"] === "plan") ? (m as ViewMessage) : undefined;
     case "approve":
       return str("key") && DECISIONS.includes(m["decision"] as string) && optStr("message")
         ? (m as ViewMessage)

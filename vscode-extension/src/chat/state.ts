@@ -2,7 +2,7 @@
 // tool-call cards, then its stop reason and the files it changed. The extension host owns it
 // and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
 import { rememberText } from "../confirm";
-import type { ChangedFile, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason } from "../protocol";
+import type { ChangedFile, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason, TodoItem } from "../protocol";
 import type { Failure } from "./errors";
 import { notApplied, ruleLine, whyAsked } from "./rules";
 
@@ -37,6 +37,8 @@ export interface PendingApproval {
   notApplied: string[];
   /** The rule "Always allow" saves, on one line; absent when no rule should be saved. */
   always?: string;
+  /** Plan mode's plan (a `plan` call): its steps, approved or rejected as a whole. */
+  steps?: string[];
 }
 
 export type Block = { kind: "text"; text: string } | { kind: "tool"; card: ToolCard };
@@ -65,6 +67,10 @@ export interface Turn {
   files: ReviewFile[];
   /** The whole turn was undone (or the session restored to before it). */
   undone?: boolean;
+  /** The model's task list, as it last sent it (the whole list each time). */
+  todo?: TodoItem[];
+  /** Asked in plan mode. */
+  plan?: boolean;
 }
 
 export interface Meter {
@@ -125,6 +131,9 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
       }
       closeOpenCards(next);
       break;
+    case "todo":
+      next.todo = event.items;
+      break;
     case "compacted":
       next.blocks.push({ kind: "text", text: `_Older messages were summarised to fit the context window (${event.before_tokens} → ${event.after_tokens} tokens)._` });
       break;
@@ -146,6 +155,7 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
     sandbox: params.sandbox,
     program: params.program,
     why: whyAsked(params.why),
+    ...(planSteps(params) ? { steps: planSteps(params) } : {}),
     notApplied: notApplied(params.why),
     ...(params.proposedRule && params.sandbox !== "full" ? { always: ruleLine(params.proposedRule) } : {}),
   };
@@ -160,6 +170,12 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
   return next;
 }
 
+/** The steps of plan mode's plan, when `params` asks about one (the tool `plan`). */
+export function planSteps(params: Pick<ConfirmParams, "tool" | "arguments">): string[] | undefined {
+  const steps = (params.arguments as { steps?: unknown } | null)?.steps;
+  return params.tool === "plan" && Array.isArray(steps) && steps.every((s) => typeof s === "string") ? steps : undefined;
+}
+
 /** The turn once an inline question is answered (the approval event will confirm it); an
  * "Always allow" keeps the rule it saved on the card. */
 export function answered(turn: Turn, key: string, decision?: Decision): Turn {
@@ -167,7 +183,15 @@ export function answered(turn: Turn, key: string, decision?: Decision): Turn {
   for (const [i, block] of next.blocks.entries()) {
     if (block.kind === "tool" && block.card.approval?.key === key) {
       const saved = decision === "allowAlways" ? block.card.approval.always : undefined;
-      next.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined, ...(saved ? { savedRule: saved } : {}) } };
+      // A plan's answer is its outcome: no approval event or result follows for it.
+      const plan: Partial<ToolCard> = !block.card.approval.steps
+        ? {}
+        : decision === "deny"
+          ? { decision: "deny", reason: "you rejected the plan" }
+          : decision
+            ? { decision: "allow", ok: true, output: "you approved the plan" }
+            : {};
+      next.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined, ...plan, ...(saved ? { savedRule: saved } : {}) } };
     }
   }
   return next;

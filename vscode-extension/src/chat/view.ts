@@ -7,6 +7,7 @@ import { POLICY_TEXT, commandOf, cwdOf, shellQuote } from "./commandline";
 import { type Failure, failureView } from "./errors";
 import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
 import type { RecentChat, ServerStatus } from "./messages";
+import type { TodoItem } from "../protocol";
 import type { Block, PendingApproval, ReviewFile, ToolCard, Turn } from "./state";
 
 const MAX_SUMMARY = 120;
@@ -38,8 +39,9 @@ export function renderTurn(turn: Turn, options: { restorable: boolean }): string
   const thinking = turn.status === "running" ? `<div class="working" role="status">Working…</div>` : "";
   return (
     `<section class="turn${turn.undone ? " undone" : ""}" data-run="${esc(turn.runId)}" aria-label="${label}">` +
-    `<div class="user"><div class="who">You</div>${chips}<div class="task">${esc(turn.task)}</div></div>` +
-    `<div class="assistant"><div class="who">Foehn</div>${body}${thinking}` +
+    `<div class="user"><div class="who">You${turn.plan ? ` <span class="badge mode">Plan</span>` : ""}</div>` +
+    `${chips}<div class="task">${esc(turn.task)}</div></div>` +
+    `<div class="assistant"><div class="who">Foehn</div>${turn.todo?.length ? renderTodo(turn.todo) : ""}${body}${thinking}` +
     (turn.failure ? renderFailure(turn.runId, turn.failure) : "") +
     `</div>` +
     renderStop(turn) +
@@ -49,6 +51,25 @@ export function renderTurn(turn: Turn, options: { restorable: boolean }): string
         `aria-label="Restore the workspace to how it was after ${label.toLowerCase()}">Restore to here</button>`
       : "") +
     `</section>`
+  );
+}
+
+const TODO_MARK: Record<TodoItem["status"], string> = { pending: "○", in_progress: "◐", done: "✓" };
+const TODO_WORDS: Record<TodoItem["status"], string> = { pending: "to do", in_progress: "in progress", done: "done" };
+
+/** The model's task list, as a checklist: each item's state in a mark and in words. */
+export function renderTodo(items: readonly TodoItem[]): string {
+  const done = items.filter((item) => item.status === "done").length;
+  const rows = items
+    .map(
+      (item) =>
+        `<li class="todo-${item.status}"><span class="mark" aria-hidden="true">${TODO_MARK[item.status]}</span>` +
+        `<span class="text">${renderInline(item.text)}</span><span class="visually-hidden"> (${TODO_WORDS[item.status]})</span></li>`,
+    )
+    .join("");
+  return (
+    `<div class="todo" role="group" aria-label="Task list">` +
+    `<div class="label">Tasks (${done} of ${items.length} done)</div><ul>${rows}</ul></div>`
   );
 }
 
@@ -91,7 +112,8 @@ export function cardSummary(card: Pick<ToolCard, "tool" | "arguments">): string 
     const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : undefined);
     const moved = text("source") && text("destination") ? `${text("source")} → ${text("destination")}` : undefined;
     const pattern = text("pattern") ? `${text("pattern")}${text("path") ? ` in ${text("path")}` : ""}` : undefined;
-    summary = moved ?? pattern ?? text("path") ?? text("question") ?? JSON.stringify(args);
+    const steps = card.tool === "plan" && Array.isArray(value["steps"]) ? `${value["steps"].length} steps` : undefined;
+    summary = moved ?? pattern ?? steps ?? text("path") ?? text("question") ?? JSON.stringify(args);
   } else {
     summary = JSON.stringify(args) ?? "";
   }
@@ -139,6 +161,9 @@ export function renderCard(card: ToolCard): string {
 
 export function renderApproval(card: ToolCard, approval: PendingApproval): string {
   const key = esc(approval.key);
+  if (approval.steps) {
+    return renderPlanApproval(key, approval.steps);
+  }
   const argv = commandOf(card.tool, card.arguments);
   const runs = argv
     ? `<div class="label">Runs</div><pre class="command-line">${esc(shellQuote(argv))}</pre>` +
@@ -182,6 +207,23 @@ export function renderApproval(card: ToolCard, approval: PendingApproval): strin
     `aria-label="Message to the model if you deny (optional)" placeholder="Message to the model if you deny (optional)">` +
     `</div>` +
     `</div>`
+  );
+}
+
+/** Plan mode's plan: its steps, approved or rejected as a whole (a rejection's message goes to
+ * the model, which plans again). */
+function renderPlanApproval(key: string, steps: readonly string[]): string {
+  return (
+    `<div class="approval" role="group" aria-label="Approve the plan">` +
+    `<p class="question">Carry out this plan?</p>` +
+    `<ol class="plan">${steps.map((step) => `<li>${renderInline(step)}</li>`).join("")}</ol>` +
+    `<div class="answer"><div class="actions">` +
+    `<button type="button" class="primary" data-action="approve" data-decision="allow" data-key="${key}">Approve plan</button>` +
+    `<button type="button" data-action="approve" data-decision="deny" data-key="${key}">Reject</button>` +
+    `</div>` +
+    `<input type="text" class="deny-message" data-message-for="${key}" ` +
+    `aria-label="What to change, if you reject (optional)" placeholder="What to change, if you reject (optional)">` +
+    `</div></div>`
   );
 }
 

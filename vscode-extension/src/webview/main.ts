@@ -16,6 +16,7 @@ const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) 
 const log = $<HTMLDivElement>("log");
 const input = $<HTMLTextAreaElement>("input");
 const send = $<HTMLButtonElement>("send");
+const mode = $<HTMLSelectElement>("mode");
 const stop = $<HTMLButtonElement>("stop");
 const chips = $<HTMLDivElement>("chips");
 const meter = $<HTMLSpanElement>("meter");
@@ -286,7 +287,7 @@ function ask(): void {
   if (!text || busy) {
     return;
   }
-  post({ type: "ask", text });
+  post({ type: "ask", text, ...(mode.value === "plan" ? { mode: "plan" as const } : {}) });
   input.value = "";
   hideCompletions();
 }
