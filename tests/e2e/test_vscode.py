@@ -18,6 +18,7 @@ FOEHN_E2E_REQUIRED=1, so a missing install fails rather than skips)."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -81,6 +82,10 @@ WIDE = "\n".join(
         "echo ran > ran.txt",
         "```",
     ]
+)
+FIX_MAIN = (
+    "edit_file",
+    {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]},
 )
 REFUSED_KEY = '{"error": {"message": "Incorrect API key provided"}}'
 
@@ -520,4 +525,56 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
     assert report["slashPicked"] == "/review "
     assert "Review app.py with care." in json.dumps(model.requests[-1].body["messages"])
     for name in ("approval-always-allow.png", "rules-picker.png", "slash-command-completion.png"):
+        assert (SHOTS / name).stat().st_size > 10_000, name
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("foehn_lsp.agent.plan_mode") is None,
+    reason="plan mode and the todo tool come with the planning work",
+)
+def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
+    code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+) -> None:
+    url, env, model = code_server
+    (root / "app.py").write_text("def main():\n    return 1\n")
+
+    def todo(status: str) -> tuple[str, dict[str, object]]:
+        return ("todo", {"items": [{"id": "1", "text": "Edit `app.py`", "status": status}]})
+
+    model.script(
+        Turn(tool_calls=[todo("pending")]),
+        Turn(text="1. Edit app.py to return 2."),
+        Turn(tool_calls=[todo("in_progress"), FIX_MAIN]),
+        Turn(tool_calls=[todo("done")]),
+        Turn(text="I changed app.py."),
+    )
+    done = subprocess.run(
+        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
+        env={
+            **env,
+            "FOEHN_E2E_HOME": str(E2E_HOME),
+            "CS_URL": url,
+            "WORKSPACE": str(root),
+            "SHOTS": str(SHOTS),
+            "PROFILE": str(tmp_path / "chromium"),
+            "SCENARIO": "planning",
+        },
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    assert done.returncode == 0, (report, done.stderr[-2000:])
+    # Plan mode reached the server: while planning, the model was offered no tool that writes.
+    planning_tools = {t["function"]["name"] for t in model.requests[0].body["tools"]}
+    assert "todo" in planning_tools
+    assert not planning_tools & {"edit_file", "write_file", "run_command"}, planning_tools
+    assert "Carry out this plan?" in report["planCard"]
+    assert "Edit app.py to return 2." in report["planCard"]
+    assert "Tasks (0 of 1 done)" in report["todoWhilePlanning"]
+    assert "Tasks (1 of 1 done)" in report["todo"]
+    assert "`" not in report["todo"]
+    assert "Plan" in report["planned"]
+    assert "return 2" in report["afterPlan"]
+    for name in ("plan-mode-plan-to-approve.png", "plan-mode-carried-out-with-task-list.png"):
         assert (SHOTS / name).stat().st_size > 10_000, name

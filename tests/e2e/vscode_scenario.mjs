@@ -6,7 +6,8 @@
 // and can be reached by keyboard. SCENARIO=restricted instead opens an untrusted folder, checks
 // the chat says so and why a change is refused, then trusts it and asks again. SCENARIO=rules
 // saves a rule with Always allow, lists and removes it with Foehn: Rules…, and completes a
-// custom command after `/`.
+// custom command after `/`. SCENARIO=planning asks in Plan mode, approves the plan and sees the
+// task list as it changes.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
 // SETTINGS (the settings.json files, path-separated, rewritten at the end to change the server),
@@ -320,6 +321,30 @@ async function rulesAndCommands() {
   await input.press("Enter");
   report.reviewed = await turnDone("Reviewed");
   step("/ completed a custom command, which the server expanded");
+}
+
+/** Plan mode from the mode picker: the plan asked as a plan and approved, then carried out,
+ * the task list a checklist above the turn. */
+async function planning() {
+  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
+  await waitForWorkbench();
+  await openChat();
+  await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
+  await chat().locator("#mode").selectOption("plan");
+  await ask("Make main return 2");
+  const plan = chat().locator('.approval[aria-label="Approve the plan"]').last();
+  await plan.waitFor({ state: "visible", timeout: LONG });
+  report.planCard = await plan.innerText();
+  report.todoWhilePlanning = await lastTurn().locator(".todo").innerText();
+  await shot("plan-mode-plan-to-approve.png");
+  await plan.locator('button[data-decision="allow"]').click();
+  await plan.waitFor({ state: "detached", timeout: LONG });
+  await approveInline("allow", null);
+  report.planned = await turnDone("I changed app.py");
+  report.todo = await lastTurn().locator(".todo").innerText();
+  await shot("plan-mode-carried-out-with-task-list.png");
+  report.afterPlan = await editorText("app.py");
+  step("planned, approved the plan, carried it out");
 }
 
 /** At 200 px: an approval's answers stay in view while its diff scrolls, a command's approval
@@ -654,6 +679,8 @@ try {
     await restricted();
   } else if (process.env.SCENARIO === "rules") {
     await rulesAndCommands();
+  } else if (process.env.SCENARIO === "planning") {
+    await planning();
   } else {
     await fullTask();
   }
