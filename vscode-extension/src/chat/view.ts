@@ -112,8 +112,10 @@ export function cardSummary(card: Pick<ToolCard, "tool" | "arguments">): string 
     const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : undefined);
     const moved = text("source") && text("destination") ? `${text("source")} → ${text("destination")}` : undefined;
     const pattern = text("pattern") ? `${text("pattern")}${text("path") ? ` in ${text("path")}` : ""}` : undefined;
-    const steps = card.tool === "plan" && Array.isArray(value["steps"]) ? `${value["steps"].length} steps` : undefined;
-    summary = moved ?? pattern ?? steps ?? text("path") ?? text("question") ?? JSON.stringify(args);
+    const count = (key: string, noun: string) =>
+      Array.isArray(value[key]) ? `${value[key].length} ${noun}${value[key].length === 1 ? "" : "s"}` : undefined;
+    const listed = card.tool === "plan" ? count("steps", "step") : card.tool === "todo" ? count("items", "task") : undefined;
+    summary = moved ?? pattern ?? listed ?? text("path") ?? text("question") ?? JSON.stringify(args);
   } else {
     summary = JSON.stringify(args) ?? "";
   }

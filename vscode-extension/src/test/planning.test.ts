@@ -75,6 +75,8 @@ test("plan mode's plan is asked as a plan: its steps, Approve plan or Reject wit
   assert.ok(!html.includes("allowRun"));
   assert.ok(!html.includes("Always allow"));
   assert.equal(cardSummary({ tool: "plan", arguments: plan.arguments }), "2 steps");
+  assert.equal(cardSummary({ tool: "plan", arguments: { steps: ["one"] } }), "1 step");
+  assert.equal(cardSummary({ tool: "todo", arguments: { items } }), "3 tasks");
 });
 
 test("a plan's answer is its card's outcome", () => {
