@@ -568,10 +568,13 @@ def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
     report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
     (SHOTS / "report-planning.json").write_text(json.dumps(report, indent=2))
     assert done.returncode == 0, (report, done.stderr[-2000:])
-    # Plan mode reached the server: while planning, the model was offered no tool that writes.
+    # Plan mode reached the server: while planning, the model was offered no file tool that
+    # writes (run_command stays: a program assessed as writing is refused when called).
     planning_tools = {t["function"]["name"] for t in model.requests[0].body["tools"]}
     assert "todo" in planning_tools
-    assert not planning_tools & {"edit_file", "write_file", "run_command"}, planning_tools
+    assert not planning_tools & {"edit_file", "write_file", "delete_path"}, planning_tools
+    acting_tools = {t["function"]["name"] for t in model.requests[2].body["tools"]}
+    assert "edit_file" in acting_tools
     assert "Carry out this plan?" in report["planCard"]
     assert "Edit app.py" in report["planCard"]
     assert "Tasks (0 of 1 done)" in report["todoWhilePlanning"]

@@ -229,7 +229,7 @@ export interface ConfirmParams {
   why?: Explanation | null;
 }
 
-/** A rule as the server shows it (agent/rules.py's Rule.json). */
+/** A rule as the server shows it (agent/rules/ruleset.py's Rule.json). */
 export interface Rule {
   tool: string;
   program?: string | null;
@@ -249,7 +249,7 @@ export interface ExplainedRule extends Rule {
   conflicts?: ExplainedRule[];
 }
 
-/** The `foehn explain` object (agent/explain.py). */
+/** The `foehn explain` object (agent/rules/explain.py). */
 export interface Explanation {
   decision: "allow" | "ask" | "deny";
   rule: ExplainedRule | null;

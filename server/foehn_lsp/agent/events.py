@@ -137,7 +137,7 @@ class Compacted:
     event: Literal["compacted"] = "compacted"
 
 
-RunEvent = (
+TurnEvent = (
     TextDelta
     | Thinking
     | ToolCallEvent
@@ -149,10 +149,10 @@ RunEvent = (
     | FilesChanged
     | Compacted
 )
-EventSink = Callable[[RunEvent], None]
+EventSink = Callable[[TurnEvent], None]
 
 
-def event_json(event: RunEvent) -> dict[str, Any]:
+def event_json(event: TurnEvent) -> dict[str, Any]:
     """The event as the JSON object ``foehn run --json`` prints (``event`` first)."""
     data = _without_unknown(asdict(event))
     return {"event": data.pop("event"), **data}

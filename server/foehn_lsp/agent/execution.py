@@ -1,5 +1,5 @@
 """Running one turn's tool calls: concurrently, except tools marked sequential, with results
-returned in call order. Each call goes through the registry's chain with the run's middleware
+returned in call order. Each call goes through the registry's chain with the turn's middleware
 (the announcement of the call, then approval)."""
 
 from __future__ import annotations

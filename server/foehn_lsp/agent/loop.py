@@ -4,13 +4,13 @@
      │
      └─tool calls──▶ limits? ──▶ wrap up: results say "not run", ask for a summary ─▶ done(limit)
                        │
-                       └──▶ run the calls (validate, assess, approve, execute) ──▶ ask …
+                       └──▶ run the calls (validate, assess, plan, approve, execute) ──▶ ask …
 
-A person stopping the run (``stop`` set) cancels whatever is in flight, the HTTP request or a
-tool, and the run ends with ``cancelled``; a provider failure ends it with ``error``.
+A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
+tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
 
-One run is one turn of a conversation. History goes in (``history``) and comes out
-(``RunOutcome.messages``); the agent keeps nothing between runs, so a ``Session`` (or anyone)
+This is one turn of a conversation. History goes in (``history``) and comes out
+(``TurnOutcome.messages``); the agent keeps nothing between turns, so a ``Session`` (or anyone)
 owns the conversation. Before each request the optional ``ContextWindow`` may compact the
 messages to fit the model's window, and a provider that refuses a request as too long gets one
 compacted retry.
@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from foehn_lsp.agent.approval import ApprovalGate, Approver
 from foehn_lsp.agent.events import (
     Compacted,
     Done,
@@ -37,7 +36,6 @@ from foehn_lsp.agent.events import (
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
-from foehn_lsp.agent.guards import TurnGuards
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
@@ -52,8 +50,6 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.registry import Middleware, ToolRegistry
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow
@@ -64,22 +60,22 @@ WARN_ITERATIONS_LEFT = 3
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunRequest:
+class TurnRequest:
     task: str
     context: str = ""
     """What the editor adds: the active file, the selection, a diagnostic."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunOutcome:
+class TurnOutcome:
     reason: StopReason
     answer: str
     iterations: int
     input_tokens: int = 0
     output_tokens: int = 0
     messages: tuple[Message, ...] = ()
-    """The whole conversation after the run: the history it was given (possibly compacted),
-    then this run's messages."""
+    """The whole conversation after the turn: the history it was given (possibly compacted),
+    then this turn's messages."""
     error: ErrorKind | None = None
     """For ``reason`` "error": what kind of failure it was."""
 
@@ -115,47 +111,40 @@ def _signature(call: ToolCall) -> str:
 
 
 class Agent:
-    """Runs turns with one provider, one registry and one approver; stateless between runs."""
+    """Runs turns with one provider; stateless between turns. The calls of a turn run through
+    the executor it is given (a toolbox's: approval, checkpoints, audit; ``sessions.toolbox``)."""
 
     def __init__(
         self,
         *,
         provider: Provider,
-        registry: ToolRegistry,
         settings: Settings,
-        approver: Approver,
         transcript: ResponseLog | None = None,
         context: ContextWindow | None = None,
-        guards: TurnGuards | None = None,
     ) -> None:
         self.provider = provider
-        self.registry = registry
         self.settings = settings
-        self.approver = approver
         self.transcript = transcript
         self.context = context
-        self.guards = guards
-        """The person's rules and hooks, which the approval gate applies."""
 
-    async def run(
+    async def run_turn(
         self,
-        request: RunRequest,
-        ctx: ToolContext,
+        request: TurnRequest,
+        calls: TurnExecutor,
         emit: EventSink,
         stop: asyncio.Event | None = None,
         *,
         history: Sequence[Message] = (),
-        middleware: Sequence[Middleware] = (),
-    ) -> RunOutcome:
-        """Run ``request`` to its end after ``history``; ``emit`` gets every event, ``Done``
-        last. ``middleware`` joins this run's call chain after approval (checkpoints)."""
+    ) -> TurnOutcome:
+        """Run ``request`` to its end after ``history``, the model's tool calls through
+        ``calls``; ``emit`` gets every event, ``Done`` last."""
         task = request.task + (f"\n\n{request.context}" if request.context else "")
-        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
+        system = SystemMessage(content=system_message(self.settings, calls.ctx.workspace))
         earlier = list(history)
         if earlier and isinstance(earlier[0], SystemMessage):
             earlier = earlier[1:]
         state = _State(messages=[system, *earlier, UserMessage(content=task)])
-        body = asyncio.create_task(self._loop(state, ctx, emit, middleware))
+        body = asyncio.create_task(self._loop(state, calls, emit))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
         if stopper is not None:
@@ -172,7 +161,7 @@ class Agent:
             try:
                 outcome = body.result()
             except Exception as exc:
-                log.exception("the run failed")
+                log.exception("the turn failed")
                 outcome = self._outcome(
                     state, "error", f"internal error: {exc!r}", error="internal"
                 )
@@ -192,9 +181,9 @@ class Agent:
 
     def _outcome(
         self, state: _State, reason: StopReason, answer: str, error: ErrorKind | None = None
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         messages = _closed(state.messages)
-        return RunOutcome(
+        return TurnOutcome(
             reason=reason,
             answer=answer,
             iterations=state.iterations,
@@ -204,40 +193,32 @@ class Agent:
             error=error,
         )
 
-    async def _loop(
-        self,
-        state: _State,
-        ctx: ToolContext,
-        emit: EventSink,
-        middleware: Sequence[Middleware],
-    ) -> RunOutcome:
-        gate = ApprovalGate(self.settings.approval, self.approver, emit, self.guards)
-        executor = TurnExecutor(self.registry, ctx, emit, [gate, *middleware])
-        tools = self.registry.definitions()
+    async def _loop(self, state: _State, calls: TurnExecutor, emit: EventSink) -> TurnOutcome:
+        tools = calls.registry.definitions()
         try:
             while True:
                 response = await self._ask(state, tools, emit)
-                calls = response.message.tool_calls
-                if not calls:
+                asked = response.message.tool_calls
+                if not asked:
                     return self._outcome(state, "answer", response.message.content)
-                limit = self._limit_reached(state, calls)
+                limit = self._limit_reached(state, asked)
                 if limit is not None:
                     reason, why = limit
                     state.messages += [
                         ToolResultMessage(
                             call_id=c.id, name=c.name, is_error=True, content=f"not run: {why}"
                         )
-                        for c in calls
+                        for c in asked
                     ]
                     return await self._wrap_up(state, reason, why, emit)
                 state.iterations += 1
-                results = await executor.run(calls)
+                results = await calls.run(asked)
                 state.messages += results
-                self._track_repeats(state, calls, results)
+                self._track_repeats(state, asked, results)
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
         except ProviderError as exc:
-            log.info("run ended by a provider error: %s", exc)
+            log.info("turn ended by a provider error: %s", exc)
             return self._outcome(state, "error", str(exc), error_kind(exc))
 
     async def _ask(
@@ -361,7 +342,7 @@ class Agent:
 
     async def _wrap_up(
         self, state: _State, reason: StopReason, why: str, emit: EventSink
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         """Ask, without tools, for a summary of what was done and what is left."""
         state.messages.append(
             UserMessage(

@@ -21,10 +21,10 @@ from foehn_lsp.agent.approval import ApprovalRequest
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Done,
-    RunEvent,
     Thinking,
     ToolCallEvent,
     ToolResultEvent,
+    TurnEvent,
 )
 from foehn_lsp.workspace.edits import (
     DeletePath,
@@ -245,7 +245,7 @@ def message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
 # Progress --------------------------------------------------------------------------------------
 
 
-def progress_message(event: RunEvent) -> str | None:
+def progress_message(event: TurnEvent) -> str | None:
     match event:
         case Thinking():
             return "Thinking…"
