@@ -106,7 +106,8 @@ test("a card's summary is the file or command it is about, underscores and all",
   assert.equal(cardSummary({ tool: "git", arguments: { args: ["status"] } }), "git status");
   assert.equal(cardSummary({ tool: "search", arguments: { pattern: "TODO", path: "src" } }), "TODO in src");
   assert.equal(cardSummary({ tool: "move_path", arguments: { source: "a.py", destination: "b.py" } }), "a.py → b.py");
-  assert.equal(cardSummary({ tool: "todo", arguments: { items: [] } }), '{"items":[]}');
+  assert.equal(cardSummary({ tool: "other", arguments: { items: [] } }), '{"items":[]}');
+  assert.equal(cardSummary({ tool: "todo", arguments: { items: [] } }), "0 tasks");
 });
 
 test("why a call failed or was refused is shown without opening the card", () => {
