@@ -341,10 +341,14 @@ function typed(): { kind: Completion["kind"]; query: string } | undefined {
   return match ? { kind: "mention", query: match[1]! } : undefined;
 }
 
-/** The host's answer for `query`; dropped when the person has typed on since. */
+/** The host's answer for `query`. Answers may come out of order: one for an earlier query is
+ * dropped, leaving the list as the latest answer drew it. */
 function showCompletions(kind: Completion["kind"], query: string, items: Completion[]): void {
   const now = typed();
-  if (!now || now.kind !== kind || now.query !== query || !items.length) {
+  if (now && (now.kind !== kind || now.query !== query)) {
+    return;
+  }
+  if (!now || !items.length) {
     hideCompletions();
     return;
   }
