@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from acp.interfaces import Client
 from foehn_lsp.acp import convert
 from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
+from foehn_lsp.acp.trust import review_waiting
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.agent.loop import TurnOutcome
@@ -36,7 +38,7 @@ from foehn_lsp.config import (
 )
 from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
 from foehn_lsp.providers.status import provider_status
-from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.builder import FrontEnd, build_session, load_tools
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
@@ -124,6 +126,9 @@ class LiveSession:
     """Calls of the running turn announced and not yet finished, in order."""
     commands: CustomCommands = field(default_factory=CustomCommands)
     """The person's custom commands (``/NAME``), offered with Foehn's own."""
+    trust_reviewed: bool = False
+    """Whether the workspace's files that wait for approval were put to the person (once,
+    before the first turn)."""
 
     def emit(self, event: TurnEvent) -> None:
         applied: tuple[FilePreview, ...] = ()
@@ -393,6 +398,8 @@ class FoehnAgent:
             raise invalid("prompt", str(exc)) from None
         if command is not None:
             return await self._command(live, command)
+        if live.settings.trust_workspace and not live.trust_reviewed:
+            await self._review_trust(live)
         task = live.commands.expand(asked.text) or asked.text
         if not live.commands_sent:
             live.updates.put(convert.available_commands(live.commands))
@@ -427,6 +434,29 @@ class FoehnAgent:
         if outcome.reason == "error":
             raise RequestError(-32603, outcome.answer, {"stopReason": "error"})
         return schema.PromptResponse(stop_reason=convert.stop_reason(outcome.reason))
+
+    async def _review_trust(self, live: LiveSession) -> None:
+        """Put the workspace's waiting files to the person; with any approved, the session's
+        tools and commands are loaded again so this turn uses them."""
+        live.trust_reviewed = True
+        assert self.client is not None
+        await live.updates.flush()
+        approved, notes = await review_waiting(
+            self.client, live.session.id, live.workspace.root, within=self.permission_timeout
+        )
+        live.notes += notes
+        if not approved:
+            return
+        old = live.session.tools
+        found = await asyncio.to_thread(load_tools, live.settings, live.workspace.root)
+        toolbox = dataclasses.replace(live.session.parts.toolbox, tools=found)
+        live.session.parts = dataclasses.replace(live.session.parts, toolbox=toolbox)
+        if old.servers is not None:
+            await asyncio.to_thread(old.servers.close)
+        live.commands = await asyncio.to_thread(
+            load_commands, live.workspace.root, trusted=True, built_in=convert.BUILT_IN
+        )
+        live.updates.put(convert.available_commands(live.commands))
 
     async def _command(self, live: LiveSession, command: convert.Command) -> schema.PromptResponse:
         """``/undo`` and ``/compact``: answered in words, as a turn that ends at once."""

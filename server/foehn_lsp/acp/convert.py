@@ -329,6 +329,15 @@ def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption
         always = f"Always allow: save the rule {request.proposed_rule.describe()} to your config"
     elif request.sandbox == "full":
         always = f"Always allow with FULL ACCESS (network, your files): {scope}"
+    if request.outside is not None and request.proposed_rule is None:
+        # Each call that sends data out is asked: there is no "always" to offer.
+        return [
+            schema.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+            schema.PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+            schema.PermissionOption(
+                option_id="reject_always", name=f"Always reject {scope}", kind="reject_always"
+            ),
+        ]
     return [
         schema.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
         schema.PermissionOption(option_id="allow_always", name=always, kind="allow_always"),
@@ -374,6 +383,9 @@ def decision_for(choice: PermissionChoice | None, request: ApprovalRequest) -> A
 def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> schema.ToolCallUpdate:
     """The call the person is asked about, with the diff of what it would change."""
     content: list[Any] = [*diff_content(request.files)]
+    if request.outside is not None:
+        where = f"These arguments go to {request.outside}: all of it may leave this computer."
+        content.insert(0, tool_content(text_block(where)))
     if request.preview and not request.files:
         content.append(tool_content(text_block(f"```diff\n{request.preview}\n```")))
     return schema.ToolCallUpdate(

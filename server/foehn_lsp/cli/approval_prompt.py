@@ -43,13 +43,14 @@ def parse(answer: str) -> Answer:
 
 def choices(request: ApprovalRequest) -> str:
     """The question; "for this run" is not offered when a rule or hook asks (it asks every
-    time), nor "always" when no rule can be proposed."""
+    time) or the call's arguments may leave this computer (asked every time too), nor "always"
+    when no rule can be proposed."""
     asked_by_rule = request.why is not None and request.why.get("source") not in (
         "table",
         "default",
     )
     remember = f" ({request.remember})" if request.remember else ""
-    run = "" if asked_by_rule else f", [a] for this run{remember}"
+    run = "" if asked_by_rule or request.outside else f", [a] for this run{remember}"
     always = ", [s] always: save a rule" if request.proposed_rule is not None else ""
     why = ", [?] why" if request.why is not None else ""
     return f"Allow? [y] once{run}{always}{why}, [N] deny: "

@@ -37,6 +37,7 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
+from foehn_lsp.cli import trust as trust_cli
 from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
 from foehn_lsp.config import load_settings
 from foehn_lsp.errors import FoehnError
@@ -261,6 +262,8 @@ def chat_command(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_USAGE
     err = error_console()
+    asking = sys.stdin.isatty() and args.approve not in ("all", "never")
+    trust_cli.before_session(settings, root, ask=asking, err=err)
     lines = Lines()
 
     async def main() -> int:

@@ -25,6 +25,7 @@ from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.events import EventSink
 from foehn_lsp.cli import chat, replay
 from foehn_lsp.cli import rules as rules_cli
+from foehn_lsp.cli import trust as trust_cli
 from foehn_lsp.cli.args import (
     EXIT_CANCELLED,
     EXIT_CODES,
@@ -41,17 +42,25 @@ from foehn_lsp.cli.args import (
     writable_file,
 )
 from foehn_lsp.cli.config_report import add_parser as add_config_parser
-from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, TerminalApprover, run_header
+from foehn_lsp.cli.terminal import (
+    HumanPrinter,
+    JsonPrinter,
+    TerminalApprover,
+    error_console,
+    run_header,
+)
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.sandbox import report as sandbox_report
 from foehn_lsp.sandbox import startup_warning, system_sandbox
 from foehn_lsp.sessions.builder import FrontEnd, build_session, catalogue_json, load_tools
+from foehn_lsp.trust import waiting
 
 
 def _tools_command(args: argparse.Namespace) -> int:
     workspace = folder(args.workspace)
-    found = load_tools(load_settings(), workspace, lazy=False)  # starts every MCP server
+    settings = load_settings()
+    found = load_tools(settings, workspace, lazy=False)  # starts every MCP server
     catalogue = catalogue_json(found)
     sandbox = system_sandbox()
     if args.json:
@@ -69,6 +78,8 @@ def _tools_command(args: argparse.Namespace) -> int:
                 print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
         for problem in found.problems:
             print(f"skipped plugin {problem}", file=sys.stderr)
+    if settings.trust_workspace and (items := waiting(workspace)):
+        print(f"foehn: {trust_cli.waiting_line(workspace, items)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -119,6 +130,9 @@ def _run_command(args: argparse.Namespace) -> int:
     mode = approve_mode(args.approve)
     printer: EventSink = JsonPrinter() if args.json else HumanPrinter()
     print(run_header(settings, root, mode), file=sys.stderr)
+    trust_cli.before_session(
+        settings, root, ask=mode == "ask" and sys.stdin.isatty(), err=error_console()
+    )
     stop = asyncio.Event()
     outcome = _run_to_end(
         _run(
@@ -302,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_parser(commands)
     chat.add_parsers(commands)
     rules_cli.add_parsers(commands)
+    trust_cli.add_parser(commands)
 
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
     acp.add_argument(

@@ -292,6 +292,13 @@ class TerminalApprover:
             )
         title.append(":")
         self.err.print(title)
+        if request.outside is not None:
+            self.err.print(
+                Text(
+                    f"These arguments go to {request.outside}: all of it may leave this computer.",
+                    style="bold red",
+                )
+            )
         self.err.print(json.dumps(request.arguments, indent=2, ensure_ascii=False))
         if request.summary:
             self.err.print(Text(request.summary, style="bold"))

@@ -55,6 +55,7 @@ from foehn_lsp.sessions.store import SessionBusy
 from foehn_lsp.tools.contract import Tool, ToolResult
 from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
+from foehn_lsp.trust import waiting, waiting_summary
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,10 @@ class FoehnMcpServer:
         found = load_tools(own, root)
         for problem in found.problems:
             log.warning("plugin skipped: %s", problem)
+        if settings.trust_workspace and (items := waiting(root)):
+            log.warning(
+                "%s; approve them with: foehn trust --workspace %s", waiting_summary(items), root
+            )
         self.allowed = allowed
         self.registry = ToolRegistry(
             (t for t in found.registry if t.risk <= allowed),
