@@ -28,6 +28,7 @@ raise these ``from`` it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 
 class FoehnError(Exception):
@@ -93,3 +94,28 @@ class TrustError(FoehnError):
     """An approval of a workspace's own file that cannot be made as asked: the file changed
     since it was shown, it cannot be approved (a link, not text, too large), or the approvals
     cannot be written. The message says which and what to do."""
+
+
+ErrorKind = Literal[
+    "missing_key", "auth", "unavailable", "request", "protocol", "config", "internal"
+]
+"""What kind of failure ended a turn, so each front end can offer the fix in its own words (a
+command and a setting in an editor, a flag or a variable in a terminal)."""
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    """The kind of ``exc`` as a turn's ``done`` event reports it."""
+    match exc:
+        case MissingApiKeyError():
+            return "missing_key"
+        case ConfigError():
+            return "config"
+        case ProviderAuthError():
+            return "auth"
+        case ProviderUnavailableError():
+            return "unavailable"
+        case ProviderRequestError():
+            return "request"
+        case ProviderProtocolError():
+            return "protocol"
+    return "internal"

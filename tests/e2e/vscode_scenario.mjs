@@ -1,21 +1,32 @@
 // Drives real VS Code (code-server) in Debian's chromium with playwright-core through a whole
-// task in Foehn's chat view: ask, watch the answer stream, approve an edit inline (it lands
-// unsaved), follow up in the same session, undo that turn, ask from the lightbulb, reload and
-// resume the session. Checks the webview's buttons have names and can be reached by keyboard.
-// SCENARIO=restricted instead opens an untrusted folder and checks the chat says so.
+// task in Foehn's chat view: set the key and restart, a refused key's card, ask, watch the
+// answer stream, approve an edit inline (it lands unsaved), follow up in the same session,
+// Ctrl+Z in the editor, restore and redo, undo, ask from the lightbulb, a 200 px side bar,
+// code blocks' actions, reload and find the chat open. Checks the webview's buttons have names
+// and can be reached by keyboard. SCENARIO=restricted instead opens an untrusted folder, checks
+// the chat says so and why a change is refused, then trusts it and asks again. SCENARIO=rules
+// saves a rule with Always allow, lists and removes it with Foehn: Rules…, and completes a
+// custom command after `/`. SCENARIO=planning asks in Plan mode, approves the plan and sees the
+// task list as it changes.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
 // SETTINGS (the settings.json files, path-separated, rewritten at the end to change the server),
-// SERVER_NO_KEY and SERVER_EMBEDDED (servers that lack a key, and that use the embedded model).
-import { readFileSync, writeFileSync } from "node:fs";
+// SERVER_NO_KEY and SERVER_EMBEDDED (servers that lack a key, and that use the embedded model),
+// CONFIG_FILE (the user config the server saves rules to).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
 const require = createRequire(path.join(process.env.FOEHN_E2E_HOME, "cs", "package.json"));
 const { chromium } = require("playwright-core");
 const shots = process.env.SHOTS;
-const report = { steps: [], approvals: [] };
-const step = (name) => report.steps.push(name);
+const report = { steps: [], approvals: [], seconds: [] };
+const begun = Date.now();
+// Each step with the seconds since the start, to see where the time goes.
+const step = (name) => {
+  report.steps.push(name);
+  report.seconds.push(Math.round((Date.now() - begun) / 100) / 10);
+};
 const LONG = 90_000;
 
 const browser = await chromium.launchPersistentContext(process.env.PROFILE, {
@@ -41,6 +52,14 @@ async function quickInput(text, rowLabel) {
 
 async function openFile(name) {
   await page.keyboard.press("Control+P");
+  // A webview or a dialog that just closed may still hold the keyboard: then the editor gets it.
+  if (!(await page.locator(".quick-input-widget input").isVisible())) {
+    await page.waitForTimeout(500);
+    if (!(await page.locator(".quick-input-widget input").isVisible())) {
+      await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+      await page.keyboard.press("Control+P");
+    }
+  }
   await quickInput(name, name);
   await page.locator(`.tab[aria-label*="${name}"]`).first().waitFor({ state: "visible" });
 }
@@ -71,6 +90,102 @@ async function ask(text) {
 
 /** The last turn's section in the chat. */
 const lastTurn = () => chat().locator("section.turn").last();
+const nthTurn = (n) => chat().locator("section.turn").nth(n);
+
+/** Runs a palette command by its title. */
+async function palette(title) {
+  await page.locator(".monaco-workbench").click();
+  await page.keyboard.press("F1");
+  await quickInput(`>${title}`, title);
+}
+
+/** A modal dialog's text; then presses its button. */
+async function dialog(button) {
+  const box = page.locator(".monaco-dialog-box");
+  await box.waitFor({ state: "visible", timeout: LONG });
+  const text = await box.innerText();
+  await box.locator(`.monaco-button:has-text("${button}")`).first().click();
+  await box.waitFor({ state: "detached", timeout: LONG });
+  return text;
+}
+
+/** A notification's text, and optionally presses one of its buttons (in the notification
+ * centre once the toast has hidden itself). */
+async function notification(text, button) {
+  const toast = page.locator(`.notification-toast:has-text("${text}")`).last();
+  if (!button) {
+    await toast.waitFor({ state: "visible", timeout: LONG });
+    return toast.innerText();
+  }
+  if (!(await toast.isVisible())) {
+    await palette("Notifications: Show Notifications");
+  }
+  const item = page.locator(`.notification-list-item:has-text("${text}")`).last();
+  await item.waitFor({ state: "visible", timeout: LONG });
+  const said = await item.innerText();
+  await item.locator(`.monaco-button:has-text("${button}")`).first().click();
+  return said;
+}
+
+const dirtyTabs = (name) => page.locator(`.tab.dirty[aria-label*="${name}"]`).count();
+
+/** Drags the side bar's edge until it is `width` pixels wide; returns the width it got. */
+async function sidebarWidth(width) {
+  const bar = page.locator(".part.sidebar");
+  const box = await bar.boundingBox();
+  const edge = box.x + box.width;
+  const sashes = await page.locator(".monaco-sash.vertical").evaluateAll((all) =>
+    all.map((s) => { const r = s.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2, h: r.height }; }));
+  const sash = sashes.filter((s) => Math.abs(s.x - edge) < 6 && s.h > 100)[0];
+  await page.mouse.move(sash.x, sash.y);
+  await page.mouse.down();
+  await page.mouse.move(sash.x + (width - box.width) / 2, sash.y, { steps: 4 });
+  await page.mouse.move(sash.x + (width - box.width), sash.y, { steps: 4 });
+  await page.mouse.up();
+  return (await bar.boundingBox()).width;
+}
+
+/** How the chat lays out at its width: what sticks out of the view, and whether the answer
+ * buttons of a pending approval can be seen without scrolling past the diff. */
+async function layout() {
+  return chat().locator("body").evaluate(() => {
+    const view = document.documentElement.clientWidth;
+    const log = document.getElementById("log").getBoundingClientRect();
+    // What shows beyond the view's right edge: an element there that no box around it clips
+    // or scrolls (a summary cut with an ellipsis, a code block that scrolls, are fine).
+    const clipped = (e) => {
+      for (let a = e.parentElement; a && a.id !== "log"; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== "visible") {
+          return true;
+        }
+      }
+      return false;
+    };
+    const out = [...document.querySelectorAll("#log *")]
+      .filter((e) => e.getBoundingClientRect().right > view + 1 && !clipped(e))
+      .map((e) => e.tagName + "." + e.className + ":" + (e.textContent || "").slice(0, 40));
+    const boxes = [...document.querySelectorAll("#log pre, #log table")].map((e) => ({
+      tag: e.tagName, right: Math.round(e.getBoundingClientRect().right), scrolls: e.scrollWidth > e.clientWidth,
+    }));
+    const buttons = [...document.querySelectorAll(".approval .answer button")].map((b) => {
+      const r = b.getBoundingClientRect();
+      return { text: b.textContent, visible: r.top >= log.top - 1 && r.bottom <= log.bottom + 1 && r.right <= view + 1 };
+    });
+    // Text hidden by its own layout. An underscore's ink lies at the very bottom of its code's
+    // box: a one-line summary (which clips) must leave room below its code, and the lines of a
+    // wrapped inline code must leave room between them (the next line's background covers it).
+    const ROOM = 2;
+    const covered = [...document.querySelectorAll("#log .markdown :not(pre) > code, #log .remember code, #log .saved-rule code")].filter((code) => {
+      const lines = [...code.getClientRects()];
+      return lines.some((line, i) => i > 0 && line.top - lines[i - 1].bottom < ROOM);
+    }).map((code) => code.textContent.slice(0, 40));
+    const cut = [...document.querySelectorAll("#log details summary")].filter((summary) => {
+      const code = summary.querySelector("code");
+      return code && summary.getBoundingClientRect().bottom - code.getBoundingClientRect().bottom < ROOM;
+    }).map((summary) => summary.textContent.slice(0, 40));
+    return { view, scrollWidth: document.documentElement.scrollWidth, out, boxes, buttons, covered, cut };
+  });
+}
 
 async function approveInline(button, shotName) {
   const card = chat().locator(".approval").last();
@@ -124,6 +239,165 @@ async function restricted() {
   report.restricted = await banner.innerText();
   await shot("state-restricted-mode.png");
   step("the chat says: Restricted mode");
+
+  // A change is refused, and the card says why in words.
+  await ask("Change app.py");
+  report.refused = await turnDone("could not change it");
+  await shot("restricted-refusal.png");
+  step("a refused change says why");
+
+  // Trusting the folder restarts the server, which then answers.
+  await banner.locator('button[data-command="workbench.trust.manage"]').click();
+  const trust = page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust/ }).first();
+  await trust.waitFor({ state: "visible", timeout: LONG });
+  await trust.click();
+  await page.locator('.statusbar-item:has-text("Restricted Mode")').first().waitFor({ state: "detached", timeout: LONG });
+  await openChat();
+  await chat().locator("#status .banner").waitFor({ state: "detached", timeout: LONG });
+  await ask("Are you there?");
+  report.trusted = await turnDone("Trusted now");
+  await shot("trusted-answers.png");
+  step("trusted the folder; the server answers");
+}
+
+/** Rules from the chat: the card says why it asks and offers Always allow with its rule;
+ * once chosen, the same kind of call runs unasked; Foehn: Rules… lists the rule and removes it,
+ * after which the call is asked again. Then `/` completes a custom command. */
+async function rulesAndCommands() {
+  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
+  await waitForWorkbench();
+  await openChat();
+  await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
+  step("workbench and chat ready");
+
+  await ask("Make the file");
+  const card = chat().locator(".approval").last();
+  await card.locator('button[data-decision="allowAlways"]').waitFor({ state: "visible", timeout: LONG });
+  report.alwaysCard = await card.innerText();
+  await shot("approval-always-allow.png");
+  await card.locator('button[data-decision="allowAlways"]').click();
+  report.madeIt = await turnDone("Made it");
+  report.savedRule = await lastTurn().locator(".saved-rule").innerText();
+  report.configAfterAlways = readFileSync(process.env.CONFIG_FILE, "utf8");
+  step("Always allow saved the rule");
+
+  // The same kind of call again: nobody answers, yet it runs (the python side sees the file).
+  await ask("Make another");
+  report.another = await turnDone("Made another");
+  step("the rule allowed the next call unasked");
+
+  await palette("Foehn: Rules…");
+  const row = page.locator('.quick-input-widget .monaco-list-row[aria-label*="allow run_command touch"]').first();
+  await row.waitFor({ state: "visible", timeout: 30_000 });
+  report.rulesList = await page.locator(".quick-input-widget").innerText();
+  await shot("rules-picker.png");
+  await row.hover();
+  await row.locator('.action-label[aria-label="Remove this rule"]').click();
+  report.removeAsked = await dialog("Remove");
+  await page.locator('.quick-input-widget input[placeholder*="No rules yet"]').waitFor({ state: "visible", timeout: 30_000 });
+  report.rulesAfter = await page.locator(".quick-input-widget .quick-input-list").innerText();
+  report.configAfterRemove = readFileSync(process.env.CONFIG_FILE, "utf8");
+  await page.keyboard.press("Escape");
+  step("Foehn: Rules… listed the rule and removed it");
+
+  await openChat();
+  await ask("Make a third");
+  const again = chat().locator(".approval").last();
+  await again.waitFor({ state: "visible", timeout: LONG });
+  report.askedAgain = await again.innerText();
+  await again.locator('button[data-decision="deny"]').click();
+  report.third = await turnDone("Left it");
+  step("without the rule the call is asked again");
+
+  const input = chat().locator("#input");
+  await input.fill("");
+  await input.pressSequentially("/rev");
+  await chat().locator('#mentions li[data-command="review"]').waitFor({ state: "visible", timeout: 30_000 });
+  report.slashList = await chat().locator("#mentions").innerText();
+  await shot("slash-command-completion.png");
+  await input.press("Enter");
+  report.slashPicked = await input.inputValue();
+  await input.pressSequentially("app.py");
+  await input.press("Enter");
+  report.reviewed = await turnDone("Reviewed");
+  step("/ completed a custom command, which the server expanded");
+}
+
+/** Plan mode from the mode picker: the plan asked as a plan and approved, then carried out,
+ * the task list a checklist above the turn. */
+async function planning() {
+  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
+  await waitForWorkbench();
+  await openChat();
+  await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
+  await chat().locator("#mode").selectOption("plan");
+  await ask("Make main return 2");
+  const plan = chat().locator('.approval[aria-label="Approve the plan"]').last();
+  await plan.waitFor({ state: "visible", timeout: LONG });
+  report.planCard = await plan.innerText();
+  report.todoWhilePlanning = await lastTurn().locator(".todo").innerText();
+  await shot("plan-mode-plan-to-approve.png");
+  await plan.locator('button[data-decision="allow"]').click();
+  await plan.waitFor({ state: "detached", timeout: LONG });
+  await approveInline("allow", null);
+  report.planned = await turnDone("I changed app.py");
+  report.todo = await lastTurn().locator(".todo").innerText();
+  await shot("plan-mode-carried-out-with-task-list.png");
+  report.afterPlan = await editorText("app.py");
+  step("planned, approved the plan, carried it out");
+}
+
+/** At 200 px: an approval's answers stay in view while its diff scrolls, a command's approval
+ * shows its command line, and tables, long code and inline code stay inside the view. Then the
+ * answer's code blocks: Copy confirms in place, Apply shows the diff and asks, Run shows the
+ * command and asks. */
+async function narrowSidebarAndCodeBlocks() {
+  await openChat();
+  report.narrowWidth = await sidebarWidth(200);
+  await ask("Write the notes, then try the script");
+  const card = chat().locator(".approval").last();
+  await card.waitFor({ state: "visible", timeout: LONG });
+  await page.waitForTimeout(300); // the chat scrolls to the card
+  report.narrowApproval = await layout();
+  await shot("approval-narrow-sidebar.png");
+  await card.locator('button[data-decision="allow"]').click();
+  const command = chat().locator(".approval").last();
+  await command.locator(".command-line").waitFor({ state: "visible", timeout: LONG });
+  report.commandApproval = await command.innerText();
+  await shot("approval-run-command.png");
+  await command.locator('button[data-decision="deny"]').click();
+  report.narrowAnswer = await turnDone("Here is the table");
+  report.narrowLayout = await layout();
+  await shot("answer-narrow-sidebar.png");
+  await sidebarWidth(420);
+  step("narrow side bar: approval reachable, nothing sticks out");
+
+  const python = lastTurn().locator('.code[data-path="app.py"]');
+  await python.locator('button[data-action="copy"]').click();
+  await python.locator('button[data-action="copy"]:has-text("Copied")').waitFor({ state: "visible", timeout: 30_000 });
+  report.copied = await python.locator('button[data-action="copy"]').innerText();
+  await python.locator('button[data-action="apply"]').click();
+  await page.locator('.tab[aria-label*="apply to app.py"]').first().waitFor({ state: "visible", timeout: 30_000 });
+  report.applyAsked = await dialog("Apply");
+  // The diff closes and the applied file comes to the front by itself.
+  await page.locator('.tab[aria-label*="apply to app.py"]').first().waitFor({ state: "detached", timeout: 30_000 });
+  await page.locator('.tab.active[aria-label*="app.py"]').first().waitFor({ state: "visible", timeout: 30_000 });
+  await page.locator('.editor-group-container.active .view-line:has-text("far wider")').first()
+    .waitFor({ state: "visible", timeout: 30_000 });
+  // Apply ends by giving the file's editor the keyboard; a quick open before that would close.
+  await page.locator(".editor-group-container.active .monaco-editor.focused").first()
+    .waitFor({ state: "visible", timeout: 30_000 });
+  report.afterApply = await editorText("app.py");
+  await openChat();
+  await lastTurn().locator('.code[data-language="bash"] button[data-action="runInTerminal"]').click();
+  report.runAsked = await dialog("Run");
+  const ran = path.join(process.env.WORKSPACE, "ran.txt");
+  for (let i = 0; i < 120 && !existsSync(ran); i++) {
+    await page.waitForTimeout(250);
+  }
+  report.ran = existsSync(ran) ? readFileSync(ran, "utf8") : "";
+  await shot("code-block-ran-in-terminal.png");
+  step("code blocks: copied, applied after its diff, ran after its command was shown");
 }
 
 /** The whole task in the chat, step by step. */
@@ -135,19 +409,49 @@ async function fullTask() {
   await openChat();
   await chat().locator("#chips .chip").first().waitFor({ state: "visible" });
   report.chips = await chat().locator("#chips").innerText();
+  await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
+  report.emptyState = await chat().locator("#empty").innerText();
   await shot("chat-empty-with-context-chips.png");
   report.a11yEmpty = await accessibility();
-  step("chat open with the active file as a chip");
+  step("chat open with the active file as a chip, the model and suggestions");
 
+  // Set API Key (the secret changes, and the command restarts) and then Restart: one working
+  // server, not two racing for the same commands.
+  await palette("Foehn: Set API Key");
+  await page.locator('.quick-input-widget .quick-input-title:has-text("whose API key")').waitFor({ state: "visible" });
+  await page.locator('.quick-input-list .monaco-list-row[aria-label*="openai"]').first().waitFor({ state: "visible" });
+  report.keyPicker = await page.locator(".quick-input-widget .quick-input-list").innerText();
+  await page.keyboard.press("Enter");
+  await page.locator('.quick-input-widget .quick-input-title:has-text("API key for openai")').waitFor({ state: "visible" });
+  await page.locator(".quick-input-widget input").fill("sk-set-in-vscode-0123456789");
+  await page.keyboard.press("Enter");
+  await palette("Foehn: Restart Server");
+  await openChat();
+  await chat().locator("#status .banner").waitFor({ state: "detached", timeout: LONG });
+  await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
+  step("set the API key and restarted the server");
+
+  // The key is refused: a card that says so in VS Code's words, with Set API key… and Retry.
   await ask("Fix the TODO in app.py");
+  const failure = lastTurn().locator(".failure");
+  await failure.waitFor({ state: "visible", timeout: LONG });
+  report.errorCard = await failure.innerText();
+  await shot("error-card-refused-key.png");
+  report.notices = await page.locator(".notifications-toasts").innerText().catch(() => "");
+  await failure.locator('button[data-action="retry"]').click();
+  step("a refused key shows its card; Retry asks again");
+
   await approveInline("allow", "approval-inline-card.png");
   step("approved inline");
   report.answer = await turnDone("Fixed the TODO");
   await shot("answer-streamed-with-changed-files.png");
   report.after = await editorText("app.py");
-  report.dirty = await page.locator('.tab.dirty[aria-label*="app.py"]').count();
+  report.dirty = await dirtyTabs("app.py");
   report.a11yTurn = await accessibility();
   step("answer shown, edit in the editor, unsaved");
+  // The person saves this one; later undos that bring the file back to it leave no tab unsaved.
+  await page.keyboard.press("Control+S");
+  await page.locator('.tab.dirty[aria-label*="app.py"]').waitFor({ state: "detached", timeout: 30_000 });
 
   await openChat();
   await ask("Now rename main to run");
@@ -160,17 +464,46 @@ async function fullTask() {
   report.afterRename = await editorText("app.py");
   step("follow-up in the same session");
 
+  // Ctrl+Z in the editor takes the rename back: the review notices; redo, and it is changed again.
+  await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+Z");
   await openChat();
+  await lastTurn().locator(".file-reverted").waitFor({ state: "visible", timeout: LONG });
+  report.editorUndo = await lastTurn().locator(".review").innerText();
+  await openFile("app.py");
+  await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+Shift+Z");
+  await openChat();
+  await lastTurn().locator(".file-changed").waitFor({ state: "visible", timeout: LONG });
+  step("the review noticed Ctrl+Z and redo in the editor");
+
+  // Restore to the first turn: asked first, said after, with Redo; a turn that changed nothing
+  // (the refused one) offers no restore.
+  report.restoreButtons = await chat().locator('button[data-action="restore"]').count();
+  await chat().locator('button[data-action="restore"]').first().click();
+  report.restoreAsked = await dialog("Restore");
+  report.restoreSaid = await notification("restored the workspace");
+  report.afterRestore = await editorText("app.py");
+  report.dirtyAfterRestore = await dirtyTabs("app.py");
+  await shot("restored-with-redo.png");
+  await notification("restored the workspace", "Redo");
+  await notification("redid what the restore put back");
+  report.afterRedo = await editorText("app.py");
+  await openChat();
+  await lastTurn().locator('button[data-action="undo"]:not([data-path])').waitFor({ state: "visible", timeout: LONG });
+  step("restored to the first turn, then redid it");
+
   await lastTurn().locator('button[data-action="undo"]:not([data-path])').click();
   await lastTurn().locator(".file-undone").first().waitFor({ state: "visible", timeout: LONG });
   await shot("turn-undone.png");
   report.afterUndo = await editorText("app.py");
+  report.dirtyAfterUndo = await dirtyTabs("app.py");
   step("undid the follow-up turn");
 
   // One file of the first turn back as it was before it.
   await openChat();
-  await chat().locator('section.turn').first().locator('button[data-action="undo"][data-path="app.py"]').click();
-  await chat().locator('section.turn').first().locator(".file-undone").waitFor({ state: "visible", timeout: LONG });
+  await nthTurn(1).locator('button[data-action="undo"][data-path="app.py"]').click();
+  await nthTurn(1).locator(".file-undone").waitFor({ state: "visible", timeout: LONG });
   report.afterFileUndo = await editorText("app.py");
   step("undid one file of the first turn");
 
@@ -210,8 +543,9 @@ async function fullTask() {
   }
   await action.click();
   report.lightbulb = await turnDone("returns 2");
+  report.highlighted = await lastTurn().locator('.code code span[class^="hljs-"]').count();
   await shot("lightbulb-answer-in-chat.png");
-  step("lightbulb answer in the chat");
+  step("lightbulb answer in the chat, its code highlighted");
 
   // Insert puts a code block of the answer at the cursor (here: over the selection).
   await lastTurn().locator('.code button[data-action="insert"]').click();
@@ -242,17 +576,29 @@ async function fullTask() {
   await shot("context-menu-answer-in-chat.png");
   step("context menu Ask Foehn answered in the chat");
 
+  await narrowSidebarAndCodeBlocks();
+
   await openChat();
   await ask("Take your time");
   await chat().locator("#stop").waitFor({ state: "visible", timeout: 30_000 });
+  await chat().locator(".working").waitFor({ state: "visible", timeout: 30_000 });
+  await page.waitForTimeout(1500); // long enough for a progress entry to show in the status bar
+  report.statusBarWhileBusy = await page.locator(".part.statusbar").innerText();
   await chat().locator("#stop").click();
   report.stopped = await turnDone();
   await shot("turn-stopped.png");
   step("stopped a turn");
 
+  // A reload opens the chat that was open, without picking it.
   await page.reload();
   await waitForWorkbench();
   await openChat();
+  await chat().locator("section.turn").first().waitFor({ state: "visible", timeout: LONG });
+  report.reopened = await chat().locator("#log").innerText();
+  report.visibleTurns = await chat().locator("section.turn").count();
+  await shot("session-reopened-after-reload.png");
+  step("the last chat is open again after a reload");
+
   await chat().locator('button[data-action="history"]').click();
   await page.locator(".quick-input-widget .monaco-list-row").first().waitFor({ state: "visible", timeout: 30_000 });
   report.history = await page.locator(".quick-input-widget .quick-input-list").innerText();
@@ -261,7 +607,7 @@ async function fullTask() {
   await chat().locator("section.turn").first().waitFor({ state: "visible", timeout: 30_000 });
   report.resumed = await chat().locator("#log").innerText();
   await shot("session-resumed-after-reload.png");
-  step("resumed after a reload");
+  step("resumed from the history");
 
   await chat().locator('button[data-action="history"]').click();
   const row = page.locator(".quick-input-widget .monaco-list-row").first();
@@ -286,6 +632,14 @@ async function fullTask() {
   report.mention = await input.inputValue();
   step("@-mention completed from the workspace");
 
+  // A new chat offers the recent ones.
+  await input.fill("");
+  await chat().locator('button[data-action="newChat"]').click();
+  await chat().locator('#empty .recent button[data-action="resume"]').first().waitFor({ state: "visible", timeout: LONG });
+  report.recent = await chat().locator("#empty").innerText();
+  await shot("new-chat-with-recent-chats.png");
+  step("a new chat lists the recent ones");
+
   await page.locator(".monaco-workbench").click();
   await page.keyboard.press("F1");
   await quickInput(">Foehn: Get Started", "Get Started");
@@ -293,6 +647,7 @@ async function fullTask() {
     .waitFor({ state: "visible", timeout: 30_000 });
   await page.waitForTimeout(500); // the walkthrough slides in
   report.walkthrough = await page.locator(".gettingStartedContainer").first().innerText();
+  report.walkthroughDone = await page.locator(".gettingStartedContainer [data-done-step-id].complete").count();
   await shot("walkthrough.png");
   await page.keyboard.press("F1");
   await quickInput(">View: Close Editor", "View: Close Editor");
@@ -322,6 +677,10 @@ async function fullTask() {
 try {
   if (process.env.SCENARIO === "restricted") {
     await restricted();
+  } else if (process.env.SCENARIO === "rules") {
+    await rulesAndCommands();
+  } else if (process.env.SCENARIO === "planning") {
+    await planning();
   } else {
     await fullTask();
   }

@@ -33,6 +33,7 @@ async def test_status_names_the_provider_the_server_will_use(
         "model": "gpt-4.1-mini",
         "embedded": False,
         "needsKey": False,
+        "keyless": False,
         "error": None,
     }
 
@@ -109,10 +110,14 @@ def test_provider_status_follows_the_providers_rules() -> None:
         "model": "devstral-latest",
         "embedded": False,
         "needsKey": False,
+        "keyless": False,
         "error": None,
     }
     local_server = Settings(provider="openai", base_url="http://127.0.0.1:11434/v1")
     assert provider_status(local_server, None, False)["needsKey"] is False
+    # No key for it: requests go without an Authorization header, which the chat says once.
+    assert provider_status(local_server, None, False)["keyless"] is True
+    assert provider_status(Settings(provider="mistral"), None, False)["keyless"] is False
     assert provider_status(Settings(provider="local"), None, False)["embedded"] is True
     assert provider_status(Settings(), None, True)["embedded"] is True
     assert "No model is configured" in provider_status(Settings(), None, False)["error"]

@@ -139,6 +139,9 @@ async def test_a_conversation_is_saved_resumed_and_undone_in_the_editor(
         assert undone["restored"] == ["app.py"]
         assert labels[-1] == "Foehn: undo turn 2: restore 1 file"
         assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+        # The undo is a turn of its own, but not one the person asked: it is not counted.
+        [summary] = (await command(client, "foehn.session.list"))["sessions"]
+        assert summary["turns"] == 3
         further = await command(client, "foehn.session.undo", {"sessionId": session})
         assert not further["applied"]
         assert "undone already" in further["reason"]

@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from foehn_lsp.agent.approval import ApprovalRequest
 from foehn_lsp.lsp.convert import message_request
+from foehn_lsp.lsp.server import RESTRICTED
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
 
@@ -317,13 +318,15 @@ async def test_restricted_mode_reads_but_changes_nothing_whatever_the_user_allow
         "approval": {"write": "allow", "destructive": "allow", "tools": {"edit_file": "allow"}},
     }
     asked: list[types.ShowMessageRequestParams] = []
+    events: list[Any] = []
     async with lsp_client(
         app,
         model,
         env=ENV,
-        init_options={"restrictedMode": True},
+        init_options={"restrictedMode": True, "runEvents": True},
         configuration={"userLevel": user_level},
     ) as client:
+        client.feature("foehn/runEvent")(lambda params: events.append(params))
 
         @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
         def allow(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
@@ -341,3 +344,13 @@ async def test_restricted_mode_reads_but_changes_nothing_whatever_the_user_allow
     results = [m for m in model.requests[2].body["messages"] if m["role"] == "tool"]
     assert "def main()" in results[0]["content"]
     assert all("policy denies" in m["content"] for m in results[1:])
+    # The refusal says why, in words, to the model and on the card.
+    assert all("Restricted Mode: only read-only tools run" in m["content"] for m in results[1:])
+    refused = [
+        e for e in events if _field(e, "event") == "approval" and _field(e, "decision") == "deny"
+    ]
+    assert [_field(e, "reason") for e in refused] == [RESTRICTED, RESTRICTED]
+
+
+def _field(event: Any, name: str) -> Any:
+    return event[name] if isinstance(event, dict) else getattr(event, name, None)

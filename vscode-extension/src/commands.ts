@@ -4,12 +4,12 @@ import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { type ContextChips, linesLabel } from "./chat/context";
 import type { Conversation, TaskContext } from "./conversation";
-import { KEY_PROVIDERS, type KeyProvider, isKeyProvider, secretName } from "./keys";
+import { type KeyProvider, isKeyProvider, keyStates, providerItems, secretName } from "./keys";
 import type { Server } from "./server";
 import { COMMANDS, type SessionSummary, describeSession } from "./sessions";
 import type { ChatView } from "./chatView";
+import type { WalkthroughProgress } from "./walkthrough";
 
-export const WALKTHROUGH = "foehn.foehn#foehn.start";
 export const DEMO_TASK = "List the files in this workspace and tell me, in three sentences, what it is for.";
 
 interface Parts {
@@ -18,6 +18,7 @@ interface Parts {
   conversation: Conversation;
   view: ChatView;
   chips: ContextChips;
+  walkthrough: WalkthroughProgress;
   /** The context for a question typed now: the chips still offered, the mentioned files. */
   taskContext: (text: string) => Promise<TaskContext>;
 }
@@ -81,11 +82,9 @@ export function registerCommands(parts: Parts): vscode.Disposable[] {
     command("foehn.history", () => pickSession(server, conversation)),
     command("foehn.cancelRun", () => conversation.stop()),
     command("foehn.tryDemo", () => askInChat(parts, DEMO_TASK, { labels: [] })),
-    command("foehn.openWalkthrough", () =>
-      vscode.commands.executeCommand("workbench.action.openWalkthrough", WALKTHROUGH, false),
-    ),
+    command("foehn.openWalkthrough", () => parts.walkthrough.open()),
     command("foehn.setApiKey", async (provider?: string) => {
-      const chosen = isKeyProvider(provider ?? "") ? (provider as KeyProvider) : await pickKeyProvider();
+      const chosen = isKeyProvider(provider ?? "") ? (provider as KeyProvider) : await pickKeyProvider(server, context.secrets);
       if (!chosen) {
         return;
       }
@@ -101,15 +100,10 @@ export function registerCommands(parts: Parts): vscode.Disposable[] {
       }
     }),
     command("foehn.chooseProvider", async () => {
-      const picked = await vscode.window.showQuickPick(
-        [
-          { label: "mistral", detail: "Mistral's hosted models (needs a key)" },
-          { label: "openai", detail: "OpenAI or any compatible server: Ollama, vLLM, llama.cpp, LM Studio" },
-          { label: "anthropic", detail: "Anthropic's Claude models (needs a key)" },
-          { label: "local", detail: "The small embedded model: offline, no key, demo-grade" },
-        ],
-        { title: "Foehn: Choose a provider" },
-      );
+      const states = await keyStates(context.secrets, process.env);
+      const picked = await vscode.window.showQuickPick(providerItems(currentProvider(server), states), {
+        title: "Foehn: Choose a provider",
+      });
       if (!picked) {
         return;
       }
@@ -150,12 +144,19 @@ export function registerCommands(parts: Parts): vscode.Disposable[] {
   ];
 }
 
-async function pickKeyProvider(): Promise<KeyProvider | undefined> {
-  const configured = vscode.workspace.getConfiguration("foehn").get<string>("provider", "");
-  const items = KEY_PROVIDERS.map((p) => ({ label: p, description: p === configured ? "current provider" : "" }));
-  items.sort((a, b) => Number(b.label === configured) - Number(a.label === configured));
+/** The provider the server uses (it may come from the environment), else the setting. */
+function currentProvider(server: Server): string {
+  const status = server.status;
+  if (status.kind === "ready" || status.kind === "noKey") {
+    return status.provider;
+  }
+  return vscode.workspace.getConfiguration("foehn").get<string>("provider", "");
+}
+
+async function pickKeyProvider(server: Server, secrets: vscode.SecretStorage): Promise<KeyProvider | undefined> {
+  const items = providerItems(currentProvider(server), await keyStates(secrets, process.env), "keyed");
   const picked = await vscode.window.showQuickPick(items, { title: "Foehn: whose API key?" });
-  return picked?.label;
+  return picked && isKeyProvider(picked.label) ? picked.label : undefined;
 }
 
 const RENAME = { iconPath: new vscode.ThemeIcon("edit"), tooltip: "Rename" };

@@ -1,5 +1,6 @@
 // The foehn/confirm request: where the person is asked (inline in the chat, or a modal), what a
 // modal says, and how a choice maps to the server's decision. No VS Code API here.
+import { ruleLine, whyAsked } from "./chat/rules";
 import type { ConfirmAnswer, ConfirmParams } from "./protocol";
 
 export type { ConfirmAnswer, ConfirmParams, FilePreview } from "./protocol";
@@ -8,6 +9,8 @@ export const ALLOW = "Allow";
 /** The server remembers an approval for the rest of the turn (the run) it was given in. */
 export const ALLOW_RUN = "Allow for this turn";
 export const ALLOW_FULL = "Allow with full access, once";
+/** Allows, and saves the server's proposed rule to the user config: asked no more. */
+export const ALLOW_ALWAYS = "Always allow";
 export const DENY = "Deny";
 
 export type Surface = "inline" | "modal";
@@ -31,10 +34,13 @@ export function confirmMessage(params: ConfirmParams): { message: string; detail
       : `\nSandbox: ${params.sandbox}`
     : "";
   const remember = full ? "" : `\n"${ALLOW_RUN}" remembers: ${rememberText(params)}.`;
+  const always = !full && params.proposedRule;
+  const saves = always ? `\n"${ALLOW_ALWAYS}" saves this rule: ${ruleLine(params.proposedRule!)}.` : "";
+  const why = whyAsked(params.why);
   return {
     message: `Foehn wants to run ${params.tool} (${params.risk.replace(/_/g, "-")})${summary}`,
-    detail: `${JSON.stringify(params.arguments, null, 2)}${program}${sandbox}${remember}`,
-    choices: full ? [ALLOW_FULL, DENY] : [ALLOW, ALLOW_RUN, DENY],
+    detail: `${why ? `${why}\n` : ""}${JSON.stringify(params.arguments, null, 2)}${program}${sandbox}${remember}${saves}`,
+    choices: full ? [ALLOW_FULL, DENY] : always ? [ALLOW, ALLOW_RUN, ALLOW_ALWAYS, DENY] : [ALLOW, ALLOW_RUN, DENY],
   };
 }
 
@@ -58,6 +64,8 @@ export function decisionFor(choice: string | undefined): ConfirmAnswer {
       return { decision: "allow" };
     case ALLOW_RUN:
       return { decision: "allowRun" };
+    case ALLOW_ALWAYS:
+      return { decision: "allowAlways" };
     case DENY:
       return { decision: "deny", reason: "denied in VS Code" };
     default:

@@ -2,6 +2,7 @@
 // and confirmations are known from the first one), applies the events to the turn, and asks the
 // person inline (or in a modal). review.ts undoes and restores what turns changed.
 import * as vscode from "vscode";
+import type { FailureKind } from "./chat/errors";
 import type { HostMessage } from "./chat/messages";
 import {
   type Meter,
@@ -12,6 +13,7 @@ import {
   failed,
   meterFrom,
   newTurn,
+  withUndone,
 } from "./chat/state";
 import { confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "./confirm";
 import type { DiffDocuments } from "./diffs";
@@ -24,7 +26,7 @@ import {
   parseRunEvent,
 } from "./protocol";
 import type { Server } from "./server";
-import { COMMANDS, type SavedSession, turnsOf } from "./sessions";
+import { COMMANDS, type SavedSession, turnsOf, undoneTurns } from "./sessions";
 
 /** The chat view as the conversation sees it. */
 export interface ChatPort {
@@ -42,6 +44,8 @@ export interface TaskContext {
   context?: string;
   /** The chips' labels, shown with the task. */
   labels: string[];
+  /** `plan`: only read-only calls run, and the turn ends with a plan to approve. */
+  mode?: "plan";
 }
 
 interface Question {
@@ -51,12 +55,24 @@ interface Question {
 }
 
 const STREAM_INTERVAL_MS = 40;
+/** workspaceState key: the session the chat showed last, opened again after a reload. */
+const LAST_SESSION = "foehn.lastSession";
+
+/** Where the chat remembers its last session (context.workspaceState). */
+export interface Memory {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): PromiseLike<void>;
+}
 
 export class Conversation implements vscode.Disposable {
-  session: string | undefined;
+  private current: string | undefined;
   title = "New chat";
   turns: Turn[] = [];
   meter: Meter | undefined;
+  /** The turns the session's undo turns undid, as last synced. */
+  private undoneBySession = new Set<number>();
+  /** Each turn's context, to ask it again (Retry). */
+  private readonly contexts = new Map<string, TaskContext>();
   /** Runs in flight, by the id this side chose; removed when the run's request settles. */
   private readonly runs = new Map<string, vscode.CancellationTokenSource>();
   private readonly questions = new Map<string, Question>();
@@ -72,7 +88,34 @@ export class Conversation implements vscode.Disposable {
     private readonly port: ChatPort,
     private readonly diffs: DiffDocuments,
     private readonly output: vscode.LogOutputChannel,
+    private readonly memory: Memory,
   ) {}
+
+  /** The session shown, remembered for the next window of this workspace. */
+  get session(): string | undefined {
+    return this.current;
+  }
+
+  set session(id: string | undefined) {
+    if (id !== this.current) {
+      this.current = id;
+      void this.memory.update(LAST_SESSION, id);
+    }
+  }
+
+  /** After a reload: the chat shows the session it showed before, if it still exists. */
+  async reopen(): Promise<void> {
+    const last = this.memory.get<string>(LAST_SESSION);
+    if (!last || this.current || this.turns.length) {
+      return;
+    }
+    try {
+      await this.resume(last);
+    } catch (error) {
+      // Kept: the server may only be missing for now.
+      this.output.info(`the last chat (${last}) did not open again: ${String(error)}`);
+    }
+  }
 
   get busy(): boolean {
     return this.runs.size > 0;
@@ -91,7 +134,8 @@ export class Conversation implements vscode.Disposable {
     const runId = newRunId();
     const source = new vscode.CancellationTokenSource();
     this.runs.set(runId, source);
-    this.turns.push(newTurn(runId, task, context.labels));
+    this.contexts.set(runId, context);
+    this.turns.push({ ...newTurn(runId, task, context.labels), ...(context.mode ? { plan: true } : {}) });
     if (this.turns.length === 1) {
       this.title = task.split("\n")[0]!.slice(0, 60);
       this.port.post(this.snapshot());
@@ -107,6 +151,7 @@ export class Conversation implements vscode.Disposable {
       ...(context.range ? { range: context.range } : {}),
       ...(context.diagnostic ? { diagnostic: context.diagnostic } : {}),
       ...(context.context ? { context: context.context } : {}),
+      ...(context.mode ? { mode: context.mode } : {}),
     };
     try {
       if (!this.session) {
@@ -119,7 +164,13 @@ export class Conversation implements vscode.Disposable {
         const finished =
           turn.status === "done"
             ? turn
-            : applyEvent(turn, { event: "done", reason: result.stopReason, answer: result.answer, iterations: result.iterations });
+            : applyEvent(turn, {
+                event: "done",
+                reason: result.stopReason,
+                answer: result.answer,
+                iterations: result.iterations,
+                ...(result.error ? { error: result.error } : {}),
+              });
         return { ...finished, index: finished.index ?? result.turn };
       });
       return result;
@@ -127,7 +178,7 @@ export class Conversation implements vscode.Disposable {
       this.update(runId, (turn) =>
         isCancellation(error)
           ? applyEvent(turn, { event: "done", reason: "cancelled", answer: "", iterations: turn.iterations ?? 0 })
-          : failed(turn, error instanceof Error ? error.message : String(error)),
+          : failed(turn, { kind: failureKind(error), message: error instanceof Error ? error.message : String(error) }),
       );
       return undefined;
     } finally {
@@ -143,6 +194,38 @@ export class Conversation implements vscode.Disposable {
       this.busyChanged.fire(false);
       void this.diffs.release(runId);
     }
+  }
+
+  /** Asks a turn's question again, with the context it had. */
+  async retry(runId: string): Promise<void> {
+    const turn = this.turns.find((t) => t.runId === runId);
+    if (turn) {
+      await this.ask(turn.task, this.contexts.get(runId) ?? { labels: turn.context });
+    }
+  }
+
+  /** After an undo, a restore or a redo: which turns are undone, as the saved session's undo
+   * turns say (undoneTurns), drawn on the turns shown. */
+  async syncUndone(): Promise<void> {
+    if (!this.session) {
+      return;
+    }
+    const saved = await this.server.command<SavedSession>(COMMANDS.load, [this.session]);
+    const undone = undoneTurns(saved.turns);
+    for (const turn of this.turns) {
+      const index = turn.index;
+      if (index === undefined) {
+        continue;
+      }
+      // A turn whose files were all undone one by one is undone here, not in the session: only
+      // what the session undid is taken back by a redo.
+      if (undone.has(index) && !turn.undone) {
+        this.update(turn.runId, (t) => withUndone(t, true));
+      } else if (!undone.has(index) && this.undoneBySession.has(index)) {
+        this.update(turn.runId, (t) => withUndone(t, false));
+      }
+    }
+    this.undoneBySession = undone;
   }
 
   /** A foehn/runEvent notification. Events of runs this chat did not start are not drawn. */
@@ -194,7 +277,7 @@ export class Conversation implements vscode.Disposable {
     }
     this.questions.delete(key);
     question.resolve(answer);
-    this.update(question.runId, (turn) => answered(turn, key));
+    this.update(question.runId, (turn) => answered(turn, key, answer.decision));
     void this.diffs.release(key);
   }
 
@@ -262,6 +345,8 @@ export class Conversation implements vscode.Disposable {
     this.session = undefined;
     this.title = "New chat";
     this.turns = [];
+    this.undoneBySession.clear();
+    this.contexts.clear();
     this.meter = undefined;
     this.before.clear();
     this.port.post(this.snapshot());
@@ -276,6 +361,8 @@ export class Conversation implements vscode.Disposable {
     this.session = saved.id;
     this.title = saved.title;
     this.turns = turnsOf(saved);
+    this.undoneBySession = undoneTurns(saved.turns);
+    this.contexts.clear();
     this.meter = saved.meter ? { used: saved.meter.used, window: saved.meter.window ?? undefined, cost: saved.meter.cost ?? undefined } : undefined;
     this.before.clear();
     this.port.post(this.snapshot());
@@ -322,6 +409,12 @@ export class Conversation implements vscode.Disposable {
       source.cancel();
     }
   }
+}
+
+/** A request that never reached a running server is the server's failure; one the server
+ * refused (a JSON-RPC error with a code) is Foehn's own. */
+function failureKind(error: unknown): FailureKind {
+  return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number" ? "internal" : "server";
 }
 
 function newRunId(): string {

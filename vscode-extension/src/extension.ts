@@ -7,12 +7,16 @@ import { ChatView, VIEW_ID } from "./chatView";
 import { registerCommands } from "./commands";
 import { Conversation } from "./conversation";
 import { DIFF_SCHEME, DiffDocuments } from "./diffs";
-import { Mentions, lightbulbContext, routeViewMessage, trackEditor } from "./wiring";
+import { withEditSync } from "./editSync";
+import { Mentions, SlashCommands, lightbulbContext, postRecent, routeViewMessage, shownStatus, trackEditor } from "./wiring";
 import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
 import { Review } from "./review";
+import { registerRulesCommand } from "./rulesPicker";
 import { Server } from "./server";
 import { withUserLevel } from "./settings";
 import { StatusItem } from "./statusItem";
+import { WalkthroughProgress, stepsDone } from "./walkthrough";
+import { COMMANDS, type SessionSummary } from "./sessions";
 
 let server: Server | undefined;
 
@@ -26,12 +30,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     executeCommand: async (command, args, next) =>
       command === "foehn.run" && typeof args[0] === "object" ? lightbulb(args[0] as Record<string, unknown>) : next(command, args),
   };
-  server = new Server(output, context.secrets, withUserLevel(middleware, () => vscode.workspace.getConfiguration("foehn"), () => vscode.workspace.isTrusted));
-  const conversation = new Conversation(server, view, diffs, output);
+  server = new Server(
+    output,
+    context.secrets,
+    withEditSync(withUserLevel(middleware, () => vscode.workspace.getConfiguration("foehn"), () => vscode.workspace.isTrusted)),
+  );
+  const conversation = new Conversation(server, view, diffs, output, context.workspaceState);
   const review = new Review(conversation, server, diffs);
   const mentions = new Mentions(server);
+  const slash = new SlashCommands(server, output);
   const taskContext = (text: string) => mentions.context(text, chips);
-  const parts = { context, server, conversation, view, chips, taskContext };
+  const walkthrough = new WalkthroughProgress(output);
+  const parts = { context, server, conversation, view, chips, taskContext, walkthrough };
   const lightbulb = async (argument: Record<string, unknown>) => {
     await view.reveal(false);
     return conversation.ask(String(argument["task"] ?? ""), lightbulbContext(argument));
@@ -46,14 +56,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     new StatusItem(server, conversation),
     vscode.window.registerWebviewViewProvider(VIEW_ID, view),
     vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, diffs),
-    view.onMessage((message) => routeViewMessage(message, { ...parts, mentions, review })),
-    server.onStatus((status) => view.post({ type: "status", status })),
+    review,
+    view.onMessage((message) => routeViewMessage(message, { ...parts, mentions, slash, review, diffs })),
+    server.onStatus((status) => {
+      view.post({ type: "status", status: shownStatus(status, context.globalState) });
+      if (status.kind !== "starting") {
+        void postRecent(parts);
+      }
+      void walkthrough.done(stepsDone(status));
+      if (status.kind !== "starting") {
+        void anyTurn(server!).then((asked) => (asked ? walkthrough.done(["demo"]) : undefined));
+      }
+    }),
+    conversation.onBusy((busy) => (busy ? undefined : walkthrough.done(["demo"]))),
     server.onClientStarted((client) => {
       client.onRequest(CONFIRM, (params: ConfirmParams, token) => conversation.confirm(params, token));
       client.onNotification(RUN_EVENT, (event: unknown) => conversation.onEvent(event));
     }),
     ...trackEditor(chips, view),
     ...registerCommands(parts),
+    registerRulesCommand(server, output),
     vscode.workspace.onDidGrantWorkspaceTrust(() => server?.restart()),
     context.secrets.onDidChange(() => server?.restart()),
     vscode.workspace.onDidChangeConfiguration(async (change) => {
@@ -65,6 +87,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   await server.start();
+  // A reload shows the chat the person had open, not a blank one.
+  await conversation.reopen();
+}
+
+/** Whether the workspace has a chat with a turn (a walkthrough step). */
+async function anyTurn(server: Server): Promise<boolean> {
+  const listed = await server.command<{ sessions: SessionSummary[] }>(COMMANDS.list, []).catch(() => ({ sessions: [] }));
+  return listed.sessions.some((s) => s.turns > 0);
 }
 
 export async function deactivate(): Promise<void> {

@@ -41,3 +41,51 @@ export async function keyEnvironment(keys: Keys, provider: string): Promise<Reco
   }
   return env;
 }
+
+/** Where a provider's key would come from, for the pickers. */
+export interface KeyState {
+  /** Kept in VS Code's secret storage. */
+  stored: boolean;
+  /** The variable set in the environment VS Code was started with, if any. */
+  environment?: string;
+}
+
+export async function keyStates(keys: Keys, environment: Record<string, string | undefined>): Promise<Record<KeyProvider, KeyState>> {
+  const states = {} as Record<KeyProvider, KeyState>;
+  for (const provider of KEY_PROVIDERS) {
+    const variable = KEY_VARIABLES[provider];
+    states[provider] = { stored: Boolean(await keys.get(secretName(provider))), ...(environment[variable] ? { environment: variable } : {}) };
+  }
+  return states;
+}
+
+export const PROVIDERS = [
+  { id: "mistral", detail: "Mistral's hosted models" },
+  { id: "openai", detail: "OpenAI or any compatible server: Ollama, vLLM, llama.cpp, LM Studio" },
+  { id: "anthropic", detail: "Anthropic's Claude models" },
+  { id: "local", detail: "The small embedded model: offline, demo-grade" },
+] as const;
+
+/** A picker's rows: each provider, the one in use marked, and whether it has a key. */
+export function providerItems(
+  current: string,
+  states: Record<KeyProvider, KeyState>,
+  only: "all" | "keyed" = "all",
+): { label: string; description: string; detail: string }[] {
+  const rows = PROVIDERS.filter((p) => only === "all" || isKeyProvider(p.id)).map((p) => {
+    const state = isKeyProvider(p.id) ? states[p.id] : undefined;
+    const key = !state
+      ? "no key needed"
+      : state.stored
+        ? "key set"
+        : state.environment
+          ? `key from ${state.environment}`
+          : "no key";
+    return {
+      label: p.id,
+      description: [p.id === current ? "current" : "", key].filter(Boolean).join(" · "),
+      detail: p.detail,
+    };
+  });
+  return rows.sort((a, b) => Number(b.label === current) - Number(a.label === current));
+}

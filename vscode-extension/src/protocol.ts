@@ -13,6 +13,8 @@ export type Risk = "read_only" | "write" | "destructive" | "undefined";
 export type StopReason = "answer" | "max_iterations" | "budget" | "repeated_call" | "cancelled" | "error";
 export type SandboxPolicy = "read-only" | "workspace-write" | "full";
 export type Change = "created" | "modified" | "deleted" | "moved";
+/** What kind of failure ended a turn (server/foehn_lsp/errors.py's ErrorKind). */
+export type ErrorKind = "missing_key" | "auth" | "unavailable" | "request" | "protocol" | "config" | "internal";
 
 export interface TextDelta {
   event: "text";
@@ -104,8 +106,25 @@ export interface Compacted {
 export interface Done {
   event: "done";
   reason: StopReason;
+  /** For `error`: the server's message. */
   answer: string;
   iterations: number;
+  /** For `error`: what kind of failure it was. */
+  error?: ErrorKind | null;
+}
+
+export type TodoStatus = "pending" | "in_progress" | "done";
+
+export interface TodoItem {
+  id: string;
+  text: string;
+  status: TodoStatus;
+}
+
+/** The task list changed (the `todo` tool, or an approved plan): the whole list. */
+export interface Todo {
+  event: "todo";
+  items: TodoItem[];
 }
 
 export type RunEvent =
@@ -118,6 +137,7 @@ export type RunEvent =
   | TurnStarted
   | FilesChanged
   | Compacted
+  | Todo
   | Done;
 
 /** The foehn/runEvent notification: one event of the run the client named. */
@@ -136,7 +156,21 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   files_changed: { session: "string", turn: "number", files: "array" },
   compacted: { before_tokens: "number", after_tokens: "number", summary: "string" },
   done: { reason: "string", answer: "string", iterations: "number" },
+  todo: { items: "array" },
 };
+
+const TODO_STATUSES: readonly string[] = ["pending", "in_progress", "done"] satisfies TodoStatus[];
+
+function isTodoItem(raw: unknown): raw is TodoItem {
+  const item = raw as Record<string, unknown> | null;
+  return (
+    typeof item === "object" &&
+    item !== null &&
+    typeof item["id"] === "string" &&
+    typeof item["text"] === "string" &&
+    TODO_STATUSES.includes(item["status"] as string)
+  );
+}
 
 /** The notification's params as a typed event, or undefined when they do not have the shape
  * of a known event (a newer server's event is skipped, not misread). */
@@ -159,6 +193,9 @@ export function parseRunEvent(raw: unknown): RunEventMessage | undefined {
     if (!ok) {
       return undefined;
     }
+  }
+  if (value["event"] === "todo" && !(value["items"] as unknown[]).every(isTodoItem)) {
+    return undefined;
   }
   if (value["event"] === "approval" && typeof value["reason"] !== "string") {
     return { ...(value as unknown as RunEventMessage), reason: "" } as RunEventMessage;
@@ -188,9 +225,64 @@ export interface ConfirmParams {
   sandbox?: SandboxPolicy | null;
   /** Exactly what "allow for this session" remembers, in words. */
   remember?: string | null;
+  /** The narrowest allow rule that covers the call: what "always" saves, when one should. */
+  proposedRule?: Rule | null;
+  /** Why the person is asked: the `foehn explain` object for the call. */
+  why?: Explanation | null;
 }
 
-export type Decision = "allow" | "allowRun" | "deny";
+/** A rule as the server shows it (agent/rules/ruleset.py's Rule.json). */
+export interface Rule {
+  tool: string;
+  program?: string | null;
+  args?: string[] | null;
+  paths?: string[] | null;
+  decision: "allow" | "ask" | "deny";
+  sandbox?: SandboxPolicy | null;
+  message?: string | null;
+  /** FILE:LINE of its table; empty for a proposed rule. */
+  source?: string;
+}
+
+/** A rule of the explanation: whether it decided, and why not when it did not. */
+export interface ExplainedRule extends Rule {
+  applied: boolean;
+  note?: string | null;
+  conflicts?: ExplainedRule[];
+}
+
+/** The `foehn explain` object (agent/rules/explain.py). */
+export interface Explanation {
+  decision: "allow" | "ask" | "deny";
+  rule: ExplainedRule | null;
+  /** FILE:LINE of the rule or hook that decided, else `table` (the risk was assessed from the
+   * arguments) or `default` (the tool's declared risk). */
+  source: string;
+  risk: Risk | string;
+  sandbox?: SandboxPolicy | null;
+  remembered?: { run: string | null; always: Rule | null } | null;
+}
+
+/** foehn.rules.list's answer. `number` is the rule's place in the user file (for
+ * foehn.rules.remove); workspace rules have none. */
+export interface RulesList {
+  file: string;
+  rules: (Rule & { number: number | null; origin: "user" | "workspace" })[];
+  problems: string[];
+  warnings: string[];
+}
+
+/** A custom command as foehn.commands.list gives it. */
+export interface CustomCommand {
+  name: string;
+  description: string | null;
+  /** What its arguments are, e.g. "FILE". */
+  hint: string | null;
+  source: string | null;
+}
+
+/** `allowAlways`: allow, and save the request's `proposedRule` to the user config. */
+export type Decision = "allow" | "allowRun" | "allowAlways" | "deny";
 
 export interface ConfirmAnswer {
   decision: Decision;
@@ -208,6 +300,8 @@ export interface RunArguments {
   diagnostic?: unknown;
   /** Extra context the person chose: @-mentioned files, the selection chip's text. */
   context?: string;
+  /** `plan`: only read-only calls run, and the turn ends with a plan to approve. Absent: act. */
+  mode?: "plan";
 }
 
 export interface RunResult {
@@ -215,6 +309,8 @@ export interface RunResult {
   answer: string;
   stopReason: StopReason;
   iterations: number;
+  /** For stopReason `error`: what kind of failure it was. */
+  error?: ErrorKind;
   sessionId?: string;
   /** The session's 1-based turn number. */
   turn?: number;

@@ -1,6 +1,7 @@
 // Foehn's language server as the rest of the extension sees it: found (discovery.ts), started
 // with the provider's key from SecretStorage in its environment, restarted when its settings
-// change, and described by one ServerStatus the chat view shows.
+// change (one restart at a time, restarts.ts), and described by one ServerStatus the chat view
+// shows.
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
@@ -10,10 +11,12 @@ import {
   type LanguageClientOptions,
   type Middleware,
   type ServerOptions,
+  type StaticFeature,
 } from "vscode-languageclient/node";
 import type { ServerStatus } from "./chat/messages";
 import { findServer } from "./discovery";
 import { keyEnvironment, type Keys } from "./keys";
+import { Restarts } from "./restarts";
 
 /** What `foehn.chat.status` answers: the provider the server will use and whether it can. */
 interface ProviderStatus {
@@ -21,8 +24,21 @@ interface ProviderStatus {
   model: string;
   embedded: boolean;
   needsKey: boolean;
+  /** An OpenAI-compatible server with no key: requests go without Authorization. */
+  keyless?: boolean;
   error?: string | null;
 }
+
+/** The chat and the status item show a turn's progress; the server's own progress (a status
+ * bar entry that says "Starting…" while the answer streams) would say it twice, and worse. */
+const NO_SERVER_PROGRESS: StaticFeature = {
+  fillClientCapabilities: (capabilities) => {
+    capabilities.window = { ...capabilities.window, workDoneProgress: false };
+  },
+  initialize: () => undefined,
+  getState: () => ({ kind: "static" }),
+  clear: () => undefined,
+};
 
 export class Server implements vscode.Disposable {
   client: LanguageClient | undefined;
@@ -32,6 +48,8 @@ export class Server implements vscode.Disposable {
   readonly onStatus = this.changed.event;
   private readonly clientStarted = new vscode.EventEmitter<LanguageClient>();
   readonly onClientStarted = this.clientStarted.event;
+  private readonly restarts = new Restarts((reading) => this.cycle(reading));
+  private disposed = false;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
@@ -48,7 +66,32 @@ export class Server implements vscode.Disposable {
     this.changed.fire(status);
   }
 
-  async start(): Promise<void> {
+  /** Starts the server; the same as a restart, so a trigger during the start waits its turn. */
+  start(): Promise<void> {
+    return this.restarts.request();
+  }
+
+  /** Restarts the server. Safe from any trigger at any time: restarts never overlap, triggers
+   * during one coalesce, and the old client is disposed (its commands with it) before the new
+   * one starts. */
+  restart(): Promise<void> {
+    return this.restarts.request();
+  }
+
+  private async cycle(reading: () => void): Promise<void> {
+    const old = this.client;
+    this.client = undefined;
+    if (old) {
+      await old.dispose().catch((error: unknown) => this.output.warn(`stopping the server: ${String(error)}`));
+    }
+    if (this.disposed) {
+      return;
+    }
+    reading();
+    await this.launch();
+  }
+
+  private async launch(): Promise<void> {
     // Restricted Mode: the server still runs, with read-only tools and nothing the workspace
     // brings (its .venv, plugins, rules, settings); trusting the workspace restarts it.
     const restricted = !vscode.workspace.isTrusted;
@@ -83,11 +126,14 @@ export class Server implements vscode.Disposable {
       middleware: this.middleware,
     };
     const client = new LanguageClient("foehn", "Foehn", serverOptions, clientOptions);
+    client.registerFeature(NO_SERVER_PROGRESS);
     this.client = client;
     this.clientStarted.fire(client);
     try {
       await client.start();
     } catch (error) {
+      this.client = undefined;
+      await client.dispose().catch(() => undefined);
       this.set({ kind: "failed", message: `Foehn's server did not start: ${String(error)}` });
       return;
     }
@@ -111,7 +157,13 @@ export class Server implements vscode.Disposable {
       } else if (answer.needsKey) {
         this.set({ kind: "noKey", provider: answer.provider });
       } else {
-        this.set({ kind: "ready", provider: answer.provider, model: answer.model, embedded: answer.embedded });
+        this.set({
+          kind: "ready",
+          provider: answer.provider,
+          model: answer.model,
+          embedded: answer.embedded,
+          ...(answer.keyless ? { keyless: true } : {}),
+        });
       }
     } catch (error) {
       this.set({ kind: "failed", message: `Foehn's server did not answer: ${String(error)}` });
@@ -134,19 +186,12 @@ export class Server implements vscode.Disposable {
     return (await this.client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token)) as T;
   }
 
-  async restart(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    if (client) {
-      await client.stop().catch((error: unknown) => this.output.warn(`stopping the server: ${String(error)}`));
-    }
-    await this.start();
-  }
-
   async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.restarts.idle();
     this.changed.dispose();
     this.clientStarted.dispose();
-    await this.client?.stop();
+    await this.client?.dispose();
   }
 }
 

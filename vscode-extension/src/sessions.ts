@@ -54,6 +54,8 @@ export interface UndoReport {
   applied: boolean;
   /** The turns whose changes were put back. */
   undone: number[];
+  /** The undo's own turn (undo it to redo), when it changed files. */
+  turn?: number | null;
   restored: string[];
   /** Files changed by someone else since: the undo refused them unless forced. */
   conflicts: string[];
@@ -85,7 +87,7 @@ export function personText(task: string): { text: string; withContext: boolean }
  * a compaction summarised them), else its answer. Risk levels are not saved, so resumed cards
  * show none. */
 export function turnsOf(session: SavedSession): Turn[] {
-  const undone = new Set(session.turns.flatMap((t) => t.undoOf ?? []));
+  const undone = undoneTurns(session.turns);
   const asked = session.turns.filter((t) => !t.undoOf?.length);
   const streams = blocksByTurn(session.messages ?? [], asked.length);
   return asked.map((t, i) => ({
@@ -93,13 +95,40 @@ export function turnsOf(session: SavedSession): Turn[] {
     index: t.index,
     task: personText(t.task).text,
     context: personText(t.task).withContext ? ["editor context"] : [],
-    blocks: streams?.[i]?.length ? streams[i]! : t.answer ? [{ kind: "text" as const, text: t.answer }] : [],
+    blocks: streams?.[i]?.length ? streams[i]! : t.answer && t.reason !== "error" ? [{ kind: "text" as const, text: t.answer }] : [],
     status: "done" as const,
     stop: t.reason,
+    // What kind of failure it was is not saved; the card still says what happened.
+    ...(t.reason === "error" ? { failure: { kind: "saved" as const, message: t.answer } } : {}),
     iterations: t.iterations,
     files: t.files.map((f) => ({ ...f, state: undone.has(t.index) ? ("undone" as const) : ("kept" as const) })),
     undone: undone.has(t.index),
   }));
+}
+
+/**
+ * The asked turns that are undone after all the session's turns. An undo of turns from `m` on
+ * puts the workspace back as it was before turn `m`: what was undone then, and every asked turn
+ * since. Undoing an undo (a redo) is the same rule, so the turns it brought back count again.
+ */
+export function undoneTurns(turns: readonly { index: number; undoOf?: readonly number[] }[]): Set<number> {
+  const sorted = [...turns].sort((a, b) => a.index - b.index);
+  const after = new Map<number, Set<number>>();
+  let current = new Set<number>();
+  for (const turn of sorted) {
+    if (turn.undoOf?.length) {
+      const from = Math.min(...turn.undoOf);
+      const earlier = sorted.filter((t) => t.index < from && after.has(t.index)).at(-1);
+      current = new Set(earlier ? after.get(earlier.index) : []);
+      for (const t of sorted) {
+        if (t.index >= from && t.index < turn.index && !t.undoOf?.length) {
+          current.add(t.index);
+        }
+      }
+    }
+    after.set(turn.index, current);
+  }
+  return current;
 }
 
 function blocksByTurn(messages: readonly SavedMessage[], turns: number): Block[][] | undefined {

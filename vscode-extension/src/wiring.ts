@@ -1,16 +1,24 @@
 // What the chat view's messages do, the editor state its chips follow, and @-mention
 // completion (the workspace's files as the server lists them, .gitignore honoured).
 import * as vscode from "vscode";
+import { applyToFile, runInTerminal } from "./blocks";
 import { type ContextChips, linesLabel, mentionContext, mentionsIn, rankFiles } from "./chat/context";
-import type { ViewMessage } from "./chat/messages";
+import type { RecentChat, ServerStatus, ViewMessage } from "./chat/messages";
+import { rankCommands } from "./chat/rules";
 import type { ChatView } from "./chatView";
 import { askInChat, pickSession } from "./commands";
 import type { Conversation, TaskContext } from "./conversation";
+import type { DiffDocuments } from "./diffs";
+import type { CustomCommand } from "./protocol";
 import type { Review } from "./review";
 import type { Server } from "./server";
-import { COMMANDS } from "./sessions";
+import { COMMANDS, type SessionSummary, describeSession } from "./sessions";
+import type { WalkthroughProgress } from "./walkthrough";
 
 const FILES_TTL_MS = 10_000;
+const RECENT_CHATS = 5;
+/** globalState key: the person has read the "no key, no Authorization" hint. */
+const KEYLESS_SEEN = "foehn.keylessHintSeen";
 
 export class Mentions {
   private files: string[] = [];
@@ -58,6 +66,34 @@ export class Mentions {
   }
 }
 
+/** The custom commands `/` completes to (foehn.commands.list), cached briefly. */
+export class SlashCommands {
+  private commands: CustomCommand[] = [];
+  private fetched = 0;
+
+  constructor(
+    private readonly server: Server,
+    private readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  async complete(query: string): Promise<CustomCommand[]> {
+    if (Date.now() - this.fetched > FILES_TTL_MS) {
+      try {
+        const answer = await this.server.command<{ commands: CustomCommand[]; problems: string[] }>("foehn.commands.list", []);
+        this.commands = answer.commands;
+        this.fetched = Date.now();
+        for (const problem of answer.problems) {
+          this.output.warn(`custom command: ${problem}`);
+        }
+      } catch (error) {
+        // No server yet: nothing to complete; asked again at the next `/`.
+        this.output.debug(`foehn.commands.list: ${String(error)}`);
+      }
+    }
+    return rankCommands(this.commands, query);
+  }
+}
+
 interface Parts {
   context: vscode.ExtensionContext;
   server: Server;
@@ -65,8 +101,34 @@ interface Parts {
   view: ChatView;
   chips: ContextChips;
   mentions: Mentions;
+  slash: SlashCommands;
   review: Review;
+  diffs: DiffDocuments;
+  walkthrough: WalkthroughProgress;
   taskContext: (text: string) => Promise<TaskContext>;
+}
+
+/** The server's status as the chat shows it: the keyless hint only until the person read it. */
+export function shownStatus(status: ServerStatus, memory: vscode.Memento): ServerStatus {
+  return status.kind === "ready" && status.keyless && memory.get<boolean>(KEYLESS_SEEN) ? { ...status, keyless: false } : status;
+}
+
+/** The workspace's chats for the empty chat view: the latest few, not the one open. */
+export async function postRecent(parts: Pick<Parts, "server" | "conversation" | "view">): Promise<void> {
+  if (parts.conversation.turns.length) {
+    return;
+  }
+  try {
+    const { sessions } = await parts.server.command<{ sessions: SessionSummary[] }>(COMMANDS.list, []);
+    const now = Date.now();
+    const chats: RecentChat[] = sessions
+      .filter((s) => s.id !== parts.conversation.session && s.turns > 0)
+      .slice(0, RECENT_CHATS)
+      .map((s) => ({ id: s.id, title: s.title, detail: describeSession(s, now) }));
+    parts.view.post({ type: "recent", chats });
+  } catch {
+    // No server yet: the empty chat shows no recent chats.
+  }
 }
 
 export async function routeViewMessage(message: ViewMessage, parts: Parts): Promise<void> {
@@ -74,12 +136,13 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
   switch (message.type) {
     case "ready":
       view.post(conversation.snapshot());
-      view.post({ type: "status", status: parts.server.status });
+      view.post({ type: "status", status: shownStatus(parts.server.status, parts.context.globalState) });
       view.post({ type: "chips", chips: chips.chips() });
       view.post({ type: "busy", busy: conversation.busy });
+      await postRecent(parts);
       break;
     case "ask":
-      await askInChat(parts, message.text, await parts.taskContext(message.text));
+      await askInChat(parts, message.text, { ...(await parts.taskContext(message.text)), ...(message.mode ? { mode: message.mode } : {}) });
       break;
     case "stop":
       await conversation.stop();
@@ -95,10 +158,30 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       break;
     case "copy":
       await vscode.env.clipboard.writeText(message.text);
-      void vscode.window.setStatusBarMessage("Foehn: copied", 2000);
+      view.post({ type: "copied", token: message.token });
       break;
     case "insert":
       await insertAtCursor(message.text);
+      break;
+    case "apply":
+      await applyToFile(message.text, message.path, parts.diffs);
+      break;
+    case "runInTerminal":
+      await runInTerminal(message.text);
+      break;
+    case "retry":
+      await parts.view.reveal(false);
+      await conversation.retry(message.runId);
+      break;
+    case "openSettings":
+      await vscode.commands.executeCommand("workbench.action.openSettings", message.query);
+      break;
+    case "resume":
+      await conversation.resume(message.session);
+      break;
+    case "dismissHint":
+      await parts.context.globalState.update(KEYLESS_SEEN, true);
+      view.post({ type: "status", status: shownStatus(parts.server.status, parts.context.globalState) });
       break;
     case "keep":
       parts.review.keep(message.runId, message.path);
@@ -111,6 +194,7 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       break;
     case "newChat":
       conversation.newChat();
+      await postRecent(parts);
       break;
     case "history":
       await pickSession(parts.server, conversation);
@@ -121,6 +205,9 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       break;
     case "mention":
       view.post({ type: "mentions", query: message.query, files: await parts.mentions.complete(message.query) });
+      break;
+    case "slash":
+      view.post({ type: "slashCommands", query: message.query, commands: await parts.slash.complete(message.query) });
       break;
     case "command":
       await vscode.commands.executeCommand(message.command);

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from foehn_lsp.errors import ErrorKind
+
 StopReason = Literal["answer", "max_iterations", "budget", "repeated_call", "cancelled", "error"]
 Decision = Literal["allow", "deny"]
 FileChangeKind = Literal["created", "modified", "deleted", "moved"]
@@ -93,6 +95,8 @@ class Done:
     reason: StopReason
     answer: str
     iterations: int
+    error: ErrorKind | None = None
+    """For ``reason`` "error": what kind of failure it was (the answer says it in words)."""
     event: Literal["done"] = "done"
 
 
@@ -159,7 +163,7 @@ def event_json(event: TurnEvent) -> dict[str, Any]:
 
 
 _OPTIONAL = frozenset(
-    {"policy", "preview", "data", "window", "context_tokens", "cost", "source", "detail"}
+    {"policy", "preview", "data", "window", "context_tokens", "cost", "source", "error", "detail"}
 )
 
 

@@ -38,7 +38,7 @@ from foehn_lsp.agent.events import (
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
-from foehn_lsp.errors import ProviderError, ProviderRequestError
+from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import (
     AssistantMessage,
@@ -76,6 +76,8 @@ class TurnOutcome:
     messages: tuple[Message, ...] = ()
     """The whole conversation after the turn: the history it was given (possibly compacted),
     then this turn's messages."""
+    error: ErrorKind | None = None
+    """For ``reason`` "error": what kind of failure it was."""
 
 
 class ResponseLog(Protocol):
@@ -160,15 +162,26 @@ class Agent:
                 outcome = body.result()
             except Exception as exc:
                 log.exception("the turn failed")
-                outcome = self._outcome(state, "error", f"internal error: {exc!r}")
+                outcome = self._outcome(
+                    state, "error", f"internal error: {exc!r}", error="internal"
+                )
         else:
             body.cancel()
             await asyncio.gather(body, return_exceptions=True)
             outcome = self._outcome(state, "cancelled", "The run was cancelled.")
-        emit(Done(reason=outcome.reason, answer=outcome.answer, iterations=outcome.iterations))
+        emit(
+            Done(
+                reason=outcome.reason,
+                answer=outcome.answer,
+                iterations=outcome.iterations,
+                error=outcome.error,
+            )
+        )
         return outcome
 
-    def _outcome(self, state: _State, reason: StopReason, answer: str) -> TurnOutcome:
+    def _outcome(
+        self, state: _State, reason: StopReason, answer: str, error: ErrorKind | None = None
+    ) -> TurnOutcome:
         messages = _closed(state.messages)
         return TurnOutcome(
             reason=reason,
@@ -177,6 +190,7 @@ class Agent:
             input_tokens=state.input_tokens,
             output_tokens=state.output_tokens,
             messages=tuple(messages),
+            error=error,
         )
 
     async def _loop(self, state: _State, calls: TurnExecutor, emit: EventSink) -> TurnOutcome:
@@ -205,7 +219,7 @@ class Agent:
                     state.messages.append(UserMessage(content=note))
         except ProviderError as exc:
             log.info("turn ended by a provider error: %s", exc)
-            return self._outcome(state, "error", str(exc))
+            return self._outcome(state, "error", str(exc), error_kind(exc))
 
     async def _ask(
         self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 from pydantic.alias_generators import to_camel
 
 from foehn_lsp.config.mcp import McpSettings
@@ -59,12 +59,14 @@ class ApprovalSettings(_Section):
     destructive: ApprovalMode = ApprovalMode.ASK
     undefined: ApprovalMode = ApprovalMode.ASK
     tools: dict[str, ApprovalMode] = Field(default_factory=dict)
+    _refusal: str | None = PrivateAttr(default=None)
 
-    def refusing_changes(self) -> ApprovalSettings:
+    def refusing_changes(self, why: str | None = None) -> ApprovalSettings:
         """This policy with every call that could change something refused without asking:
         write, destructive and undefined calls are denied, and only per-tool overrides that
-        deny survive (a per-tool 'allow' or 'ask' could otherwise let a change through)."""
-        return self.model_copy(
+        deny survive (a per-tool 'allow' or 'ask' could otherwise let a change through).
+        ``why`` says in the person's words why those calls are refused (Restricted Mode)."""
+        refusing = self.model_copy(
             update={
                 "write": ApprovalMode.DENY,
                 "destructive": ApprovalMode.DENY,
@@ -72,6 +74,13 @@ class ApprovalSettings(_Section):
                 "tools": {k: v for k, v in self.tools.items() if v is ApprovalMode.DENY},
             }
         )
+        refusing._refusal = why
+        return refusing
+
+    def refusal_for(self, tool: str) -> str | None:
+        """Why a denied call of ``tool`` is refused, when a front end said so and the denial is
+        not the person's own per-tool override."""
+        return None if tool in self.tools else self._refusal
 
     def mode_for(self, tool: str, risk: RiskLevel) -> ApprovalMode:
         if tool in self.tools:

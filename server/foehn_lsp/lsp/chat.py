@@ -26,13 +26,14 @@ LIST_TIMEOUT = 10.0
 def provider_status(
     settings: Settings, settings_error: str | None, local_available: bool | None = None
 ) -> dict[str, Any]:
-    """``{provider, model, embedded, needsKey, error}``: the rule of ``providers.status``,
-    answered without creating (or loading) the provider."""
+    """``{provider, model, embedded, needsKey, keyless, error}``: the rule of
+    ``providers.status``, answered without creating (or loading) the provider."""
     status: dict[str, Any] = {
         "provider": settings.provider or "",
         "model": settings.model or "",
         "embedded": False,
         "needsKey": False,
+        "keyless": False,
         "error": settings_error,
     }
     if settings_error:
@@ -48,6 +49,7 @@ def provider_status(
         return {**status, "provider": "local", "embedded": True}
     status["model"] = settings.resolved_model()
     status["needsKey"] = chosen.missing_key is not None
+    status["keyless"] = chosen.keyless
     return status
 
 

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+RESTRICTED = "Restricted Mode: only read-only tools run; trust the folder to allow changes"
+"""Why a call that could change something is refused while the editor does not trust the
+workspace: the card and the model both read it."""
+
 
 class FoehnServer(LanguageServer):
     protocol: FoehnProtocol
@@ -122,7 +126,7 @@ class FoehnServer(LanguageServer):
                 # only, and nothing the workspace could bring in (plugins, rules, MCP servers).
                 settings = settings.model_copy(
                     update={
-                        "approval": settings.approval.refusing_changes(),
+                        "approval": settings.approval.refusing_changes(RESTRICTED),
                         "trust_workspace": False,
                     }
                 )

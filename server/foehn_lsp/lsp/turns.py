@@ -16,7 +16,7 @@ from lsprotocol import types
 from foehn_lsp.agent import TurnEvent, TurnOutcome
 from foehn_lsp.agent.editor_context import editor_context
 from foehn_lsp.agent.events import TurnStarted, event_json
-from foehn_lsp.errors import FoehnError
+from foehn_lsp.errors import FoehnError, error_kind
 from foehn_lsp.lsp import convert, trust
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
@@ -48,6 +48,8 @@ async def start(server: FoehnServer, arguments: RunArguments, request_id: Any) -
         "stopReason": outcome.reason,
         "iterations": outcome.iterations,
     }
+    if outcome.error is not None:
+        result["error"] = outcome.error
     if turn.session is not None:
         result |= {"session": turn.session, "sessionId": turn.session, "turn": turn.index}
     return result
@@ -75,8 +77,10 @@ async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments)
     except SessionNotFound:
         raise
     except FoehnError as exc:
-        server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
-        return TurnOutcome(reason="error", answer=str(exc), iterations=0)
+        # A client that shows run events shows this failure in its own words.
+        if not server.init_options.get("runEvents"):
+            server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
+        return TurnOutcome(reason="error", answer=str(exc), iterations=0, error=error_kind(exc))
     _begin_progress(server, turn, arguments.task)
     reader = FileAccess(workspace, buffers=buffers.text)
     context = "\n\n".join(

@@ -23,6 +23,9 @@ class ProviderStatus:
     provider is named and the embedded model is not installed."""
     missing_key: str | None = None
     """For a hosted provider without a key: the variable to set (``MISTRAL_API_KEY``)."""
+    keyless: bool = False
+    """An OpenAI-compatible server at a base URL of its own, with no key: its requests go
+    without an Authorization header (right for most local servers; worth saying once)."""
     embedded_model: str
     """The embedded model's name."""
     install_hint: str
@@ -41,14 +44,23 @@ def provider_status(settings: Settings, *, local_available: bool | None = None) 
     from foehn_lsp.providers import local  # its runtime loads only with the provider
 
     name = settings.provider
-    known = {"embedded_model": local.MODEL_NAME, "install_hint": local.INSTALL_HINT}
+    model, hint = local.MODEL_NAME, local.INSTALL_HINT
     if name is None:
         available = local.is_available() if local_available is None else local_available
-        return ProviderStatus(provider="local" if available else None, **known)
+        provider = "local" if available else None
+        return ProviderStatus(provider=provider, embedded_model=model, install_hint=hint)
     if (
         settings.api_key is None
         and name in PROVIDER_KEY_VARIABLES
         and not (name == "openai" and settings.base_url is not None)
     ):
-        return ProviderStatus(provider=name, missing_key=PROVIDER_KEY_VARIABLES[name], **known)
-    return ProviderStatus(provider=name, **known)
+        missing = PROVIDER_KEY_VARIABLES[name]
+        return ProviderStatus(
+            provider=name, missing_key=missing, embedded_model=model, install_hint=hint
+        )
+    return ProviderStatus(
+        provider=name,
+        keyless=name == "openai" and settings.api_key is None,
+        embedded_model=model,
+        install_hint=hint,
+    )

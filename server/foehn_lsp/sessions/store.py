@@ -163,6 +163,7 @@ class SessionSummary:
     created: float
     updated: float
     turns: int
+    """The turns the person asked; undo and restore turns are not counted."""
     path: Path
 
     def json(self) -> dict[str, Any]:
@@ -246,7 +247,7 @@ class SessionStore:
                     title=data.title,
                     created=data.created,
                     updated=path.stat().st_mtime,
-                    turns=len(data.turns),
+                    turns=sum(1 for t in data.turns if not t.undo_of),
                     path=path,
                 )
             )

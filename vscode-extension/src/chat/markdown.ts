@@ -1,7 +1,9 @@
 // The model's Markdown as HTML for the chat view. Everything the model wrote is escaped first;
 // only the tags below are ever produced, so no text can add a script, a style or a remote
 // image to the webview. Works on half-streamed text (an unclosed fence is a code block so far).
-// No VS Code or DOM API here: it is unit-tested in node.
+// Code blocks are highlighted by the bundled highlighter (highlight.ts). No VS Code or DOM API
+// here: it is unit-tested in node.
+import { highlight, isShell, languageOf } from "./highlight";
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
@@ -9,7 +11,7 @@ export function escapeHtml(text: string): string {
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
-const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
+const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([^\s`]*)\s*([^\s`]*)/;
 const HEADING = /^(#{1,6})\s+(.*)$/;
 const BULLET = /^\s*[-*+]\s+(.*)$/;
 const NUMBERED = /^\s*\d+[.)]\s+(.*)$/;
@@ -18,7 +20,7 @@ const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 const TABLE_RULE = /^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$/;
 
-/** Block-level Markdown: fenced code (with Copy and Insert buttons), headings, lists, quotes,
+/** Block-level Markdown: fenced code (highlighted, with its actions), headings, lists, quotes,
  * tables, rules and paragraphs. */
 export function renderMarkdown(source: string): string {
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
@@ -54,7 +56,7 @@ export function renderMarkdown(source: string): string {
         code.push(lines[i]!);
         i++;
       }
-      out.push(codeBlock(code.join("\n"), fence[2] ?? ""));
+      out.push(codeBlock(code.join("\n"), fenceInfo(fence[2] ?? "", fence[3] ?? "")));
       continue;
     }
     const quoted = QUOTE.exec(line);
@@ -130,13 +132,37 @@ function table(rows: string[]): string {
   );
 }
 
-function codeBlock(code: string, language: string): string {
-  const label = language ? escapeHtml(language) : "code";
+export interface FenceInfo {
+  language: string;
+  /** A file the block is for, when the fence names one: ```python app.py or ```app.py. */
+  path?: string;
+}
+
+export function fenceInfo(first: string, second: string): FenceInfo {
+  const looksLikePath = (word: string) => /[./]/.test(word) && /^[\w./-]+$/.test(word) && !word.startsWith(".");
+  if (second && looksLikePath(second)) {
+    return { language: first, path: second };
+  }
+  if (first && looksLikePath(first) && languageOf(first)) {
+    return { language: languageOf(first), path: first };
+  }
+  return { language: first };
+}
+
+function codeBlock(code: string, { language, path }: FenceInfo): string {
+  const name = language ? escapeHtml(language) : "code";
+  const file = path ? escapeHtml(path) : "";
+  const button = (action: string, text: string, label: string) =>
+    `<button type="button" data-action="${action}" aria-label="${label}">${text}</button>`;
+  const coloured = highlight(code, language);
   return (
-    `<div class="code"><div class="code-bar"><span class="code-lang">${label}</span>` +
-    `<button type="button" data-action="copy" aria-label="Copy ${label}">Copy</button>` +
-    `<button type="button" data-action="insert" aria-label="Insert ${label} at the cursor">Insert</button>` +
-    `</div><pre><code>${escapeHtml(code)}</code></pre></div>`
+    `<div class="code" data-language="${name}"${file ? ` data-path="${file}"` : ""}>` +
+    `<div class="code-bar"><span class="code-lang">${name}${file ? ` · ${file}` : ""}</span>` +
+    button("copy", "Copy", `Copy ${name}`) +
+    button("insert", "Insert", `Insert ${name} at the cursor`) +
+    button("apply", "Apply…", `Apply ${name} to ${file || "a file"}: shows the diff first`) +
+    (isShell(language) ? button("runInTerminal", "Run…", `Run ${name} in a terminal: shows the command first`) : "") +
+    `</div><pre><code${coloured ? ` class="hljs language-${name}"` : ""}>${coloured ?? escapeHtml(code)}</code></pre></div>`
   );
 }
 

@@ -1,12 +1,21 @@
 // The messages between the extension host and the chat webview, both ways, as discriminated
 // unions. The host owns the state (chat/state.ts) and posts it; the webview draws it and posts
 // back what the person did. No VS Code or DOM API here.
+import type { CustomCommand, Decision } from "../protocol";
+import { SETTINGS_QUERIES } from "./errors";
 import type { Meter, Turn } from "./state";
 
 /** What the view says about the server before the first question. */
 export type ServerStatus =
   | { kind: "starting" }
-  | { kind: "ready"; provider: string; model: string; embedded: boolean }
+  | {
+      kind: "ready";
+      provider: string;
+      model: string;
+      embedded: boolean;
+      /** An OpenAI-compatible server with no key: its requests go without Authorization. */
+      keyless?: boolean;
+    }
   | { kind: "notFound"; message: string }
   | { kind: "noKey"; provider: string }
   | { kind: "restricted" }
@@ -19,6 +28,14 @@ export interface Chip {
   kind: "file" | "selection" | "mention";
 }
 
+/** A saved chat offered in the empty chat view. */
+export interface RecentChat {
+  id: string;
+  title: string;
+  /** "3 turns · 5 min ago". */
+  detail: string;
+}
+
 export type HostMessage =
   | { type: "reset"; session?: string; title: string; turns: Turn[]; meter?: Meter }
   | { type: "turn"; turn: Turn }
@@ -27,19 +44,31 @@ export type HostMessage =
   | { type: "meter"; meter?: Meter }
   | { type: "busy"; busy: boolean }
   | { type: "mentions"; query: string; files: string[] }
-  | { type: "focus"; prefill?: string };
+  /** The custom commands a typed `/query` completes to. */
+  | { type: "slashCommands"; query: string; commands: CustomCommand[] }
+  | { type: "focus"; prefill?: string }
+  | { type: "recent"; chats: RecentChat[] }
+  /** The clipboard holds the code of the Copy button that sent `token`. */
+  | { type: "copied"; token: string };
 
 export type Scope = "turn" | "file";
 
 export type ViewMessage =
   | { type: "ready" }
-  | { type: "ask"; text: string }
+  /** `mode` "plan": plan with read-only calls first; absent: act. */
+  | { type: "ask"; text: string; mode?: "plan" }
   | { type: "stop" }
-  | { type: "approve"; key: string; decision: "allow" | "allowRun" | "deny"; message?: string }
+  | { type: "approve"; key: string; decision: Decision; message?: string }
   | { type: "openDiff"; key: string }
   | { type: "openFileDiff"; runId: string; path: string }
-  | { type: "copy"; text: string }
+  | { type: "copy"; text: string; token: string }
   | { type: "insert"; text: string }
+  | { type: "apply"; text: string; path?: string }
+  | { type: "runInTerminal"; text: string }
+  | { type: "retry"; runId: string }
+  | { type: "openSettings"; query: (typeof SETTINGS_QUERIES)[number] }
+  | { type: "resume"; session: string }
+  | { type: "dismissHint"; hint: "keyless" }
   | { type: "keep"; runId: string; path?: string }
   | { type: "undo"; runId: string; path?: string }
   | { type: "restore"; runId: string }
@@ -47,7 +76,10 @@ export type ViewMessage =
   | { type: "history" }
   | { type: "removeChip"; id: string }
   | { type: "mention"; query: string }
+  | { type: "slash"; query: string }
   | { type: "command"; command: StatusCommand };
+
+const DECISIONS: readonly string[] = ["allow", "allowRun", "allowAlways", "deny"] satisfies Decision[];
 
 /** Buttons in the status banners run these commands, nothing else. */
 export const STATUS_COMMANDS = [
@@ -75,9 +107,9 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "history":
       return m as ViewMessage;
     case "ask":
-      return str("text") ? (m as ViewMessage) : undefined;
+      return str("text") && (m["mode"] === undefined || m["mode"] === "plan") ? (m as ViewMessage) : undefined;
     case "approve":
-      return str("key") && ["allow", "allowRun", "deny"].includes(m["decision"] as string) && optStr("message")
+      return str("key") && DECISIONS.includes(m["decision"] as string) && optStr("message")
         ? (m as ViewMessage)
         : undefined;
     case "openDiff":
@@ -85,8 +117,20 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "openFileDiff":
       return str("runId") && str("path") ? (m as ViewMessage) : undefined;
     case "copy":
+      return str("text") && str("token") ? (m as ViewMessage) : undefined;
     case "insert":
+    case "runInTerminal":
       return str("text") ? (m as ViewMessage) : undefined;
+    case "apply":
+      return str("text") && optStr("path") ? (m as ViewMessage) : undefined;
+    case "retry":
+      return str("runId") ? (m as ViewMessage) : undefined;
+    case "openSettings":
+      return (SETTINGS_QUERIES as readonly unknown[]).includes(m["query"]) ? (m as ViewMessage) : undefined;
+    case "resume":
+      return str("session") ? (m as ViewMessage) : undefined;
+    case "dismissHint":
+      return m["hint"] === "keyless" ? (m as ViewMessage) : undefined;
     case "keep":
     case "undo":
       return str("runId") && optStr("path") ? (m as ViewMessage) : undefined;
@@ -95,6 +139,7 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "removeChip":
       return str("id") ? (m as ViewMessage) : undefined;
     case "mention":
+    case "slash":
       return str("query") ? (m as ViewMessage) : undefined;
     case "command":
       return (STATUS_COMMANDS as readonly unknown[]).includes(m["command"]) ? (m as ViewMessage) : undefined;

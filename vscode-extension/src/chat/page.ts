@@ -39,10 +39,14 @@ export function chatPage({ cspSource, nonce, script, style }: PageSources): stri
 <main id="log" aria-live="polite" aria-label="Conversation"></main>
 <footer class="composer">
   <div id="chips" class="chips" aria-label="Context sent with the question"></div>
-  <ul id="mentions" role="listbox" aria-label="Files" hidden></ul>
-  <textarea id="input" rows="3" aria-label="Ask Foehn" placeholder="Ask Foehn… (Enter to send, Shift+Enter for a new line, @ for a file)" role="combobox" aria-autocomplete="list" aria-controls="mentions" aria-expanded="false"></textarea>
+  <ul id="mentions" role="listbox" aria-label="Completions" hidden></ul>
+  <textarea id="input" rows="3" aria-label="Ask Foehn" placeholder="Ask Foehn… (Enter to send, Shift+Enter for a new line, @ for a file, / for a command)" role="combobox" aria-autocomplete="list" aria-controls="mentions" aria-expanded="false"></textarea>
   <div class="row">
     <span id="meter" class="meter" aria-label="Context used"></span>
+    <select id="mode" aria-label="Mode" title="Ask: Foehn acts, asking before changes. Plan: it only reads, then proposes a plan for you to approve.">
+      <option value="act">Ask</option>
+      <option value="plan">Plan</option>
+    </select>
     <button type="button" id="stop" hidden>Stop</button>
     <button type="button" id="send" class="primary">Send</button>
   </div>

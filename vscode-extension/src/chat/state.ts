@@ -2,7 +2,9 @@
 // tool-call cards, then its stop reason and the files it changed. The extension host owns it
 // and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
 import { rememberText } from "../confirm";
-import type { ChangedFile, ConfirmParams, Risk, RunEvent, SandboxPolicy, StopReason } from "../protocol";
+import type { ChangedFile, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason, TodoItem } from "../protocol";
+import type { Failure } from "./errors";
+import { notApplied, ruleLine, whyAsked } from "./rules";
 
 export interface ToolCard {
   id: string;
@@ -16,6 +18,8 @@ export interface ToolCard {
   output?: string;
   /** Set while the person is being asked inline; cleared by the answer. */
   approval?: PendingApproval;
+  /** The rule the person saved with "Always allow" on this call, on one line. */
+  savedRule?: string;
 }
 
 export interface PendingApproval {
@@ -27,11 +31,20 @@ export interface PendingApproval {
   remember: string;
   sandbox?: SandboxPolicy | null;
   program?: string | null;
+  /** Why the person is asked, in words (empty when the server did not say). */
+  why: string;
+  /** Rules that matched but did not decide, each with why. */
+  notApplied: string[];
+  /** The rule "Always allow" saves, on one line; absent when no rule should be saved. */
+  always?: string;
+  /** Plan mode's plan (a `plan` call): its steps, approved or rejected as a whole. */
+  steps?: string[];
 }
 
 export type Block = { kind: "text"; text: string } | { kind: "tool"; card: ToolCard };
 
-export type FileState = "changed" | "kept" | "undone";
+/** `reverted`: the person put the file back in the editor (Ctrl+Z), not through Foehn. */
+export type FileState = "changed" | "kept" | "undone" | "reverted";
 
 export interface ReviewFile extends ChangedFile {
   state: FileState;
@@ -49,10 +62,15 @@ export interface Turn {
   status: "running" | "done";
   stop?: StopReason;
   iterations?: number;
-  error?: string;
+  /** Why the turn failed, when it did: drawn as its own card with the fixes. */
+  failure?: Failure;
   files: ReviewFile[];
   /** The whole turn was undone (or the session restored to before it). */
   undone?: boolean;
+  /** The model's task list, as it last sent it (the whole list each time). */
+  todo?: TodoItem[];
+  /** Asked in plan mode. */
+  plan?: boolean;
 }
 
 export interface Meter {
@@ -104,11 +122,17 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
       next.status = "done";
       next.stop = event.reason;
       next.iterations = event.iterations;
-      // A provider that does not stream gives the answer only here.
-      if (event.answer && !(last?.kind === "text" && last.text.trim())) {
+      if (event.reason === "error") {
+        // The server's message is not an answer: it goes on the failure card.
+        next.failure = { kind: event.error ?? "internal", message: event.answer };
+      } else if (event.answer && !(last?.kind === "text" && last.text.trim())) {
+        // A provider that does not stream gives the answer only here.
         next.blocks.push({ kind: "text", text: event.answer });
       }
       closeOpenCards(next);
+      break;
+    case "todo":
+      next.todo = event.items;
       break;
     case "compacted":
       next.blocks.push({ kind: "text", text: `_Older messages were summarised to fit the context window (${event.before_tokens} → ${event.after_tokens} tokens)._` });
@@ -130,6 +154,10 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
     remember: rememberText(params),
     sandbox: params.sandbox,
     program: params.program,
+    why: whyAsked(params.why),
+    ...(planSteps(params) ? { steps: planSteps(params) } : {}),
+    notApplied: notApplied(params.why),
+    ...(params.proposedRule && params.sandbox !== "full" ? { always: ruleLine(params.proposedRule) } : {}),
   };
   const next: Turn = { ...turn, blocks: [...turn.blocks] };
   const target = callId ?? lastCardWithout(next, params.tool);
@@ -142,19 +170,37 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
   return next;
 }
 
-/** The turn once an inline question is answered (the approval event will confirm it). */
-export function answered(turn: Turn, key: string): Turn {
+/** The steps of plan mode's plan, when `params` asks about one (the tool `plan`). */
+export function planSteps(params: Pick<ConfirmParams, "tool" | "arguments">): string[] | undefined {
+  const steps = (params.arguments as { steps?: unknown } | null)?.steps;
+  return params.tool === "plan" && Array.isArray(steps) && steps.every((s) => typeof s === "string") ? steps : undefined;
+}
+
+/** The turn once an inline question is answered (the approval event will confirm it); an
+ * "Always allow" keeps the rule it saved on the card. */
+export function answered(turn: Turn, key: string, decision?: Decision): Turn {
   const next: Turn = { ...turn, blocks: [...turn.blocks] };
   for (const [i, block] of next.blocks.entries()) {
     if (block.kind === "tool" && block.card.approval?.key === key) {
-      next.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined } };
+      const saved = decision === "allowAlways" ? block.card.approval.always : undefined;
+      // A plan's answer is its outcome: no approval event or result follows for it.
+      const plan: Partial<ToolCard> = !block.card.approval.steps
+        ? {}
+        : decision === "deny"
+          ? { decision: "deny", reason: "you rejected the plan" }
+          : decision
+            ? { decision: "allow", ok: true, output: "you approved the plan" }
+            : {};
+      next.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined, ...plan, ...(saved ? { savedRule: saved } : {}) } };
     }
   }
   return next;
 }
 
-export function failed(turn: Turn, message: string): Turn {
-  const next: Turn = { ...turn, status: "done", stop: "error", error: message, blocks: [...turn.blocks] };
+/** The turn when its request failed without a `done` (the server was not running, or
+ * refused the request itself). */
+export function failed(turn: Turn, failure: Failure): Turn {
+  const next: Turn = { ...turn, status: "done", stop: "error", failure, blocks: [...turn.blocks] };
   closeOpenCards(next);
   return next;
 }
@@ -163,6 +209,44 @@ export function markFiles(turn: Turn, paths: readonly string[] | "all", state: F
   const files = turn.files.map((f) => (paths === "all" || paths.includes(f.path) ? { ...f, state } : f));
   const undone = files.length > 0 && files.every((f) => f.state === "undone");
   return { ...turn, files, undone: turn.undone || undone };
+}
+
+/** The person changed a reviewed file in the editor (undo, redo): the review notices when its
+ * text is back to how it was before the turn, and when it no longer is. */
+export function noticeEditorText(turn: Turn, path: string, text: string, before: string): Turn {
+  const file = turn.files.find((f) => f.path === path);
+  if (!file) {
+    return turn;
+  }
+  const state: FileState | undefined =
+    file.state === "changed" && text === before ? "reverted" : file.state === "reverted" && text !== before ? "changed" : undefined;
+  return state ? { ...turn, files: turn.files.map((f) => (f.path === path ? { ...f, state } : f)) } : turn;
+}
+
+/** Whether "Restore to here" makes sense under `turns[index]`: the turn changed files itself,
+ * and a later turn changed files that are still changed. */
+export function canRestore(turns: readonly Turn[], index: number): boolean {
+  const turn = turns[index];
+  const changedFiles = (t: Turn) => t.files.length > 0 && !t.undone;
+  return (
+    turn !== undefined &&
+    turn.status === "done" &&
+    turn.index !== undefined &&
+    changedFiles(turn) &&
+    turns.slice(index + 1).some((t) => t.status === "done" && changedFiles(t))
+  );
+}
+
+/** Marks which turns are undone (as the session's undo records say), leaving the rest as
+ * they were or, for a turn a redo brought back, changed again. */
+export function withUndone(turn: Turn, undone: boolean): Turn {
+  if (turn.undone === undone) {
+    return turn;
+  }
+  if (undone) {
+    return { ...markFiles(turn, "all", "undone"), undone: true };
+  }
+  return { ...turn, undone: false, files: turn.files.map((f) => (f.state === "undone" ? { ...f, state: "changed" } : f)) };
 }
 
 /** Usage adds up over a session: the meter shows the last known context size. */
@@ -183,7 +267,12 @@ export function meterText(meter: Meter | undefined): string {
   }
   const used = compact(meter.used);
   const part = meter.window ? `${used} / ${compact(meter.window)} tokens` : `${used} tokens`;
-  return meter.cost !== undefined ? `${part} · $${meter.cost.toFixed(meter.cost < 1 ? 3 : 2)}` : part;
+  // A model without a price (the embedded one, a local server) has no cost to show.
+  if (!meter.cost) {
+    return part;
+  }
+  const cost = meter.cost < 0.001 ? "< $0.001" : `$${meter.cost.toFixed(meter.cost < 1 ? 3 : 2)}`;
+  return `${part} · ${cost}`;
 }
 
 function compact(n: number): string {

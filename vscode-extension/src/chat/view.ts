@@ -1,14 +1,18 @@
 // The chat's HTML, drawn from the state as strings: a turn, a tool-call card, an inline
-// approval, the review of changed files, a status banner. Every value is escaped; every button
-// has a visible text or an aria-label and a data-action the webview routes. No DOM API here,
-// so the drawing is unit-tested in node.
-import { ALLOW_RUN } from "../confirm";
-import { escapeHtml as esc, renderMarkdown } from "./markdown";
-import type { ServerStatus } from "./messages";
+// approval, a failure with its fixes, the review of changed files, a status banner, the empty
+// chat. Every value is escaped; every button has a visible text or an aria-label and a
+// data-action the webview routes. No DOM API here, so the drawing is unit-tested in node.
+import { ALLOW_ALWAYS, ALLOW_RUN } from "../confirm";
+import { POLICY_TEXT, commandOf, cwdOf, shellQuote } from "./commandline";
+import { type Failure, failureView } from "./errors";
+import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
+import type { RecentChat, ServerStatus } from "./messages";
+import type { TodoItem } from "../protocol";
 import type { Block, PendingApproval, ReviewFile, ToolCard, Turn } from "./state";
 
-const MAX_ARGUMENTS = 120;
+const MAX_SUMMARY = 120;
 const MAX_OUTPUT = 20_000;
+const REASON_LINES = 3;
 
 const STOP_TEXT: Record<string, string> = {
   answer: "Answered",
@@ -19,7 +23,14 @@ const STOP_TEXT: Record<string, string> = {
   error: "Failed",
 };
 
-export function renderTurn(turn: Turn, options: { last: boolean }): string {
+/** Questions the empty chat offers; a click puts one in the input. */
+export const SUGGESTIONS = [
+  "Explain what this workspace is for and how it is organised.",
+  "Find the bug in the active file and propose a fix.",
+  "Write tests for the active file.",
+];
+
+export function renderTurn(turn: Turn, options: { restorable: boolean }): string {
   const label = turn.index !== undefined ? `Turn ${turn.index}` : "Turn";
   const chips = turn.context.length
     ? `<div class="chips" aria-label="Context">${turn.context.map((c) => `<span class="chip">${esc(c)}</span>`).join("")}</div>`
@@ -28,11 +39,14 @@ export function renderTurn(turn: Turn, options: { last: boolean }): string {
   const thinking = turn.status === "running" ? `<div class="working" role="status">Working…</div>` : "";
   return (
     `<section class="turn${turn.undone ? " undone" : ""}" data-run="${esc(turn.runId)}" aria-label="${label}">` +
-    `<div class="user"><div class="who">You</div>${chips}<div class="task">${esc(turn.task)}</div></div>` +
-    `<div class="assistant"><div class="who">Foehn</div>${body}${thinking}</div>` +
+    `<div class="user"><div class="who">You${turn.plan ? ` <span class="badge mode">Plan</span>` : ""}</div>` +
+    `${chips}<div class="task">${esc(turn.task)}</div></div>` +
+    `<div class="assistant"><div class="who">Foehn</div>${turn.todo?.length ? renderTodo(turn.todo) : ""}${body}${thinking}` +
+    (turn.failure ? renderFailure(turn.runId, turn.failure) : "") +
+    `</div>` +
     renderStop(turn) +
     renderReview(turn) +
-    (turn.status === "done" && !options.last && turn.index !== undefined && !turn.undone
+    (options.restorable
       ? `<button type="button" class="link" data-action="restore" data-run="${esc(turn.runId)}" ` +
         `aria-label="Restore the workspace to how it was after ${label.toLowerCase()}">Restore to here</button>`
       : "") +
@@ -40,14 +54,78 @@ export function renderTurn(turn: Turn, options: { last: boolean }): string {
   );
 }
 
+const TODO_MARK: Record<TodoItem["status"], string> = { pending: "○", in_progress: "◐", done: "✓" };
+const TODO_WORDS: Record<TodoItem["status"], string> = { pending: "to do", in_progress: "in progress", done: "done" };
+
+/** The model's task list, as a checklist: each item's state in a mark and in words. */
+export function renderTodo(items: readonly TodoItem[]): string {
+  const done = items.filter((item) => item.status === "done").length;
+  const rows = items
+    .map(
+      (item) =>
+        `<li class="todo-${item.status}"><span class="mark" aria-hidden="true">${TODO_MARK[item.status]}</span>` +
+        `<span class="text">${renderInline(item.text)}</span><span class="visually-hidden"> (${TODO_WORDS[item.status]})</span></li>`,
+    )
+    .join("");
+  return (
+    `<div class="todo" role="group" aria-label="Task list">` +
+    `<div class="label">Tasks (${done} of ${items.length} done)</div><ul>${rows}</ul></div>`
+  );
+}
+
 function renderBlock(block: Block): string {
   return block.kind === "text" ? `<div class="markdown">${renderMarkdown(block.text)}</div>` : renderCard(block.card);
+}
+
+/** A failed turn: what went wrong in VS Code's words, and the buttons that fix it. */
+export function renderFailure(runId: string, failure: Failure): string {
+  const view = failureView(failure);
+  const actions = view.actions
+    .map((action) => {
+      switch (action.kind) {
+        case "retry":
+          return `<button type="button" class="primary" data-action="retry" data-run="${esc(runId)}">${esc(action.label)}</button>`;
+        case "command":
+          return `<button type="button" data-action="command" data-command="${action.command}">${esc(action.label)}</button>`;
+        case "settings":
+          return `<button type="button" data-action="openSettings" data-query="${esc(action.query)}">${esc(action.label)}</button>`;
+      }
+    })
+    .join("");
+  return (
+    `<div class="failure" role="alert"><p class="failure-title"><strong>${esc(view.title)}</strong></p>` +
+    (view.detail ? `<p class="failure-detail">${esc(view.detail)}</p>` : "") +
+    `<div class="actions">${actions}</div></div>`
+  );
+}
+
+/** A card's one-line summary: what the call is about (the file, the command line, the
+ * pattern), not its JSON. */
+export function cardSummary(card: Pick<ToolCard, "tool" | "arguments">): string {
+  const args = card.arguments;
+  const argv = commandOf(card.tool, args);
+  let summary: string;
+  if (argv) {
+    summary = shellQuote(argv);
+  } else if (typeof args === "object" && args !== null) {
+    const value = args as Record<string, unknown>;
+    const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : undefined);
+    const moved = text("source") && text("destination") ? `${text("source")} → ${text("destination")}` : undefined;
+    const pattern = text("pattern") ? `${text("pattern")}${text("path") ? ` in ${text("path")}` : ""}` : undefined;
+    const count = (key: string, noun: string) =>
+      Array.isArray(value[key]) ? `${value[key].length} ${noun}${value[key].length === 1 ? "" : "s"}` : undefined;
+    const listed = card.tool === "plan" ? count("steps", "step") : card.tool === "todo" ? count("items", "task") : undefined;
+    summary = moved ?? pattern ?? listed ?? text("path") ?? text("question") ?? JSON.stringify(args);
+  } else {
+    summary = JSON.stringify(args) ?? "";
+  }
+  return summary.length > MAX_SUMMARY ? summary.slice(0, MAX_SUMMARY) + "…" : summary;
 }
 
 export function renderCard(card: ToolCard): string {
   const outcome =
     card.decision === "deny"
-      ? `<span class="outcome denied">denied${card.reason ? `: ${esc(card.reason)}` : ""}</span>`
+      ? `<span class="outcome denied">denied</span>`
       : card.ok === undefined
         ? card.approval
           ? `<span class="outcome asking">needs your approval</span>`
@@ -55,9 +133,14 @@ export function renderCard(card: ToolCard): string {
         : card.ok
           ? `<span class="outcome ok">✓ done</span>`
           : `<span class="outcome failed">✗ failed</span>`;
+  // Why a call failed or was refused is read without opening the card.
+  const why =
+    card.decision === "deny"
+      ? card.reason || "denied"
+      : card.ok === false && card.output
+        ? card.output.split("\n").slice(0, REASON_LINES).join("\n")
+        : "";
   const policy = card.policy ? `<span class="badge sandbox" title="sandbox policy">${esc(card.policy)}</span>` : "";
-  const args = JSON.stringify(card.arguments) ?? "";
-  const short = args.length > MAX_ARGUMENTS ? args.slice(0, MAX_ARGUMENTS) + "…" : args;
   const output = card.output
     ? `<div class="label">Output</div><pre class="output">${esc(card.output.slice(0, MAX_OUTPUT))}${card.output.length > MAX_OUTPUT ? "\n…" : ""}</pre>`
     : "";
@@ -66,7 +149,11 @@ export function renderCard(card: ToolCard): string {
     `<div class="card-head"><span class="tool">${esc(card.tool)}</span>` +
     (card.risk ? `<span class="badge risk">${esc(String(card.risk).replace(/_/g, "-"))}</span>` : "") +
     `${policy}${outcome}</div>` +
-    `<details data-details="${esc(card.id)}"><summary><code>${esc(short)}</code></summary>` +
+    (why ? `<div class="why">${esc(why)}</div>` : "") +
+    (card.savedRule && card.decision !== "deny"
+      ? `<div class="saved-rule">Always allowed: ${card.reason ? `${esc(card.reason)}. ` : ""}<code class="rule">${esc(card.savedRule)}</code></div>`
+      : "") +
+    `<details data-details="${esc(card.id)}"><summary><code>${esc(cardSummary(card))}</code></summary>` +
     `<div class="label">Arguments</div><pre class="arguments">${esc(JSON.stringify(card.arguments, null, 2) ?? "")}</pre>${output}` +
     `</details>` +
     (card.approval ? renderApproval(card, card.approval) : "") +
@@ -76,9 +163,20 @@ export function renderCard(card: ToolCard): string {
 
 export function renderApproval(card: ToolCard, approval: PendingApproval): string {
   const key = esc(approval.key);
-  const where = approval.program
-    ? `<p class="program">Runs <code>${esc(approval.program)}</code>${approval.sandbox ? ` in the <strong>${esc(approval.sandbox)}</strong> sandbox` : ""}.</p>`
-    : "";
+  if (approval.steps) {
+    return renderPlanApproval(key, approval.steps);
+  }
+  const argv = commandOf(card.tool, card.arguments);
+  const runs = argv
+    ? `<div class="label">Runs</div><pre class="command-line">${esc(shellQuote(argv))}</pre>` +
+      `<p class="where">in <code>${esc(cwdOf(card.arguments))}</code>` +
+      (approval.sandbox
+        ? `, sandbox <strong>${esc(approval.sandbox)}</strong>: ${esc(POLICY_TEXT[approval.sandbox] ?? approval.sandbox)}`
+        : "") +
+      `</p>`
+    : approval.program
+      ? `<p class="where">Runs <code>${esc(approval.program)}</code>${approval.sandbox ? ` in the <strong>${esc(approval.sandbox)}</strong> sandbox` : ""}.</p>`
+      : "";
   const diff = approval.diff
     ? `<pre class="diff" aria-label="Proposed change">${renderDiff(approval.diff)}</pre>` +
       `<button type="button" data-action="openDiff" data-key="${key}">Open diff in editor</button>`
@@ -86,18 +184,48 @@ export function renderApproval(card: ToolCard, approval: PendingApproval): strin
   return (
     `<div class="approval" role="group" aria-label="Approve ${esc(card.tool)}">` +
     `<p class="question">Allow <strong>${esc(card.tool)}</strong>${approval.summary ? `: ${esc(approval.summary)}` : ""}?</p>` +
-    where +
+    (approval.why ? `<p class="asked-why">${esc(approval.why)}</p>` : "") +
+    approval.notApplied.map((line) => `<p class="asked-why not-applied">Not applied: ${esc(line)}</p>`).join("") +
+    runs +
     diff +
+    // Kept in view while the diff above scrolls (chat.css: sticky), so the answer is always reachable.
+    `<div class="answer">` +
     `<div class="actions">` +
     `<button type="button" class="primary" data-action="approve" data-decision="allow" data-key="${key}">Allow</button>` +
     `<button type="button" data-action="approve" data-decision="allowRun" data-key="${key}" ` +
     `aria-describedby="remember-${key}">${ALLOW_RUN}</button>` +
+    (approval.always
+      ? `<button type="button" data-action="approve" data-decision="allowAlways" data-key="${key}" ` +
+        `aria-describedby="always-${key}">${ALLOW_ALWAYS}</button>`
+      : "") +
     `<button type="button" data-action="approve" data-decision="deny" data-key="${key}">Deny</button>` +
     `</div>` +
-    `<p class="remember" id="remember-${key}">“${ALLOW_RUN}” remembers: ${esc(approval.remember)}.</p>` +
+    `<p class="remember" id="remember-${key}">“${ALLOW_RUN}” remembers: ${renderInline(approval.remember)}.</p>` +
+    (approval.always
+      ? `<p class="remember" id="always-${key}">“${ALLOW_ALWAYS}” saves this rule to your user config ` +
+        `(<em>Foehn: Rules…</em> lists and removes it): <code class="rule">${esc(approval.always)}</code></p>`
+      : "") +
     `<input type="text" class="deny-message" data-message-for="${key}" ` +
     `aria-label="Message to the model if you deny (optional)" placeholder="Message to the model if you deny (optional)">` +
+    `</div>` +
     `</div>`
+  );
+}
+
+/** Plan mode's plan: its steps, approved or rejected as a whole (a rejection's message goes to
+ * the model, which plans again). */
+function renderPlanApproval(key: string, steps: readonly string[]): string {
+  return (
+    `<div class="approval" role="group" aria-label="Approve the plan">` +
+    `<p class="question">Carry out this plan?</p>` +
+    `<ol class="plan">${steps.map((step) => `<li>${renderInline(step)}</li>`).join("")}</ol>` +
+    `<div class="answer"><div class="actions">` +
+    `<button type="button" class="primary" data-action="approve" data-decision="allow" data-key="${key}">Approve plan</button>` +
+    `<button type="button" data-action="approve" data-decision="deny" data-key="${key}">Reject</button>` +
+    `</div>` +
+    `<input type="text" class="deny-message" data-message-for="${key}" ` +
+    `aria-label="What to change, if you reject (optional)" placeholder="What to change, if you reject (optional)">` +
+    `</div></div>`
   );
 }
 
@@ -117,9 +245,15 @@ function renderStop(turn: Turn): string {
   }
   const reason = turn.stop ? (STOP_TEXT[turn.stop] ?? turn.stop) : "Finished";
   const rounds = turn.iterations ? ` · ${turn.iterations} tool round${turn.iterations === 1 ? "" : "s"}` : "";
-  const error = turn.error ? `: ${esc(turn.error)}` : "";
-  return `<div class="stop stop-${esc(turn.stop ?? "answer")}">${esc(reason)}${rounds}${error}</div>`;
+  return `<div class="stop stop-${esc(turn.stop ?? "answer")}">${esc(reason)}${rounds}</div>`;
 }
+
+const FILE_STATE: Record<ReviewFile["state"], string> = {
+  changed: "",
+  kept: "kept",
+  undone: "undone",
+  reverted: "undone in the editor",
+};
 
 function renderReview(turn: Turn): string {
   if (!turn.files.length || turn.status !== "done") {
@@ -140,8 +274,7 @@ function renderReview(turn: Turn): string {
 
 function renderFile(run: string, file: ReviewFile): string {
   const path = esc(file.path);
-  const state =
-    file.state === "kept" ? `<span class="state">kept</span>` : file.state === "undone" ? `<span class="state">undone</span>` : "";
+  const state = FILE_STATE[file.state] ? `<span class="state">${FILE_STATE[file.state]}</span>` : "";
   const actions =
     file.state === "changed"
       ? `<button type="button" data-action="keep" data-run="${run}" data-path="${path}" aria-label="Keep ${path}">Keep</button>` +
@@ -162,9 +295,16 @@ export function renderStatus(status: ServerStatus): string {
     case "starting":
       return `<div class="banner" role="status">Starting Foehn's server…</div>`;
     case "ready":
-      return status.embedded
-        ? `<div class="banner info" role="status">Using the embedded model (small, offline): fine for a demo, weak at real work. ` +
-            `${button("foehn.chooseProvider", "Choose a provider")}</div>`
+      if (status.embedded) {
+        return (
+          `<div class="banner info" role="status">Using the embedded model (small, offline): fine for a demo, weak at real work. ` +
+          `${button("foehn.chooseProvider", "Choose a provider")}</div>`
+        );
+      }
+      return status.keyless
+        ? `<div class="banner info" role="status">No key set for ${esc(status.provider)}: requests go without Authorization, ` +
+            `which suits a local server. ${button("foehn.setApiKey", "Set API key…")}` +
+            `<button type="button" data-action="dismissHint" data-hint="keyless">Got it</button></div>`
         : "";
     case "notFound":
       return (
@@ -185,4 +325,35 @@ export function renderStatus(status: ServerStatus): string {
     case "failed":
       return `<div class="banner error" role="alert">${esc(status.message)} ${button("foehn.restartServer", "Restart the server")}</div>`;
   }
+}
+
+/** The chat before its first question: which model answers, a few questions to start from,
+ * and the workspace's recent chats. */
+export function renderEmpty(status: ServerStatus, recent: readonly RecentChat[]): string {
+  const model =
+    status.kind === "ready"
+      ? `<p class="model">Answering: <strong>${esc(status.provider)}</strong>${status.model ? ` · <code>${esc(status.model)}</code>` : ""}` +
+        ` <button type="button" class="link" data-action="command" data-command="foehn.chooseProvider">Change</button></p>`
+      : "";
+  const suggestions = SUGGESTIONS.map(
+    (text) => `<li><button type="button" class="suggestion" data-action="suggest" data-text="${esc(text)}">${esc(text)}</button></li>`,
+  ).join("");
+  const chats = recent.length
+    ? `<div class="label">Recent chats</div><ul class="recent">` +
+      recent
+        .map(
+          (chat) =>
+            `<li><button type="button" class="link" data-action="resume" data-session="${esc(chat.id)}" ` +
+            `aria-label="Resume the chat ${esc(chat.title || "(untitled)")}">${esc(chat.title || "(untitled)")}</button>` +
+            `<span class="detail">${esc(chat.detail)}</span></li>`,
+        )
+        .join("") +
+      `</ul>`
+    : "";
+  return (
+    model +
+    `<p>Ask Foehn about this workspace, or to change it. Type <kbd>@</kbd> to add a file. Every change waits for your approval and can be undone.</p>` +
+    `<div class="label">Try</div><ul class="suggestions">${suggestions}</ul>` +
+    chats
+  );
 }

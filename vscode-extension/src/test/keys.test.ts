@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { keyEnvironment, secretName } from "../keys";
+import { keyEnvironment, keyStates, providerItems, secretName } from "../keys";
 
 function store(values: Record<string, string>) {
   return { get: async (name: string) => values[name] };
@@ -17,5 +17,23 @@ test("a key stored before keys were per provider serves the chosen provider only
   assert.deepEqual(
     await keyEnvironment(store({ "foehn.apiKey": "old", [secretName("openai")]: "new" }), "openai"),
     { OPENAI_API_KEY: "new" },
+  );
+});
+
+test("the pickers mark the provider in use and say which providers have a key", async () => {
+  const states = await keyStates(store({ [secretName("mistral")]: "m-key" }), { OPENAI_API_KEY: "sk-env" });
+  const items = providerItems("openai", states);
+  assert.deepEqual(
+    items.map((i) => [i.label, i.description]),
+    [
+      ["openai", "current · key from OPENAI_API_KEY"],
+      ["mistral", "key set"],
+      ["anthropic", "no key"],
+      ["local", "no key needed"],
+    ],
+  );
+  assert.deepEqual(
+    providerItems("local", states, "keyed").map((i) => i.label),
+    ["mistral", "openai", "anthropic"],
   );
 });

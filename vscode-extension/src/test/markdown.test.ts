@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { renderInline, renderMarkdown } from "../chat/markdown";
+import { commandLines, commandOf, shellQuote } from "../chat/commandline";
+import { fenceInfo, renderInline, renderMarkdown } from "../chat/markdown";
 
 test("the model's HTML is shown as text, never as markup", () => {
   const html = renderMarkdown('<script>alert(1)</script> <img src="https://x/y.png" onerror=alert(1)>');
@@ -21,18 +22,51 @@ test("inline code keeps its text literally, emphasis and bold inside text", () =
   assert.equal(renderInline("snake_case_name stays"), "snake_case_name stays");
 });
 
-test("fenced code becomes a block with Copy and Insert buttons", () => {
+test("fenced code becomes a highlighted block with Copy, Insert and Apply", () => {
   const html = renderMarkdown("Here:\n```python\ndef f():\n    return 1 < 2\n```\nDone.");
   assert.match(html, /<p>Here:<\/p>/);
-  assert.match(html, /<pre><code>def f\(\):\n    return 1 &lt; 2<\/code><\/pre>/);
+  assert.match(html, /<code class="hljs language-python"><span class="hljs-keyword">def<\/span> <span class="hljs-title function_">f<\/span>/);
+  assert.match(html, /&lt; <span class="hljs-number">2<\/span>/);
   assert.match(html, /data-action="copy" aria-label="Copy python"/);
   assert.match(html, /data-action="insert"/);
+  assert.match(html, /data-action="apply" aria-label="Apply python to a file: shows the diff first"/);
+  assert.ok(!html.includes('data-action="runInTerminal"'), "only shell blocks run");
   assert.match(html, /<p>Done\.<\/p>/);
+});
+
+test("the highlighter's output has the code's text escaped and nothing but its spans", () => {
+  const html = renderMarkdown("```js\nconst s = \"<img src=x onerror=alert(1)>\"; // </script>\n```");
+  const tags = [...html.matchAll(/<\/?([a-z]+)[^>]*>/g)].map((m) => m[1]);
+  assert.ok(tags.every((t) => ["div", "span", "button", "pre", "code"].includes(t!)), tags.join());
+  assert.ok(!html.includes("<img") && !html.includes("</script>"));
+  assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+});
+
+test("a language that is not bundled is shown escaped, uncoloured", () => {
+  const html = renderMarkdown("```brainfuck\n<+>\n```");
+  assert.match(html, /<pre><code>&lt;\+&gt;<\/code><\/pre>/);
+});
+
+test("a shell block can be run (after the person sees it); a fence may name its file", () => {
+  const html = renderMarkdown("```bash\n$ pytest -q\n```");
+  assert.match(html, /data-action="runInTerminal" aria-label="Run bash in a terminal: shows the command first"/);
+  assert.deepEqual(fenceInfo("python", "src/app.py"), { language: "python", path: "src/app.py" });
+  assert.deepEqual(fenceInfo("app.py", ""), { language: "py", path: "app.py" });
+  assert.deepEqual(fenceInfo("python", ""), { language: "python" });
+  assert.match(renderMarkdown("```python app.py\nx = 1\n```"), /data-path="app.py"/);
+  assert.equal(commandLines("$ cd src\n\n$ pytest -q\nls"), "cd src\npytest -q\nls");
+});
+
+test("a command line is quoted as a shell needs it", () => {
+  assert.equal(shellQuote(["python", "-c", "print('hi there')", "a_b.py"]), `python -c 'print('\\''hi there'\\'')' a_b.py`);
+  assert.deepEqual(commandOf("run_command", { command: ["ls", "-l"] }), ["ls", "-l"]);
+  assert.equal(commandOf("run_command", { command: "ls -l" }), undefined);
+  assert.equal(commandOf("read_file", { path: "x" }), undefined);
 });
 
 test("a fence still streaming is a code block so far", () => {
   const html = renderMarkdown("```js\nconst a = 1;");
-  assert.match(html, /<pre><code>const a = 1;<\/code><\/pre>/);
+  assert.match(html, /<pre><code class="hljs language-js"><span class="hljs-keyword">const<\/span> a = <span class="hljs-number">1<\/span>;<\/code><\/pre>/);
 });
 
 test("headings, lists, quotes and rules", () => {

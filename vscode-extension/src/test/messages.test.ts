@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseViewMessage } from "../chat/messages";
-import { describeSession, personText, turnsOf } from "../sessions";
+import { describeSession, personText, turnsOf, undoneTurns } from "../sessions";
 
 test("the host accepts only well-formed messages from the webview", () => {
   assert.deepEqual(parseViewMessage({ type: "ask", text: "hi" }), { type: "ask", text: "hi" });
@@ -85,4 +85,51 @@ test("after a compaction the messages do not line up, and the answers are shown"
     ],
   });
   assert.deepEqual(turns.map((t) => t.blocks), [[{ kind: "text", text: "A." }], [{ kind: "text", text: "B." }]]);
+});
+
+test("the new actions of the view are accepted only well formed", () => {
+  assert.ok(parseViewMessage({ type: "copy", text: "x", token: "copy-1" }));
+  assert.equal(parseViewMessage({ type: "copy", text: "x" }), undefined);
+  assert.ok(parseViewMessage({ type: "apply", text: "x", path: "app.py" }));
+  assert.equal(parseViewMessage({ type: "apply", text: "x", path: 3 }), undefined);
+  assert.ok(parseViewMessage({ type: "runInTerminal", text: "ls" }));
+  assert.ok(parseViewMessage({ type: "retry", runId: "r1" }));
+  assert.ok(parseViewMessage({ type: "openSettings", query: "foehn.baseUrl" }));
+  assert.equal(parseViewMessage({ type: "openSettings", query: "terminal.integrated.shell" }), undefined);
+  assert.ok(parseViewMessage({ type: "resume", session: "s1" }));
+  assert.equal(parseViewMessage({ type: "dismissHint", hint: "everything" }), undefined);
+});
+
+test("undo, restore and redo records say which asked turns are undone", () => {
+  const asked = [{ index: 1 }, { index: 2 }];
+  // Restore to turn 1 undid turn 2 (turn 3); nothing else.
+  assert.deepEqual([...undoneTurns([...asked, { index: 3, undoOf: [2] }])], [2]);
+  // Redo: turn 4 undid the restore, so turn 2 counts again.
+  const redone = [...asked, { index: 3, undoOf: [2] }, { index: 4, undoOf: [3] }];
+  assert.deepEqual([...undoneTurns(redone)], []);
+  // Undo turn 2 after that: the redo is undone too, and turn 2 again.
+  assert.deepEqual([...undoneTurns([...redone, { index: 5, undoOf: [2, 3, 4] }])], [2]);
+  // A turn asked after an undo is not undone by it.
+  assert.deepEqual([...undoneTurns([...asked, { index: 3, undoOf: [2] }, { index: 4 }])].sort(), [2]);
+  const session = turnsOf({
+    id: "s",
+    title: "t",
+    turns: [
+      { index: 1, task: "a", reason: "answer", answer: "", iterations: 0, files: [{ path: "a.py", change: "modified" }] },
+      { index: 2, task: "b", reason: "answer", answer: "", iterations: 0, files: [{ path: "a.py", change: "modified" }] },
+      { index: 3, task: "undo turn 2", reason: "answer", answer: "", iterations: 0, files: [], undoOf: [2] },
+      { index: 4, task: "undo turn 3", reason: "answer", answer: "", iterations: 0, files: [], undoOf: [3] },
+    ],
+  });
+  assert.deepEqual(session.map((t) => [t.index, t.undone]), [[1, false], [2, false]]);
+});
+
+test("a saved turn that failed comes back as a failure, not as an answer", () => {
+  const [turn] = turnsOf({
+    id: "s",
+    title: "t",
+    turns: [{ index: 1, task: "hi", reason: "error", answer: "rejected the API key (401)", iterations: 0, files: [] }],
+  });
+  assert.deepEqual(turn!.blocks, []);
+  assert.deepEqual(turn!.failure, { kind: "saved", message: "rejected the API key (401)" });
 });

@@ -1,6 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { answered, applyEvent, askInline, failed, markFiles, meterFrom, meterText, newTurn, type Turn } from "../chat/state";
+import {
+  answered,
+  applyEvent,
+  askInline,
+  canRestore,
+  failed,
+  markFiles,
+  meterFrom,
+  meterText,
+  newTurn,
+  noticeEditorText,
+  type Turn,
+  withUndone,
+} from "../chat/state";
 import type { RunEvent } from "../protocol";
 
 function play(events: RunEvent[], turn: Turn = newTurn("r1", "Fix it", ["app.py"])): Turn {
@@ -86,10 +99,10 @@ test("a question about a call the chat has no card for gets its own card", () =>
 
 test("a failed request ends the turn with its message and closes open questions", () => {
   let turn = askInline(newTurn("r", "t"), "r/1", { runId: "r", tool: "write_file", arguments: {}, risk: "write" });
-  turn = failed(turn, "Client is not running");
+  turn = failed(turn, { kind: "server", message: "Client is not running" });
   assert.equal(turn.status, "done");
   assert.equal(turn.stop, "error");
-  assert.equal(turn.error, "Client is not running");
+  assert.deepEqual(turn.failure, { kind: "server", message: "Client is not running" });
   assert.equal(turn.blocks[0]!.kind === "tool" && turn.blocks[0]!.card.approval, undefined);
 });
 
@@ -100,4 +113,55 @@ test("the meter shows the context in use against the window, and the cost when k
   assert.equal(meterText(meter), "10 / 33k tokens · $0.012");
   assert.equal(meterText(undefined), "");
   assert.equal(meterFrom(meter, { event: "text", text: "x" }), meter);
+});
+
+test("a model without a price shows no cost, not $0.000", () => {
+  assert.equal(meterText({ used: 1400, window: 8192, cost: 0 }), "1.4k / 8.2k tokens");
+  assert.equal(meterText({ used: 10, cost: 0.0002 }), "10 tokens · < $0.001");
+});
+
+test("a failed turn keeps the server's message off the answer and on its failure", () => {
+  const turn = play([
+    { event: "text", text: "Let me look." },
+    { event: "done", reason: "error", answer: "the OpenAI-compatible server rejected the API key (401)", iterations: 0, error: "auth" },
+  ]);
+  assert.deepEqual(
+    turn.blocks.map((b) => b.kind === "text" && b.text),
+    ["Let me look."],
+  );
+  assert.deepEqual(turn.failure, { kind: "auth", message: "the OpenAI-compatible server rejected the API key (401)" });
+  const old = play([{ event: "done", reason: "error", answer: "boom", iterations: 0 }]);
+  assert.equal(old.failure?.kind, "internal");
+});
+
+function changed(runId: string, index: number, files: string[] = ["app.py"]): Turn {
+  return { ...newTurn(runId, "t"), index, status: "done", files: files.map((path) => ({ path, change: "modified", state: "changed" })) };
+}
+
+test("Ctrl+Z in the editor back to the text before the turn shows in the review, and redo undoes that", () => {
+  let turn = changed("r1", 1);
+  turn = noticeEditorText(turn, "app.py", "before\n", "before\n");
+  assert.equal(turn.files[0]!.state, "reverted");
+  assert.equal(noticeEditorText(turn, "app.py", "before\n", "before\n"), turn);
+  turn = noticeEditorText(turn, "app.py", "after\n", "before\n");
+  assert.equal(turn.files[0]!.state, "changed");
+  assert.equal(noticeEditorText(turn, "other.py", "x", "y"), turn);
+  // A kept file is the person's decision: an edit does not change it.
+  const kept = markFiles(changed("r2", 2), "all", "kept");
+  assert.equal(noticeEditorText(kept, "app.py", "b", "b").files[0]!.state, "kept");
+});
+
+test("Restore to here is offered only under a turn that changed files with changed files after it", () => {
+  const asked = { ...newTurn("r2", "just asking"), index: 2, status: "done" as const };
+  const turns = [changed("r1", 1), asked, changed("r3", 3), { ...newTurn("r4", "q"), index: 4, status: "done" as const }];
+  assert.deepEqual(turns.map((_, i) => canRestore(turns, i)), [true, false, false, false]);
+  const undoneLater = [changed("r1", 1), withUndone(changed("r3", 3), true)];
+  assert.equal(canRestore(undoneLater, 0), false);
+});
+
+test("a turn a redo brings back is changed again", () => {
+  const undone = withUndone(changed("r1", 1), true);
+  assert.deepEqual([undone.undone, undone.files[0]!.state], [true, "undone"]);
+  const back = withUndone(undone, false);
+  assert.deepEqual([back.undone, back.files[0]!.state], [false, "changed"]);
 });

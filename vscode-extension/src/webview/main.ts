@@ -1,10 +1,11 @@
 // The chat webview: draws what the host posts (chat/view.ts makes the HTML) and posts back what
 // the person did. It holds no conversation state of its own beyond what is on screen, so a
 // reloaded view is redrawn from the host's "reset".
-import type { Chip, HostMessage, ViewMessage } from "../chat/messages";
-import { renderStatus, renderTurn } from "../chat/view";
-import { meterText, type Turn } from "../chat/state";
+import type { Chip, HostMessage, RecentChat, ServerStatus, ViewMessage } from "../chat/messages";
+import { renderEmpty, renderStatus, renderTurn } from "../chat/view";
+import { canRestore, meterText, type Turn } from "../chat/state";
 import { escapeHtml as esc } from "../chat/markdown";
+import { slashQuery } from "../chat/rules";
 
 declare function acquireVsCodeApi(): { postMessage(message: ViewMessage): void };
 
@@ -15,22 +16,38 @@ const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) 
 const log = $<HTMLDivElement>("log");
 const input = $<HTMLTextAreaElement>("input");
 const send = $<HTMLButtonElement>("send");
+const mode = $<HTMLSelectElement>("mode");
 const stop = $<HTMLButtonElement>("stop");
 const chips = $<HTMLDivElement>("chips");
 const meter = $<HTMLSpanElement>("meter");
 const status = $<HTMLDivElement>("status");
 const title = $<HTMLHeadingElement>("title");
-const mentions = $<HTMLUListElement>("mentions");
+const list = $<HTMLUListElement>("mentions");
 const empty = $<HTMLDivElement>("empty");
 
 let turns: Turn[] = [];
 const open = new Set<string>();
-let mentionItems: string[] = [];
-let mentionIndex = 0;
+/** What the list above the input offers: files for `@word`, custom commands for `/word`. */
+interface Completion {
+  kind: "mention" | "slash";
+  value: string;
+  label: string;
+  detail?: string;
+}
+let completions: Completion[] = [];
+let completionIndex = 0;
 let busy = false;
+let serverStatus: ServerStatus = { kind: "starting" };
+let recent: RecentChat[] = [];
+let copies = 0;
+const COPIED_MS = 1500;
+
+/** Whether each drawn turn offers "Restore to here", by run id. */
+const restorable = new Map<string, boolean>();
 
 function draw(turn: Turn, index: number): void {
-  const html = renderTurn(turn, { last: index === turns.length - 1 });
+  restorable.set(turn.runId, canRestore(turns, index));
+  const html = renderTurn(turn, { restorable: restorable.get(turn.runId)! });
   let node = log.querySelector<HTMLElement>(`section[data-run="${CSS.escape(turn.runId)}"]`);
   if (node && node.dataset["html"] === html) {
     return;
@@ -67,8 +84,16 @@ function focusKey(element: HTMLElement): string | undefined {
 
 function redraw(): void {
   log.replaceChildren();
+  restorable.clear();
   turns.forEach(draw);
+  drawEmpty();
+}
+
+function drawEmpty(): void {
   empty.hidden = turns.length > 0;
+  if (!empty.hidden) {
+    empty.innerHTML = renderEmpty(serverStatus, recent);
+  }
 }
 
 function drawChips(list: Chip[]): void {
@@ -103,18 +128,34 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
         turns[index] = message.turn;
       } else {
         turns.push(message.turn);
-        // The turn before this one now gets its "Restore to here".
-        if (turns.length > 1) {
-          draw(turns[turns.length - 2]!, turns.length - 2);
-        }
       }
       empty.hidden = true;
-      draw(message.turn, index >= 0 ? index : turns.length - 1);
+      // Whether an earlier turn offers "Restore to here" depends on the later ones: those whose
+      // offer changed are drawn again too (drawing is not cheap: Markdown and highlighting).
+      turns.forEach((turn, i) => {
+        if (turn.runId === message.turn.runId || restorable.get(turn.runId) !== canRestore(turns, i)) {
+          draw(turn, i);
+        }
+      });
       break;
     }
     case "status":
+      serverStatus = message.status;
       status.innerHTML = renderStatus(message.status);
+      drawEmpty();
       break;
+    case "recent":
+      recent = message.chats;
+      drawEmpty();
+      break;
+    case "copied": {
+      const button = document.querySelector<HTMLButtonElement>(`button[data-copy-token="${CSS.escape(message.token)}"]`);
+      if (button) {
+        button.textContent = "Copied ✓";
+        setTimeout(() => (button.textContent = "Copy"), COPIED_MS);
+      }
+      break;
+    }
     case "chips":
       drawChips(message.chips);
       break;
@@ -125,7 +166,19 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       setBusy(message.busy);
       break;
     case "mentions":
-      showMentions(message.files);
+      showCompletions("mention", message.query, message.files.map((file) => ({ kind: "mention", value: file, label: file })));
+      break;
+    case "slashCommands":
+      showCompletions(
+        "slash",
+        message.query,
+        message.commands.map((command) => ({
+          kind: "slash",
+          value: command.name,
+          label: `/${command.name}${command.hint ? ` ${command.hint}` : ""}`,
+          ...(command.description ? { detail: command.description } : {}),
+        })),
+      );
       break;
     case "focus":
       if (message.prefill !== undefined) {
@@ -144,15 +197,43 @@ document.addEventListener("click", (event) => {
   const data = target.dataset;
   switch (data["action"]) {
     case "copy":
-    case "insert": {
-      const code = target.closest(".code")?.querySelector("code")?.textContent ?? "";
-      post({ type: data["action"], text: code });
+    case "insert":
+    case "apply":
+    case "runInTerminal": {
+      const block = target.closest<HTMLElement>(".code");
+      const code = block?.querySelector("code")?.textContent ?? "";
+      if (data["action"] === "copy") {
+        const token = `copy-${++copies}`;
+        target.dataset["copyToken"] = token;
+        post({ type: "copy", text: code, token });
+      } else if (data["action"] === "apply") {
+        const path = block?.dataset["path"];
+        post({ type: "apply", text: code, ...(path ? { path } : {}) });
+      } else {
+        post({ type: data["action"] as "insert" | "runInTerminal", text: code });
+      }
       break;
     }
+    case "retry":
+      post({ type: "retry", runId: data["run"]! });
+      break;
+    case "openSettings":
+      post({ type: "openSettings", query: data["query"] as never });
+      break;
+    case "resume":
+      post({ type: "resume", session: data["session"]! });
+      break;
+    case "dismissHint":
+      post({ type: "dismissHint", hint: "keyless" });
+      break;
+    case "suggest":
+      input.value = data["text"] ?? "";
+      input.focus();
+      break;
     case "approve": {
       const key = data["key"]!;
       const message = document.querySelector<HTMLInputElement>(`input[data-message-for="${CSS.escape(key)}"]`)?.value.trim();
-      const decision = data["decision"] as "allow" | "allowRun" | "deny";
+      const decision = data["decision"] as "allow" | "allowRun" | "allowAlways" | "deny";
       post({ type: "approve", key, decision, ...(decision === "deny" && message ? { message } : {}) });
       for (const button of target.parentElement?.querySelectorAll("button") ?? []) {
         button.disabled = true;
@@ -206,29 +287,29 @@ function ask(): void {
   if (!text || busy) {
     return;
   }
-  post({ type: "ask", text });
+  post({ type: "ask", text, ...(mode.value === "plan" ? { mode: "plan" as const } : {}) });
   input.value = "";
-  hideMentions();
+  hideCompletions();
 }
 
 send.addEventListener("click", ask);
 stop.addEventListener("click", () => post({ type: "stop" }));
 
 input.addEventListener("keydown", (event) => {
-  if (!mentions.hidden && mentionItems.length) {
+  if (!list.hidden && completions.length) {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      mentionIndex = (mentionIndex + (event.key === "ArrowDown" ? 1 : mentionItems.length - 1)) % mentionItems.length;
-      showMentions(mentionItems);
+      completionIndex = (completionIndex + (event.key === "ArrowDown" ? 1 : completions.length - 1)) % completions.length;
+      drawCompletions();
       event.preventDefault();
       return;
     }
     if (event.key === "Enter" || event.key === "Tab") {
-      pickMention(mentionItems[mentionIndex]!);
+      pick(completions[completionIndex]!);
       event.preventDefault();
       return;
     }
     if (event.key === "Escape") {
-      hideMentions();
+      hideCompletions();
       event.preventDefault();
       return;
     }
@@ -240,62 +321,82 @@ input.addEventListener("keydown", (event) => {
 });
 
 input.addEventListener("input", () => {
-  const query = mentionQuery();
+  const query = typed();
   if (query === undefined) {
-    hideMentions();
+    hideCompletions();
   } else {
-    post({ type: "mention", query });
+    post({ type: query.kind, query: query.query });
   }
 });
 
-/** The `@word` being typed at the cursor, if any. */
-function mentionQuery(): string | undefined {
+/** What is being typed at the cursor that the list completes: a `/command` at the start, or
+ * an `@file` anywhere. */
+function typed(): { kind: Completion["kind"]; query: string } | undefined {
   const before = input.value.slice(0, input.selectionStart ?? input.value.length);
+  const slash = slashQuery(before);
+  if (slash !== undefined) {
+    return { kind: "slash", query: slash };
+  }
   const match = /(?:^|\s)@([^\s@]*)$/.exec(before);
-  return match ? match[1] : undefined;
+  return match ? { kind: "mention", query: match[1]! } : undefined;
 }
 
-function showMentions(files: string[]): void {
-  if (mentionQuery() === undefined || !files.length) {
-    hideMentions();
+/** The host's answer for `query`. Answers may come out of order: one for an earlier query is
+ * dropped, leaving the list as the latest answer drew it. */
+function showCompletions(kind: Completion["kind"], query: string, items: Completion[]): void {
+  const now = typed();
+  if (now && (now.kind !== kind || now.query !== query)) {
     return;
   }
-  if (files !== mentionItems) {
-    mentionIndex = 0;
+  if (!now || !items.length) {
+    hideCompletions();
+    return;
   }
-  mentionItems = files;
-  mentions.innerHTML = files
-    .map(
-      (file, i) =>
-        `<li role="option" id="mention-${i}" data-file="${esc(file)}" aria-selected="${i === mentionIndex}">${esc(file)}</li>`,
-    )
-    .join("");
-  mentions.hidden = false;
-  input.setAttribute("aria-expanded", "true");
-  input.setAttribute("aria-activedescendant", `mention-${mentionIndex}`);
+  completions = items;
+  completionIndex = 0;
+  list.setAttribute("aria-label", kind === "slash" ? "Commands" : "Files");
+  drawCompletions();
 }
 
-function hideMentions(): void {
-  mentions.hidden = true;
-  mentionItems = [];
+function drawCompletions(): void {
+  list.innerHTML = completions
+    .map(
+      (item, i) =>
+        `<li role="option" id="completion-${i}" ${item.kind === "slash" ? "data-command" : "data-file"}="${esc(item.value)}" ` +
+        `aria-selected="${i === completionIndex}">${esc(item.label)}` +
+        (item.detail ? ` <span class="detail">${esc(item.detail)}</span>` : "") +
+        `</li>`,
+    )
+    .join("");
+  list.hidden = false;
+  input.setAttribute("aria-expanded", "true");
+  input.setAttribute("aria-activedescendant", `completion-${completionIndex}`);
+}
+
+function hideCompletions(): void {
+  list.hidden = true;
+  completions = [];
   input.setAttribute("aria-expanded", "false");
   input.removeAttribute("aria-activedescendant");
 }
 
-function pickMention(file: string): void {
+function pick(item: Completion): void {
   const cursor = input.selectionStart ?? input.value.length;
-  const before = input.value.slice(0, cursor).replace(/@([^\s@]*)$/, `@${file} `);
+  const typedText = input.value.slice(0, cursor);
+  const before = item.kind === "slash" ? `/${item.value} ` : typedText.replace(/@([^\s@]*)$/, `@${item.value} `);
   input.value = before + input.value.slice(cursor);
   input.selectionStart = input.selectionEnd = before.length;
-  hideMentions();
+  hideCompletions();
   input.focus();
 }
 
-mentions.addEventListener("mousedown", (event) => {
-  const file = (event.target as HTMLElement).closest<HTMLElement>("[data-file]")?.dataset["file"];
-  if (file) {
+list.addEventListener("mousedown", (event) => {
+  const target = (event.target as HTMLElement).closest<HTMLElement>("li[role=option]");
+  const index = target ? Number(target.id.replace("completion-", "")) : -1;
+  const item = completions[index];
+  if (item) {
     event.preventDefault();
-    pickMention(file);
+    pick(item);
   }
 });
 

@@ -140,11 +140,13 @@ def decide(
         )
 
     if mode is ApprovalMode.DENY:
+        # A front end may say why its policy refuses (Restricted Mode): the person reads it.
+        refusal = policy.refusal_for(call.tool)
         return verdict(
             "deny",
             risk_source,
-            "policy",
-            message=f"policy denies {call.risk.value} calls",
+            refusal or "policy",
+            message=f"policy denies {call.risk.value} calls" + (f" ({refusal})" if refusal else ""),
         )
     for kind in ("deny", "ask"):
         decided = _strongest(found, kind)
