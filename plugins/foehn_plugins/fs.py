@@ -277,7 +277,8 @@ def _outside(
     ``None`` when every block lies inside a definition the model was shown (as it is now)."""
     known = ctx.files.shown.symbols_of(path)
     found = outline(name, text)
-    ranges = [(s.start, s.end, s.name) for s in found.symbols if s.name in known]
+    symbols = {found.find(known_name) for known_name in known} - {None}
+    ranges = sorted((s.start, s.end, s.name) for s in symbols if s is not None)
     outside = []
     for start, end, _, number in spans:
         first = text.count("\n", 0, start) + 1

@@ -179,18 +179,20 @@ async def test_a_file_changed_after_approval_is_a_denial(app: Path, ctx: ToolCon
     runner, _ = agent(
         [
             calls(
+                ("read_file", {"path": "app.py"}),
                 (
                     "edit_file",
                     {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 3"}]},
-                )
+                ),
             ),
             say("ok"),
+            say("It was changed by someone else meanwhile; I left it alone."),
         ],
         approver=ChangesTheFile(),
     )
     events = Recorder()
     await runner.run(RunRequest(task="x"), ctx, events)
-    [result] = events.of(ToolResultEvent)
+    [result] = [r for r in events.of(ToolResultEvent) if r.tool == "edit_file"]
     assert "changed on disk since it was read" in result.output
     assert "return 1" in (app / "app.py").read_text()
 

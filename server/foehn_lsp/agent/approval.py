@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
+from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.tools.contract import Execute, RiskLevel, SandboxPolicy, ToolContext, ToolResult
@@ -138,15 +139,21 @@ class Approver(Protocol):
 
 
 class FixedApprover:
-    """Always the same answer: ``--approve all|never`` and tests."""
+    """Always the same answer: ``--approve all|never`` and tests. A plan is approved when
+    calls are (``--approve all``), and reviewed by nobody otherwise (the turn ends with it)."""
 
     def __init__(self, decision: ApprovalDecision) -> None:
         self.decision = decision
         self.asked: list[ApprovalRequest] = []
+        self.plans: list[ProposedPlan] = []
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.asked.append(request)
         return self.decision
+
+    async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
+        self.plans.append(plan)
+        return ApprovePlan() if isinstance(self.decision, Approved) else None
 
 
 class ApprovalGate:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from foehn_lsp.tools.tasks import TaskItem
+
 StopReason = Literal["answer", "max_iterations", "budget", "repeated_call", "cancelled", "error"]
 Decision = Literal["allow", "deny"]
 FileChangeKind = Literal["created", "modified", "deleted", "moved"]
@@ -133,6 +135,34 @@ class Compacted:
     event: Literal["compacted"] = "compacted"
 
 
+@dataclass(frozen=True, kw_only=True)
+class TodoEvent:
+    """The task list changed (the ``todo`` tool, or an approved plan): the whole list."""
+
+    items: tuple[TaskItem, ...]
+    event: Literal["todo"] = "todo"
+
+
+PlanStatus = Literal["proposed", "approved", "edited", "rejected", "unreviewed"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanEvent:
+    """Plan mode: the plan the model proposes (``proposed``), then what the person decided:
+    ``approved`` (as proposed) or ``edited`` (their version) and the same turn carries it out,
+    ``rejected`` (with ``reason``; the model plans again, and a second rejection ends the
+    turn), or ``unreviewed`` (nobody could be asked: the turn ends with the plan)."""
+
+    status: PlanStatus
+    plan: str
+    """The plan in words (for ``edited``, the person's version)."""
+    steps: tuple[str, ...]
+    files: tuple[str, ...]
+    """The files the plan names."""
+    reason: str = ""
+    event: Literal["plan"] = "plan"
+
+
 RunEvent = (
     TextDelta
     | Thinking
@@ -144,6 +174,8 @@ RunEvent = (
     | TurnStarted
     | FilesChanged
     | Compacted
+    | TodoEvent
+    | PlanEvent
 )
 EventSink = Callable[[RunEvent], None]
 

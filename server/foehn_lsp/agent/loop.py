@@ -9,6 +9,12 @@
 A person stopping the run (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the run ends with ``cancelled``; a provider failure ends it with ``error``.
 
+An answer is checked before it ends the turn (``agent.honesty``): right after a failed change
+it goes back once, asking for a tool call; one that claims a change the turn did not make goes
+back once with what changed, and is withheld if it claims again. In plan mode
+(``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
+turn carries it out.
+
 One run is one turn of a conversation. History goes in (``history``) and comes out
 (``RunOutcome.messages``); the agent keeps nothing between runs, so a ``Session`` (or anyone)
 owns the conversation. Before each request the optional ``ContextWindow`` may compact the
@@ -22,21 +28,39 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from foehn_lsp.agent import honesty
 from foehn_lsp.agent.approval import ApprovalGate, Approver
 from foehn_lsp.agent.events import (
     Compacted,
     Done,
     EventSink,
+    PlanEvent,
+    PlanStatus,
     StopReason,
     TextDelta,
     Thinking,
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.plan_mode import (
+    MAX_REJECTIONS,
+    PLAN_NOTE,
+    ApprovePlan,
+    PlanGuard,
+    PlanReviewer,
+    ProposedPlan,
+    RejectPlan,
+    TurnMode,
+    approved_note,
+    as_tasks,
+    propose,
+    read_only_tools,
+    rejected_note,
+)
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderError, ProviderRequestError
@@ -52,6 +76,7 @@ from foehn_lsp.providers.messages import (
 )
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import Middleware, ToolDefinition, ToolRegistry
+from foehn_lsp.tools.tasks import TaskItem
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow
@@ -66,6 +91,8 @@ class RunRequest:
     task: str
     context: str = ""
     """What the editor adds: the active file, the selection, a diagnostic."""
+    mode: TurnMode = "act"
+    """``plan``: plan first (read-only tools), and carry the plan out once it is approved."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,6 +116,14 @@ class ResponseLog(Protocol):
 @dataclass
 class _State:
     messages: list[Message]
+    text: honesty.HeldText
+    task: str
+    mode: TurnMode
+    guard: PlanGuard
+    start: int
+    """Where this turn's messages begin."""
+    changed: Callable[[], Sequence[str]] | None
+    earlier: Sequence[str]
     iterations: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -96,6 +131,17 @@ class _State:
     last_output: str | None = None
     repeats: int = 0
     warned: set[str] = field(default_factory=set)
+    failure: ToolResultMessage | None = None
+    """The last step's failed change, which the next reply must act on."""
+    acted: set[str] = field(default_factory=set)
+    """Failed changes an answer was already sent back for."""
+    attempted: bool = False
+    """The turn called a tool that changes files."""
+    claimed: bool = False
+    """An answer was sent back for a false claim."""
+    rejections: int = 0
+    planned_from: tuple[TaskItem, ...] = ()
+    """The task list when planning began (a list made while planning holds the steps)."""
 
     @property
     def tokens(self) -> int:
@@ -139,15 +185,33 @@ class Agent:
         *,
         history: Sequence[Message] = (),
         middleware: Sequence[Middleware] = (),
+        changed: Callable[[], Sequence[str]] | None = None,
+        earlier_changes: Sequence[str] = (),
     ) -> RunOutcome:
         """Run ``request`` to its end after ``history``; ``emit`` gets every event, ``Done``
-        last. ``middleware`` joins this run's call chain after approval (checkpoints)."""
+        last. ``middleware`` joins this run's call chain after approval (checkpoints).
+        ``changed`` gives the files the turn has changed so far (the checkpoint's record;
+        without it, the files its successful file tools named), ``earlier_changes`` those of
+        the session's earlier turns: the claim check compares answers with them."""
         task = request.task + (f"\n\n{request.context}" if request.context else "")
+        if request.mode == "plan":
+            task += f"\n\n{PLAN_NOTE}"
         system = SystemMessage(content=system_message(self.settings, ctx.workspace))
         earlier = list(history)
         if earlier and isinstance(earlier[0], SystemMessage):
             earlier = earlier[1:]
-        state = _State(messages=[system, *earlier, UserMessage(content=task)])
+        messages: list[Message] = [system, *earlier, UserMessage(content=task)]
+        state = _State(
+            messages=messages,
+            text=honesty.HeldText(lambda piece: emit(TextDelta(text=piece))),
+            task=request.task,
+            mode=request.mode,
+            guard=PlanGuard(request.mode == "plan"),
+            start=len(messages) - 1,
+            changed=changed,
+            earlier=tuple(earlier_changes),
+            planned_from=ctx.tasks.items if ctx.tasks is not None else (),
+        )
         body = asyncio.create_task(self._loop(state, ctx, emit, middleware))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
@@ -193,14 +257,22 @@ class Agent:
         middleware: Sequence[Middleware],
     ) -> RunOutcome:
         gate = ApprovalGate(self.settings.approval, self.approver, emit)
-        executor = TurnExecutor(self.registry, ctx, emit, [gate, *middleware])
-        tools = self.registry.definitions()
+        executor = TurnExecutor(self.registry, ctx, emit, [state.guard, gate, *middleware])
         try:
             while True:
-                response = await self._ask(state, tools, emit)
+                tools = (
+                    read_only_tools(self.registry)
+                    if state.mode == "plan"
+                    else self.registry.definitions()
+                )
+                response = await self._ask(state, tools, emit, ctx)
                 calls = response.message.tool_calls
                 if not calls:
-                    return self._outcome(state, "answer", response.message.content)
+                    ended = await self._answered(state, response.message.content, ctx, emit)
+                    if ended is not None:
+                        return ended
+                    continue
+                state.text.release()
                 limit = self._limit_reached(state, calls)
                 if limit is not None:
                     reason, why = limit
@@ -210,10 +282,12 @@ class Agent:
                         )
                         for c in calls
                     ]
-                    return await self._wrap_up(state, reason, why, emit)
+                    return await self._wrap_up(state, reason, why, emit, ctx)
                 state.iterations += 1
+                state.attempted |= any(c.name in honesty.CHANGE_TOOLS for c in calls)
                 results = await executor.run(calls)
                 state.messages += results
+                state.failure = honesty.failed_change(results)
                 self._track_repeats(state, calls, results)
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
@@ -221,12 +295,120 @@ class Agent:
             log.info("run ended by a provider error: %s", exc)
             return self._outcome(state, "error", str(exc))
 
+    async def _answered(
+        self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
+    ) -> RunOutcome | None:
+        """The turn's outcome for an answer, or ``None`` when the answer went back to the
+        model with a note (or an approved plan is to be carried out) and the loop goes on."""
+        if state.mode == "plan":
+            state.text.release()
+            return await self._review(state, answer, ctx, emit)
+        failure = state.failure
+        if failure is not None and failure.call_id not in state.acted:
+            state.acted.add(failure.call_id)
+            state.text.drop()
+            state.messages.append(UserMessage(content=honesty.act_on_failure_note(failure)))
+            return None
+        check = self._check_claim(state, answer)
+        if check is None:
+            state.text.release()
+            return self._outcome(state, "answer", answer)
+        state.text.drop()
+        if not state.claimed:
+            state.claimed = True
+            state.messages.append(UserMessage(content=check.note))
+            return None
+        state.messages[-1] = AssistantMessage(content=check.statement)
+        emit(TextDelta(text=check.statement))
+        return self._outcome(state, "answer", check.statement)
+
+    def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
+        if state.mode == "plan" or not (state.attempted or honesty.asks_for_change(state.task)):
+            return None
+        changed = state.changed() if state.changed is not None else self._named(state)
+        return honesty.check_claim(answer, changed=changed, earlier=state.earlier)
+
+    @staticmethod
+    def _named(state: _State) -> list[str]:
+        """The files this turn's successful file tools named (without a checkpoint)."""
+        ok = {
+            m.call_id
+            for m in state.messages[state.start :]
+            if isinstance(m, ToolResultMessage) and not m.is_error
+        }
+        named: list[str] = []
+        for message in state.messages[state.start :]:
+            if not isinstance(message, AssistantMessage):
+                continue
+            for call in message.tool_calls:
+                if call.name not in honesty.CHANGE_TOOLS or call.id not in ok:
+                    continue
+                try:
+                    arguments = json.loads(call.arguments)
+                except json.JSONDecodeError:
+                    continue
+                for key in ("path", "source", "destination"):
+                    value = arguments.get(key) if isinstance(arguments, dict) else None
+                    if isinstance(value, str) and value not in named:
+                        named.append(value)
+        return named
+
+    async def _review(
+        self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
+    ) -> RunOutcome | None:
+        """Plan mode's answer: the person approves, edits or rejects the plan."""
+        listed = ctx.tasks.items if ctx.tasks is not None else ()
+        made = listed if listed != state.planned_from else ()
+        plan = propose(answer, made, attempt=state.rejections + 1)
+
+        def told(status: PlanStatus, shown: ProposedPlan, reason: str = "") -> None:
+            emit(
+                PlanEvent(
+                    status=status,
+                    plan=shown.text,
+                    steps=shown.steps,
+                    files=shown.files,
+                    reason=reason,
+                )
+            )
+
+        told("proposed", plan)
+        reviewer = self.approver if isinstance(self.approver, PlanReviewer) else None
+        decision = await reviewer.review_plan(plan) if reviewer is not None else None
+        match decision:
+            case None:
+                told("unreviewed", plan)
+                return self._outcome(state, "answer", answer)
+            case RejectPlan(reason=reason):
+                state.rejections += 1
+                told("rejected", plan, reason)
+                if state.rejections >= MAX_REJECTIONS:
+                    ended = f"The person rejected the plan twice ({reason}); nothing was changed."
+                    emit(TextDelta(text=f"\n\n{ended}"))
+                    return self._outcome(state, "answer", ended)
+                state.messages.append(UserMessage(content=rejected_note(reason)))
+                return None
+            case ApprovePlan(edited=edited):
+                final = propose(edited) if edited else plan
+                told("edited" if edited else "approved", final)
+                if ctx.tasks is not None:
+                    ctx.tasks.replace(as_tasks(final.steps))
+                state.mode, state.guard.active = "act", False
+                state.messages.append(
+                    UserMessage(content=approved_note(final, edited=edited is not None))
+                )
+                return None
+
     async def _ask(
-        self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink
+        self,
+        state: _State,
+        tools: Sequence[ToolDefinition],
+        emit: EventSink,
+        ctx: ToolContext | None = None,
     ) -> ModelResponse:
         emit(Thinking(iteration=state.iterations))
         if self.context is not None:
-            await self._fit(state, tools, emit, force=False)
+            await self._fit(state, tools, emit, force=False, ctx=ctx)
         started = time.monotonic()
         try:
             response = await self._complete(state, tools, emit)
@@ -234,12 +416,12 @@ class Agent:
             if self.context is None or not self.context.is_too_long(exc):
                 raise
             log.info("the provider refused the request as too long; compacting once: %s", exc)
-            if not await self._fit(state, tools, emit, force=True):
+            if not await self._fit(state, tools, emit, force=True, ctx=ctx):
                 raise
             started = time.monotonic()
             response = await self._complete(state, tools, emit)
         if not self.settings.enable_streaming and response.message.content:
-            emit(TextDelta(text=response.message.content))
+            state.text.feed(response.message.content)
         if self.transcript is not None:
             self.transcript.response(response, time.monotonic() - started)
         state.messages.append(response.message)
@@ -268,19 +450,29 @@ class Agent:
             state.messages,
             tools,
             stream=self.settings.enable_streaming,
-            on_text=lambda piece: emit(TextDelta(text=piece)),
+            on_text=state.text.feed,
         )
 
     async def _fit(
-        self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink, *, force: bool
+        self,
+        state: _State,
+        tools: Sequence[ToolDefinition],
+        emit: EventSink,
+        *,
+        force: bool,
+        ctx: ToolContext | None,
     ) -> bool:
         """Compact the conversation if the next request would not fit (or ``force``);
-        whether anything was compacted."""
+        whether anything was compacted. The task list survives it verbatim: the model gets
+        it again right after."""
         assert self.context is not None
         result = await self.context.fit(state.messages, tools, force=force)
         if result is None:
             return False
         state.messages = list(result.messages)
+        state.start = min(state.start, len(state.messages))
+        if ctx is not None and ctx.tasks is not None and ctx.tasks.unfinished:
+            state.messages.append(UserMessage(content=ctx.tasks.note()))
         emit(
             Compacted(
                 before_tokens=result.before_tokens,
@@ -341,7 +533,7 @@ class Agent:
         return None
 
     async def _wrap_up(
-        self, state: _State, reason: StopReason, why: str, emit: EventSink
+        self, state: _State, reason: StopReason, why: str, emit: EventSink, ctx: ToolContext
     ) -> RunOutcome:
         """Ask, without tools, for a summary of what was done and what is left."""
         state.messages.append(
@@ -353,11 +545,16 @@ class Agent:
             )
         )
         try:
-            response = await self._ask(state, [], emit)
+            response = await self._ask(state, [], emit, ctx)
             summary = response.message.content.strip()
         except ProviderError as exc:
             summary = ""
             log.info("no summary after %s: %s", reason, exc)
+        if summary and (check := self._check_claim(state, summary)) is not None:
+            state.text.drop()
+            summary = check.statement
+        else:
+            state.text.release()
         answer = f"Stopped: {why}." + (f"\n\n{summary}" if summary else "")
         return self._outcome(state, reason, answer)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -36,9 +37,12 @@ from foehn_lsp.agent.events import (
     EventSink,
     FilesChanged,
     RunEvent,
+    TodoEvent,
     TurnStarted,
 )
 from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
+from foehn_lsp.agent.plan_mode import TurnMode
+from foehn_lsp.agent.reads import replay_reads
 from foehn_lsp.agent.records import AuditLog, Transcript
 from foehn_lsp.agent.store import (
     MESSAGES,
@@ -55,6 +59,7 @@ from foehn_lsp.providers.messages import Message
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import Discovery
+from foehn_lsp.tools.tasks import TaskItem, TaskList
 from foehn_lsp.workspace.edits import EditApplier, atomic_write
 from foehn_lsp.workspace.files import BufferSource, FileAccess
 from foehn_lsp.workspace.paths import Workspace
@@ -124,6 +129,7 @@ class Session:
         self.store = store
         self.parts = parts
         self._messages: tuple[Message, ...] = tuple(data.messages)
+        self._todo: tuple[TaskItem, ...] = tuple(data.todo)
         self._turns: list[TurnRecord] = list(data.turns)
         self._running = False
         self.context = ContextWindow(
@@ -142,6 +148,11 @@ class Session:
     def messages(self) -> tuple[Message, ...]:
         """The whole conversation so far (system message first)."""
         return self._messages
+
+    @property
+    def todo(self) -> tuple[TaskItem, ...]:
+        """The task list as the last turn left it (saved with each turn)."""
+        return self._todo
 
     @property
     def turns(self) -> tuple[TurnRecord, ...]:
@@ -185,11 +196,13 @@ class Session:
         emit: EventSink,
         stop: asyncio.Event | None = None,
         run_id: str | None = None,
+        mode: TurnMode = "act",
     ) -> RunOutcome:
         """Run one turn: ``text`` (and the editor's ``context``) after the history. ``emit``
-        gets ``turn`` first and ``done`` last. Raises ``SessionBusy`` if a turn is running."""
+        gets ``turn`` first and ``done`` last. ``mode="plan"`` plans first and carries the
+        plan out once the person approves it. Raises ``SessionBusy`` if a turn is running."""
         with self._hold():
-            return await self._turn(text, context, emit, stop, run_id)
+            return await self._turn(text, context, emit, stop, run_id, mode)
 
     async def _turn(
         self,
@@ -198,10 +211,13 @@ class Session:
         emit: EventSink,
         stop: asyncio.Event | None,
         run_id: str | None,
+        mode: TurnMode,
     ) -> RunOutcome:
         parts = self.parts
         index = len(self._turns) + 1
         notes = self._pending_notes()
+        if (earlier_list := TaskList(self._todo)).unfinished:
+            notes.append(earlier_list.note())
         context = "\n\n".join(p for p in [*notes, context] if p)
         task = text + (f"\n\n{context}" if context else "")
         transcript = self._transcript()
@@ -218,8 +234,8 @@ class Session:
             self.workspace,
             applier=CheckpointingApplier(parts.applier, checkpoint),
             buffers=parts.buffers,
+            shown=replay_reads(self._messages, self.workspace),
         )
-        ctx = ToolContext(workspace=self.workspace, files=files)
         states: list[tuple[FileState, ...]] = []
 
         def record(event: RunEvent) -> None:
@@ -229,6 +245,9 @@ class Session:
             transcript.event(event)
             audit(event)
             emit(event)
+
+        tasks = TaskList(self._todo, on_change=lambda items: record(TodoEvent(items=items)))
+        ctx = ToolContext(workspace=self.workspace, files=files, tasks=tasks)
 
         agent = Agent(
             provider=parts.provider,
@@ -241,6 +260,8 @@ class Session:
         if not self._turns and not self.title:
             self.rename(title_of(text))
         record(TurnStarted(session=self.id, turn=index))
+        if tasks.unfinished:
+            record(TodoEvent(items=tasks.items))
         self._watches.refresh()
         earlier = {
             self.workspace.root / f.path
@@ -251,12 +272,14 @@ class Session:
         watch = ProgramWatch(checkpoint, lambda: [*files.seen, *earlier], keeper=self._watches)
         try:
             outcome = await agent.run(
-                RunRequest(task=text, context=context),
+                RunRequest(task=text, context=context, mode=mode),
                 ctx,
                 record,
                 stop,
                 history=self._messages,
                 middleware=[watch],
+                changed=lambda: [f.path for f in _changed(checkpoint.finish())],
+                earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
             )
         except BaseException:
             if not states:
@@ -267,9 +290,9 @@ class Session:
                 iterations=0,
                 messages=self._messages,
             )
-            self._close(transcript, audit, index, text, outcome, states[0])
+            self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
             raise
-        self._close(transcript, audit, index, text, outcome, states[0])
+        self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
         return outcome
 
     def _close(
@@ -283,9 +306,11 @@ class Session:
         *,
         undo_of: tuple[int, ...] = (),
         note: str = "",
+        todo: tuple[TaskItem, ...] | None = None,
     ) -> None:
         """Append the turn's checkpoint and its closing record (``task``: the person's words;
-        the ``run`` record has them with the context); the turn is now saved."""
+        the ``run`` record has them with the context); the turn is now saved, with the task
+        list as the turn left it (``None``: unchanged)."""
         old, new = self._messages, outcome.messages or self._messages
         base = 0
         while base < min(len(old), len(new)) and old[base] == new[base]:
@@ -312,8 +337,11 @@ class Session:
             undo_of=list(undo_of),
             note=note,
             time=time.time(),
+            **({"todo": [dataclasses.asdict(item) for item in todo]} if todo is not None else {}),
         )
         transcript.close()
+        if todo is not None:
+            self._todo = todo
         self._messages = tuple(new)
         self._turns.append(
             TurnRecord(

@@ -13,9 +13,10 @@ calls. That prefix (rules, catalogue, examples) is identical on every step and e
 the loaded model is shared by the whole process, so llama.cpp's prompt cache only has to
 process what is new since the last step.
 
-Host guards: an identical call is not re-run (the model is offered the other tools or an
-answer), and an answer that copies tool output or prompt text is sent back once; if it copies
-again, the person gets a plain statement that no answer could be formed, never the copy.
+Host guards: an identical call is not re-run (the model is offered the other tools, or an
+answer unless a failed change must be acted on first), and an answer that copies tool output,
+prompt text or the examples' names is sent back once; if it copies again, the person gets a
+plain statement that no answer could be formed, never the copy.
 """
 
 from __future__ import annotations
@@ -303,6 +304,41 @@ def copies_tool_output_or_prompt(answer: str) -> bool:
     return bool(COPIED_LINES.search(answer)) or any(p in answer for p in PROMPT_PIECES)
 
 
+_EXAMPLE_NAME = re.compile(
+    r"(?:[\w-]+/)*[\w-]+\.[A-Za-z]\w*|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+\b|\b\d+\.\d+\b"
+)
+
+
+def _example_names() -> frozenset[str]:
+    """Files, identifiers and versions the examples use (``app.ini``, ``parse_header``,
+    ``1.2``): a small model's answer that names one the real conversation never did copied
+    it from the examples."""
+    texts = [answer for _, _, answer in EPISODES]
+    texts += [json.dumps(arguments) for _, _, arguments in EXAMPLES]
+    texts += [json.dumps(arguments) for _, steps, _ in EPISODES for _, arguments, _ in steps]
+    return frozenset(m.group(0) for text in texts for m in _EXAMPLE_NAME.finditer(text))
+
+
+EXAMPLE_NAMES = _example_names()
+
+
+def copies_examples(answer: str, messages: Sequence[Message]) -> bool:
+    """Whether ``answer`` names something from the prompt's examples that appears nowhere in
+    the conversation (the person's words, the calls, the tools' results)."""
+    seen = "\n".join(
+        [
+            *(m.content for m in messages if isinstance(m, UserMessage | ToolResultMessage)),
+            *(
+                c.arguments
+                for m in messages
+                if isinstance(m, AssistantMessage)
+                for c in m.tool_calls
+            ),
+        ]
+    )
+    return any(name in answer and name not in seen for name in EXAMPLE_NAMES)
+
+
 def _signature(name: str, parameters: Mapping[str, Any]) -> str:
     properties = parameters.get("properties") or {}
     required = set(parameters.get("required") or [])
@@ -363,8 +399,16 @@ DENIED = "the person denied this call"
 def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
     """Whether the next step must be a tool call: right after a change that failed (not one the
     person denied), a small model tends to answer as if it had worked; it has to act on what
-    the failure says (read the file first, fix the old_text) before it may answer."""
-    last = messages[-1] if messages else None
+    the failure says (read the file first, fix the old_text) before it may answer. Foehn's own
+    notes after the failure (a budget warning, the loop's request to act) do not lift it."""
+    last = next(
+        (
+            m
+            for m in reversed(messages)
+            if not (isinstance(m, UserMessage) and m.content.startswith("[Foehn]"))
+        ),
+        None,
+    )
     return (
         bool(tools)
         and isinstance(last, ToolResultMessage)
@@ -536,7 +580,13 @@ class LocalProvider:
                 )
             )
             step, usage = await self._decide(
-                chat, step_schema(others, answer_only=not others), usage
+                chat,
+                step_schema(
+                    others,
+                    answer_only=not others,
+                    tools_only=bool(others) and must_act(messages, tools),
+                ),
+                usage,
             )
         if "tool" in step:
             self._calls += 1
@@ -551,17 +601,17 @@ class LocalProvider:
                 finish_reason="tool_calls",
             )
         answer = str(step.get("answer", "")).strip()
-        if copies_tool_output_or_prompt(answer):
+        if copies_tool_output_or_prompt(answer) or copies_examples(answer, messages):
             chat += [
                 {"role": "assistant", "content": json.dumps(step)},
                 _note(
-                    "That copies the tool output instead of answering. Answer the question "
-                    "in your own words, naming the files and values you found."
+                    "That copies the tool output or the examples instead of answering. Answer "
+                    "the question in your own words, naming the files and values you found."
                 ),
             ]
             step, usage = await self._decide(chat, step_schema([], answer_only=True), usage)
             answer = str(step.get("answer", "")).strip()
-            if copies_tool_output_or_prompt(answer):
+            if copies_tool_output_or_prompt(answer) or copies_examples(answer, messages):
                 answer = NO_ANSWER
         if stream and on_text is not None and answer:
             on_text(answer)
