@@ -22,6 +22,7 @@ EDIT = (
     "edit_file",
     {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
 )
+READ = ("read_file", {"path": "app.py"})
 
 
 @pytest.fixture
@@ -87,7 +88,7 @@ def script_fix(server: ModelServer) -> None:
     server.script(
         Turn(tool_calls=[("scan", {"pattern": "*.py"})]),
         Turn(tool_calls=[("read_file", {"path": "app.py"})]),
-        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[READ, EDIT]),
         Turn(text="Fixed the TODO."),
     )
 
@@ -166,7 +167,7 @@ def test_approve_never_leaves_the_workspace_untouched(
 def test_the_terminal_prompt_shows_the_call_and_the_diff(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="ok"))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="ok"))
     done = foehn(
         "run",
         "fix",
@@ -511,7 +512,7 @@ def test_ctrl_c_at_the_approval_prompt_exits_130_at_once(
 ) -> None:
     import pexpect
 
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="never reached"))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="never reached"))
     child = _spawn(["run", "fix", "--workspace", str(app), "--approve", "ask"], server, tmp_path)
     child.expect_exact("[N] deny:")
     child.sendcontrol("c")
@@ -531,7 +532,7 @@ def test_approve_all_shows_each_change_as_a_coloured_diff_unless_no_color(
 ) -> None:
     import pexpect
 
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Fixed."))
     env = {"NO_COLOR": "1"} if no_color else {}
     child = _spawn(
         ["run", "fix", "--workspace", str(app), "--approve", "all"], server, tmp_path, env
@@ -554,7 +555,7 @@ def test_each_prompt_reads_its_own_line_from_a_pipe(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
     server.script(
-        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[READ, EDIT]),
         Turn(tool_calls=[("write_file", {"path": "new.txt", "content": "x\n"})]),
         Turn(text="done"),
     )

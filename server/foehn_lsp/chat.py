@@ -7,6 +7,7 @@ goes), the answer streams, approvals are asked in place, and a few commands act 
     /sessions           this workspace's saved sessions
     /compact            shorten the conversation now
     /cost               context used, tokens spent and cost
+    /plan TASK          plan first (read-only), then carry the plan out once approved
     /help, /exit
 
 Ctrl-C cancels the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
@@ -38,6 +39,7 @@ from foehn_lsp.agent.approval import (
     FixedApprover,
 )
 from foehn_lsp.agent.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.agent.session import RestoreReport, Session
 from foehn_lsp.agent.store import SessionNotFound, SessionStore
 from foehn_lsp.config import load_settings
@@ -50,6 +52,7 @@ HELP = """\
 /sessions           this workspace's saved sessions
 /compact            shorten the conversation now
 /cost               context used, tokens spent and cost
+/plan TASK          plan with read-only tools; approve, edit or reject the plan, then it runs
 /exit               leave (or Ctrl-D); Ctrl-C cancels a running turn"""
 
 
@@ -89,6 +92,9 @@ class ChatApprover(TerminalApprover):
     def __init__(self, lines: Lines, err: Console, on_cancel: Callable[[], None]) -> None:
         super().__init__(err, on_cancel=on_cancel)
         self.lines = lines
+
+    async def read(self, message: str) -> str:
+        return await self.lines.read(message, self.err)
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.before_prompt()
@@ -161,13 +167,15 @@ class Chat:
             await self.turn(line)
         return EXIT_OK
 
-    async def turn(self, text: str) -> None:
+    async def turn(self, text: str, mode: TurnMode = "act") -> None:
         self.stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, self.interrupt)
         try:
-            await self.session.prompt(text, emit=HumanPrinter(err=self.err), stop=self.stop)
+            await self.session.prompt(
+                text, emit=HumanPrinter(err=self.err), stop=self.stop, mode=mode
+            )
         except FoehnError as exc:
             self.err.print(Text(f"foehn: {exc}", style="red"))
         finally:
@@ -186,6 +194,12 @@ class Chat:
                 self.err.print(HELP)
             case "/cost":
                 self.err.print(session.meter().describe())
+            case "/plan":
+                task = line.removeprefix("/plan").strip()
+                if not task:
+                    self.err.print("/plan needs a task: /plan add a --verbose flag")
+                else:
+                    await self.turn(task, mode="plan")
             case "/compact":
                 meter = await session.compact()
                 result = session.compacted

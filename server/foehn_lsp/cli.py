@@ -24,6 +24,7 @@ from foehn_lsp.agent import RunOutcome
 from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import EventSink
+from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.config_report import add_parser as add_config_parser
 from foehn_lsp.errors import FoehnError
@@ -155,6 +156,7 @@ def _run_command(args: argparse.Namespace) -> int:
             stop,
             session_id=args.session,
             continue_latest=args.continue_latest,
+            mode="plan" if args.plan else "act",
         )
     )
     if outcome.reason == "cancelled":
@@ -195,6 +197,7 @@ async def _run(
     *,
     session_id: str | None = None,
     continue_latest: bool = False,
+    mode: TurnMode = "act",
 ) -> RunOutcome:
     session = build_session(
         settings,
@@ -215,7 +218,7 @@ async def _run(
 
     loop.add_signal_handler(signal.SIGINT, interrupted)
     try:
-        return await session.prompt(task, emit=printer, stop=stop)
+        return await session.prompt(task, emit=printer, stop=stop, mode=mode)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await session.aclose()
@@ -309,6 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         metavar="N",
         help="stop after N rounds of tool calls (default 30; at least 1)",
+    )
+    run.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan first with read-only tools; the plan is asked about like a call "
+        "(--approve ask: on the terminal; all: approved; never: the turn ends with the plan)",
     )
     run.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     run.add_argument("--transcript", metavar="FILE", help="record the run for foehn replay")

@@ -26,15 +26,19 @@ from foehn_lsp.agent.events import (
     ApprovalEvent,
     Done,
     FilesChanged,
+    PlanEvent,
     RunEvent,
     TextDelta,
     Thinking,
+    TodoEvent,
     ToolCallEvent,
     ToolResultEvent,
     event_json,
 )
+from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.tools.tasks import TaskItem
 
 MAX_ARGUMENT_CHARS = 160
 FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
@@ -174,9 +178,34 @@ class HumanPrinter:
             case FilesChanged(files=files):
                 for changed in files:
                     self.summary.changed.setdefault(changed.path)
+            case TodoEvent(items=items):
+                self._end_text()
+                self.err.print(task_list(items))
+            case PlanEvent():
+                self._plan(event)
             case Done():
                 self._done(event)
         self.out.flush()
+
+    def _plan(self, event: PlanEvent) -> None:
+        self._end_text()
+        match event.status:
+            case "proposed":
+                files = ", ".join(event.files) or "none named"
+                steps = f"{len(event.steps)} step{'s' if len(event.steps) != 1 else ''}"
+                self.err.print(Text(f"plan: {steps}; files: {files}", style="bold"))
+            case "approved" | "edited":
+                self.err.print(Text(f"plan {event.status}: carrying it out", style="green"))
+            case "rejected":
+                self.err.print(Text(f"plan rejected: {event.reason}", style="yellow"))
+            case "unreviewed":
+                self.err.print(
+                    Text(
+                        "plan not reviewed (nobody to ask: --approve never or no terminal); "
+                        "nothing was changed",
+                        style="yellow",
+                    )
+                )
 
     def _end_text(self) -> None:
         if self._streamed and not self._streamed.endswith("\n"):
@@ -219,6 +248,20 @@ class HumanPrinter:
             self.err.print(Text(f"foehn: {stopped}", style="yellow"))
         self._streamed = ""
         self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
+
+
+TASK_MARKS = {"pending": ("○", "dim"), "in_progress": ("▸", "bold yellow"), "done": ("✓", "green")}
+
+
+def task_list(items: tuple[TaskItem, ...]) -> Text:
+    """The task list as the terminal shows it, one line per step."""
+    done = sum(item.status == "done" for item in items)
+    text = Text(f"tasks ({done}/{len(items)} done):", style="bold")
+    for item in items:
+        mark, style = TASK_MARKS[item.status]
+        text.append(f"\n  {mark} ", style=style)
+        text.append(item.text, style="dim" if item.status == "done" else "")
+    return text
 
 
 async def _pipe_reader() -> asyncio.StreamReader:
@@ -285,19 +328,61 @@ class TerminalApprover:
         remember = f" ({request.remember})" if request.remember else ""
         return f"Allow? [y] once, [a] for this run{remember}, [N] deny: "
 
+    async def read(self, message: str) -> str:
+        """One line typed by the person (``KeyboardInterrupt`` for Ctrl-C, ``EOFError`` at
+        the end of the input)."""
+        if sys.stdin.isatty():
+            return await _prompt_terminal(message)
+        self.err.print(message, end="")
+        self.err.file.flush()
+        if self._pipe is None:
+            self._pipe = await _pipe_reader()
+        line = await self._pipe.readline()
+        if not line:
+            raise EOFError
+        return line.decode("utf-8", "replace")
+
+    async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
+        """Show the plan's steps and files; approve, edit (type the steps) or reject (why)."""
+        self.before_prompt()
+        last = " (the last try: a second rejection ends the turn)" if plan.attempt > 1 else ""
+        self.err.print(Text(f"\nFoehn's plan{last}:", style="bold"))
+        for number, step in enumerate(plan.steps, 1):
+            self.err.print(f"  {number}. {step}")
+        self.err.print(Text(f"files: {', '.join(plan.files) or 'none named'}", style="dim"))
+        try:
+            answer = await self.read("Carry it out? [y] yes, [e] edit the steps, [n WHY] no: ")
+            word, _, rest = answer.strip().partition(" ")
+            match word.lower():
+                case "y" | "yes":
+                    return ApprovePlan()
+                case "e" | "edit":
+                    return await self._edited()
+                case "":
+                    return RejectPlan(reason="no answer")
+                case _:
+                    return RejectPlan(reason=rest.strip() or "rejected in the terminal")
+        except KeyboardInterrupt:
+            self.on_cancel()
+            return RejectPlan(reason="cancelled at the prompt")
+        except (EOFError, OSError, ValueError):
+            return RejectPlan(reason="no answer")
+
+    async def _edited(self) -> PlanDecision:
+        self.err.print("Type the steps, one per line; an empty line ends:")
+        steps: list[str] = []
+        while line := (await self.read("  ")).strip():
+            steps.append(line)
+        if not steps:
+            return RejectPlan(reason="the edited plan was empty")
+        return ApprovePlan(edited="\n".join(f"{n}. {s}" for n, s in enumerate(steps, 1)))
+
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.before_prompt()
         self.show(request)
         message = self.choices(request)
         try:
-            if sys.stdin.isatty():
-                answer = await _prompt_terminal(message)
-            else:
-                self.err.print(message, end="")
-                self.err.file.flush()
-                if self._pipe is None:
-                    self._pipe = await _pipe_reader()
-                answer = (await self._pipe.readline()).decode("utf-8", "replace")
+            answer = await self.read(message)
         except KeyboardInterrupt:
             self.on_cancel()
             return Denied(reason="cancelled at the prompt")

@@ -21,6 +21,7 @@ EDIT = (
     "edit_file",
     {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
 )
+READ = ("read_file", {"path": "app.py"})
 
 
 @pytest.fixture
@@ -83,7 +84,7 @@ async def test_a_client_without_fs_gets_disk_reads_and_writes(
 ) -> None:
     model.script(
         Turn(tool_calls=[("read_file", {"path": "app.py"})]),
-        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[READ, EDIT]),
         Turn(text="Fixed."),
     )
     client = EditorClient(answers=["allow_once"])
@@ -102,7 +103,7 @@ async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_c
 ) -> None:
     model.script(
         Turn(tool_calls=[("read_file", {"path": "app.py"})]),
-        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[READ, EDIT]),
         Turn(text="Fixed the TODO."),
     )
     path = str(app / "app.py")
@@ -150,7 +151,7 @@ async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_c
 async def test_a_denied_call_changes_nothing_and_the_model_hears_why(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Understood, I left it."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Understood, I left it."))
     client = EditorClient(answers=["reject_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -167,7 +168,7 @@ async def test_a_denied_call_changes_nothing_and_the_model_hears_why(
 async def test_cancel_while_a_permission_request_waits_ends_the_turn(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="unused"))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="unused"))
     client = EditorClient(answers=[NEVER])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -207,7 +208,7 @@ async def test_allow_always_is_remembered_for_exactly_its_scope(
         return ("edit_file", {"path": "app.py", "edits": [{"old_text": old, "new_text": new}]})
 
     model.script(
-        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[READ, EDIT]),
         Turn(tool_calls=[edit("return 2", "return 3")]),
         Turn(tool_calls=[("write_file", {"path": "new.py", "content": "x = 1\n"})]),
         Turn(text="Done."),
@@ -265,7 +266,7 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
 
 
 async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: ModelServer) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="I cannot edit in read-only mode."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -338,7 +339,7 @@ async def test_bad_requests_get_clear_errors(app: Path, model: ModelServer) -> N
 async def test_an_unanswered_permission_request_times_out_as_a_denial(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="No answer, so I left it."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="No answer, so I left it."))
     client = EditorClient(answers=[NEVER])
     async with acp_agent(app, model, client, args=("--permission-timeout", "1")) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -396,7 +397,7 @@ async def test_mcp_servers_from_the_client_are_used_or_reported(
 
 
 async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Fixed."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])

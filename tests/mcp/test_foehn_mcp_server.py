@@ -162,3 +162,23 @@ async def test_allow_for_this_session_asks_once_for_the_same_scope(
             assert not result.is_error, text(result)
     assert len(asked) == 1
     assert (root / "b.txt").read_text() == "x\n"
+
+
+async def test_an_edit_needs_a_read_in_an_earlier_call_of_the_same_server(
+    root: Path, tmp_path: Path
+) -> None:
+    async def allow_once(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"decision": "allow once"})
+
+    (root / "app.py").write_text("X = 1\n")
+    edit = {"path": "app.py", "edits": [{"old_text": "X = 1", "new_text": "X = 2"}]}
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=allow_once) as session:
+        refused = await session.call_tool("edit_file", edit)
+        assert "has not been read in this session" in text(refused)
+        assert (root / "app.py").read_text() == "X = 1\n"
+        await session.call_tool("read_file", {"path": "app.py"})
+        edited = await session.call_tool("edit_file", edit)
+    assert not edited.is_error, text(edited)
+    assert (root / "app.py").read_text() == "X = 2\n"

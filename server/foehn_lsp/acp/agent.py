@@ -55,7 +55,7 @@ SHUTDOWN_GRACE = 10.0
 LIST_PAGE = 50
 """Sessions per ``session/list`` page."""
 
-Mode = Literal["ask", "read-only"]
+Mode = Literal["ask", "read-only", "plan"]
 MODES: tuple[schema.SessionMode, ...] = (
     schema.SessionMode(
         id="ask",
@@ -67,7 +67,14 @@ MODES: tuple[schema.SessionMode, ...] = (
         name="Read-only",
         description="Every call that could change something is refused without asking.",
     ),
+    schema.SessionMode(
+        id="plan",
+        name="Plan first",
+        description="Each prompt is planned with read-only tools; once you approve the plan, "
+        "the same turn carries it out (asking before changes as usual).",
+    ),
 )
+MODE_IDS: tuple[Mode, ...] = ("ask", "read-only", "plan")
 
 
 def invalid(field_name: str, message: str) -> RequestError:
@@ -241,6 +248,7 @@ class FoehnAgent:
         return schema.NewSessionResponse(
             session_id=live.session.id,
             modes=self._modes(live),
+            config_options=self._options(live),
             field_meta=self._meta(live),
         )
 
@@ -259,10 +267,17 @@ class FoehnAgent:
             raise self._busy(session_id)
         for update in convert.history_updates(live.session.messages, live.workspace):
             live.updates.put(update)
+        if live.session.todo:
+            items = live.session.todo
+            live.updates.put(
+                convert.plan_update([(i.text, convert.PLAN_STATUS[i.status]) for i in items])
+            )
         live.updates.put(convert.available_commands())
         live.commands_sent = True
         await live.updates.flush()
-        return schema.LoadSessionResponse(modes=self._modes(live), field_meta=self._meta(live))
+        return schema.LoadSessionResponse(
+            modes=self._modes(live), config_options=self._options(live), field_meta=self._meta(live)
+        )
 
     async def _open(
         self, cwd: str, mcp_servers: list[Any] | None, resume: str | None
@@ -351,6 +366,35 @@ class FoehnAgent:
     def _modes(self, live: LiveSession) -> schema.SessionModeState:
         return schema.SessionModeState(current_mode_id=live.mode, available_modes=list(MODES))
 
+    def _options(self, live: LiveSession) -> list[Any]:
+        """The mode again as a session config option (the newer way clients pick it)."""
+        return [
+            schema.SessionConfigOptionSelect(
+                type="select",
+                id="mode",
+                name="Mode",
+                category="mode",
+                current_value=live.mode,
+                options=[
+                    schema.SessionConfigSelectOption(
+                        value=mode.id, name=mode.name, description=mode.description
+                    )
+                    for mode in MODES
+                ],
+            )
+        ]
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> schema.SetSessionConfigOptionResponse:
+        live = self._live(session_id)
+        if config_id != "mode":
+            raise invalid("configId", f"unknown option {config_id!r}; Foehn has: mode")
+        if not isinstance(value, str):
+            raise invalid("value", f"mode takes one of: {', '.join(MODE_IDS)}")
+        await self.set_session_mode(session_id, value)
+        return schema.SetSessionConfigOptionResponse(config_options=self._options(live))
+
     def _meta(self, live: LiveSession) -> dict[str, Any] | None:
         """What the client should know about the session's MCP servers (``_meta``)."""
         return {"foehn": {"notes": list(live.notes)}} if live.notes else None
@@ -359,9 +403,10 @@ class FoehnAgent:
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> schema.SetSessionModeResponse:
         live = self._live(session_id)
-        if mode_id not in ("ask", "read-only"):
-            raise invalid("modeId", f"unknown mode {mode_id!r}; one of: ask, read-only")
-        live.mode = "read-only" if mode_id == "read-only" else "ask"
+        chosen = next((m for m in MODE_IDS if m == mode_id), None)
+        if chosen is None:
+            raise invalid("modeId", f"unknown mode {mode_id!r}; one of: {', '.join(MODE_IDS)}")
+        live.mode = chosen
         live.approver.read_only = live.mode == "read-only"
         approval = live.settings.approval
         if live.mode == "read-only":
@@ -401,7 +446,13 @@ class FoehnAgent:
         stop = asyncio.Event()
         live.stop = stop
         live.turn = asyncio.create_task(
-            live.session.prompt(asked.text, context=asked.context, emit=live.emit, stop=stop)
+            live.session.prompt(
+                asked.text,
+                context=asked.context,
+                emit=live.emit,
+                stop=stop,
+                mode="plan" if live.mode == "plan" else "act",
+            )
         )
         try:
             outcome = await asyncio.shield(live.turn)

@@ -82,9 +82,9 @@ def failed_change(results: Sequence[ToolResultMessage]) -> ToolResultMessage | N
 
 def act_on_failure_note(result: ToolResultMessage) -> str:
     """What the model is told when it answers right after a failed change."""
-    first = result.content.strip().splitlines()[0] if result.content.strip() else "it failed"
+    said = " ".join(result.content.split())[:400] or "it failed"
     return (
-        f"[Foehn] Your last change ({result.name}) failed and changed nothing: {first[:300]}. "
+        f"[Foehn] Your last change ({result.name}) failed and changed nothing: {said} "
         "Do not answer yet: act on what the failure says with a tool call (read the file "
         "again, fix old_text or the path). If it cannot be done, try another way; answer only "
         "once you have done it, or with what failed."

@@ -44,6 +44,7 @@ from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
 from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.agent.reads import replay_reads
 from foehn_lsp.agent.records import AuditLog, Transcript
+from foehn_lsp.agent.repomap import map_budget, repo_map
 from foehn_lsp.agent.store import (
     MESSAGES,
     FileState,
@@ -218,6 +219,10 @@ class Session:
         notes = self._pending_notes()
         if (earlier_list := TaskList(self._todo)).unfinished:
             notes.append(earlier_list.note())
+        if not self._turns and not self._messages:
+            budget = map_budget(self.context.window)
+            if workspace_map := await asyncio.to_thread(repo_map, self.workspace, budget):
+                notes.append(workspace_map)
         context = "\n\n".join(p for p in [*notes, context] if p)
         task = text + (f"\n\n{context}" if context else "")
         transcript = self._transcript()

@@ -132,7 +132,12 @@ class RunManager:
 
         try:
             outcome = await session.prompt(
-                arguments.task, context=context, emit=emit, stop=run.stop, run_id=run.id
+                arguments.task,
+                context=context,
+                emit=emit,
+                stop=run.stop,
+                run_id=run.id,
+                mode=arguments.mode,
             )
         finally:
             await session.aclose()  # the provider is the server's; this ends the session's watch

@@ -51,7 +51,7 @@ from foehn_lsp.mcp.config import McpSettings
 from foehn_lsp.providers.messages import ToolCall
 from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
-from foehn_lsp.workspace import FileAccess, Workspace
+from foehn_lsp.workspace import FileAccess, ReadLedger, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +143,7 @@ class FoehnMcpServer:
             default_timeout=settings.tool_timeout_seconds,
         )
         self.workspace = Workspace([root])
+        self.shown = ReadLedger()
         self.audit = AuditLog(
             audit_path(self.workspace.root),
             scrubber_for(settings),
@@ -166,7 +167,9 @@ class FoehnMcpServer:
         ]
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        ctx = ToolContext(workspace=self.workspace, files=FileAccess(self.workspace))
+        # One ledger for the server's life: a file read in one call may be edited in the next.
+        files = FileAccess(self.workspace, shown=self.shown)
+        ctx = ToolContext(workspace=self.workspace, files=files)
         executor = TurnExecutor(
             self.registry, ctx, self._emit, [_Limit(allowed=self.allowed), self.gate]
         )
