@@ -88,7 +88,7 @@ def script_fix(server: ModelServer) -> None:
     server.script(
         Turn(tool_calls=[("scan", {"pattern": "*.py"})]),
         Turn(tool_calls=[("read_file", {"path": "app.py"})]),
-        Turn(tool_calls=[READ, EDIT]),
+        Turn(tool_calls=[EDIT]),
         Turn(text="Fixed the TODO."),
     )
 
@@ -128,6 +128,7 @@ def test_approve_never_leaves_the_workspace_untouched(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
     script_fix(server)
+    server.script(Turn(text="The edit was denied, so app.py still has its TODO."))
     before = (app / "app.py").read_bytes()
     done = foehn(
         "run",
@@ -154,9 +155,12 @@ def test_approve_never_leaves_the_workspace_untouched(
     assert stream[-1] == {
         "event": "done",
         "reason": "answer",
-        "answer": "Fixed the TODO.",
+        "answer": "The edit was denied, so app.py still has its TODO.",
         "iterations": 3,
     }
+    sent_back = server.requests[-1].body["messages"][-1]["content"]
+    assert sent_back.startswith("[Foehn] Your answer says you changed files")
+    assert "Fixed the TODO." not in "".join(e.get("text", "") for e in stream)
     kinds = {e["event"] for e in stream}
     assert kinds >= {"text", "tool_call", "approval", "tool_result", "usage", "done"}
     call = next(e for e in stream if e["event"] == "tool_call")

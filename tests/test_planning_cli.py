@@ -113,21 +113,22 @@ def test_the_task_list_is_shown_saved_and_given_back_after_compaction(
     server: ModelServer, root: Path, tmp_path: Path
 ) -> None:
     for number in range(12):
-        (root / f"f{number}.txt").write_text(f"file {number}\n" + "x" * 60 + "\n" * 60)
+        (root / f"f{number}.txt").write_text(f"file {number}\n" + ("x" * 60 + "\n") * 100)
     config = tmp_path / "config" / "foehn"
     config.mkdir(parents=True)
     (config / "config.toml").write_text("context_window = 6000\n")
+    steps = iter(
+        [
+            Turn(tool_calls=[todo("in_progress", "pending")]),
+            *(Turn(tool_calls=[("read_file", {"path": f"f{n}.txt"})]) for n in range(12)),
+            Turn(text="Every file holds x."),
+        ]
+    )
 
     def reply(body: dict[str, Any]) -> Turn:
-        said = messages(body)
-        if said[0]["content"].startswith("You summarise"):
+        if messages(body)[0]["content"].startswith("You summarise"):
             return Turn(text="Read some files.")
-        reads = sum(1 for m in said if m["role"] == "tool" and m["content"].startswith("f"))
-        if not any(m["role"] == "tool" for m in said):
-            return Turn(tool_calls=[todo("in_progress", "pending")])
-        if reads < 12:
-            return Turn(tool_calls=[("read_file", {"path": f"f{reads}.txt"})])
-        return Turn(text="Every file holds x.")
+        return next(steps, Turn(text="Still on it."))
 
     server.script(*([reply] * 40))
     done = foehn(
@@ -140,21 +141,21 @@ def test_the_task_list_is_shown_saved_and_given_back_after_compaction(
     assert listed["items"][0] == {"id": "1", "text": "Read every file", "status": "in_progress"}
     assert [e for e in stream if e["event"] == "compacted"]
     last = messages(server.requests[-1].body)
-    trimmed = [m for m in last if m["role"] == "tool" and "todo result compacted" in m["content"]]
-    assert trimmed, "the todo result itself was compacted away"
+    kept = [m for m in last if m["role"] == "tool" and "[>] 1. Read" in m["content"]]
+    assert not kept, "the todo result itself was compacted away"
     assert any(
         m["role"] == "user"
         and "[Foehn] Your task list (0 of 2 done" in m["content"]
         and "[>] 1. Read every file\n[ ] 2. Say what they hold" in m["content"]
         for m in last
     )
-    server.script(Turn(text="Still on it."))
     again = foehn(
         "run", "Go on.", "--continue", "--workspace", str(root), server=server, state=tmp_path
     )
     assert again.returncode == 0, again.stderr
     assert "tasks (0/2 done):\n  ▸ Read every file\n  ○ Say what they hold" in again.stderr
-    asked = messages(server.requests[-1].body)[-1]["content"]
+    said = [m["content"] for m in messages(server.requests[-1].body) if m["role"] == "user"]
+    [asked] = [m for m in said if m.startswith("Go on.")]
     assert asked.startswith("Go on.\n\n[Foehn] Your task list (0 of 2 done")
 
 

@@ -331,7 +331,9 @@ class TerminalApprover:
     async def read(self, message: str) -> str:
         """One line typed by the person (``KeyboardInterrupt`` for Ctrl-C, ``EOFError`` at
         the end of the input)."""
-        if sys.stdin.isatty():
+        # Once the pipe reader has seen the end of the input it closes stdin, so stdin is asked
+        # whether it is a terminal only before there is a reader.
+        if self._pipe is None and sys.stdin.isatty():
             return await _prompt_terminal(message)
         self.err.print(message, end="")
         self.err.file.flush()

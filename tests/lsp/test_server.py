@@ -128,7 +128,7 @@ async def test_confirm_request_shows_the_diff_and_the_edit_goes_through_the_edit
 ) -> None:
     model.script(
         Turn(tool_calls=[("read_file", {"path": "app.py"})]),
-        Turn(tool_calls=[READ, EDIT]),
+        Turn(tool_calls=[EDIT]),
         Turn(text="Done."),
     )
     confirmations: list[Any] = []

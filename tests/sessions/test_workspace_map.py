@@ -50,7 +50,8 @@ def test_the_most_used_file_comes_first_within_the_budget(package: Path) -> None
     }
     short = repo_map(Workspace([package]), 70).splitlines()
     assert short[1] == "pkg/money.py: function format_amount"
-    assert short[-1].startswith("... ") and short[-1].endswith("more files (scan lists them)")
+    assert short[-1].startswith("... ")
+    assert short[-1].endswith("more files (scan lists them)")
 
 
 def test_a_small_workspace_or_a_tiny_window_gets_no_map(package: Path) -> None:
