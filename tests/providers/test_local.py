@@ -230,3 +230,62 @@ async def test_after_a_failed_change_the_next_step_must_act(
     assert all("tool" in choice["properties"] for choice in first["anyOf"])
     assert any("answer" in choice["properties"] for choice in second["anyOf"])
     assert "FAILED" in json.dumps(llama.requests[0]["messages"])
+
+
+async def test_the_must_act_rule_survives_foehn_notes_and_the_repeated_call_re_ask(
+    registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """After a failed edit, a note from the loop (or a budget warning) does not lift the rule,
+    and neither does re-asking after a repeated call: only tool calls are admitted."""
+    path = tmp_path / "scripted.gguf"
+    read = {"tool": "read_file", "arguments": {"path": "notes.txt"}}
+    llama = _Llama(read, {"tool": "scan", "arguments": {}})
+    _servers[path] = llama
+    earlier = ToolCall(id="c0", name="read_file", arguments='{"path": "notes.txt"}')
+    failed = ToolCall(id="c1", name="edit_file", arguments='{"path": "notes.txt", "edits": []}')
+    history: list[Message] = [
+        UserMessage(content="Add x to notes.txt"),
+        AssistantMessage(tool_calls=(earlier,)),
+        ToolResultMessage(call_id="c0", name="read_file", content="notes.txt: lines 1-1 of 1"),
+        AssistantMessage(tool_calls=(failed,)),
+        ToolResultMessage(
+            call_id="c1", name="edit_file", is_error=True, content="block 1: old_text not found"
+        ),
+        UserMessage(content="[Foehn] Your last change (edit_file) failed and changed nothing"),
+    ]
+    try:
+        response = await LocalProvider(model_path=path).complete(history, registry.definitions())
+    finally:
+        del _servers[path]
+    assert response.message.tool_calls[0].name == "scan"
+    schemas = [r["response_format"]["json_schema"]["schema"] for r in llama.requests]  # type: ignore[index]
+    assert len(schemas) == 2, "the repeated read was re-asked"
+    for schema in schemas:
+        assert all("tool" in choice["properties"] for choice in schema["anyOf"])
+
+
+@pytest.mark.parametrize(
+    ("second", "expected"),
+    [
+        (
+            "debug is now false in config/settings.toml.",
+            "debug is now false in config/settings.toml.",
+        ),
+        ("I set debug to false in app.ini.", NO_ANSWER),
+    ],
+)
+async def test_an_answer_that_copies_the_examples_is_sent_back(
+    registry: ToolRegistry, tmp_path: Path, second: str, expected: str
+) -> None:
+    path = tmp_path / "scripted.gguf"
+    llama = _Llama({"answer": "I set debug to false in app.ini."}, {"answer": second})
+    _servers[path] = llama
+    try:
+        response = await LocalProvider(model_path=path).complete(
+            [UserMessage(content="In config/settings.toml set debug to false")],
+            registry.definitions(),
+        )
+    finally:
+        del _servers[path]
+    assert response.message.content == expected
+    assert "copies the tool output or the examples" in json.dumps(llama.requests[1]["messages"])

@@ -13,11 +13,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from foehn_lsp.providers.messages import ToolResultMessage
+from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 
 CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 NOT_THE_MODELS_FAILURE = (
@@ -78,6 +79,28 @@ def failed_change(results: Sequence[ToolResultMessage]) -> ToolResultMessage | N
                 return None
             return result
     return None
+
+
+def changed_by_calls(messages: Sequence[Message]) -> list[str]:
+    """The files that the successful file tools in ``messages`` named: what a turn changed,
+    for a loop run without a checkpoint."""
+    ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
+    named: list[str] = []
+    for message in messages:
+        if not isinstance(message, AssistantMessage):
+            continue
+        for call in message.tool_calls:
+            if call.name not in CHANGE_TOOLS or call.id not in ok:
+                continue
+            try:
+                arguments = json.loads(call.arguments)
+            except json.JSONDecodeError:
+                continue
+            for key in ("path", "source", "destination"):
+                value = arguments.get(key) if isinstance(arguments, dict) else None
+                if isinstance(value, str) and value not in named:
+                    named.append(value)
+    return named
 
 
 def act_on_failure_note(result: ToolResultMessage) -> str:

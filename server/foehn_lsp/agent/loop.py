@@ -325,33 +325,12 @@ class Agent:
     def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
         if state.mode == "plan" or not (state.attempted or honesty.asks_for_change(state.task)):
             return None
-        changed = state.changed() if state.changed is not None else self._named(state)
+        changed = (
+            state.changed()
+            if state.changed is not None
+            else honesty.changed_by_calls(state.messages[state.start :])
+        )
         return honesty.check_claim(answer, changed=changed, earlier=state.earlier)
-
-    @staticmethod
-    def _named(state: _State) -> list[str]:
-        """The files this turn's successful file tools named (without a checkpoint)."""
-        ok = {
-            m.call_id
-            for m in state.messages[state.start :]
-            if isinstance(m, ToolResultMessage) and not m.is_error
-        }
-        named: list[str] = []
-        for message in state.messages[state.start :]:
-            if not isinstance(message, AssistantMessage):
-                continue
-            for call in message.tool_calls:
-                if call.name not in honesty.CHANGE_TOOLS or call.id not in ok:
-                    continue
-                try:
-                    arguments = json.loads(call.arguments)
-                except json.JSONDecodeError:
-                    continue
-                for key in ("path", "source", "destination"):
-                    value = arguments.get(key) if isinstance(arguments, dict) else None
-                    if isinstance(value, str) and value not in named:
-                        named.append(value)
-        return named
 
     async def _review(
         self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
