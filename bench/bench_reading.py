@@ -33,6 +33,7 @@ class Result:
     tokens: int
     seconds: float
     calls: tuple[str, ...]
+    answer: str
 
 
 async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Result:
@@ -81,6 +82,7 @@ async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Re
         tokens=outcome.input_tokens + outcome.output_tokens,
         seconds=time.perf_counter() - started,
         calls=tuple(calls),
+        answer=answer,
     )
 
 
@@ -108,6 +110,8 @@ def run(ids: list[str]) -> Iterator[str]:
                     f"  {mark} {task.id:<13} {label} {result.tokens:6d} tokens "
                     f"{result.seconds:5.1f} s  {' → '.join(result.calls)}"
                 )
+                if not result.right:
+                    yield f"       answer: {result.answer[:300]!r}"
     with_, without = results[True], results[False]
     right_with, right_without = sum(r.right for r in with_), sum(r.right for r in without)
     tokens_with = statistics.mean(r.tokens for r in with_)
