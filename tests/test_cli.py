@@ -188,8 +188,8 @@ def test_the_terminal_prompt_shows_the_call_and_the_diff(
     assert '"old_text": "return 1  # TODO"' in done.stderr
     assert "+    return 2" in done.stderr
     assert (
-        "Allow? [y] once, [a] for this run (edit_file calls, at risk write), [N] deny:"
-        in done.stderr
+        "Allow? [y] once, [a] for this run (edit_file calls, at risk write), "
+        "[s] always: save a rule, [?] why, [N] deny:" in done.stderr
     )
     assert (app / "app.py").read_text().endswith("return 2\n")
 

@@ -319,7 +319,11 @@ def overrides(config: dict[str, str], root: Path) -> list[str] | str:
 
 
 def git_scope(arguments: GitArguments, ctx: ToolContext) -> CallScope:
-    return CallScope(program="git", sandbox=system_sandbox().policy_for("read-only"))
+    return CallScope(
+        program="git",
+        sandbox=system_sandbox().policy_for("read-only"),
+        argv=("git", *arguments.args),
+    )
 
 
 async def git(arguments: GitArguments, ctx: ToolContext) -> ToolResult:

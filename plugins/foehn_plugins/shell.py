@@ -115,7 +115,11 @@ def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
     )
     wanted = arguments.sandbox or least
     policy = max(least, wanted, key=SANDBOX_ORDER.index)
-    return CallScope(program=arguments.command[0], sandbox=system_sandbox().policy_for(policy))
+    return CallScope(
+        program=arguments.command[0],
+        sandbox=system_sandbox().policy_for(policy),
+        argv=tuple(arguments.command),
+    )
 
 
 async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResult:
@@ -191,9 +195,11 @@ def _test_argv(arguments: TestArguments, ctx: ToolContext) -> list[str]:
 def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:
     """The whole command line, so the person sees (and an approval remembers) exactly what
     runs, including a test command the workspace configured."""
+    argv = _test_argv(arguments, ctx)
     return CallScope(
-        program=shlex.join(_test_argv(arguments, ctx)),
+        program=shlex.join(argv),
         sandbox=system_sandbox().policy_for("workspace-write"),
+        argv=tuple(argv),
     )
 
 

@@ -9,6 +9,7 @@ goes), the answer streams, approvals are asked in place, and a few commands act 
     /cost               context used, tokens spent and cost
     /plan TASK          plan first (read-only), then carry the plan out once approved
     /help, /exit
+    /NAME [arguments]   a custom command (agent.custom_commands): its prompt is the turn
 
 Ctrl-C cancels the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
 terminal (prompt_toolkit, with history) or, when stdin is not one, line by line from it, so
@@ -33,14 +34,15 @@ from rich.text import Text
 
 from foehn_lsp.agent.approval import (
     ApprovalDecision,
-    ApprovalRequest,
     Approved,
     Denied,
     FixedApprover,
 )
 from foehn_lsp.agent.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
 from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.agent.session import RestoreReport, Session
+from foehn_lsp.agent.slash import parse
 from foehn_lsp.agent.store import SessionNotFound, SessionStore
 from foehn_lsp.config import load_settings
 from foehn_lsp.errors import FoehnError
@@ -54,6 +56,7 @@ HELP = """\
 /cost               context used, tokens spent and cost
 /plan TASK          plan with read-only tools; approve, edit or reject the plan, then it runs
 /exit               leave (or Ctrl-D); Ctrl-C cancels a running turn"""
+BUILT_IN = frozenset({"undo", "sessions", "compact", "cost", "help", "exit", "quit", "plan"})
 
 
 class Lines:
@@ -96,30 +99,17 @@ class ChatApprover(TerminalApprover):
     async def read(self, message: str) -> str:
         return await self.lines.read(message, self.err)
 
-    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.before_prompt()
-        self.show(request)
-        try:
-            answer = await self.lines.read(self.choices(request), self.err)
-        except KeyboardInterrupt:
-            self.on_cancel()
-            return Denied(reason="cancelled at the prompt")
-        except EOFError:
-            answer = ""
-        match answer.strip().lower():
-            case "y" | "yes":
-                return Approved(scope="once")
-            case "a" | "all":
-                return Approved(scope="run")
-            case "":
-                return Denied(reason="no answer")
-            case _:
-                return Denied(reason="denied in the terminal")
-
 
 class Chat:
-    def __init__(self, session: Session, lines: Lines, err: Console) -> None:
+    def __init__(
+        self,
+        session: Session,
+        lines: Lines,
+        err: Console,
+        commands: CustomCommands | None = None,
+    ) -> None:
         self.session = session
+        self.commands = commands or CustomCommands()
         self.lines = lines
         self.err = err
         self.stop: asyncio.Event | None = None
@@ -185,13 +175,22 @@ class Chat:
 
     async def command(self, line: str) -> bool:
         """Run a /command; ``False`` to leave."""
-        name, *words = line.split()
+        slash = parse(line)
+        custom = self.commands.get(slash.name) if slash is not None else None
+        if slash is not None and custom is not None and slash.name not in BUILT_IN:
+            await self.turn(custom.prompt(slash.arguments))
+            return True
+        name = f"/{slash.name}" if slash is not None else line.split()[0]
+        words = slash.words if slash is not None else []
         session = self.session
         match name:
             case "/exit" | "/quit":
                 return False
             case "/help":
                 self.err.print(HELP)
+                for custom in self.commands.commands:
+                    usage = f"/{custom.name} {custom.hint or ''}".strip()
+                    self.err.print(f"{usage:<19} {custom.description}")
             case "/cost":
                 self.err.print(session.meter().describe())
             case "/plan":
@@ -290,7 +289,10 @@ def chat_command(args: argparse.Namespace) -> int:
         )
         for problem in session.discovery.problems:
             err.print(f"foehn: skipped plugin {problem}")
-        chat = Chat(session, lines, err)
+        commands = load_commands(root, trusted=settings.trust_workspace, built_in=BUILT_IN)
+        for skipped in commands.problems:
+            err.print(f"foehn: skipped command {skipped}")
+        chat = Chat(session, lines, err, commands)
         try:
             return await chat.run()
         finally:

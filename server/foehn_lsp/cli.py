@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp import __version__, chat, replay
+from foehn_lsp import __version__, chat, replay, rules_cli
 from foehn_lsp.agent import RunOutcome
 from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.builder import FrontEnd, build_session
@@ -333,6 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay.add_parser(commands)
     chat.add_parsers(commands)
+    rules_cli.add_parsers(commands)
 
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
     acp.add_argument(

@@ -76,6 +76,10 @@ USER_LEVEL = "userLevel"
 CLIENT_ONLY = frozenset({"server_path", "python_path"})
 """Editor settings the client uses to start the server; the server reads nothing from them."""
 
+OWN_TABLES = frozenset({"rules", "hooks"})
+"""``[[rules]]`` and ``[[hooks]]`` in the user file: read, with their lines, by
+``agent.guards``; never settings, and never from any other layer."""
+
 
 class ApprovalMode(enum.Enum):
     """What policy does with a call: run it, ask the person, or refuse it."""
@@ -323,6 +327,7 @@ def _file_layer(path: Path) -> Layer:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
     lines = _key_lines(text)
+    raw = {key: value for key, value in raw.items() if key not in OWN_TABLES}
     values = _normalise(raw)
     for key_path, raw_path in _unknown_keys(raw, Settings):
         line = lines.get(raw_path)

@@ -21,7 +21,8 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp import approval_prompt
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Done,
@@ -170,6 +171,10 @@ class HumanPrinter:
                 line.append(f" {shown} ")
                 line.append(f"[{risk}]", style="yellow" if risk != "read_only" else "dim")
                 self.err.print(line)
+            case ApprovalEvent(decision="allow", reason=reason) if reason.startswith(
+                ("rule ", "approved; rule saved", "approved once; the rule")
+            ):
+                self.err.print(Text(f"  ✓ {reason}", style="dim"))
             case ApprovalEvent(decision="deny", reason=reason):
                 self.summary.denied += 1
                 self.err.print(Text(f"  ✗ denied: {reason}", style="red"))
@@ -324,22 +329,21 @@ class TerminalApprover:
             self.err.print(diff_text(request.preview), end="")
             self.diffs_shown.add(request.call_id)
 
-    def choices(self, request: ApprovalRequest) -> str:
-        remember = f" ({request.remember})" if request.remember else ""
-        return f"Allow? [y] once, [a] for this run{remember}, [N] deny: "
-
     async def read(self, message: str) -> str:
-        """One line typed by the person (``KeyboardInterrupt`` for Ctrl-C, ``EOFError`` at
-        the end of the input)."""
-        # Once the pipe reader has seen the end of the input it closes stdin, so stdin is asked
-        # whether it is a terminal only before there is a reader.
-        if self._pipe is None and sys.stdin.isatty():
-            return await _prompt_terminal(message)
-        self.err.print(message, end="")
-        self.err.file.flush()
-        if self._pipe is None:
-            self._pipe = await _pipe_reader()
-        line = await self._pipe.readline()
+        """One answer: prompt_toolkit on a terminal, else a line of the piped stdin (an input
+        that is gone is the end of input)."""
+        try:
+            # Once the pipe reader has seen the end of the input it closes stdin, so stdin is
+            # asked whether it is a terminal only before there is a reader.
+            if self._pipe is None and sys.stdin.isatty():
+                return await _prompt_terminal(message)
+            self.err.print(message, end="")
+            self.err.file.flush()
+            if self._pipe is None:
+                self._pipe = await _pipe_reader()
+            line = await self._pipe.readline()
+        except (OSError, ValueError):
+            raise EOFError from None
         if not line:
             raise EOFError
         return line.decode("utf-8", "replace")
@@ -382,20 +386,8 @@ class TerminalApprover:
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.before_prompt()
         self.show(request)
-        message = self.choices(request)
         try:
-            answer = await self.read(message)
+            return await approval_prompt.answer(request, self.read, self.err)
         except KeyboardInterrupt:
             self.on_cancel()
             return Denied(reason="cancelled at the prompt")
-        except (EOFError, OSError, ValueError):
-            answer = ""
-        match answer.strip().lower():
-            case "y" | "yes":
-                return Approved(scope="once")
-            case "a" | "all":
-                return Approved(scope="run")
-            case "":
-                return Denied(reason="no answer")
-            case _:
-                return Denied(reason="denied in the terminal")

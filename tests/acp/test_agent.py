@@ -201,7 +201,7 @@ async def test_cancel_during_a_running_program(app: Path, model: ModelServer) ->
     assert last["content"][0]["content"]["text"] == "not finished: the turn was stopped"
 
 
-async def test_allow_always_is_remembered_for_exactly_its_scope(
+async def test_allow_always_saves_a_rule_for_exactly_its_scope(
     app: Path, model: ModelServer
 ) -> None:
     def edit(old: str, new: str) -> tuple[str, dict[str, Any]]:
@@ -227,7 +227,10 @@ async def test_allow_always_is_remembered_for_exactly_its_scope(
     assert asked == ["edit_file app.py", "write_file new.py", "delete_path app.py"]
     always = client.permissions[0]["options"][1]
     assert always["kind"] == "allow_always"
-    assert always["name"] == "Always allow edit_file calls, at risk write, this session"
+    assert always["name"] == (
+        "Always allow: save the rule allow edit_file paths app.py (sandbox workspace-write) "
+        "to your config"
+    )
     assert not (app / "new.py").exists()
 
 

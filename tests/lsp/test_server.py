@@ -171,7 +171,13 @@ async def test_confirm_request_shows_the_diff_and_the_edit_goes_through_the_edit
 
 @pytest.mark.parametrize(
     ("answer", "applied"),
-    [("Allow", True), ("Allow for this run", True), ("Deny", False), (None, False)],
+    [
+        ("Allow", True),
+        ("Allow for this run", True),
+        ("Always allow (save the rule)", True),
+        ("Deny", False),
+        (None, False),
+    ],
 )
 async def test_show_message_request_is_the_fallback(
     app: Path, model: ModelServer, answer: str | None, applied: bool
@@ -191,8 +197,19 @@ async def test_show_message_request_is_the_fallback(
             return types.ApplyWorkspaceEditResult(applied=True)
 
         await run(client, "fix")
-    assert [a.title for a in asked[0].actions or []] == ["Allow", "Allow for this run", "Deny"]
+    assert [a.title for a in asked[0].actions or []] == [
+        "Allow",
+        "Allow for this run",
+        "Always allow (save the rule)",
+        "Deny",
+    ]
     assert "edit_file (write)" in asked[0].message
+    assert asked[0].message.endswith(
+        "'Always allow (save the rule)' saves to your config: allow edit_file paths app.py "
+        "(sandbox workspace-write)."
+    )
+    saved = app.parent / "config" / "foehn" / "config.toml"
+    assert saved.exists() is (answer == "Always allow (save the rule)")
     assert ("return 2" in (app / "app.py").read_text()) is applied
 
 

@@ -234,9 +234,9 @@ async def test_the_fallback_dialog_says_what_allow_for_this_run_remembers(
 
         await run(client, "touch x")
     [request] = asked
-    assert request.message.endswith(
+    assert (
         "'Allow for this run' also allows run_command calls that run `touch`, at risk write, "
-        "in the workspace-write sandbox."
+        "in the workspace-write sandbox.\n" in request.message
     )
 
 

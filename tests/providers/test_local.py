@@ -238,7 +238,7 @@ async def test_the_must_act_rule_survives_foehn_notes_and_the_repeated_call_re_a
     """After a failed edit, a note from the loop (or a budget warning) does not lift the rule,
     and neither does re-asking after a repeated call: only tool calls are admitted."""
     path = tmp_path / "scripted.gguf"
-    read = {"tool": "read_file", "arguments": {"path": "notes.txt"}}
+    read: dict[str, object] = {"tool": "read_file", "arguments": {"path": "notes.txt"}}
     llama = _Llama(read, {"tool": "scan", "arguments": {}})
     _servers[path] = llama
     earlier = ToolCall(id="c0", name="read_file", arguments='{"path": "notes.txt"}')

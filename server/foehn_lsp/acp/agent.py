@@ -31,6 +31,7 @@ from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.agent.approval import FilePreview
 from foehn_lsp.agent.builder import FrontEnd, build_session
+from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
 from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
 from foehn_lsp.agent.loop import RunOutcome
 from foehn_lsp.agent.session import Session
@@ -129,6 +130,8 @@ class LiveSession:
     the load, when the client surely knows the session)."""
     unfinished: dict[str, None] = field(default_factory=dict)
     """Calls of the running turn announced and not yet finished, in order."""
+    commands: CustomCommands = field(default_factory=CustomCommands)
+    """The person's custom commands (``/NAME``), offered with Foehn's own."""
 
     def emit(self, event: RunEvent) -> None:
         applied: tuple[FilePreview, ...] = ()
@@ -272,7 +275,7 @@ class FoehnAgent:
             live.updates.put(
                 convert.plan_update([(i.text, convert.PLAN_STATUS[i.status]) for i in items])
             )
-        live.updates.put(convert.available_commands())
+        live.updates.put(convert.available_commands(live.commands))
         live.commands_sent = True
         await live.updates.flush()
         return schema.LoadSessionResponse(
@@ -330,14 +333,21 @@ class FoehnAgent:
             await updates.close()
             raise RequestError(-32603, str(exc)) from None
         updates.session_id = files.session_id = approver.session_id = session.id
+        commands = await asyncio.to_thread(
+            load_commands,
+            workspace.root,
+            trusted=settings.trust_workspace,
+            built_in=convert.BUILT_IN,
+        )
         live = LiveSession(
             session=session,
+            commands=commands,
             workspace=workspace,
             updates=updates,
             approver=approver,
             files=files,
             settings=settings,
-            notes=[*notes, *_mcp_problems(session, settings)],
+            notes=[*notes, *_mcp_problems(session, settings), *commands.problems],
         )
         for note in live.notes:
             log.warning("session %s: %s", session.id, note)
@@ -437,8 +447,9 @@ class FoehnAgent:
             raise invalid("prompt", str(exc)) from None
         if command is not None:
             return await self._command(live, command)
+        task = live.commands.expand(asked.text) or asked.text
         if not live.commands_sent:
-            live.updates.put(convert.available_commands())
+            live.updates.put(convert.available_commands(live.commands))
             live.commands_sent = True
         for note in live.notes:
             live.updates.put(update_agent_message_text(f"[Foehn] {note}\n\n"))
@@ -447,7 +458,7 @@ class FoehnAgent:
         live.stop = stop
         live.turn = asyncio.create_task(
             live.session.prompt(
-                asked.text,
+                task,
                 context=asked.context,
                 emit=live.emit,
                 stop=stop,

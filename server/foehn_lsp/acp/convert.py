@@ -37,6 +37,7 @@ from foehn_lsp.agent.approval import (
     Denied,
     FilePreview,
 )
+from foehn_lsp.agent.custom_commands import CustomCommands
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Compacted,
@@ -51,6 +52,7 @@ from foehn_lsp.agent.events import (
 )
 from foehn_lsp.agent.plan_mode import ProposedPlan
 from foehn_lsp.agent.session import RestoreReport
+from foehn_lsp.agent.slash import parse
 from foehn_lsp.agent.store import SessionSummary
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.mcp.config import McpServerConfig
@@ -364,14 +366,18 @@ PermissionChoice = Literal["allow_once", "allow_always", "reject_once", "reject_
 
 
 def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption]:
-    """The four choices, the 'always' ones labelled with exactly what they cover (the approval
-    gate's ``remember`` text). For a call in the ``full`` sandbox, 'always' says plainly that it
-    remembers full access: choosing it is the explicit choice the gate requires.
+    """The four choices, the 'always' ones labelled with exactly what they cover: the rule that
+    'always allow' saves (the narrowest that covers the call), or where no rule is proposed the
+    approval gate's ``remember`` text for the session. For a call in the ``full`` sandbox,
+    'always' says plainly that it remembers full access: choosing it is the explicit choice the
+    gate requires.
 
     Option ids are the kinds themselves, so an answer maps back without a lookup table."""
     scope = (request.remember or f"{request.tool} calls at risk {request.risk}") + ", this session"
     always = f"Always allow {scope}"
-    if request.sandbox == "full":
+    if request.proposed_rule is not None:
+        always = f"Always allow: save the rule {request.proposed_rule.describe()} to your config"
+    elif request.sandbox == "full":
         always = f"Always allow with FULL ACCESS (network, your files): {scope}"
     return [
         schema.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
@@ -402,7 +408,11 @@ def decision_for(choice: PermissionChoice | None, request: ApprovalRequest) -> A
         case "allow_once":
             return Approved(scope="once")
         case "allow_always":
-            return Approved(scope="run", full_access=request.sandbox == "full")
+            return Approved(
+                scope="run",
+                full_access=request.sandbox == "full",
+                save_rule=request.proposed_rule is not None,
+            )
         case "reject_once":
             return Denied(reason="rejected in the editor")
         case "reject_always":
@@ -519,8 +529,22 @@ COMMANDS: tuple[schema.AvailableCommand, ...] = (
 )
 
 
-def available_commands() -> schema.AvailableCommandsUpdate:
-    return update_available_commands(COMMANDS)
+BUILT_IN = frozenset(command.name for command in COMMANDS)
+
+
+def available_commands(custom: CustomCommands | None = None) -> schema.AvailableCommandsUpdate:
+    """Foehn's own commands, then the person's custom ones (``/NAME``, with their hint)."""
+    more = [
+        schema.AvailableCommand(
+            name=command.name,
+            description=command.description,
+            input=schema.AvailableCommandInput(
+                root=schema.UnstructuredCommandInput(hint=command.hint or "arguments")
+            ),
+        )
+        for command in (custom.commands if custom else ())
+    ]
+    return update_available_commands([*COMMANDS, *more])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -531,19 +555,21 @@ class Command:
 
 
 def slash_command(text: str) -> Command | None:
-    """``/undo``, ``/undo N`` or ``/compact`` as a command; anything else is a prompt. A command
-    with an argument it does not take is ``UnsupportedContent`` naming it."""
-    words = text.split()
-    if not words or words[0] not in ("/undo", "/compact"):
+    """``/undo``, ``/undo N`` or ``/compact`` as a command; anything else (a custom command
+    too) is a prompt. A command with an argument it does not take is ``UnsupportedContent``
+    naming it."""
+    slash = parse(text)
+    if slash is None or slash.name not in BUILT_IN:
         return None
-    if words[0] == "/compact":
-        if len(words) > 1:
+    words = slash.words
+    if slash.name == "compact":
+        if words:
             raise UnsupportedContent("prompt: /compact takes no argument")
         return Command(name="compact")
-    if len(words) == 1:
+    if not words:
         return Command(name="undo")
-    if len(words) == 2 and words[1].isdigit():
-        return Command(name="undo", turn=int(words[1]))
+    if len(words) == 1 and words[0].isdigit():
+        return Command(name="undo", turn=int(words[0]))
     raise UnsupportedContent("prompt: /undo takes an optional turn number, e.g. /undo 2")
 
 

@@ -1,8 +1,10 @@
 """Asking the person through ``session/request_permission``.
 
-The four ACP options map onto Foehn's decisions: allow once; allow always (for the rest of the
-session, exactly the scope the approval gate remembers: tool, risk, and for programs the
-program and sandbox; the gate's own memory lasts one turn, this one the session); reject once;
+The four ACP options map onto Foehn's decisions: allow once; allow always (saves the narrowest
+rule that covers the call to the person's config, which then decides; where no rule fits, for
+the rest of the session exactly the scope the approval gate remembers: tool, risk, and for
+programs the program and sandbox; the gate's own memory lasts one turn, this one the session);
+reject once;
 reject always (the same scope refused unasked for the rest of the session). The gate still
 decides first, so a ``deny`` policy wins over anything remembered here. A cancelled request,
 an answer that names no offered option, a client error or no answer within the timeout are
@@ -90,8 +92,8 @@ class ClientApprover:
         choice = convert.permission_choice(response)
         if choice == "reject_always":
             self.rejected.add(key)
-        elif choice == "allow_always":
-            self.allowed.add(key)
+        elif choice == "allow_always" and request.proposed_rule is None:
+            self.allowed.add(key)  # with a rule proposed, the saved rule decides from now on
         return convert.decision_for(choice, request)
 
     async def review_plan(self, plan: ProposedPlan) -> PlanDecision:

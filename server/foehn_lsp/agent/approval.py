@@ -1,6 +1,10 @@
-"""Approval: one policy, one gate in the call chain, decisions as data.
+"""Approval: one gate in the call chain, decisions as data.
 
-Policy maps a call's risk (or the tool's name) to allow, ask or deny. ``ask`` goes to an
+After validation and risk assessment, ``agent.decision.decide`` weighs the person's rules, the
+pre-tool hooks' answers and the policy (risk, or the tool's name, to allow, ask or deny) in one
+place, and the gate does what it says: a denial goes back to the model with the rule's or
+hook's message, an allowed call runs (a program under the sandbox an allow rule names), and
+``ask`` goes to an
 ``Approver`` (the editor, the terminal, or a fixed answer) with the exact arguments, the scope
 (for programs: which program, under which sandbox policy) and, for tools that change files, the
 diff. What was approved is what runs: an edit is planned once, shown, and that very plan is
@@ -9,7 +13,9 @@ applied (the applier refuses if a file changed in between).
 "Allow for this run" remembers a ``RememberedScope`` no wider than what the person saw: the
 tool, the risk level, and for programs the program and sandbox policy. A ``deny`` policy wins
 over anything remembered, and a call that asks for the ``full`` sandbox is asked about every
-time unless the person explicitly chose to remember full access.
+time unless the person explicitly chose to remember full access. "Always" saves the narrowest
+rule that covers the call (``agent.proposal``), which the person saw, to their config. Post-tool
+hooks see what an allowed call returned and may add a note for the model.
 """
 
 from __future__ import annotations
@@ -22,11 +28,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from foehn_lsp.agent.decision import Verdict, call_of, decide, risk_source
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
+from foehn_lsp.agent.explain import explanation
+from foehn_lsp.agent.guards import Guards, TurnGuards
+from foehn_lsp.agent.hooks import payload, post_tool, pre_tool
 from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan
-from foehn_lsp.config import ApprovalMode, ApprovalSettings
-from foehn_lsp.errors import ToolInputError
-from foehn_lsp.tools.contract import Execute, RiskLevel, SandboxPolicy, ToolContext, ToolResult
+from foehn_lsp.agent.proposal import propose
+from foehn_lsp.agent.remember import RememberedScope
+from foehn_lsp.agent.rule_match import Call
+from foehn_lsp.agent.rules import Rule
+from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.errors import ConfigError, ToolInputError
+from foehn_lsp.tools.contract import Execute, SandboxPolicy, ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
 from foehn_lsp.workspace import apply_plan
@@ -41,6 +55,8 @@ class Approved:
     full_access: bool = False
     """With ``run``, for a call that asks for the ``full`` sandbox: the person chose, under a
     label that says so, to remember full access too. Without it such a call is allowed once."""
+    save_rule: bool = False
+    """"Always": save the request's ``proposed_rule`` to the user config (the person saw it)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,38 +65,6 @@ class Denied:
 
 
 ApprovalDecision = Approved | Denied
-
-
-@dataclass(frozen=True, kw_only=True)
-class RememberedScope:
-    """What "allow for this run" remembers: later calls are allowed unasked only when all four
-    are equal, so an approval never widens to another program, sandbox or risk level."""
-
-    tool: str
-    risk: RiskLevel
-    program: str | None
-    """For calls that start a program: the program, as the model wrote it."""
-    sandbox: SandboxPolicy | None
-
-    @classmethod
-    def of(cls, invocation: Invocation) -> RememberedScope:
-        return cls(
-            tool=invocation.tool.name,
-            risk=invocation.risk,
-            program=invocation.scope.program,
-            sandbox=invocation.scope.sandbox,
-        )
-
-    def describe(self) -> str:
-        """In words, as the person is shown it: 'run_command calls that run `touch`, at risk
-        write, in the workspace-write sandbox'."""
-        text = f"{self.tool} calls"
-        if self.program is not None:
-            text += f" that run `{self.program}`"
-        text += f", at risk {self.risk.value}"
-        if self.sandbox is not None:
-            text += f", in the {self.sandbox} sandbox"
-        return text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,6 +110,11 @@ class ApprovalRequest:
     """Exactly what "allow for this run" remembers, in words (show it next to that choice).
     For a ``full`` call it is remembered only with ``Approved(full_access=True)``, which a front
     end offers under its own label ("allow full access for this run")."""
+    proposed_rule: Rule | None = None
+    """What "always" saves (``Approved(save_rule=True)``): the narrowest rule that covers this
+    call; ``None`` when no rule should (then "always" is not offered, or means this run)."""
+    why: Mapping[str, Any] | None = None
+    """Why the call is asked about: the ``foehn explain`` object (``agent.explain``)."""
 
     def describe(self) -> str:
         arguments = json.dumps(self.arguments, indent=2, ensure_ascii=False)
@@ -157,34 +146,69 @@ class FixedApprover:
 
 
 class ApprovalGate:
-    """The middleware that applies policy; one per run (it remembers 'allow for this run')."""
+    """The middleware that decides and asks; one per run (it remembers 'allow for this run')."""
 
-    def __init__(self, policy: ApprovalSettings, approver: Approver, emit: EventSink) -> None:
+    def __init__(
+        self,
+        policy: ApprovalSettings,
+        approver: Approver,
+        emit: EventSink,
+        guards: TurnGuards | None = None,
+    ) -> None:
         self.policy = policy
         self.approver = approver
         self.emit = emit
+        self.guards = guards or TurnGuards(guards=Guards.none())
         self.remembered: set[RememberedScope] = set()
         self._asking = asyncio.Lock()
 
+    def _verdict(self, invocation: Invocation, call: Call, answers: Any = ()) -> Verdict:
+        from foehn_lsp.sandbox import system_sandbox
+
+        return decide(
+            call,
+            rules=self.guards.guards.rules,
+            policy=self.policy,
+            risk_source=risk_source(invocation),
+            hooks=answers,
+            remembered=RememberedScope.of(invocation) in self.remembered,
+            sandbox_available=system_sandbox().available,
+        )
+
+    def _hook_data(self, event: Any, invocation: Invocation, result: Any = None) -> Any:
+        return payload(
+            event,
+            session=self.guards.session,
+            turn=self.guards.turn,
+            cwd=invocation.ctx.workspace.root,
+            tool=invocation.tool.name,
+            arguments=_shown_arguments(invocation),
+            result=result,
+        )
+
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         tool = invocation.tool
-        scope = RememberedScope.of(invocation)
-        mode = self.policy.mode_for(tool.name, invocation.risk)
-        if mode is ApprovalMode.DENY:
-            self._decided(invocation, "deny", "policy")
-            return ToolResult.failure(
-                f"{tool.name} was not run: policy denies {invocation.risk.value} calls. "
-                "Find another way, or tell the person what you would need."
-            )
-        if scope in self.remembered:
-            self._decided(invocation, "allow", "allowed for this run")
-            return await next_step(invocation)
-        if mode is ApprovalMode.ALLOW and invocation.scope.sandbox != "full":
-            self._decided(invocation, "allow", "policy")
-            return await next_step(invocation)
+        call = call_of(invocation)
+        verdict = self._verdict(invocation, call)
+        hooks = self.guards.guards.hooks.of("pre_tool", tool.name)
+        if verdict.decision != "deny" and hooks:
+            data = self._hook_data("pre_tool", invocation)
+            answers = await pre_tool(hooks, data, invocation.ctx.workspace)
+            verdict = self._verdict(invocation, call, answers)
+        if verdict.decision == "deny":
+            self._decided(invocation, "deny", verdict.reason)
+            return ToolResult.failure(_refusal(tool.name, verdict))
+        if verdict.decision == "allow":
+            self._decided(invocation, "allow", verdict.reason)
+            if verdict.sandbox != invocation.scope.sandbox:
+                scope = dataclasses.replace(invocation.scope, sandbox=verdict.sandbox)
+                invocation = dataclasses.replace(invocation, scope=scope)
+            return await self._run(invocation, next_step)
         planned = await _plan(invocation)
         if isinstance(planned, ToolResult):
             return planned  # the edit cannot be made as asked; nothing to approve
+        remember = RememberedScope.of(invocation)
+        proposed = propose(call, self.guards.guards.rules)
         request = ApprovalRequest(
             call_id=invocation.call_id,
             tool=tool.name,
@@ -195,7 +219,9 @@ class ApprovalGate:
             files=file_previews(planned) if planned else (),
             program=invocation.scope.program,
             sandbox=invocation.scope.sandbox,
-            remember=scope.describe(),
+            remember=remember.describe(),
+            proposed_rule=proposed,
+            why=explanation(verdict, call, remember=remember.describe(), proposed=proposed),
         )
         async with self._asking:
             decision = await self.approver.ask(request)
@@ -211,8 +237,10 @@ class ApprovalGate:
         remembered = decision.scope == "run" and (
             invocation.scope.sandbox != "full" or decision.full_access
         )
-        if remembered:
-            self.remembered.add(scope)
+        if decision.save_rule and proposed is not None:
+            why = self._save(proposed, call)  # the rule, no wider, decides from now on
+        elif remembered:
+            self.remembered.add(remember)
             why = "approved for this run"
         elif decision.scope == "run":
             why = "approved once (full access is remembered only when chosen explicitly)"
@@ -223,7 +251,23 @@ class ApprovalGate:
             invocation = dataclasses.replace(
                 invocation, tool=dataclasses.replace(tool, execute=_applying(planned))
             )
-        return await next_step(invocation)
+        return await self._run(invocation, next_step)
+
+    def _save(self, rule: Rule, call: Call) -> str:
+        note = f"saved by Foehn when you chose always for a {call.tool} call"
+        try:
+            saved = self.guards.guards.save(rule, note=note)
+        except (ConfigError, OSError) as exc:
+            return f"approved once; the rule could not be saved: {exc}"
+        return f"approved; rule saved at {saved.source}"
+
+    async def _run(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        result = await next_step(invocation)
+        hooks = self.guards.guards.hooks.of("post_tool", invocation.tool.name)
+        if not hooks:
+            return result
+        data = self._hook_data("post_tool", invocation, {"ok": result.ok, "output": result.output})
+        return await post_tool(hooks, data, invocation.ctx.workspace, result)
 
     def _decided(
         self, invocation: Invocation, decision: Literal["allow", "deny"], why: str
@@ -233,6 +277,19 @@ class ApprovalGate:
                 id=invocation.call_id, tool=invocation.tool.name, decision=decision, reason=why
             )
         )
+
+
+def _refusal(tool: str, verdict: Verdict) -> str:
+    """What the model reads when a call is refused unasked."""
+    if verdict.reason == "policy":
+        return (
+            f"{tool} was not run: {verdict.message}. Find another way, or tell the person what "
+            "you would need."
+        )
+    return (
+        f"{tool} was not run: {verdict.message}. This is the person's own rule; do not try to "
+        "do the same another way. Tell them if you need it."
+    )
 
 
 def _applying(planned: EditPlan) -> Execute:

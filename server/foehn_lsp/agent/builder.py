@@ -9,16 +9,19 @@ session store and its file, and the checkpoints. None of them assembles its own.
 
 from __future__ import annotations
 
+import functools
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.guards import Guards
 from foehn_lsp.agent.records import audit_path
 from foehn_lsp.agent.session import Session, SessionParts
 from foehn_lsp.agent.store import SessionNotFound, SessionStore, new_id
-from foehn_lsp.config import Settings
+from foehn_lsp.config import Settings, user_config_file
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers import Provider, create_provider
 from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
@@ -28,6 +31,8 @@ from foehn_lsp.tools.registry import ToolDefinition
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "FrontEnd",
@@ -132,12 +137,14 @@ def build_session(
     provider: Provider | None = None,
     discovery: Discovery | None = None,
     store: SessionStore | None = None,
+    guards: Guards | None = None,
 ) -> Session:
     """A new session in ``root``, or a saved one (``session_id``, or the latest with
     ``continue_latest``). A front end that keeps a provider or a registry across sessions (the
     language server) passes them in; otherwise they are made here and the session owns the
-    provider (``Session.aclose`` releases it). Raises ``SessionNotFound`` and ``ConfigError``
-    (no usable provider) for the person to read."""
+    provider (``Session.aclose`` releases it). The person's rules and hooks come from their
+    config file (and a trusted workspace's approved ``.foehn/rules.toml``). Raises
+    ``SessionNotFound`` and ``ConfigError`` (no usable provider) for the person to read."""
     workspace = root if isinstance(root, Workspace) else Workspace([root])
     store = store or SessionStore(workspace.root)
     if continue_latest and session_id is None:
@@ -149,6 +156,7 @@ def build_session(
     provider = provider or create_provider(settings)
     if data is None:
         data = store.create(new_id())
+    guards = guards or Guards(user_config_file(), workspace.root, trusted=settings.trust_workspace)
     parts = SessionParts(
         settings=settings,
         provider=provider,
@@ -160,5 +168,15 @@ def build_session(
         audit_path=audit_path(workspace.root),
         transcript=transcript,
         owns_provider=owns_provider,
+        guards=guards,
     )
+    tools = {tool.name: tool.risk for tool in parts.discovery.registry}
+    for warning in guards.rules.warnings(tools):
+        _warn_once(warning)
     return Session(data=data, store=store, workspace=workspace, parts=parts)
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    """A rule's warning, once per process (the language server builds a session per run)."""
+    log.warning("rules: %s", message)

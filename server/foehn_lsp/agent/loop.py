@@ -46,6 +46,7 @@ from foehn_lsp.agent.events import (
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.guards import TurnGuards
 from foehn_lsp.agent.plan_mode import (
     MAX_REJECTIONS,
     PLAN_NOTE,
@@ -168,6 +169,7 @@ class Agent:
         approver: Approver,
         transcript: ResponseLog | None = None,
         context: ContextWindow | None = None,
+        guards: TurnGuards | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -175,6 +177,8 @@ class Agent:
         self.approver = approver
         self.transcript = transcript
         self.context = context
+        self.guards = guards
+        """The person's rules and hooks, which the approval gate applies."""
 
     async def run(
         self,
@@ -256,7 +260,7 @@ class Agent:
         emit: EventSink,
         middleware: Sequence[Middleware],
     ) -> RunOutcome:
-        gate = ApprovalGate(self.settings.approval, self.approver, emit)
+        gate = ApprovalGate(self.settings.approval, self.approver, emit, self.guards)
         executor = TurnExecutor(self.registry, ctx, emit, [state.guard, gate, *middleware])
         try:
             while True:

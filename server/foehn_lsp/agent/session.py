@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from foehn_lsp.agent.events import (
     TodoEvent,
     TurnStarted,
 )
+from foehn_lsp.agent.guards import Guards, TurnGuards, session_started, turn_ended
 from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
 from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.agent.reads import replay_reads
@@ -111,6 +112,8 @@ class SessionParts:
     audit_path: Path
     transcript: Path | None = None
     owns_provider: bool = True
+    guards: Guards = field(default_factory=Guards.none)
+    """The person's rules and hooks."""
 
 
 class Session:
@@ -144,6 +147,9 @@ class Session:
         self._watches = WatchKeeper()
         self.compacted: Compaction | None = None
         """What the last ``compact`` did (``None``: nothing, or not asked yet)."""
+        self._hook_notes: list[str] | None = None
+        """Notes of session-start and turn-end hooks for the next turn (``None``: the
+        session-start hooks have not run yet)."""
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -216,7 +222,10 @@ class Session:
     ) -> RunOutcome:
         parts = self.parts
         index = len(self._turns) + 1
-        notes = self._pending_notes()
+        if self._hook_notes is None:
+            self._hook_notes = await session_started(parts.guards, self.id, index, self.workspace)
+        notes = [*self._pending_notes(), *self._hook_notes]
+        self._hook_notes = []
         if (earlier_list := TaskList(self._todo)).unfinished:
             notes.append(earlier_list.note())
         if not self._turns and not self._messages:
@@ -261,6 +270,7 @@ class Session:
             approver=parts.approver,
             transcript=transcript,
             context=self.context,
+            guards=TurnGuards(guards=parts.guards, session=self.id, turn=index),
         )
         if not self._turns and not self.title:
             self.rename(title_of(text))
@@ -298,6 +308,7 @@ class Session:
             self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
             raise
         self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
+        self._hook_notes += await turn_ended(parts.guards, self.id, index, self.workspace, outcome)
         return outcome
 
     def _close(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from foehn_lsp.lsp import chat, code_actions, commands, lifecycle, sessions
+from foehn_lsp.lsp import chat, code_actions, commands, lifecycle, rules, sessions
 from foehn_lsp.lsp.server import FoehnServer
 
 
@@ -22,6 +22,7 @@ def create_server() -> FoehnServer:
     server.command("foehn.tools")(commands.tools)
     chat.register(server)
     sessions.register(server)
+    rules.register(server)
     return server
 
 

@@ -16,6 +16,8 @@ from foehn_lsp.agent.approval import ApprovalDecision, Approved, Denied
 from foehn_lsp.workspace.edits import ApplyOutcome
 
 CONFIRM_DECISIONS = {"allow": "once", "allowRun": "run"}
+ALWAYS = "allowAlways"
+"""Allow, and save the request's ``proposedRule`` to the user config."""
 CONFIRM_KEYS = {"decision", "reason"}
 
 
@@ -26,7 +28,8 @@ def shown(value: Any, limit: int = 120) -> str:
 
 
 def confirm_decision(answer: Any) -> ApprovalDecision:
-    """``foehn/confirm``: ``{decision: "allow" | "allowRun" | "deny", reason?: string}``."""
+    """``foehn/confirm``: ``{decision: "allow" | "allowRun" | "allowAlways" | "deny", reason?:
+    string}``; ``allowAlways`` saves the request's ``proposedRule`` (when it had one)."""
     if answer is None:
         return Denied(reason="dismissed")
     if (
@@ -36,6 +39,8 @@ def confirm_decision(answer: Any) -> ApprovalDecision:
     ):
         return Denied(reason=f"the editor's answer was not understood: {shown(answer)}")
     decision = answer.get("decision")
+    if decision == ALWAYS:
+        return Approved(scope="once", save_rule=True)
     if decision in CONFIRM_DECISIONS:
         return Approved(scope=CONFIRM_DECISIONS[decision])  # type: ignore[arg-type]
     if decision == "deny":

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 CHOICES: dict[str, ApprovalDecision] = {
     convert.ALLOW: Approved(scope="once"),
     convert.ALLOW_RUN: Approved(scope="run"),
+    convert.ALLOW_ALWAYS: Approved(scope="once", save_rule=True),
     convert.DENY: Denied(reason="denied in the editor"),
 }
 

@@ -41,6 +41,7 @@ from foehn_lsp.workspace.textdiff import changed_region
 
 ANNOTATION = "foehn"
 ALLOW, ALLOW_RUN, DENY = "Allow", "Allow for this run", "Deny"
+ALLOW_ALWAYS = "Always allow (save the rule)"
 
 
 def path_of(uri: str) -> Path | None:
@@ -209,6 +210,8 @@ def confirm_params(run_id: str, request: ApprovalRequest) -> dict[str, Any]:
         "program": request.program,
         "sandbox": request.sandbox,
         "remember": request.remember,
+        "proposedRule": request.proposed_rule.json() if request.proposed_rule else None,
+        "why": dict(request.why) if request.why is not None else None,
     }
     if request.preview is not None:
         params["preview"] = {
@@ -231,10 +234,14 @@ def message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
         text += f"\n'{ALLOW_RUN}' allows this call once: full access is asked for every time."
     elif request.remember:
         text += f"\n'{ALLOW_RUN}' also allows {request.remember}."
+    titles = [ALLOW, ALLOW_RUN, DENY]
+    if request.proposed_rule is not None:
+        text += f"\n'{ALLOW_ALWAYS}' saves to your config: {request.proposed_rule.describe()}."
+        titles.insert(2, ALLOW_ALWAYS)
     return types.ShowMessageRequestParams(
         type=types.MessageType.Warning,
         message=text,
-        actions=[types.MessageActionItem(title=t) for t in (ALLOW, ALLOW_RUN, DENY)],
+        actions=[types.MessageActionItem(title=t) for t in titles],
     )
 
 

@@ -15,8 +15,10 @@ from lsprotocol import types
 
 from foehn_lsp.agent import RunEvent, RunOutcome
 from foehn_lsp.agent.builder import FrontEnd, build_session
+from foehn_lsp.agent.custom_commands import load_commands
 from foehn_lsp.agent.events import TurnStarted, event_json
 from foehn_lsp.agent.focus import editor_context
+from foehn_lsp.agent.slash import SESSION_COMMANDS
 from foehn_lsp.agent.store import SessionBusy, SessionNotFound
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import client, convert
@@ -130,9 +132,16 @@ class RunManager:
             if (message := convert.progress_message(event)) is not None:
                 self._report(run, message)
 
+        commands = await asyncio.to_thread(
+            load_commands,
+            workspace.root,
+            trusted=server.settings.trust_workspace,
+            built_in=SESSION_COMMANDS,
+        )
+        task = commands.expand(arguments.task) or arguments.task
         try:
             outcome = await session.prompt(
-                arguments.task,
+                task,
                 context=context,
                 emit=emit,
                 stop=run.stop,

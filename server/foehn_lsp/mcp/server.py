@@ -45,8 +45,9 @@ from foehn_lsp.agent.approval import (
 from foehn_lsp.agent.builder import build_registry, scrubber_for
 from foehn_lsp.agent.events import RunEvent
 from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.agent.records import AuditLog, audit_path
-from foehn_lsp.config import Settings, load_settings
+from foehn_lsp.config import Settings, load_settings, user_config_file
 from foehn_lsp.mcp.config import McpSettings
 from foehn_lsp.providers.messages import ToolCall
 from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
@@ -149,7 +150,10 @@ class FoehnMcpServer:
             scrubber_for(settings),
             run_id=f"mcp-{uuid.uuid4().hex[:8]}",
         )
-        self.gate = ApprovalGate(settings.approval, ElicitingApprover(), self._emit)
+        guards = Guards(user_config_file(), self.workspace.root, trusted=settings.trust_workspace)
+        self.gate = ApprovalGate(
+            settings.approval, ElicitingApprover(), self._emit, TurnGuards(guards=guards)
+        )
         self._ids = itertools.count(1)
 
     def _emit(self, event: RunEvent) -> None:

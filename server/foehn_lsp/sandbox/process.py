@@ -1,6 +1,7 @@
 """Starting one process and collecting what it prints: an argument list and never a shell,
-stdin closed, its own process group (killed whole on timeout, cancellation, or when the call
-ends), output captured in order (stdout and stderr interleaved) and capped.
+stdin closed (or given bytes, then closed), its own process group (killed whole on timeout,
+cancellation, or when the call ends), output captured in order (stdout and stderr
+interleaved) and capped.
 
 This layer knows nothing of sandboxes: ``foehn_lsp.sandbox.runner`` builds the argument list
 (bubblewrap's, with the program after it) and the environment, then hands them here."""
@@ -91,14 +92,15 @@ async def run_program(
     keep_head: int = KEEP_HEAD,
     keep_tail: int = KEEP_TAIL,
     env: Mapping[str, str],
+    stdin: bytes | None = None,
 ) -> Finished:
-    """Run ``argv`` to the end (or the timeout) with exactly ``env``; the whole process group
-    is gone afterwards."""
+    """Run ``argv`` to the end (or the timeout) with exactly ``env``, ``stdin`` as its input
+    (else none); the whole process group is gone afterwards."""
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
@@ -116,8 +118,17 @@ async def run_program(
                 stopped = f"it printed more than {MAX_OUTPUT_BYTES // 2**20} MB"
                 return
 
+    async def feed() -> None:
+        assert process.stdin is not None
+        assert stdin is not None
+        with contextlib.suppress(ConnectionError):  # a program that does not read its input
+            process.stdin.write(stdin)
+            await process.stdin.drain()
+        process.stdin.close()
+
     reader = asyncio.create_task(read())
     waiter = asyncio.create_task(_exited(process))
+    feeder = asyncio.create_task(feed()) if stdin is not None else None
     try:
         async with asyncio.timeout(seconds):
             await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -133,9 +144,10 @@ async def run_program(
         raise
     finally:
         await _kill_group(process, grace=KILL_GRACE)
-        for task in (reader, waiter):
+        tasks = [reader, waiter] + ([feeder] if feeder is not None else [])
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(reader, waiter, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await _close(process)
     output, dropped = capture.text()
     return Finished(

@@ -127,10 +127,12 @@ class Sandbox:
         env: Mapping[str, str] | None = None,
         keep_head: int = KEEP_HEAD,
         keep_tail: int = KEEP_TAIL,
+        stdin: bytes | None = None,
     ) -> Finished:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
-        environment. Raises ``SandboxUnavailableError`` for a sandboxed policy without a
-        sandbox (the caller's scope should have said ``full``)."""
+        environment; ``stdin`` is the program's input (else it has none). Raises
+        ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
+        scope should have said ``full``)."""
         started = await run_program(
             self.command_line(argv, workspace, cwd, policy),
             cwd=cwd,
@@ -138,6 +140,7 @@ class Sandbox:
             keep_head=keep_head,
             keep_tail=keep_tail,
             env=self.environment(workspace, env),
+            stdin=stdin,
         )
         return Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
 

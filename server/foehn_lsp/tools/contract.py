@@ -114,6 +114,9 @@ class CallScope:
     """For calls that start a program: the program (argv[0] as the model wrote it)."""
     sandbox: SandboxPolicy | None = None
     """The OS sandbox policy the call runs under; ``None`` for calls that start no program."""
+    argv: tuple[str, ...] | None = None
+    """For calls that start a program: the whole argument list (argv[0] as written), which
+    rules match on."""
 
 
 class ProgressSink(Protocol):

@@ -1,0 +1,40 @@
+"""What "allow for this run" remembers: no wider than what the person saw."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from foehn_lsp.tools.contract import RiskLevel, SandboxPolicy
+from foehn_lsp.tools.registry import Invocation
+
+
+@dataclass(frozen=True, kw_only=True)
+class RememberedScope:
+    """What "allow for this run" remembers: later calls are allowed unasked only when all four
+    are equal, so an approval never widens to another program, sandbox or risk level."""
+
+    tool: str
+    risk: RiskLevel
+    program: str | None
+    """For calls that start a program: the program, as the model wrote it."""
+    sandbox: SandboxPolicy | None
+
+    @classmethod
+    def of(cls, invocation: Invocation) -> RememberedScope:
+        return cls(
+            tool=invocation.tool.name,
+            risk=invocation.risk,
+            program=invocation.scope.program,
+            sandbox=invocation.scope.sandbox,
+        )
+
+    def describe(self) -> str:
+        """In words, as the person is shown it: 'run_command calls that run `touch`, at risk
+        write, in the workspace-write sandbox'."""
+        text = f"{self.tool} calls"
+        if self.program is not None:
+            text += f" that run `{self.program}`"
+        text += f", at risk {self.risk.value}"
+        if self.sandbox is not None:
+            text += f", in the {self.sandbox} sandbox"
+        return text
