@@ -15,7 +15,7 @@ from pathlib import Path
 from foehn_lsp import ToolContext
 from foehn_lsp.tools import discover
 from foehn_lsp.workspace import FileAccess, Workspace
-from foehn_plugins._ripgrep import ripgrep
+from foehn_lsp.workspace.listing import ripgrep
 
 FILES = 50_000
 ROUNDS = 11

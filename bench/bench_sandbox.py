@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from foehn_lsp.sandbox import system_sandbox
-from foehn_lsp.tools.contract import SandboxPolicy
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.workspace import Workspace
 
 ROUNDS = 60

@@ -46,7 +46,7 @@ def median_ms(action: Callable[[], object], rounds: int = ROUNDS) -> float:
 
 
 def checkpoint_figures(root: Path) -> Iterator[str]:
-    from foehn_lsp.agent.checkpoints import Watch, compare, snapshot
+    from foehn_lsp.workspace.watch import Watch, compare, snapshot
 
     touched = root / "pkg6" / "mod300" / "f30000.py"
     counter = iter(range(10**9))
@@ -66,9 +66,9 @@ def checkpoint_figures(root: Path) -> Iterator[str]:
     if watch.usable:
 
         def watched_call() -> None:
-            watch.drain(record=False, checkpoint=Sink())  # type: ignore[arg-type]
+            watch.drain(record=False, checkpoint=Sink())
             program()
-            watch.drain(record=True, checkpoint=Sink())  # type: ignore[arg-type]
+            watch.drain(record=True, checkpoint=Sink())
 
         per_call = median_ms(watched_call, rounds=50)
         watch.close()
@@ -110,11 +110,11 @@ async def token_figures(root: Path) -> list[str]:
         ModelResponse,
         TextSink,
         ToolCall,
+        ToolDefinition,
         Usage,
     )
     from foehn_lsp.tools import discover
     from foehn_lsp.tools.contract import ToolContext
-    from foehn_lsp.tools.registry import ToolDefinition
     from foehn_lsp.workspace import FileAccess, Workspace
 
     for number in range(STEPS):

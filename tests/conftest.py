@@ -1,15 +1,17 @@
-"""Shared fixtures: real temporary workspaces with a canary folder beside them."""
+"""Shared fixtures: real temporary workspaces with a canary folder beside them, an ``app`` in
+one, and a real model server on 127.0.0.1 (``model``)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from foehn_lsp import ToolContext
+from foehn_lsp.testing import ModelServer
 from foehn_lsp.tools import ToolRegistry, discover
 from foehn_lsp.workspace import FileAccess, Workspace
 
@@ -28,6 +30,20 @@ def root(tmp_path: Path, canary: Path) -> Path:
     folder = tmp_path / "ws"
     folder.mkdir()
     return folder
+
+
+@pytest.fixture
+def app(root: Path) -> Path:
+    """The workspace with one file, ``app.py``, holding a TODO (``agent.turns.EDIT`` fixes it)."""
+    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
+    return root
+
+
+@pytest.fixture
+def model() -> Iterator[ModelServer]:
+    """A real model server on 127.0.0.1, scripted by the test."""
+    with ModelServer() as server:
+        yield server
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ from pydantic import BaseModel, Field
 from foehn_lsp import ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.sandbox import Finished, Sandbox, system_sandbox
-from foehn_lsp.tools.contract import CallScope, SandboxPolicy
+from foehn_lsp.sandbox.policy import SandboxPolicy
+from foehn_lsp.tools.contract import CallScope
 from foehn_plugins._running import as_result
 
 SECONDS = 60.0

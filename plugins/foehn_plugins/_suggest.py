@@ -12,7 +12,7 @@ import subprocess
 from pathlib import PurePosixPath
 
 from foehn_lsp.workspace import Workspace
-from foehn_plugins._ripgrep import common_args, ripgrep
+from foehn_lsp.workspace.listing import common_args, ripgrep
 
 MAX_NAMES = 5_000
 """Files considered; a workspace larger than this gets suggestions from its first files."""

@@ -19,19 +19,12 @@ from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import FileReadError, PathRefusedError
-from foehn_lsp.workspace import (
-    DeletePath,
-    EditPlan,
-    FileChange,
-    MakeDirectory,
-    MovePath,
-    WriteFile,
-    execute_plan,
-)
+from foehn_lsp.tools.plans import execute_plan
+from foehn_lsp.workspace import DeletePath, EditPlan, FileChange, MakeDirectory, MovePath, WriteFile
+from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_lsp.workspace.symbols import outline
 from foehn_plugins import _syntax
 from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
-from foehn_plugins._ripgrep import check_glob, common_args, ripgrep
 from foehn_plugins._suggest import suggestion
 
 MAX_SCAN_ENTRIES = 500

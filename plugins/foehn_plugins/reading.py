@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import FileReadError
+from foehn_lsp.workspace.listing import common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, Symbol, language_of, outline, symbol_text
-from foehn_plugins._ripgrep import common_args, ripgrep
 from foehn_plugins._suggest import suggestion
 
 MAX_OUTLINE_LINES = 400

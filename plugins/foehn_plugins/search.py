@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
-from foehn_plugins._ripgrep import check_glob, common_args, ripgrep
+from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_plugins._suggest import suggestion
 
 MAX_MATCHES = 200

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field, field_validator
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.sandbox import Finished, system_sandbox
-from foehn_lsp.tools.contract import SANDBOX_ORDER, CallScope, SandboxPolicy
+from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
+from foehn_lsp.tools.contract import CallScope
 from foehn_plugins._git import GitArguments, git, git_scope
 from foehn_plugins._running import as_result
 from foehn_plugins.command_risk import classify

@@ -17,7 +17,8 @@ plugin file), that returns tools::
         return [shout]
 """
 
-from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.decorator import tool
 
 __version__ = "0.1.0"

@@ -1,3 +1,3 @@
-from foehn_lsp.cli import main
+from foehn_lsp.cli.main import main
 
 raise SystemExit(main())

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,25 +14,8 @@ from acp import schema, text_block
 from acp.exceptions import RequestError
 
 from acp_harness import NEVER, EditorClient, acp_agent
+from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
-
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
-)
-READ = ("read_file", {"path": "app.py"})
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
 
 
 def tool_results(model: ModelServer, request: int) -> list[dict[str, Any]]:

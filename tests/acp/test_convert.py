@@ -21,7 +21,6 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
     UsageEvent,
 )
-from foehn_lsp.agent.session import RestoreReport
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -30,6 +29,7 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from foehn_lsp.sessions.session import RestoreReport
 from foehn_lsp.workspace import Workspace
 
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from acp_harness import agent_environment
 from foehn_lsp.testing import ModelServer, Turn
@@ -33,12 +31,6 @@ async def shout(text: str) -> str:
 def tools():
     return [shout]
 '''
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 class Wire:

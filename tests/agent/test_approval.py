@@ -20,8 +20,9 @@ from foehn_lsp.agent.approval import (
 )
 from foehn_lsp.agent.events import ApprovalEvent, RunEvent
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools import ToolRegistry
-from foehn_lsp.tools.contract import CallScope, SandboxPolicy
+from foehn_lsp.tools.contract import CallScope
 from foehn_lsp.workspace import EditPlan
 
 

@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
 from foehn_lsp.agent import Agent, Approved, Denied, FixedApprover, RunEvent, RunRequest
@@ -44,12 +42,6 @@ def agent(
         approver=approver or FixedApprover(Approved()),
     )
     return built, provider
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
 
 
 async def test_a_plain_answer_ends_the_run(app: Path, ctx: ToolContext) -> None:

@@ -75,3 +75,26 @@ async def run(client: LanguageClient, *arguments: Any) -> Any:
     return await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="foehn.run", arguments=list(arguments))
     )
+
+
+def apply_to_disk(edit: types.WorkspaceEdit) -> None:
+    """What an editor does with the edit, done to the files directly."""
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit):
+            path = Path(change.text_document.uri.removeprefix("file://"))
+            lines = path.read_text().splitlines(keepends=True) if path.exists() else []
+            text = "".join(lines)
+            for text_edit in change.edits:
+                start = (
+                    sum(len(x) for x in lines[: text_edit.range.start.line])
+                    + text_edit.range.start.character
+                )
+                end = (
+                    sum(len(x) for x in lines[: text_edit.range.end.line])
+                    + text_edit.range.end.character
+                )
+                assert isinstance(text_edit, types.TextEdit | types.AnnotatedTextEdit)
+                text = text[:start] + text_edit.new_text + text[end:]
+            path.write_text(text)
+        elif isinstance(change, types.CreateFile):
+            Path(change.uri.removeprefix("file://")).write_text("")

@@ -3,7 +3,6 @@ workspace's files for @-mentions (.gitignore honoured), and provider_status's ru
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +14,7 @@ from pygls.exceptions import JsonRpcException
 from foehn_lsp.config import Settings
 from foehn_lsp.lsp.chat import provider_status
 from foehn_lsp.testing import ModelServer, Turn
-from lsp.harness import lsp_client
-from lsp.test_server import apply_to_disk
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
+from lsp.harness import apply_to_disk, lsp_client
 
 
 async def command(client: Any, name: str, *arguments: Any) -> Any:

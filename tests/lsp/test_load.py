@@ -5,23 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from foehn_lsp.testing import ModelServer, Turn
-from lsp.raw import RawClient, initialized, raw_server
+from lsp.wire.raw import RawClient, initialized, raw_server
 
 MAX_GROWTH_KIB = 3 * 1024
 """Measured: about 1.2 MB after pruning, 4.2 MB when pygls keeps its finished futures."""
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 def rss_kib(client: RawClient) -> int:

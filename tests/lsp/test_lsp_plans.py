@@ -13,8 +13,7 @@ import pytest
 from lsprotocol import types
 
 from foehn_lsp.testing import ModelServer, Turn
-from lsp.harness import lsp_client, run
-from lsp.test_server import apply_to_disk
+from lsp.harness import apply_to_disk, lsp_client, run
 
 READ = ("read_file", {"path": "app.py"})
 EDIT = (

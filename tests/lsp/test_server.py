@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,26 +11,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
-from lsp.harness import lsp_client, run
-
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
-)
-READ = ("read_file", {"path": "app.py"})
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def app(root: Path) -> Path:
-    (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
-    return root
+from lsp.harness import apply_to_disk, lsp_client, run
 
 
 def text_edits(
@@ -47,29 +29,6 @@ def text_edits(
             assert len(edits) == len(change.edits)
             found.append((change, edits))
     return found
-
-
-def apply_to_disk(edit: types.WorkspaceEdit) -> None:
-    """What an editor does with the edit, done to the files directly."""
-    for change in edit.document_changes or []:
-        if isinstance(change, types.TextDocumentEdit):
-            path = Path(change.text_document.uri.removeprefix("file://"))
-            lines = path.read_text().splitlines(keepends=True) if path.exists() else []
-            text = "".join(lines)
-            for text_edit in change.edits:
-                start = (
-                    sum(len(x) for x in lines[: text_edit.range.start.line])
-                    + text_edit.range.start.character
-                )
-                end = (
-                    sum(len(x) for x in lines[: text_edit.range.end.line])
-                    + text_edit.range.end.character
-                )
-                assert isinstance(text_edit, types.TextEdit | types.AnnotatedTextEdit)
-                text = text[:start] + text_edit.new_text + text[end:]
-            path.write_text(text)
-        elif isinstance(change, types.CreateFile):
-            Path(change.uri.removeprefix("file://")).write_text("")
 
 
 async def test_tools_and_commands_are_advertised(app: Path, model: ModelServer) -> None:

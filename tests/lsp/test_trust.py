@@ -40,12 +40,6 @@ def tools():
 
 
 @pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
 def listener() -> Iterator[ModelServer]:
     """The repository's own server: it must never see a request (or the key)."""
     with ModelServer() as server:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 
 HERE = Path(__file__).parent
 EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp.config import Settings
-from foehn_lsp.mcp.config import McpServerConfig, McpSettings
+from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.tools import MAX_OUTPUT_CHARS, McpCatalogue, add_servers, connect_servers
-from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import discover
 from foehn_lsp.tools.registry import ToolRegistry
 

@@ -3,22 +3,14 @@ origin, and a run calls them like any other tool."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from lsprotocol import types
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as running:
-        yield running
 
 
 async def test_the_editor_lists_and_runs_an_mcp_tool(

@@ -7,10 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp_types import ToolAnnotations
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.mcp.naming import ALLOWED, tool_name
 from foehn_lsp.mcp.risk import assess
-from foehn_lsp.tools.contract import RiskLevel
+from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.registry import MCP_NAME_PATTERN
 
 SERVER = McpServerConfig(command="server")

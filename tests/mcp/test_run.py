@@ -8,20 +8,11 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as running:
-        yield running
 
 
 def write_config(home: Path, servers: dict[str, McpServerConfig]) -> None:

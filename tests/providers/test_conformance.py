@@ -25,11 +25,11 @@ from foehn_lsp.providers.messages import (
     Message,
     SystemMessage,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
 from foehn_lsp.testing import Fault, ModelServer, Turn
-from foehn_lsp.tools.registry import ToolDefinition
 
 KEY = "sk-test-0123456789-secret"
 TOOLS = [

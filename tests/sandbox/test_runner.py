@@ -12,7 +12,7 @@ import pytest
 
 from foehn_lsp.sandbox import Finished, Sandbox, SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment
-from foehn_lsp.tools.contract import SandboxPolicy
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.workspace import Workspace
 
 PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable

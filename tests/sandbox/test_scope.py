@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools import Invocation, ToolRegistry
-from foehn_lsp.tools.contract import CallScope, SandboxPolicy
+from foehn_lsp.tools.contract import CallScope
 from foehn_lsp.tools.registry import Handler
 
 SCHEMA = {

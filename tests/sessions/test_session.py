@@ -14,7 +14,6 @@ import pytest
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, tool
 from foehn_lsp.agent import Approved, FixedApprover, RunEvent
-from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.events import (
     Done,
     FilesChanged,
@@ -23,12 +22,13 @@ from foehn_lsp.agent.events import (
     TurnStarted,
     event_json,
 )
-from foehn_lsp.agent.records import read_transcript
-from foehn_lsp.agent.session import Session
-from foehn_lsp.agent.store import SessionBusy, SessionStore
 from foehn_lsp.config import Settings
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.session import Session
+from foehn_lsp.sessions.store import SessionBusy, SessionStore
+from foehn_lsp.sessions.transcript import read_transcript
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.discovery import Discovery
 

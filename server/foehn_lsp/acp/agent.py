@@ -30,18 +30,18 @@ from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.agent.approval import FilePreview
-from foehn_lsp.agent.builder import FrontEnd, build_session
 from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
 from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
 from foehn_lsp.agent.loop import RunOutcome
-from foehn_lsp.agent.session import Session
-from foehn_lsp.agent.store import SessionBusy, SessionNotFound, SessionStore
 from foehn_lsp.config import (
-    PROVIDER_KEY_VARIABLES,
     Settings,
     load_settings,
 )
 from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
+from foehn_lsp.providers.status import provider_status
+from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.session import Session
+from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -220,16 +220,12 @@ class FoehnAgent:
 
     def _missing_key(self) -> str | None:
         """The variable to set when the configured hosted provider has no key (the rule of
-        ``create_provider``: an OpenAI-compatible server at a base URL of its own needs none)."""
+        ``providers.status``)."""
         try:
             settings = self.load_settings()
         except ConfigError:
             return None  # session/new reports the configuration problem itself
-        if settings.api_key is not None or settings.provider not in PROVIDER_KEY_VARIABLES:
-            return None
-        if settings.provider == "openai" and settings.base_url is not None:
-            return None
-        return PROVIDER_KEY_VARIABLES[settings.provider]
+        return provider_status(settings).missing_key
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> schema.AuthenticateResponse:
         if method_id != "api-key":

@@ -51,17 +51,17 @@ from foehn_lsp.agent.events import (
     UsageEvent,
 )
 from foehn_lsp.agent.plan_mode import ProposedPlan
-from foehn_lsp.agent.session import RestoreReport
 from foehn_lsp.agent.slash import parse
-from foehn_lsp.agent.store import SessionSummary
+from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.mcp.config import McpServerConfig
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
     ToolResultMessage,
     UserMessage,
 )
+from foehn_lsp.sessions.session import RestoreReport
+from foehn_lsp.sessions.store import SessionSummary
 from foehn_lsp.tools.tasks import TaskStatus
 from foehn_lsp.workspace import Workspace
 

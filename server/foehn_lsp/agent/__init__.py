@@ -1,4 +1,5 @@
-"""The agent: the loop, executing calls, approval, the system message, transcripts and audit."""
+"""One turn: the loop, executing calls, approval, events, the system message, the context window
+and the editor context. A saved conversation (sessions, transcripts, audit) is ``sessions/``."""
 
 from foehn_lsp.agent.approval import (
     ApprovalDecision,

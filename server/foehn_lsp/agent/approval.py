@@ -40,10 +40,11 @@ from foehn_lsp.agent.rule_match import Call
 from foehn_lsp.agent.rules import Rule
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ConfigError, ToolInputError
-from foehn_lsp.tools.contract import Execute, SandboxPolicy, ToolContext, ToolResult
+from foehn_lsp.sandbox.policy import SandboxPolicy
+from foehn_lsp.tools.contract import Execute, ToolContext, ToolResult
+from foehn_lsp.tools.plans import apply_plan
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
-from foehn_lsp.workspace import apply_plan
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
 

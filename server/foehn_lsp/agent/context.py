@@ -31,11 +31,11 @@ from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
+    ToolDefinition,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
-from foehn_lsp.tools.registry import ToolDefinition
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

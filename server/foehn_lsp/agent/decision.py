@@ -30,7 +30,8 @@ import pydantic
 from foehn_lsp.agent.rule_match import Call, Match, covers, matches
 from foehn_lsp.agent.rules import Decision, Rule, RuleSet
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
-from foehn_lsp.tools.contract import SANDBOX_ORDER, RiskLevel, SandboxPolicy
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.registry import Invocation
 
 PolicySource = Literal["table", "default"]

@@ -11,7 +11,8 @@ from typing import Any
 
 from foehn_lsp.agent.events import EventSink, ToolCallEvent, ToolResultEvent
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
-from foehn_lsp.tools.contract import RiskLevel, ToolContext, ToolResult
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, Middleware, ToolRegistry
 
 MAX_RESULT_CHARS = 60_000

@@ -13,7 +13,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from foehn_lsp.agent.approved import approved_text
 from foehn_lsp.agent.hooks import Hook, HookSet, notes_for, parse_hooks, payload
@@ -21,7 +21,6 @@ from foehn_lsp.agent.rule_store import append_rule
 from foehn_lsp.agent.rules import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
 
 if TYPE_CHECKING:
-    from foehn_lsp.agent.loop import RunOutcome
     from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -141,8 +140,19 @@ async def session_started(
     return await notes_for(hooks, data, workspace)
 
 
+class TurnEnd(Protocol):
+    """How a turn ended (``agent.loop.RunOutcome``), as the turn-end hooks are told it; named
+    here so that the guards, which the loop uses, do not import the loop."""
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def answer(self) -> str: ...
+
+
 async def turn_ended(
-    guards: Guards, session: str, turn: int, workspace: Workspace, outcome: RunOutcome
+    guards: Guards, session: str, turn: int, workspace: Workspace, outcome: TurnEnd
 ) -> list[str]:
     """The notes of the turn-end hooks, for the next turn."""
     hooks = guards.hooks.of("turn_end")

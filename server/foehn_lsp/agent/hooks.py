@@ -48,7 +48,8 @@ from foehn_lsp.agent.decision import HookAnswer
 from foehn_lsp.agent.rules import DECISIONS, tool_matches
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
-from foehn_lsp.tools.contract import SANDBOX_ORDER, SandboxPolicy, ToolResult
+from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
+from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)

@@ -72,11 +72,12 @@ from foehn_lsp.providers.messages import (
     ModelResponse,
     SystemMessage,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
 from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.registry import Middleware, ToolDefinition, ToolRegistry
+from foehn_lsp.tools.registry import Middleware, ToolRegistry
 from foehn_lsp.tools.tasks import TaskItem
 
 if TYPE_CHECKING:

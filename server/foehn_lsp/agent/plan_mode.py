@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from foehn_lsp.agent.honesty import mentioned_files
-from foehn_lsp.tools.contract import RiskLevel, ToolResult
-from foehn_lsp.tools.registry import Handler, Invocation, ToolDefinition, ToolRegistry
+from foehn_lsp.providers.messages import ToolDefinition
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 from foehn_lsp.tools.tasks import TaskItem
 
 TurnMode = Literal["act", "plan"]

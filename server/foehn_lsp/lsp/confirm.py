@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
 from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
-from foehn_lsp.lsp import answers, client, convert
+from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.wire import answers, client
 
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.lsp import answers, client, convert
+from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.wire import answers, client
 from foehn_lsp.workspace.edits import (
     ApplyOutcome,
     DeletePath,

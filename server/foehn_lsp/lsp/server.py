@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Any
 from pygls.lsp.server import LanguageServer
 
 import foehn_lsp
-from foehn_lsp.lsp import answers, client, convert
-from foehn_lsp.lsp.protocol import FoehnProtocol, raw_converter
+from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.runs import RunManager
+from foehn_lsp.lsp.wire import answers, client
+from foehn_lsp.lsp.wire.protocol import FoehnProtocol, raw_converter
 
 if TYPE_CHECKING:
     from foehn_lsp.config import Settings
     from foehn_lsp.providers import Provider
+    from foehn_lsp.sessions.builder import ProviderCache
     from foehn_lsp.tools.discovery import Discovery
 
 log = logging.getLogger(__name__)
@@ -27,8 +30,6 @@ class FoehnServer(LanguageServer):
     protocol: FoehnProtocol
 
     def __init__(self) -> None:
-        from foehn_lsp.lsp.runs import RunManager
-
         super().__init__(
             "foehn",
             foehn_lsp.__version__,
@@ -41,14 +42,14 @@ class FoehnServer(LanguageServer):
         self.settings_error: str | None = None
         self.tools: Discovery | None = None
         self.timeouts = client.ClientTimeouts()
-        self.runs = RunManager(self)
+        self.runs = RunManager()
         self.protocol.on_cancel = self.runs.cancel_request
         self._configured: asyncio.Task[None] | None = None
-        self._providers: dict[tuple[Any, ...], Provider] = {}
+        self._providers: ProviderCache | None = None
 
     def serve_stdio(self) -> int:
-        """Serve over stdin/stdout; returns the exit status (see ``lsp/transport.py``)."""
-        from foehn_lsp.lsp.transport import serve_stdio
+        """Serve over stdin/stdout; returns the exit status (see ``lsp/wire/transport.py``)."""
+        from foehn_lsp.lsp.wire.transport import serve_stdio
 
         try:
             return serve_stdio(self.protocol)
@@ -57,7 +58,7 @@ class FoehnServer(LanguageServer):
 
     def serve_tcp(self, host: str, port: int) -> int:
         """Serve one client over TCP (debugging), through the same transport."""
-        from foehn_lsp.lsp.transport import serve_tcp
+        from foehn_lsp.lsp.wire.transport import serve_tcp
 
         try:
             return serve_tcp(self.protocol, host, port)
@@ -139,7 +140,7 @@ class FoehnServer(LanguageServer):
             self.tools = self._discover()
 
     def _discover(self) -> Discovery:
-        from foehn_lsp.agent.builder import build_registry
+        from foehn_lsp.sessions.builder import build_registry
 
         if self.tools is not None and self.tools.mcp is not None:
             self.tools.mcp.close()  # the new discovery starts its own MCP servers
@@ -160,19 +161,10 @@ class FoehnServer(LanguageServer):
         """The provider for the current settings, reused across runs (the local model is
         loaded once)."""
         from foehn_lsp.errors import ConfigError
-        from foehn_lsp.providers import create_provider
+        from foehn_lsp.sessions.builder import ProviderCache
 
         if self.settings_error:
             raise ConfigError(self.settings_error)
-        settings = self.settings
-        key = (
-            settings.provider,
-            settings.model,
-            settings.base_url,
-            settings.api_key.get_secret_value() if settings.api_key else None,
-            settings.timeout_seconds,
-            settings.max_retries,
-        )
-        if key not in self._providers:
-            self._providers[key] = create_provider(settings)
-        return self._providers[key]
+        if self._providers is None:
+            self._providers = ProviderCache()
+        return self._providers.provider(self.settings)

@@ -26,14 +26,14 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from foehn_lsp.agent.approval import Denied, FixedApprover
-from foehn_lsp.agent.builder import FrontEnd, NoModel, build_session
-from foehn_lsp.agent.session import Session
-from foehn_lsp.agent.store import SessionStore, new_id
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.lsp import turns
 from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.providers import Provider
+from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.sessions.session import Session
+from foehn_lsp.sessions.store import SessionStore, new_id
 from foehn_lsp.workspace import Workspace
 
 REQUEST_FAILED = -32803
@@ -65,7 +65,7 @@ def _arguments(args: Sequence[Any], command: str) -> tuple[str, dict[str, Any]]:
 def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
     """The saved session, with the editor as applier (for undo) and no approvals."""
     try:
-        provider: Provider = ls.provider()
+        provider = ls.provider()
     except FoehnError as exc:
         provider = NoModel(str(exc))
     buffers = EditorBuffers(ls)
@@ -111,7 +111,7 @@ async def prompt(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     request_id = ls.protocol.msg_id
     await ls.ready()
     try:
-        return await ls.runs.start(arguments, request_id)
+        return await turns.start(ls, arguments, request_id)
     except FoehnError as exc:
         raise _failed(exc) from None
 

@@ -1,10 +1,6 @@
-"""MCP both ways. As a client (``tools``, ``client``): the tools of the MCP servers a person
-configured become Foehn tools under Foehn's safety model. As a server (``server``): ``foehn
-mcp`` offers Foehn's own confined tools to any MCP client.
+"""MCP as a tool source: the tools of the MCP servers a person configured become Foehn tools
+under Foehn's safety model (``foehn mcp``, Foehn's own tools for MCP clients, is
+``foehn_lsp.mcp_server``).
 
-Only the configuration models are imported here, so that loading the settings does not load
-the SDK; ``foehn_lsp.mcp.tools.connect_servers`` is the way in for the client side."""
-
-from foehn_lsp.mcp.config import McpServerConfig, McpSettings
-
-__all__ = ["McpServerConfig", "McpSettings"]
+Nothing is imported here, so that loading the settings (``foehn_lsp.config.mcp``) does not load
+the SDK; ``foehn_lsp.mcp.tools.add_servers`` is the way in."""

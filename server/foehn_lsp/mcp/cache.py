@@ -17,7 +17,7 @@ from pathlib import Path
 import mcp_types as types
 import pydantic
 
-from foehn_lsp.mcp.config import McpServerConfig
+from foehn_lsp.config.mcp import McpServerConfig
 
 log = logging.getLogger(__name__)
 

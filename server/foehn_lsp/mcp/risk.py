@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from mcp_types import ToolAnnotations
 
-from foehn_lsp.mcp.config import McpServerConfig
-from foehn_lsp.tools.contract import RiskLevel
+from foehn_lsp.config.mcp import McpServerConfig
+from foehn_lsp.risk import RiskLevel
 
 _PINNED = {
     "read_only": RiskLevel.READ_ONLY,

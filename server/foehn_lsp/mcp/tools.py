@@ -26,6 +26,7 @@ import mcp_types as types
 import platformdirs
 
 from foehn_lsp.config import Settings
+from foehn_lsp.config.mcp import McpServerConfig, McpSettings, workspace_servers
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp.client import (
@@ -37,11 +38,11 @@ from foehn_lsp.mcp.client import (
     TransientError,
     describe,
 )
-from foehn_lsp.mcp.config import McpServerConfig, McpSettings, workspace_servers
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
+from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.tools.contract import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import Discovery, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
 

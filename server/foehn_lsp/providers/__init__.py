@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import httpx
-
-from foehn_lsp.config import PROVIDER_KEY_VARIABLES, Settings
 from foehn_lsp.errors import ConfigError, MissingApiKeyError
-from foehn_lsp.providers.http import HttpClient
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
-from foehn_lsp.tools.registry import ToolDefinition
+from foehn_lsp.providers.messages import Message, ModelResponse, TextSink, ToolDefinition
+from foehn_lsp.providers.status import provider_status
+
+if TYPE_CHECKING:
+    import httpx
+
+    from foehn_lsp.config.settings import Settings
 
 
 class Provider(Protocol):
@@ -41,31 +42,30 @@ LABELS = {"mistral": "Mistral", "openai": "the OpenAI-compatible server", "anthr
 def create_provider(
     settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> Provider:
-    """The provider ``settings`` name; with none named, the embedded model if installed."""
+    """The provider ``settings`` name; with none named, the embedded model if installed
+    (the rule of ``providers.status``)."""
     from foehn_lsp.providers import local
+    from foehn_lsp.providers.http import HttpClient
 
-    name = settings.provider
+    status = provider_status(settings)
+    name = status.provider
     if name is None:
-        if local.is_available():
-            return local.LocalProvider()
         raise ConfigError(
             "no model is configured: set FOEHN_PROVIDER (mistral, openai, anthropic) and its "
-            f"API key, or install the embedded offline model with {local.INSTALL_HINT}"
+            f"API key, or install the embedded offline model with {status.install_hint}"
         )
     if name == "local":
         return local.LocalProvider()
     if name == "scripted":
         raise ConfigError("the scripted provider is for tests and foehn replay only")
+    if status.missing_key is not None:
+        raise MissingApiKeyError(
+            f"{LABELS[name]} needs an API key: set {status.missing_key} or FOEHN_API_KEY (or "
+            "apiKey in the user config file; the VS Code extension stores it with 'Foehn: Set "
+            "API Key')"
+        )
     key = settings.api_key.get_secret_value() if settings.api_key else None
     base_url = settings.resolved_base_url()
-    if (key is None and name in ("mistral", "anthropic")) or (
-        key is None and name == "openai" and settings.base_url is None
-    ):
-        variable = PROVIDER_KEY_VARIABLES[name]
-        raise MissingApiKeyError(
-            f"{LABELS[name]} needs an API key: set {variable} or FOEHN_API_KEY (or apiKey in the "
-            "user config file; the VS Code extension stores it with 'Foehn: Set API Key')"
-        )
     common = {
         "base_url": base_url,
         "secret": key,

@@ -18,11 +18,11 @@ from foehn_lsp.providers.messages import (
     SystemMessage,
     TextSink,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
-from foehn_lsp.tools.registry import ToolDefinition
 
 API_VERSION = "2023-06-01"
 MAX_TOKENS = 8192

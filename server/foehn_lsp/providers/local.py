@@ -44,11 +44,11 @@ from foehn_lsp.providers.messages import (
     SystemMessage,
     TextSink,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
-from foehn_lsp.tools.registry import ToolDefinition
 
 MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"

@@ -3,8 +3,9 @@ format and back; nothing else in Foehn knows a wire format."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Literal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -70,3 +71,12 @@ class ModelResponse(_Record):
 
 TextSink = Callable[[str], None]
 """Receives streamed text as it arrives."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolDefinition:
+    """A tool as providers describe it to a model."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]

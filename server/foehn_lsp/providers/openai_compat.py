@@ -21,11 +21,11 @@ from foehn_lsp.providers.messages import (
     SystemMessage,
     TextSink,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     Usage,
     UserMessage,
 )
-from foehn_lsp.tools.registry import ToolDefinition
 
 log = logging.getLogger(__name__)
 

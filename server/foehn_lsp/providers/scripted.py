@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from foehn_lsp.errors import ProviderProtocolError
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink
-from foehn_lsp.tools.registry import ToolDefinition
+from foehn_lsp.providers.messages import Message, ModelResponse, TextSink, ToolDefinition
 
 
 class ScriptedProvider:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from foehn_lsp.sandbox import bwrap as bubblewrap
 from foehn_lsp.sandbox.environment import allowed_environment
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
-from foehn_lsp.tools.contract import SandboxPolicy
 from foehn_lsp.workspace import Workspace
 
 SETTING = "FOEHN_SANDBOX"

@@ -1,16 +1,9 @@
-"""The tool contract, validation, the registry and plugin discovery."""
+"""The tool contract, validation, the registry, plugin discovery and edit plans."""
 
-from foehn_lsp.tools.contract import (
-    CallScope,
-    RiskLevel,
-    SandboxPolicy,
-    Tool,
-    ToolContext,
-    ToolResult,
-)
+from foehn_lsp.tools.contract import CallScope, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.decorator import tool
 from foehn_lsp.tools.discovery import Discovery, PluginProblem, discover
-from foehn_lsp.tools.registry import Invocation, Middleware, ToolDefinition, ToolRegistry
+from foehn_lsp.tools.registry import Invocation, Middleware, ToolRegistry
 
 __all__ = [
     "CallScope",
@@ -18,11 +11,8 @@ __all__ = [
     "Invocation",
     "Middleware",
     "PluginProblem",
-    "RiskLevel",
-    "SandboxPolicy",
     "Tool",
     "ToolContext",
-    "ToolDefinition",
     "ToolRegistry",
     "ToolResult",
     "discover",

@@ -8,15 +8,16 @@ result. Tools never talk to the editor or the person.
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
 
 from foehn_lsp.errors import ToolDefinitionError
+from foehn_lsp.risk import RiskLevel, raise_risk
+from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.validation import ModelValidator, SchemaValidator, check_schema
 
 if TYPE_CHECKING:
@@ -24,57 +25,6 @@ if TYPE_CHECKING:
     from foehn_lsp.workspace.edits import EditPlan
     from foehn_lsp.workspace.files import FileAccess
     from foehn_lsp.workspace.paths import Workspace
-
-
-class RiskLevel(enum.Enum):
-    """How much harm a call can do. Ordered ``READ_ONLY < WRITE < DESTRUCTIVE``.
-
-    ``UNDEFINED`` is what a tool that declared nothing gets; it ranks as ``DESTRUCTIVE`` so that
-    an unknown tool fails closed, but keeps its own name so policy can treat it separately.
-    """
-
-    READ_ONLY = "read_only"
-    WRITE = "write"
-    DESTRUCTIVE = "destructive"
-    UNDEFINED = "undefined"
-
-    @property
-    def rank(self) -> int:
-        """Position in the order; ``UNDEFINED`` shares ``DESTRUCTIVE``'s."""
-        return _RANKS[self]
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, RiskLevel):
-            return NotImplemented
-        return self.rank < other.rank
-
-    def __le__(self, other: object) -> bool:
-        if not isinstance(other, RiskLevel):
-            return NotImplemented
-        return self.rank <= other.rank
-
-    def __gt__(self, other: object) -> bool:
-        if not isinstance(other, RiskLevel):
-            return NotImplemented
-        return self.rank > other.rank
-
-    def __ge__(self, other: object) -> bool:
-        if not isinstance(other, RiskLevel):
-            return NotImplemented
-        return self.rank >= other.rank
-
-
-_RANKS = {
-    RiskLevel.READ_ONLY: 0,
-    RiskLevel.WRITE: 1,
-    RiskLevel.DESTRUCTIVE: 2,
-    RiskLevel.UNDEFINED: 2,
-}
-
-
-def raise_risk(declared: RiskLevel, assessed: RiskLevel) -> RiskLevel:
-    """The risk of one call: an assessment may raise the declared level, never lower it."""
-    return assessed if assessed > declared else declared
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,14 +45,6 @@ class ToolResult:
     @classmethod
     def failure(cls, output: str, data: Mapping[str, Any] | None = None) -> ToolResult:
         return cls(ok=False, output=output, data=data)
-
-
-SandboxPolicy = Literal["read-only", "workspace-write", "full"]
-"""What a program may do: ``read-only`` (nothing writable but a private /tmp, no network),
-``workspace-write`` (the workspace too, not ``.git/`` or ``.foehn/``), ``full`` (the person's own
-rights and the network; only by an explicit approval of that one call)."""
-
-SANDBOX_ORDER: tuple[SandboxPolicy, ...] = ("read-only", "workspace-write", "full")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,8 @@ from typing import Any, overload
 import pydantic
 
 from foehn_lsp.errors import ToolDefinitionError
-from foehn_lsp.tools.contract import Assess, RiskLevel, ScopeOf, Tool, ToolContext, ToolResult
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.tools.contract import Assess, ScopeOf, Tool, ToolContext, ToolResult
 
 ToolFunction = Callable[..., Awaitable[str | ToolResult]]
 

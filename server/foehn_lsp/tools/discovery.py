@@ -15,13 +15,10 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from foehn_lsp.tools.contract import Tool
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
-
-if TYPE_CHECKING:
-    from foehn_lsp.mcp.tools import McpCatalogue
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +37,31 @@ class PluginProblem:
         return f"{self.plugin}: " + "; ".join(self.problems)
 
 
+class ToolServers(Protocol):
+    """Programs whose tools are in a registry beside the plugins' (the MCP servers,
+    ``foehn_lsp.mcp.tools.McpCatalogue``), seen from here without depending on them."""
+
+    @property
+    def problems(self) -> Sequence[object]:
+        """What went wrong with the servers, in words (``str``), live."""
+        ...
+
+    def catalogue_fields(self, name: str) -> dict[str, Any]:
+        """Extra fields for tool ``name``'s catalogue entry; ``{}`` for a tool not served."""
+        ...
+
+    def close(self) -> None:
+        """Stop the servers."""
+        ...
+
+
 @dataclass(kw_only=True)
 class Discovery:
     """What start-up found: a registry of the tools that loaded, and what was skipped."""
 
     registry: ToolRegistry
     problems: list[PluginProblem] = field(default_factory=list)
-    mcp: McpCatalogue | None = None
+    mcp: ToolServers | None = None
     """The MCP servers whose tools are in the registry (``foehn_lsp.mcp.tools.add_servers``)."""
 
 

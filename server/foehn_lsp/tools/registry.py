@@ -12,20 +12,15 @@ import asyncio
 import dataclasses
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from foehn_lsp.errors import ToolDefinitionError, ToolInputError
-from foehn_lsp.tools.contract import (
-    SANDBOX_ORDER,
-    CallScope,
-    RiskLevel,
-    SandboxPolicy,
-    Tool,
-    ToolContext,
-    ToolResult,
-)
+from foehn_lsp.providers.messages import ToolDefinition
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
+from foehn_lsp.tools.contract import CallScope, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.validation import InvalidArgumentsError, check_schema, parse_arguments
 
 log = logging.getLogger(__name__)
@@ -35,15 +30,6 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 # the set is what every provider accepts as a tool name.
 MCP_NAME_PATTERN = re.compile(r"^mcp__[A-Za-z0-9_-]{1,59}$")
 DEFAULT_TIMEOUT = 120.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolDefinition:
-    """A tool as providers describe it to a model."""
-
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,6 +1,6 @@
-"""Where tools meet the file system: confinement, reads, and edits applied by the host."""
+"""Where tools meet the file system: confinement, reads, edits applied by the host, watching for
+what programs change (``watch``) and listing files (``listing``)."""
 
-from foehn_lsp.tools.contract import Execute, Plan, ToolContext, ToolResult
 from foehn_lsp.workspace.edits import (
     ApplyOutcome,
     DeletePath,
@@ -30,33 +30,4 @@ __all__ = [
     "TextFile",
     "Workspace",
     "WriteFile",
-    "apply_plan",
-    "execute_plan",
 ]
-
-
-def execute_plan(plan: Plan) -> Execute:
-    """``execute`` for a tool that changes files: plan the edits, apply them through the host,
-    and report the diff. A plan that is not applied changes nothing."""
-
-    async def execute(arguments: object, ctx: ToolContext) -> ToolResult:
-        planned = await plan(arguments, ctx)
-        if isinstance(planned, ToolResult):
-            return planned
-        return await apply_plan(planned, ctx)
-
-    return execute
-
-
-async def apply_plan(planned: EditPlan, ctx: ToolContext) -> ToolResult:
-    """Apply a plan made earlier (the one the person approved) through the host, and report the
-    diff. The applier refuses, changing nothing, if a file differs from what the plan was made
-    on."""
-    diff = planned.diff(ctx.workspace)
-    outcome = await ctx.files.apply(planned)
-    if not outcome.applied:
-        return ToolResult.failure(
-            f"{planned.summary}: not applied ({outcome.reason}). No file was changed."
-        )
-    body = f"{planned.summary}\n{diff}" if diff else planned.summary
-    return ToolResult.success(body, data={"diff": diff})

@@ -1,0 +1,449 @@
+"""``foehn chat``, ``foehn sessions`` and ``foehn undo``: sessions in the terminal.
+
+``foehn chat`` holds a conversation: each line typed is a turn in one session (saved as it
+goes), the answer streams, approvals are asked in place, and a few commands act on the session:
+
+    /undo [N] [force]   put back what the last turn (or turns N on) changed
+    /sessions           this workspace's saved sessions
+    /compact            shorten the conversation now
+    /cost               context used, tokens spent and cost
+    /plan TASK          plan first (read-only), then carry the plan out once approved
+    /help, /exit
+    /NAME [arguments]   a custom command (agent.custom_commands): its prompt is the turn
+
+Ctrl-C cancels the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
+terminal (prompt_toolkit, with history) or, when stdin is not one, line by line from it, so
+scripts and tests can drive a chat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from foehn_lsp.agent.approval import (
+    ApprovalDecision,
+    Approved,
+    Denied,
+    FixedApprover,
+)
+from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
+from foehn_lsp.agent.plan_mode import TurnMode
+from foehn_lsp.agent.slash import parse
+from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
+from foehn_lsp.config import load_settings
+from foehn_lsp.errors import FoehnError
+from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.sessions.session import RestoreReport, Session
+from foehn_lsp.sessions.store import SessionNotFound, SessionStore
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+HELP = """\
+/undo [N] [force]   put back what the last turn (or turns N and later) changed
+/sessions           this workspace's saved sessions
+/compact            shorten the conversation now
+/cost               context used, tokens spent and cost
+/plan TASK          plan with read-only tools; approve, edit or reject the plan, then it runs
+/exit               leave (or Ctrl-D); Ctrl-C cancels a running turn"""
+BUILT_IN = frozenset({"undo", "sessions", "compact", "cost", "help", "exit", "quit", "plan"})
+
+
+class Lines:
+    """What the person types: prompt_toolkit on a terminal, else stdin line by line. ``read``
+    raises ``EOFError`` at the end and ``KeyboardInterrupt`` for Ctrl-C at the prompt."""
+
+    def __init__(self) -> None:
+        self.terminal = sys.stdin.isatty()
+        self._reader: asyncio.StreamReader | None = None
+        self._prompt: Any = None
+
+    async def read(self, message: str, err: Console) -> str:
+        if self.terminal:
+            if self._prompt is None:
+                from prompt_toolkit import PromptSession
+                from prompt_toolkit.output import create_output
+
+                self._prompt = PromptSession(output=create_output(stdout=sys.stderr))
+            answer: str = await self._prompt.prompt_async(message)
+            return answer
+        err.print(message, end="")
+        err.file.flush()
+        if self._reader is None:
+            reader = self._reader = asyncio.StreamReader()
+            loop = asyncio.get_running_loop()
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        line = await self._reader.readline()
+        if not line:
+            raise EOFError
+        return line.decode("utf-8", "replace").rstrip("\n")
+
+
+class ChatApprover(TerminalApprover):
+    """The terminal approval prompt, reading its answer from the chat's input."""
+
+    def __init__(self, lines: Lines, err: Console, on_cancel: Callable[[], None]) -> None:
+        super().__init__(err, on_cancel=on_cancel)
+        self.lines = lines
+
+    async def read(self, message: str) -> str:
+        return await self.lines.read(message, self.err)
+
+
+class Chat:
+    def __init__(
+        self,
+        session: Session,
+        lines: Lines,
+        err: Console,
+        commands: CustomCommands | None = None,
+    ) -> None:
+        self.session = session
+        self.commands = commands or CustomCommands()
+        self.lines = lines
+        self.err = err
+        self.stop: asyncio.Event | None = None
+        self.leaving = False
+
+    def interrupt(self) -> None:
+        """Ctrl-C while a turn runs: cancel it; a second one leaves."""
+        if self.stop is not None and not self.stop.is_set():
+            self.stop.set()
+            self.err.print(Text("cancelling the turn… (Ctrl-C again to leave)", style="yellow"))
+        else:
+            self.leaving = True
+            if self.stop is not None:
+                self.stop.set()
+
+    async def run(self) -> int:
+        session = self.session
+        resumed = f", {len(session.turns)} turns so far" if session.turns else ""
+        self.err.print(
+            Text(
+                f"foehn chat: session {session.id}{resumed} in {session.workspace.root} "
+                f"({session.provider.name} {session.provider.model}); /help for commands",
+                style="dim",
+            )
+        )
+        interrupted = False
+        while not self.leaving:
+            try:
+                line = (await self.lines.read("› ", self.err)).strip()
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                if interrupted:
+                    break
+                interrupted = True
+                self.err.print(Text("(Ctrl-C again or Ctrl-D to leave)", style="dim"))
+                continue
+            interrupted = False
+            if not line:
+                continue
+            if line.startswith("/"):
+                if not await self.command(line):
+                    break
+                continue
+            await self.turn(line)
+        return EXIT_OK
+
+    async def turn(self, text: str, mode: TurnMode = "act") -> None:
+        self.stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, self.interrupt)
+        try:
+            await self.session.prompt(
+                text, emit=HumanPrinter(err=self.err), stop=self.stop, mode=mode
+            )
+        except FoehnError as exc:
+            self.err.print(Text(f"foehn: {exc}", style="red"))
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+            self.stop = None
+
+    async def command(self, line: str) -> bool:
+        """Run a /command; ``False`` to leave."""
+        slash = parse(line)
+        custom = self.commands.get(slash.name) if slash is not None else None
+        if slash is not None and custom is not None and slash.name not in BUILT_IN:
+            await self.turn(custom.prompt(slash.arguments))
+            return True
+        name = f"/{slash.name}" if slash is not None else line.split()[0]
+        words = slash.words if slash is not None else []
+        session = self.session
+        match name:
+            case "/exit" | "/quit":
+                return False
+            case "/help":
+                self.err.print(HELP)
+                for custom in self.commands.commands:
+                    usage = f"/{custom.name} {custom.hint or ''}".strip()
+                    self.err.print(f"{usage:<19} {custom.description}")
+            case "/cost":
+                self.err.print(session.meter().describe())
+            case "/plan":
+                task = line.removeprefix("/plan").strip()
+                if not task:
+                    self.err.print("/plan needs a task: /plan add a --verbose flag")
+                else:
+                    await self.turn(task, mode="plan")
+            case "/compact":
+                meter = await session.compact()
+                result = session.compacted
+                done = f"compacted: {result.note}" if result else "nothing to compact yet"
+                self.err.print(f"{done}; {meter.describe()}")
+            case "/sessions":
+                for summary in SessionStore(session.workspace.root).list():
+                    mark = "*" if summary.id == session.id else " "
+                    self.err.print(f"{mark} {_summary_line(summary)}")
+            case "/undo":
+                numbers = [int(w) for w in words if w.isdigit()]
+                try:
+                    report = await session.undo(
+                        to_turn=numbers[0] if numbers else None, force="force" in words
+                    )
+                except FoehnError as exc:
+                    self.err.print(Text(f"foehn: {exc}", style="red"))
+                    return True
+                print_report(report, self.err, hint="/undo force")
+            case _:
+                self.err.print(f"unknown command {name}; /help lists them")
+        return True
+
+
+def _summary_line(summary: Any) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.updated))
+    turns = f"{summary.turns} turn{'s' if summary.turns != 1 else ''}"
+    return f"{summary.id}  {when}  {turns:>9}  {summary.title or '(untitled)'}"
+
+
+def print_report(report: RestoreReport, err: Console, *, hint: str) -> None:
+    if report.applied:
+        undone = ", ".join(str(t) for t in report.undone)
+        restored = ", ".join(report.restored) or "nothing needed restoring"
+        err.print(f"undid turn {undone}: {restored}")
+        if report.turn is not None:
+            err.print(Text(f"(the undo is turn {report.turn}; undo again to redo)", style="dim"))
+    else:
+        err.print(Text(f"foehn: nothing undone: {report.reason}", style="red"))
+        if report.conflicts:
+            err.print(f"to overwrite those changes anyway: {hint}")
+    if report.unrestorable:
+        listed = ", ".join(report.unrestorable)
+        err.print(
+            Text(
+                f"not restorable (a program changed them and Foehn never had their content): "
+                f"{listed}",
+                style="yellow",
+            )
+        )
+
+
+def _root(args: argparse.Namespace) -> Path | None:
+    root = Path(args.workspace or ".").resolve()
+    if not root.is_dir():
+        print(f"foehn: workspace {args.workspace!r} is not a folder", file=sys.stderr)
+        return None
+    return root
+
+
+def chat_command(args: argparse.Namespace) -> int:
+    overrides = {"provider": args.provider, "model": args.model, "base_url": args.base_url}
+    settings = load_settings(overrides={k: v for k, v in overrides.items() if v is not None})
+    root = _root(args)
+    if root is None:
+        return EXIT_USAGE
+    err = error_console()
+    lines = Lines()
+
+    async def main() -> int:
+        chat: Chat | None = None
+
+        def cancel() -> None:
+            if chat is not None and chat.stop is not None:
+                chat.stop.set()
+
+        approver: Any = ChatApprover(lines, err, on_cancel=cancel)
+        if args.approve == "all":
+            approver = _fixed(Approved(scope="run"))
+        elif args.approve == "never":
+            approver = _fixed(Denied(reason="--approve never"))
+        session = build_session(
+            settings,
+            root,
+            FrontEnd(name="cli", approver=approver),
+            session_id=args.session,
+            continue_latest=args.continue_latest,
+        )
+        for problem in session.discovery.problems:
+            err.print(f"foehn: skipped plugin {problem}")
+        commands = load_commands(root, trusted=settings.trust_workspace, built_in=BUILT_IN)
+        for skipped in commands.problems:
+            err.print(f"foehn: skipped command {skipped}")
+        chat = Chat(session, lines, err, commands)
+        try:
+            return await chat.run()
+        finally:
+            if not session.turns:
+                with contextlib.suppress(FoehnError):
+                    session.store.delete(session.id)
+            await session.aclose()
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _fixed(decision: ApprovalDecision) -> FixedApprover:
+    return FixedApprover(decision)
+
+
+def sessions_command(args: argparse.Namespace) -> int:
+    root = _root(args)
+    if root is None:
+        return EXIT_USAGE
+    store = SessionStore(root)
+    if args.action == "list":
+        sessions = store.list()
+        if args.json:
+            rows = [
+                {
+                    "id": s.id,
+                    "title": s.title,
+                    "created": s.created,
+                    "updated": s.updated,
+                    "turns": s.turns,
+                }
+                for s in sessions
+            ]
+            json.dump({"sessions": rows, "problems": store.problems}, sys.stdout, indent=2)
+            print()
+        else:
+            for summary in sessions:
+                print(_summary_line(summary))
+            if not sessions:
+                print(f"no saved sessions in {root}", file=sys.stderr)
+        for problem in store.problems:
+            print(f"foehn: {problem}", file=sys.stderr)
+        return EXIT_OK
+    if not args.id:
+        print(f"foehn: sessions {args.action} needs a session ID", file=sys.stderr)
+        return EXIT_USAGE
+    if args.action == "delete":
+        store.delete(args.id)
+        print(f"deleted session {args.id}", file=sys.stderr)
+        return EXIT_OK
+    data = store.load(args.id)
+    if args.json:
+        json.dump(
+            {
+                "id": data.id,
+                "title": data.title,
+                "turns": [
+                    {
+                        "index": t.index,
+                        "task": t.task,
+                        "reason": t.reason,
+                        "answer": t.answer,
+                        "files": [
+                            {"path": f.path, "change": f.change} for f in t.files if not f.folder
+                        ],
+                        "undoOf": list(t.undo_of),
+                    }
+                    for t in data.turns
+                ],
+                "problems": data.problems,
+            },
+            sys.stdout,
+            indent=2,
+        )
+        print()
+        return EXIT_OK
+    print(f"{data.id}  {data.title}")
+    for turn in data.turns:
+        print(f"\n[{turn.index}] {turn.task.splitlines()[0] if turn.task else ''}")
+        print(f"    {turn.reason}: {turn.answer.strip().splitlines()[0] if turn.answer else ''}")
+        for state in turn.files:
+            print(f"    {state.change:<9} {state.path}{'/' if state.folder else ''}")
+    for problem in data.problems:
+        print(f"foehn: {problem}", file=sys.stderr)
+    return EXIT_OK
+
+
+def undo_command(args: argparse.Namespace) -> int:
+    root = _root(args)
+    if root is None:
+        return EXIT_USAGE
+    settings = load_settings()
+    store = SessionStore(root)
+    session_id = args.session or store.latest()
+    if session_id is None:
+        raise SessionNotFound(f"no saved session in {root}")
+    err = error_console()
+
+    async def main() -> RestoreReport:
+        session = build_session(
+            settings,
+            root,
+            FrontEnd(name="cli", approver=_fixed(Denied(reason="undo asks nothing"))),
+            session_id=session_id,
+            provider=NoModel("undo does not ask the model"),
+        )
+        return await session.undo(to_turn=args.to_turn, force=args.force)
+
+    report = asyncio.run(main())
+    print_report(report, err, hint=f"foehn undo --session {session_id} --force")
+    return EXIT_OK if report.applied else EXIT_ERROR
+
+
+def add_parsers(commands: Any) -> None:
+    """``chat``, ``sessions`` and ``undo``, as DESIGN.md's CLI block names them."""
+    chat = commands.add_parser("chat", help="an interactive session in the terminal")
+    chat.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    resume = chat.add_mutually_exclusive_group()
+    resume.add_argument("--session", metavar="ID", help="go on with this saved session")
+    resume.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="go on with the workspace's latest session",
+    )
+    chat.add_argument("--provider", choices=["mistral", "openai", "anthropic", "local"])
+    chat.add_argument("--model", metavar="NAME")
+    chat.add_argument("--base-url", metavar="URL")
+    chat.add_argument(
+        "--approve",
+        choices=["ask", "never", "all"],
+        default="ask",
+        help="ask in the chat (default), deny, or approve everything",
+    )
+    chat.set_defaults(handler=chat_command)
+
+    sessions = commands.add_parser("sessions", help="list, show or delete saved sessions")
+    sessions.add_argument("action", choices=["list", "show", "delete"])
+    sessions.add_argument("id", nargs="?", metavar="ID")
+    sessions.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    sessions.add_argument("--json", action="store_true", help="machine-readable output")
+    sessions.set_defaults(handler=sessions_command)
+
+    undo = commands.add_parser("undo", help="put back every file the last turn changed")
+    undo.add_argument("--session", metavar="ID", help="default: the latest session")
+    undo.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    undo.add_argument("--to-turn", type=int, metavar="N", help="put back everything from turn N on")
+    undo.add_argument(
+        "--force", action="store_true", help="overwrite files changed since by someone else"
+    )
+    undo.set_defaults(handler=undo_command)

@@ -1,0 +1,385 @@
+"""The ``foehn`` command: a thin parser that hands each subcommand to its own function.
+
+Exit codes (``args.EXIT_CODES``): 0 answered · 1 provider/config/runtime error · 2 usage error ·
+3 stopped by a limit · 130 cancelled. Flags are checked before anything runs; errors meant for
+the person are one line on stderr; no traceback reaches the terminal (``FOEHN_DEBUG=1`` logs
+them). stdout carries only the answer or ``--json`` events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from foehn_lsp import __version__
+from foehn_lsp.agent import RunOutcome
+from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
+from foehn_lsp.agent.events import EventSink
+from foehn_lsp.agent.plan_mode import TurnMode
+from foehn_lsp.cli import chat, replay
+from foehn_lsp.cli import rules as rules_cli
+from foehn_lsp.cli.args import (
+    EXIT_CANCELLED,
+    EXIT_CODES,
+    EXIT_ERROR,
+    EXIT_LIMIT,
+    EXIT_OK,
+    EXIT_USAGE,
+    Parser,
+    UsageError,
+    base_url,
+    folder,
+    positive_int,
+    task_text,
+    writable_file,
+)
+from foehn_lsp.cli.config_report import add_parser as add_config_parser
+from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, TerminalApprover, run_header
+from foehn_lsp.config import Settings, load_settings
+from foehn_lsp.errors import FoehnError
+from foehn_lsp.sandbox import startup_warning, system_sandbox
+from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.tools.discovery import Discovery, discover
+
+
+def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
+    found = discover(
+        folders=settings.plugin_folders(workspace),
+        default_timeout=settings.tool_timeout_seconds,
+    )
+    if settings.mcp.servers or settings.trust_workspace:
+        from foehn_lsp.mcp.tools import add_servers
+
+        add_servers(found, settings, workspace, lazy=False)
+    return found
+
+
+def _tools_command(args: argparse.Namespace) -> int:
+    workspace = folder(args.workspace)
+    settings = load_settings()
+    found = load_tools(settings, workspace)
+    catalogue: list[dict[str, Any]] = [
+        {
+            "name": tool.name,
+            "risk": tool.risk.value,
+            "risk_per_call": tool.assess is not None,
+            "description": tool.description,
+            "parameters": tool.parameters,
+            **(found.mcp.catalogue_fields(tool.name) if found.mcp else {}),
+        }
+        for tool in found.registry
+    ]
+    problems = [{"plugin": p.plugin, "problems": list(p.problems)} for p in found.problems]
+    sandbox = system_sandbox()
+    if args.json:
+        shown = {"available": sandbox.available, "note": sandbox.note}
+        json.dump(
+            {"tools": catalogue, "problems": problems, "sandbox": shown}, sys.stdout, indent=2
+        )
+        sys.stdout.write("\n")
+    else:
+        print(f"sandbox: {sandbox.note}")
+        for entry in catalogue:
+            params = ", ".join(tool_parameters(entry["parameters"]))
+            risk = "assessed per call" if entry["risk_per_call"] else entry["risk"]
+            print(f"{entry['name']:<16} {risk:<12} ({params})")
+            print(f"    {entry['description']}")
+            if origin := entry.get("mcp"):
+                print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
+        for problem in found.problems:
+            print(f"skipped plugin {problem}", file=sys.stderr)
+    return EXIT_OK
+
+
+STOP_CODES = {
+    "answer": EXIT_OK,
+    "error": EXIT_ERROR,
+    "max_iterations": EXIT_LIMIT,
+    "budget": EXIT_LIMIT,
+    "repeated_call": EXIT_LIMIT,
+    "cancelled": EXIT_CANCELLED,
+}
+
+
+def approve_mode(requested: str | None) -> str:
+    """``--approve`` as given, else ``ask`` on a terminal and ``never`` without one."""
+    return requested or ("ask" if sys.stdin.isatty() else "never")
+
+
+def _approver(mode: str, stop: asyncio.Event, printer: EventSink) -> Approver:
+    if mode == "all":
+        return FixedApprover(Approved(scope="run"))
+    if mode == "never":
+        return FixedApprover(Denied(reason="--approve never"))
+    if isinstance(printer, HumanPrinter):
+        return TerminalApprover(
+            on_cancel=stop.set, before_prompt=printer.stop_spinner, diffs_shown=printer.diffs_shown
+        )
+    return TerminalApprover(on_cancel=stop.set)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    task = task_text(args.task)
+    root = folder(args.workspace)
+    transcript = writable_file(args.transcript, "--transcript") if args.transcript else None
+    if args.base_url is not None:
+        base_url(args.base_url)
+    overrides = {
+        "provider": args.provider,
+        "model": args.model,
+        "base_url": args.base_url,
+        "max_tool_iterations": args.max_iterations,
+    }
+    settings = load_settings(overrides={k: v for k, v in overrides.items() if v is not None})
+    if args.base_url is not None and not settings.model:
+        raise UsageError(
+            "with a base URL of your own, name the server's model: --model NAME (or FOEHN_MODEL)"
+        )
+    mode = approve_mode(args.approve)
+    printer: EventSink = JsonPrinter() if args.json else HumanPrinter()
+    print(run_header(settings, root, mode), file=sys.stderr)
+    stop = asyncio.Event()
+    outcome = _run_to_end(
+        _run(
+            settings,
+            root,
+            task,
+            _approver(mode, stop, printer),
+            printer,
+            transcript,
+            stop,
+            session_id=args.session,
+            continue_latest=args.continue_latest,
+            mode="plan" if args.plan else "act",
+        )
+    )
+    if outcome.reason == "cancelled":
+        # A call to the embedded model cannot be interrupted in its worker thread; exit now
+        # rather than wait for it (the session and transcript are closed already).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_CANCELLED)
+    return STOP_CODES[outcome.reason]
+
+
+def _run_to_end(coroutine: Any) -> Any:
+    """``asyncio.run`` without waiting for worker threads at the end (see ``_run_command``)."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.run_until_complete(_finish_tasks())
+        loop.close()
+
+
+async def _finish_tasks() -> None:
+    left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
+    await asyncio.get_running_loop().shutdown_asyncgens()
+
+
+async def _run(
+    settings: Settings,
+    root: Path,
+    task: str,
+    approver: Approver,
+    printer: EventSink,
+    transcript_path: Path | None,
+    stop: asyncio.Event,
+    *,
+    session_id: str | None = None,
+    continue_latest: bool = False,
+    mode: TurnMode = "act",
+) -> RunOutcome:
+    session = build_session(
+        settings,
+        root,
+        FrontEnd(name="cli", approver=approver),
+        transcript=transcript_path,
+        session_id=session_id,
+        continue_latest=continue_latest,
+    )
+    for problem in session.discovery.problems:
+        print(f"foehn: skipped plugin {problem}", file=sys.stderr)
+    loop = asyncio.get_running_loop()
+
+    def interrupted() -> None:
+        if stop.is_set():  # a second Ctrl-C: something is stuck, so leave at once
+            os._exit(EXIT_CANCELLED)
+        stop.set()
+
+    loop.add_signal_handler(signal.SIGINT, interrupted)
+    try:
+        return await session.prompt(task, emit=printer, stop=stop, mode=mode)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await session.aclose()
+
+
+def _serve_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.lsp import create_server
+
+    server = create_server()
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            print("foehn: --tcp takes HOST:PORT, e.g. 127.0.0.1:2087", file=sys.stderr)
+            return EXIT_USAGE
+        return server.serve_tcp(host, int(port))
+    return server.serve_stdio()
+
+
+def _acp_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.acp.stdio import main as acp_main
+
+    return acp_main(permission_timeout=args.permission_timeout)
+
+
+def _mcp_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.mcp_server.server import main as mcp_main
+
+    return mcp_main(
+        workspace=args.workspace,
+        allow_writes=args.allow_writes,
+        allow_destructive=args.allow_destructive,
+    )
+
+
+def tool_parameters(schema: Any) -> list[str]:
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return list(properties)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="foehn",
+        description="A tool-using LLM agent for editors, as a language server.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"foehn {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="run the language server")
+    serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    serve.set_defaults(handler=_serve_command)
+
+    tools = commands.add_parser("tools", help="print the tool catalogue")
+    tools.add_argument("--json", action="store_true", help="machine-readable output")
+    tools.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    tools.set_defaults(handler=_tools_command)
+
+    add_config_parser(commands)
+
+    run = commands.add_parser(
+        "run",
+        help="run one task headless",
+        description="Run one task: the answer on stdout, everything else on stderr.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("task", help="what to do, in words")
+    run.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    run.add_argument(
+        "--provider",
+        choices=["mistral", "openai", "anthropic", "local"],
+        help="the model's provider (default: FOEHN_PROVIDER or the config file, else the "
+        "embedded offline model if installed)",
+    )
+    run.add_argument("--model", metavar="NAME", help="the model (default: the provider's)")
+    run.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI-compatible server, e.g. http://localhost:11434/v1 (needs --model)",
+    )
+    run.add_argument(
+        "--approve",
+        choices=["ask", "never", "all"],
+        help="ask on the terminal (default when stdin is a TTY), deny every call "
+        "policy would ask about (default otherwise), or approve everything",
+    )
+    run.add_argument(
+        "--max-iterations",
+        type=positive_int,
+        metavar="N",
+        help="stop after N rounds of tool calls (default 30; at least 1)",
+    )
+    run.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan first with read-only tools; the plan is asked about like a call "
+        "(--approve ask: on the terminal; all: approved; never: the turn ends with the plan)",
+    )
+    run.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    run.add_argument("--transcript", metavar="FILE", help="record the run for foehn replay")
+    resume = run.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="one more turn in the workspace's latest session",
+    )
+    resume.add_argument("--session", metavar="ID", help="one more turn in this saved session")
+    run.set_defaults(handler=_run_command)
+
+    replay.add_parser(commands)
+    chat.add_parsers(commands)
+    rules_cli.add_parsers(commands)
+
+    acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
+    acp.add_argument(
+        "--permission-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="an unanswered permission request counts as a denial after this long",
+    )
+    acp.set_defaults(handler=_acp_command)
+
+    mcp = commands.add_parser("mcp", help="Foehn's tools as an MCP server on stdio")
+    mcp.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    mcp.add_argument("--allow-writes", action="store_true", help="offer tools that write too")
+    mcp.add_argument(
+        "--allow-destructive",
+        action="store_true",
+        help="offer destructive tools too (deleting, replacing; implies --allow-writes)",
+    )
+    mcp.set_defaults(handler=_mcp_command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(
+        level=logging.DEBUG if os.environ.get("FOEHN_DEBUG") else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if not os.environ.get("FOEHN_DEBUG"):
+        # The CLI prints plugin problems itself, once; the log line would repeat them.
+        logging.getLogger("foehn_lsp.tools.discovery").setLevel(logging.ERROR)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command != "tools" and (warning := startup_warning()):
+        print(f"foehn: {warning}", file=sys.stderr)
+    try:
+        code: int = args.handler(args)
+    except UsageError as exc:
+        print(f"foehn {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except FoehnError as exc:
+        print(f"foehn: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_CANCELLED
+    return code

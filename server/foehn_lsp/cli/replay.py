@@ -1,0 +1,190 @@
+"""``foehn replay``: re-run a recorded transcript offline and check that nothing changed.
+
+The recorded model responses are played back, the tools run for real, and each tool call *and
+its result* is compared with the recording; the first difference stops the replay and shows
+both sides. By default the tools run in a temporary copy of the workspace, so a replay never
+touches the person's files; ``--in-place`` runs them in the workspace itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from foehn_lsp.agent import Agent, RunRequest
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
+from foehn_lsp.cli.args import EXIT_ERROR, EXIT_OK, folder
+from foehn_lsp.config import load_settings
+from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.sessions.transcript import SESSION_KINDS, read_transcript
+from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.discovery import discover
+from foehn_lsp.workspace import FileAccess, Workspace
+
+SHOWN_LINES = 12
+
+
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    """One tool call and what it gave, recorded or replayed."""
+
+    tool: str
+    arguments: Any
+    ok: bool | None = None
+    output: str | None = None
+
+    def describe(self) -> str:
+        head = f"{self.tool} {json.dumps(self.arguments, ensure_ascii=False)}"
+        if self.ok is None:
+            return head + "\n    (no result)"
+        lines = (self.output or "").splitlines() or [""]
+        shown = "\n".join(f"    {line}" for line in lines[:SHOWN_LINES])
+        more = f"\n    … {len(lines) - SHOWN_LINES} more lines" if len(lines) > SHOWN_LINES else ""
+        return f"{head}\n    {'ok' if self.ok else 'failed'}:\n{shown}{more}"
+
+
+def recorded_steps(path: Path) -> list[Step]:
+    """The tool calls in a transcript, each with its recorded result."""
+    steps: dict[str, Step] = {}
+    order: list[str] = []
+    for line in path.read_text("utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # read_transcript has vetted the file; a cut-off last line is ignored
+        if record.get("kind") in SESSION_KINDS or record.get("kind") != "event":
+            continue
+        if record["event"] == "tool_call":
+            order.append(record["id"])
+            steps[record["id"]] = Step(tool=record["tool"], arguments=record["arguments"])
+        elif record["event"] == "tool_result" and record["id"] in steps:
+            call = steps[record["id"]]
+            steps[record["id"]] = Step(
+                tool=call.tool, arguments=call.arguments, ok=record["ok"], output=record["output"]
+            )
+    return [steps[i] for i in order]
+
+
+def first_divergence(recorded: list[Step], replayed: list[Step]) -> str | None:
+    """Both sides of the first step that differs, in words, or ``None`` if all match."""
+    for number, (was, now) in enumerate(zip(recorded, replayed, strict=False), 1):
+        if (was.tool, was.arguments) != (now.tool, now.arguments):
+            return _sides(f"tool call {number} differs", was, now)
+        if (was.ok, was.output) != (now.ok, now.output):
+            return _sides(f"the result of tool call {number} ({was.tool}) differs", was, now)
+    if len(recorded) != len(replayed):
+        return (
+            f"replay diverged: the transcript has {len(recorded)} tool calls, the replay made "
+            f"{len(replayed)}"
+        )
+    return None
+
+
+def _sides(what: str, was: Step, now: Step) -> str:
+    return f"replay diverged: {what}\n  recorded: {was.describe()}\n  replayed: {now.describe()}"
+
+
+@contextmanager
+def _where_to_run(root: Path, in_place: bool) -> Iterator[Path]:
+    """The workspace itself, or a temporary copy of it (links kept as links) removed after."""
+    if in_place:
+        yield root
+        return
+    with tempfile.TemporaryDirectory(prefix="foehn-replay-") as scratch:
+        copy = Path(scratch) / root.name
+        shutil.copytree(root, copy, symlinks=True)
+        yield copy
+
+
+async def _replay(path: Path, root: Path, steps: list[Step]) -> list[Step]:
+    recorded = read_transcript(path)
+    settings = load_settings(overrides={"enable_streaming": False})
+    found = discover(
+        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+    )
+    decisions = iter(recorded.decisions)
+
+    class Replayed:
+        """Gives each asked-about call the decision the person made when it was recorded."""
+
+        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+            decision = next(decisions, "deny")
+            return Approved() if decision == "allow" else Denied(reason="denied when recorded")
+
+    replayed: list[Step] = []
+    pending: dict[str, Step] = {}
+    stop = asyncio.Event()
+
+    def collect(event: RunEvent) -> None:
+        if isinstance(event, ToolCallEvent):
+            pending[event.id] = Step(tool=event.tool, arguments=event.arguments)
+        elif isinstance(event, ToolResultEvent) and event.id in pending:
+            call = pending.pop(event.id)
+            output = event.output.replace(str(root), recorded.workspace)
+            replayed.append(
+                Step(tool=call.tool, arguments=call.arguments, ok=event.ok, output=output)
+            )
+            if first_divergence(steps[: len(replayed)], replayed):
+                stop.set()  # nothing more runs after the first difference
+
+    agent = Agent(
+        provider=ScriptedProvider(recorded.responses),
+        registry=found.registry,
+        settings=settings,
+        approver=Replayed(),
+    )
+    workspace = Workspace([root])
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    for task in recorded.tasks or [recorded.task]:
+        await agent.run(RunRequest(task=task), ctx, collect, stop)
+        if stop.is_set():
+            break
+    return replayed
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """``foehn replay TRANSCRIPT [--workspace DIR] [--in-place]``."""
+    path = Path(args.transcript)
+    recorded = read_transcript(path)
+    root = folder(args.workspace or recorded.workspace, "--workspace")
+    steps = recorded_steps(path)
+    with _where_to_run(root, args.in_place) as where:
+        replayed = asyncio.run(_replay(path, where, steps))
+    divergence = first_divergence(steps, replayed)
+    if divergence is not None:
+        print(divergence, file=sys.stderr)
+        return EXIT_ERROR
+    where_run = "in the workspace" if args.in_place else "in a temporary copy of the workspace"
+    print(f"replayed {len(replayed)} tool calls {where_run}; every call and result matches")
+    return EXIT_OK
+
+
+def add_parser(commands: Any) -> None:
+    """``foehn replay`` as a subcommand of ``commands`` (an argparse subparsers object)."""
+    replay = commands.add_parser(
+        "replay",
+        help="re-run a recorded transcript offline and compare every call and result",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    replay.add_argument("transcript", metavar="TRANSCRIPT", help="a file from run --transcript")
+    replay.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the workspace to copy and replay in (default: the recorded workspace)",
+    )
+    replay.add_argument(
+        "--in-place",
+        action="store_true",
+        help="run the tools in the workspace itself instead of a temporary copy (changes files)",
+    )
+    replay.set_defaults(handler=replay_command)

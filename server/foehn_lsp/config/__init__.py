@@ -1,0 +1,36 @@
+"""Settings: the models (``settings``), how the layers merge (``layers``), the MCP servers'
+settings (``mcp``). The names below are the ones the rest of Foehn imports."""
+
+from foehn_lsp.config.layers import (
+    SENSITIVE,
+    Layer,
+    display_key,
+    load_settings,
+    merge_layers,
+    origin_of,
+    settings_layers,
+    user_config_file,
+)
+from foehn_lsp.config.settings import (
+    PROVIDER_DEFAULTS,
+    PROVIDER_KEY_VARIABLES,
+    ApprovalMode,
+    ApprovalSettings,
+    Settings,
+)
+
+__all__ = [
+    "PROVIDER_DEFAULTS",
+    "PROVIDER_KEY_VARIABLES",
+    "SENSITIVE",
+    "ApprovalMode",
+    "ApprovalSettings",
+    "Layer",
+    "Settings",
+    "display_key",
+    "load_settings",
+    "merge_layers",
+    "origin_of",
+    "settings_layers",
+    "user_config_file",
+]

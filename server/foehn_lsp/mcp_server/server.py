@@ -1,0 +1,244 @@
+"""``foehn mcp``: Foehn's own tools for any MCP client, over stdio.
+
+The registry comes from the one builder (``build_registry``), so the tools are exactly
+Foehn's, with the same confinement to the workspace, the same sandbox for programs and the same
+audit log. Each call runs through the same chain as in a Foehn run (``TurnExecutor``: validate,
+assess, approve, execute, cap the output), so an escape attempt is refused with the very
+message Foehn itself gives.
+
+What a client may do is the person's choice when starting the server: read-only tools by
+default, write tools with ``--allow-writes``, destructive ones with ``--allow-destructive``.
+A tool is listed only if its declared risk is allowed, and a call whose assessed risk is above
+what was allowed (``run_command`` with ``rm``) is refused with a message naming the flag.
+Within what is allowed, Foehn's approval policy decides; where it says ``ask``, the person is
+asked through MCP elicitation if the client supports it, and otherwise the call is refused with
+a message saying how to allow it.
+
+The user's own MCP servers are not passed on: this server offers Foehn's tools only.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+import json
+import logging
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from foehn_lsp.agent.approval import (
+    ApprovalDecision,
+    ApprovalGate,
+    ApprovalRequest,
+    Approved,
+    Denied,
+)
+from foehn_lsp.agent.events import RunEvent
+from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.guards import Guards, TurnGuards
+from foehn_lsp.config import Settings, load_settings, user_config_file
+from foehn_lsp.config.mcp import McpSettings
+from foehn_lsp.providers.messages import ToolCall
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sessions.audit import AuditLog, audit_path
+from foehn_lsp.sessions.builder import build_registry, scrubber_for
+from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
+from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
+from foehn_lsp.workspace import FileAccess, ReadLedger, Workspace
+
+log = logging.getLogger(__name__)
+
+FLAGS = {RiskLevel.WRITE: "--allow-writes", RiskLevel.DESTRUCTIVE: "--allow-destructive"}
+ASK_OPTIONS = ("allow once", "allow for this session", "deny")
+_request: contextvars.ContextVar[ServerRequestContext[Any]] = contextvars.ContextVar("request")
+
+
+def hints_for(tool: Tool, allowed: RiskLevel) -> types.ToolAnnotations:
+    """MCP's hints from the tool's risk. A tool whose risk is assessed per call (``run_command``)
+    is described by the most this server will let it do."""
+    risk = tool.risk if tool.assess is None else allowed
+    return types.ToolAnnotations(
+        read_only_hint=risk is RiskLevel.READ_ONLY,
+        destructive_hint=risk >= RiskLevel.DESTRUCTIVE,
+        idempotent_hint=risk is RiskLevel.READ_ONLY,
+        open_world_hint=False,  # confined to the workspace; programs run without network
+    )
+
+
+class ElicitingApprover:
+    """Asks the person through the client's elicitation, if it has it."""
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        ctx = _request.get()
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.elicitation is None:
+            setting = f"approval.{request.risk.replace('read_only', 'readOnly')}"
+            return Denied(
+                reason=f"policy asks before {request.risk} calls and this MCP client cannot "
+                "ask the person (it does not support elicitation); to allow such calls without "
+                f'asking, set {setting} = "allow" in Foehn\'s config.toml'
+            )
+        message = f"Foehn: allow {request.describe()}?"
+        if request.preview:
+            message += f"\n\n{request.preview[:4000]}"
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {
+                "decision": {"type": "string", "title": "Decision", "enum": list(ASK_OPTIONS)}
+            },
+            "required": ["decision"],
+        }
+        try:
+            with anyio.fail_after(600):
+                answer = await ctx.session.elicit_form(
+                    message, schema, related_request_id=ctx.request_id
+                )
+        except TimeoutError:
+            return Denied(reason="no answer within 10 minutes")
+        decision = (answer.content or {}).get("decision") if answer.action == "accept" else None
+        if decision == "allow once":
+            return Approved(scope="once")
+        if decision == "allow for this session":
+            return Approved(scope="run")
+        return Denied(reason=f"the person answered {answer.action}: {decision or 'no decision'}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Limit:
+    """Refuses calls above the risk the server was started for."""
+
+    allowed: RiskLevel
+
+    async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        if invocation.risk <= self.allowed:
+            return await next_step(invocation)
+        flag = FLAGS[
+            RiskLevel.DESTRUCTIVE if invocation.risk > RiskLevel.WRITE else RiskLevel.WRITE
+        ]
+        return ToolResult.failure(
+            f"{invocation.tool.name} was not run: this is a {invocation.risk.value} call and "
+            f"this foehn mcp server allows {self.allowed.value} calls only. The person can "
+            f"allow it by starting the server with {flag}."
+        )
+
+
+class FoehnMcpServer:
+    """The tools of one workspace, and how calls to them run."""
+
+    def __init__(self, settings: Settings, root: Path, *, allowed: RiskLevel) -> None:
+        own = settings.model_copy(update={"mcp": McpSettings()})
+        found = build_registry(own, root)
+        for problem in found.problems:
+            log.warning("plugin skipped: %s", problem)
+        self.allowed = allowed
+        self.registry = ToolRegistry(
+            (t for t in found.registry if t.risk <= allowed),
+            default_timeout=settings.tool_timeout_seconds,
+        )
+        self.workspace = Workspace([root])
+        self.shown = ReadLedger()
+        self.audit = AuditLog(
+            audit_path(self.workspace.root),
+            scrubber_for(settings),
+            run_id=f"mcp-{uuid.uuid4().hex[:8]}",
+        )
+        guards = Guards(user_config_file(), self.workspace.root, trusted=settings.trust_workspace)
+        self.gate = ApprovalGate(
+            settings.approval, ElicitingApprover(), self._emit, TurnGuards(guards=guards)
+        )
+        self._ids = itertools.count(1)
+
+    def _emit(self, event: RunEvent) -> None:
+        self.audit(event)
+
+    def list_tools(self) -> list[types.Tool]:
+        return [
+            types.Tool(
+                name=tool.name,
+                description=tool.description,
+                input_schema=dict(tool.parameters),
+                annotations=hints_for(tool, self.allowed),
+            )
+            for tool in self.registry
+        ]
+
+    async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        # One ledger for the server's life: a file read in one call may be edited in the next.
+        files = FileAccess(self.workspace, shown=self.shown)
+        ctx = ToolContext(workspace=self.workspace, files=files)
+        executor = TurnExecutor(
+            self.registry, ctx, self._emit, [_Limit(allowed=self.allowed), self.gate]
+        )
+        call = ToolCall(
+            id=f"mcp-{next(self._ids)}", name=name, arguments=json.dumps(arguments or {})
+        )
+        (result,) = await executor.run([call])
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=result.content)],
+            is_error=result.is_error,
+        )
+
+
+def create_server(foehn: FoehnMcpServer) -> Server[Any]:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=foehn.list_tools())
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        token = _request.set(ctx)
+        try:
+            return await foehn.call(params.name, params.arguments)
+        finally:
+            _request.reset(token)
+
+    return Server(
+        "foehn",
+        version="0.1.0",
+        instructions=(
+            f"Foehn's tools for the workspace {foehn.workspace.root.name}: paths are relative "
+            "to it and nothing outside it can be read or changed."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def serve(settings: Settings, root: Path, *, allowed: RiskLevel) -> None:
+    """Serve over stdio until the client closes the connection."""
+    server = create_server(FoehnMcpServer(settings, root, allowed=allowed))
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
+
+
+def main(*, workspace: str | None, allow_writes: bool, allow_destructive: bool) -> int:
+    """``foehn mcp``: exit code 0 when the client hangs up, 2 for a workspace that is not a
+    folder (told on stderr: stdout belongs to the protocol)."""
+    root = Path(workspace or ".").resolve()
+    if not root.is_dir():
+        print(f"foehn mcp: workspace {workspace!r} is not a folder", file=sys.stderr)
+        return 2
+    allowed = (
+        RiskLevel.DESTRUCTIVE
+        if allow_destructive
+        else RiskLevel.WRITE
+        if allow_writes
+        else RiskLevel.READ_ONLY
+    )
+    serve(load_settings(), root, allowed=allowed)
+    return 0

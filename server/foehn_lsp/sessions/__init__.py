@@ -1,0 +1,9 @@
+"""Sessions: one conversation in one workspace, a turn at a time, above ``agent/`` (one turn).
+
+builder.py      the one assembly every front end goes through (``build_session``)
+session.py      ``Session``: turns, history, undo
+store.py        saved sessions on disk and the blobs their checkpoints keep
+checkpoints.py  what a turn changed, and putting it back
+transcript.py   a session's records as JSONL, and reading them back for replay
+audit.py        the per-workspace audit log of tool calls
+"""

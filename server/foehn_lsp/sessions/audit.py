@@ -1,0 +1,76 @@
+"""The audit log: JSONL per workspace, under the user's state directory, scrubbed of secrets.
+It gets one line per tool call (when, which tool, the arguments, the risk, the decision, the
+outcome) and one per checkpoint and restore.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from foehn_lsp.agent.events import ApprovalEvent, RunEvent, ToolCallEvent, ToolResultEvent
+from foehn_lsp.secrets import Scrubber
+
+
+def audit_path(workspace_root: Path) -> Path:
+    digest = hashlib.sha256(os.fsencode(workspace_root)).hexdigest()[:16]
+    state = Path(platformdirs.user_state_dir("foehn"))
+    return state / "audit" / f"{workspace_root.name}-{digest}.jsonl"
+
+
+class AuditLog:
+    """Appends one line per tool call, correlating the call, approval and result events."""
+
+    def __init__(self, path: Path, scrubber: Scrubber, *, run_id: str) -> None:
+        self.path = path
+        self.scrubber = scrubber
+        self.run_id = run_id
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def note(self, action: str, **detail: Any) -> None:
+        """One line for something that is not a tool call: a checkpoint, a restore."""
+        self._append(
+            {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "run": self.run_id, "action": action}
+            | detail
+        )
+
+    def __call__(self, event: RunEvent) -> None:
+        match event:
+            case ToolCallEvent(id=call_id):
+                self._pending[call_id] = {
+                    "tool": event.tool,
+                    "arguments": event.arguments,
+                    "risk": event.risk,
+                    "decision": None,
+                }
+            case ApprovalEvent(id=call_id) if call_id in self._pending:
+                self._pending[call_id]["decision"] = event.decision
+                self._pending[call_id]["decided_by"] = event.reason
+            case ToolResultEvent(id=call_id, ok=ok):
+                entry = self._pending.pop(call_id, {"tool": event.tool})
+                self._append(
+                    {
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                        "run": self.run_id,
+                        **entry,
+                        "ok": ok,
+                        "outcome": event.output[:300],
+                    }
+                )
+            case _:
+                return
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(self.scrubber.data(record), ensure_ascii=False) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(line)

@@ -1,0 +1,204 @@
+"""The one way a front end gets a session.
+
+The CLI (``foehn run``, ``foehn chat``), the language server, and the ACP and MCP front ends
+each say who they are (``FrontEnd``: how approval is asked, how edits are applied, where open
+buffers come from), and ``build_session`` assembles the rest the same way for all of them: the
+provider, the tool registry (plugins discovered once), the secret scrubber, the audit log, the
+session store and its file, and the checkpoints. None of them assembles its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.guards import Guards
+from foehn_lsp.config import Settings, user_config_file
+from foehn_lsp.errors import ConfigError
+from foehn_lsp.providers import Provider, create_provider
+from foehn_lsp.providers.messages import Message, ModelResponse, TextSink, ToolDefinition
+from foehn_lsp.secrets import Scrubber
+from foehn_lsp.sessions.audit import audit_path
+from foehn_lsp.sessions.session import Session, SessionParts
+from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
+from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.workspace.edits import DiskApplier, EditApplier
+from foehn_lsp.workspace.files import BufferSource
+from foehn_lsp.workspace.paths import Workspace
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "FrontEnd",
+    "NoModel",
+    "ProviderCache",
+    "build_registry",
+    "build_session",
+    "catalogue_json",
+    "scrubber_for",
+]
+
+
+def _no_buffers(path: Path) -> str | None:
+    return None
+
+
+class NoModel:
+    """A provider for sessions that only need their files and history (undo, load) where no
+    model is configured: asking it raises ``ConfigError`` with ``reason``."""
+
+    name = "none"
+    model = "none"
+
+    def __init__(self, reason: str = "no model is needed for this") -> None:
+        self.reason = reason
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDefinition],
+        *,
+        stream: bool = False,
+        on_text: TextSink | None = None,
+    ) -> ModelResponse:
+        raise ConfigError(self.reason)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ProviderCache:
+    """Providers kept across sessions by a front end that serves many (the language server):
+    one per provider setting, so that the embedded model is loaded once."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[Any, ...], Provider] = {}
+
+    def provider(self, settings: Settings) -> Provider:
+        """The provider for ``settings``, made at the first call for its provider settings."""
+        key = (
+            settings.provider,
+            settings.model,
+            settings.base_url,
+            settings.api_key.get_secret_value() if settings.api_key else None,
+            settings.timeout_seconds,
+            settings.max_retries,
+        )
+        if key not in self._made:
+            self._made[key] = create_provider(settings)
+        return self._made[key]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FrontEnd:
+    """What differs between front ends."""
+
+    name: Literal["cli", "lsp", "acp", "mcp"]
+    approver: Approver
+    """Asks the person (terminal, editor, ACP client) or answers for them."""
+    applier: EditApplier | None = None
+    """Applies edits (the editor's ``workspace/applyEdit``); ``None``: atomic disk writes."""
+    buffers: BufferSource | None = None
+    """The text of open, unsaved editor buffers, if any."""
+
+
+def build_registry(settings: Settings, root: Path | None) -> Discovery:
+    """The tools for ``root``: entry-point plugins, ``pluginPaths``, and the workspace's own
+    plugins if it is trusted; broken plugins are listed in ``problems``, never raised. Then
+    the MCP servers' tools (started here; ``discovery.mcp.close()`` stops them), with each
+    server that failed to start in ``problems`` too."""
+    found = discover(
+        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+    )
+    if settings.mcp.servers or settings.trust_workspace:
+        from foehn_lsp.mcp.tools import add_servers  # loads the MCP SDK only when needed
+
+        add_servers(found, settings, root)
+    return found
+
+
+def catalogue_json(discovery: Discovery) -> dict[str, Any]:
+    """The catalogue as ``foehn tools --json`` prints it and ``foehn.tools`` returns it."""
+    return {
+        "tools": [
+            {
+                "name": tool.name,
+                "risk": tool.risk.value,
+                "description": tool.description,
+                "parameters": tool.parameters,
+                **(discovery.mcp.catalogue_fields(tool.name) if discovery.mcp else {}),
+            }
+            for tool in discovery.registry
+        ],
+        "problems": [
+            {"plugin": p.plugin, "problems": list(p.problems)} for p in discovery.problems
+        ],
+    }
+
+
+def scrubber_for(settings: Settings) -> Scrubber:
+    """The scrubber every record goes through: the configured key, MCP servers' headers and
+    environment, secrets in the environment, and anything shaped like a token."""
+    secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
+    return Scrubber.from_environment([*secrets, *settings.mcp.secrets()])
+
+
+def build_session(
+    settings: Settings,
+    root: Path | Workspace,
+    front: FrontEnd,
+    *,
+    session_id: str | None = None,
+    continue_latest: bool = False,
+    transcript: Path | None = None,
+    provider: Provider | None = None,
+    discovery: Discovery | None = None,
+    store: SessionStore | None = None,
+    guards: Guards | None = None,
+) -> Session:
+    """A new session in ``root``, or a saved one (``session_id``, or the latest with
+    ``continue_latest``). A front end that keeps a provider or a registry across sessions (the
+    language server) passes them in; otherwise they are made here and the session owns the
+    provider (``Session.aclose`` releases it). The person's rules and hooks come from their
+    config file (and a trusted workspace's approved ``.foehn/rules.toml``). Raises
+    ``SessionNotFound`` and ``ConfigError`` (no usable provider) for the person to read."""
+    workspace = root if isinstance(root, Workspace) else Workspace([root])
+    store = store or SessionStore(workspace.root)
+    if continue_latest and session_id is None:
+        session_id = store.latest()
+        if session_id is None:
+            raise SessionNotFound(f"no saved session in {workspace.root} to continue")
+    data = store.load(session_id) if session_id else None
+    owns_provider = provider is None
+    provider = provider or create_provider(settings)
+    if data is None:
+        data = store.create(new_id())
+    guards = guards or Guards(user_config_file(), workspace.root, trusted=settings.trust_workspace)
+    parts = SessionParts(
+        settings=settings,
+        provider=provider,
+        discovery=discovery or build_registry(settings, workspace.root),
+        approver=front.approver,
+        applier=front.applier or DiskApplier(workspace),
+        buffers=front.buffers or _no_buffers,
+        scrubber=scrubber_for(settings),
+        audit_path=audit_path(workspace.root),
+        transcript=transcript,
+        owns_provider=owns_provider,
+        guards=guards,
+    )
+    tools = {tool.name: tool.risk for tool in parts.discovery.registry}
+    for warning in guards.rules.warnings(tools):
+        _warn_once(warning)
+    return Session(data=data, store=store, workspace=workspace, parts=parts)
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    """A rule's warning, once per process (the language server builds a session per run)."""
+    log.warning("rules: %s", message)

@@ -1,0 +1,517 @@
+"""A session: a conversation in one workspace, run a turn at a time.
+
+    session.prompt(text, context=…, emit=…)  →  turn · text · tool_call · … · files_changed · done
+
+A turn is what a run used to be (same limits, stop reasons, approvals and events); the session
+owns the messages and hands them to the agent as history, so nothing about the conversation
+hides in the loop. Every turn is appended to the session file as it happens and closed by a
+``turn`` record; a crash loses at most the turn that was running. Each turn's checkpoint records
+the files it changed, so ``undo`` can put them back; an undo is itself a turn, so it can be
+undone. Build sessions with ``foehn_lsp.sessions.builder.build_session``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.context import Compaction, ContextMeter, ContextWindow
+from foehn_lsp.agent.events import (
+    ChangedFile,
+    Done,
+    EventSink,
+    FilesChanged,
+    RunEvent,
+    TodoEvent,
+    TurnStarted,
+)
+from foehn_lsp.agent.guards import Guards, TurnGuards, session_started, turn_ended
+from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
+from foehn_lsp.agent.plan_mode import TurnMode
+from foehn_lsp.agent.reads import replay_reads
+from foehn_lsp.agent.repomap import map_budget, repo_map
+from foehn_lsp.config import Settings
+from foehn_lsp.providers import Provider
+from foehn_lsp.providers.messages import Message
+from foehn_lsp.secrets import Scrubber
+from foehn_lsp.sessions.audit import AuditLog
+from foehn_lsp.sessions.checkpoints import (
+    Checkpoint,
+    CheckpointingApplier,
+    ProgramWatch,
+    merge,
+    plan_restore,
+)
+from foehn_lsp.sessions.store import (
+    MESSAGES,
+    FileState,
+    SessionBusy,
+    SessionData,
+    SessionStore,
+    TurnRecord,
+    title_of,
+)
+from foehn_lsp.sessions.transcript import Transcript
+from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.discovery import Discovery
+from foehn_lsp.tools.tasks import TaskItem, TaskList
+from foehn_lsp.workspace.edits import EditApplier, atomic_write
+from foehn_lsp.workspace.files import BufferSource, FileAccess
+from foehn_lsp.workspace.paths import Workspace
+from foehn_lsp.workspace.watch import WatchKeeper
+
+__all__ = ["RestoreReport", "Session", "SessionBusy"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RestoreReport:
+    """What an undo did, or why it did nothing."""
+
+    applied: bool
+    undone: tuple[int, ...] = ()
+    """The turns whose changes were put back."""
+    turn: int | None = None
+    """The undo's own turn (undo it to redo), when it changed files."""
+    restored: tuple[str, ...] = ()
+    conflicts: tuple[str, ...] = ()
+    """Files changed by someone else since; the undo refused (unless forced)."""
+    unrestorable: tuple[str, ...] = ()
+    """Files a program changed whose previous content Foehn never had."""
+    reason: str = ""
+
+    def json(self) -> dict[str, Any]:
+        """As the language server returns it (``foehn.session.undo``)."""
+        return {
+            "applied": self.applied,
+            "undone": list(self.undone),
+            "turn": self.turn,
+            "restored": list(self.restored),
+            "conflicts": list(self.conflicts),
+            "unrestorable": list(self.unrestorable),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionParts:
+    """What the builder assembled for a session (see ``sessions.builder``)."""
+
+    settings: Settings
+    provider: Provider
+    discovery: Discovery
+    approver: Approver
+    applier: EditApplier
+    buffers: BufferSource
+    scrubber: Scrubber
+    audit_path: Path
+    transcript: Path | None = None
+    owns_provider: bool = True
+    guards: Guards = field(default_factory=Guards.none)
+    """The person's rules and hooks."""
+
+
+class Session:
+    """One conversation in one workspace. Not safe for two turns at once: a second ``prompt``
+    (or ``undo``) while one runs raises ``SessionBusy``, here or from another process."""
+
+    def __init__(
+        self, *, data: SessionData, store: SessionStore, workspace: Workspace, parts: SessionParts
+    ) -> None:
+        self.id = data.id
+        """The session's id (file name in the store)."""
+        self.title = data.title
+        self.workspace = workspace
+        self.created = data.created
+        self.problems: tuple[str, ...] = tuple(data.problems)
+        """Damaged records skipped when the session was loaded."""
+        self.store = store
+        self.parts = parts
+        self._messages: tuple[Message, ...] = tuple(data.messages)
+        self._todo: tuple[TaskItem, ...] = tuple(data.todo)
+        self._turns: list[TurnRecord] = list(data.turns)
+        self._running = False
+        self.context = ContextWindow(
+            provider=parts.provider,
+            window=parts.settings.context_window,
+            input_tokens=data.input_tokens,
+            output_tokens=data.output_tokens,
+        )
+        self.context.used = self.context.count(self._messages) if self._messages else 0
+        self._extra: Transcript | None = None
+        self._watches = WatchKeeper()
+        self.compacted: Compaction | None = None
+        """What the last ``compact`` did (``None``: nothing, or not asked yet)."""
+        self._hook_notes: list[str] | None = None
+        """Notes of session-start and turn-end hooks for the next turn (``None``: the
+        session-start hooks have not run yet)."""
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """The whole conversation so far (system message first)."""
+        return self._messages
+
+    @property
+    def todo(self) -> tuple[TaskItem, ...]:
+        """The task list as the last turn left it (saved with each turn)."""
+        return self._todo
+
+    @property
+    def turns(self) -> tuple[TurnRecord, ...]:
+        """Every finished turn, in order: task, outcome and the files it changed."""
+        return tuple(self._turns)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings the session was built with."""
+        return self.parts.settings
+
+    @property
+    def provider(self) -> Provider:
+        """The model the session's turns ask."""
+        return self.parts.provider
+
+    @property
+    def discovery(self) -> Discovery:
+        """The tools, and the plugins that were skipped."""
+        return self.parts.discovery
+
+    @property
+    def busy(self) -> bool:
+        """A turn (or an undo) is running in this object."""
+        return self._running
+
+    def meter(self) -> ContextMeter:
+        """The context used, the window, tokens spent and cost (where prices are known)."""
+        return self.context.meter()
+
+    def rename(self, title: str) -> None:
+        """Give the session a title (saved at once)."""
+        self.store.rename(self.id, title)
+        self.title = title.strip()
+
+    async def prompt(
+        self,
+        text: str,
+        *,
+        context: str = "",
+        emit: EventSink,
+        stop: asyncio.Event | None = None,
+        run_id: str | None = None,
+        mode: TurnMode = "act",
+    ) -> RunOutcome:
+        """Run one turn: ``text`` (and the editor's ``context``) after the history. ``emit``
+        gets ``turn`` first and ``done`` last. ``mode="plan"`` plans first and carries the
+        plan out once the person approves it. Raises ``SessionBusy`` if a turn is running."""
+        with self._hold():
+            return await self._turn(text, context, emit, stop, run_id, mode)
+
+    async def _turn(
+        self,
+        text: str,
+        context: str,
+        emit: EventSink,
+        stop: asyncio.Event | None,
+        run_id: str | None,
+        mode: TurnMode,
+    ) -> RunOutcome:
+        parts = self.parts
+        index = len(self._turns) + 1
+        if self._hook_notes is None:
+            self._hook_notes = await session_started(parts.guards, self.id, index, self.workspace)
+        notes = [*self._pending_notes(), *self._hook_notes]
+        self._hook_notes = []
+        if (earlier_list := TaskList(self._todo)).unfinished:
+            notes.append(earlier_list.note())
+        if not self._turns and not self._messages:
+            budget = map_budget(self.context.window)
+            if workspace_map := await asyncio.to_thread(repo_map, self.workspace, budget):
+                notes.append(workspace_map)
+        context = "\n\n".join(p for p in [*notes, context] if p)
+        task = text + (f"\n\n{context}" if context else "")
+        transcript = self._transcript()
+        transcript.start(
+            task=task,
+            workspace=str(self.workspace.root),
+            provider=parts.provider.name,
+            model=parts.provider.model,
+            turn=index,
+        )
+        audit = AuditLog(parts.audit_path, parts.scrubber, run_id=run_id or f"{self.id}#{index}")
+        checkpoint = Checkpoint(self.workspace, self.store.blobs, parts.buffers)
+        files = FileAccess(
+            self.workspace,
+            applier=CheckpointingApplier(parts.applier, checkpoint),
+            buffers=parts.buffers,
+            shown=replay_reads(self._messages, self.workspace),
+        )
+        states: list[tuple[FileState, ...]] = []
+
+        def record(event: RunEvent) -> None:
+            if isinstance(event, Done) and not states:
+                states.append(checkpoint.finish())
+                record(FilesChanged(session=self.id, turn=index, files=_changed(states[0])))
+            transcript.event(event)
+            audit(event)
+            emit(event)
+
+        tasks = TaskList(self._todo, on_change=lambda items: record(TodoEvent(items=items)))
+        ctx = ToolContext(workspace=self.workspace, files=files, tasks=tasks)
+
+        agent = Agent(
+            provider=parts.provider,
+            registry=parts.discovery.registry,
+            settings=parts.settings,
+            approver=parts.approver,
+            transcript=transcript,
+            context=self.context,
+            guards=TurnGuards(guards=parts.guards, session=self.id, turn=index),
+        )
+        if not self._turns and not self.title:
+            self.rename(title_of(text))
+        record(TurnStarted(session=self.id, turn=index))
+        if tasks.unfinished:
+            record(TodoEvent(items=tasks.items))
+        self._watches.refresh()
+        earlier = {
+            self.workspace.root / f.path
+            for t in self._turns
+            for f in t.files
+            if f.after is not None and not f.folder
+        }
+        watch = ProgramWatch(checkpoint, lambda: [*files.seen, *earlier], keeper=self._watches)
+        try:
+            outcome = await agent.run(
+                RunRequest(task=text, context=context, mode=mode),
+                ctx,
+                record,
+                stop,
+                history=self._messages,
+                middleware=[watch],
+                changed=lambda: [f.path for f in _changed(checkpoint.finish())],
+                earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
+            )
+        except BaseException:
+            if not states:
+                states.append(checkpoint.finish())
+            outcome = RunOutcome(
+                reason="cancelled",
+                answer="The turn was stopped.",
+                iterations=0,
+                messages=self._messages,
+            )
+            self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
+            raise
+        self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
+        self._hook_notes += await turn_ended(parts.guards, self.id, index, self.workspace, outcome)
+        return outcome
+
+    def _close(
+        self,
+        transcript: Transcript,
+        audit: AuditLog,
+        index: int,
+        task: str,
+        outcome: RunOutcome,
+        files: tuple[FileState, ...],
+        *,
+        undo_of: tuple[int, ...] = (),
+        note: str = "",
+        todo: tuple[TaskItem, ...] | None = None,
+    ) -> None:
+        """Append the turn's checkpoint and its closing record (``task``: the person's words;
+        the ``run`` record has them with the context); the turn is now saved, with the task
+        list as the turn left it (``None``: unchanged)."""
+        old, new = self._messages, outcome.messages or self._messages
+        base = 0
+        while base < min(len(old), len(new)) and old[base] == new[base]:
+            base += 1
+        if files:
+            transcript.write("checkpoint", turn=index, files=[f.json() for f in files])
+            audit.note(
+                "undo" if undo_of else "checkpoint",
+                turn=index,
+                undo_of=list(undo_of),
+                files=[{"path": f.path, "change": f.change} for f in files],
+            )
+        transcript.write(
+            "turn",
+            turn=index,
+            task=task,
+            reason=outcome.reason,
+            answer=outcome.answer,
+            iterations=outcome.iterations,
+            input_tokens=outcome.input_tokens,
+            output_tokens=outcome.output_tokens,
+            base=base,
+            messages=MESSAGES.dump_python(list(new[base:]), mode="json"),
+            undo_of=list(undo_of),
+            note=note,
+            time=time.time(),
+            **({"todo": [dataclasses.asdict(item) for item in todo]} if todo is not None else {}),
+        )
+        transcript.close()
+        if todo is not None:
+            self._todo = todo
+        self._messages = tuple(new)
+        self._turns.append(
+            TurnRecord(
+                index=index,
+                task=task,
+                reason=outcome.reason,
+                answer=outcome.answer,
+                iterations=outcome.iterations,
+                input_tokens=outcome.input_tokens,
+                output_tokens=outcome.output_tokens,
+                files=files,
+                undo_of=undo_of,
+                note=note,
+                time=time.time(),
+            )
+        )
+
+    async def undo(self, *, to_turn: int | None = None, force: bool = False) -> RestoreReport:
+        """Put back every file the last turn that changed files changed (or every turn from
+        ``to_turn`` on), through the session's applier, as one edit. Refuses, listing them, if
+        files were changed since by someone else, unless ``force``."""
+        with self._hold():
+            return await self._undo(to_turn, force)
+
+    async def _undo(self, to_turn: int | None, force: bool) -> RestoreReport:
+        changed = [t for t in self._turns if t.files]
+        if to_turn is not None:
+            if not 1 <= to_turn <= len(self._turns):
+                return RestoreReport(
+                    applied=False, reason=f"there is no turn {to_turn} (1-{len(self._turns)})"
+                )
+            targets = [t for t in changed if t.index >= to_turn]
+        else:
+            targets = changed[-1:]
+        if not targets:
+            return RestoreReport(applied=False, reason="no turn changed any file; nothing to undo")
+        undone = tuple(t.index for t in targets)
+        label = f"undo turn {undone[0]}" if len(undone) == 1 else f"undo turns {undone[0]}-"
+        if len(undone) > 1:
+            label += str(undone[-1])
+        checkpoint = Checkpoint(self.workspace, self.store.blobs, self.parts.buffers)
+        merged = merge([t.files for t in targets])
+        restore = await asyncio.to_thread(
+            plan_restore, merged, checkpoint, force=force, label=label
+        )
+        if restore.conflicts and not force:
+            listed = ", ".join(restore.conflicts)
+            return RestoreReport(
+                applied=False,
+                undone=undone,
+                conflicts=restore.conflicts,
+                unrestorable=restore.unrestorable,
+                reason=f"changed since by someone else: {listed}; undo with force to "
+                "overwrite them",
+            )
+        if restore.plan.changes:
+            applied = await self.parts.applier.apply(restore.plan)
+            if not applied.applied:
+                return RestoreReport(applied=False, undone=undone, reason=applied.reason)
+        for relative, content in restore.binary:
+            await asyncio.to_thread(
+                atomic_write, self.workspace, self.workspace.root / relative, content
+            )
+        files = await asyncio.to_thread(checkpoint.finish)
+        index = len(self._turns) + 1
+        listed = ", ".join(restore.restored) or "no file"
+        note = (
+            f"[Foehn] The person undid {label.removeprefix('undo ')}: {listed} "
+            "put back as before. Read files again before relying on what you saw."
+        )
+        transcript = self._transcript()
+        transcript.start(
+            task=label,
+            workspace=str(self.workspace.root),
+            provider=self.parts.provider.name,
+            model=self.parts.provider.model,
+            turn=index,
+        )
+        audit = AuditLog(self.parts.audit_path, self.parts.scrubber, run_id=f"{self.id}#{index}")
+        outcome = RunOutcome(reason="answer", answer=note, iterations=0, messages=self._messages)
+        self._close(transcript, audit, index, label, outcome, files, undo_of=undone, note=note)
+        return RestoreReport(
+            applied=True,
+            undone=undone,
+            turn=index if files else None,
+            restored=restore.restored,
+            conflicts=restore.conflicts,
+            unrestorable=restore.unrestorable,
+            reason="" if restore.restored else "every file was already as before",
+        )
+
+    async def compact(self) -> ContextMeter:
+        """Compact the conversation now (``/compact``), whatever its size, and save it; the
+        meter after. ``compacted`` says what was done (``None``: too short to shorten)."""
+        with self._hold():
+            result = await self.context.fit(
+                self._messages, self.parts.discovery.registry.definitions(), force=True
+            )
+            self.compacted = result
+            if result is not None:
+                self._messages = result.messages
+                record = {
+                    "kind": "compaction",
+                    "note": result.note,
+                    "messages": MESSAGES.dump_python(list(result.messages), mode="json"),
+                }
+                self.store.append(self.id, self.parts.scrubber.data(record))
+            return self.meter()
+
+    async def aclose(self) -> None:
+        """End the session's file watch, and release the provider if the builder made it for
+        this session."""
+        self._watches.close()
+        if self._extra is not None:
+            self._extra.close()
+        if self.parts.owns_provider:
+            await self.parts.provider.aclose()
+
+    def _pending_notes(self) -> list[str]:
+        notes: list[str] = []
+        for turn in reversed(self._turns):
+            if not turn.undo_of:
+                break
+            notes.insert(0, turn.note)
+        return [n for n in notes if n]
+
+    def _transcript(self) -> Transcript:
+        transcript = Transcript(self.store.path(self.id), self.parts.scrubber, append=True)
+        if self.parts.transcript is not None:
+            if self._extra is None:
+                self._extra = Transcript(self.parts.transcript, self.parts.scrubber)
+            transcript.tee(self._extra)
+        return transcript
+
+    @contextlib.contextmanager
+    def _hold(self) -> Iterator[None]:
+        """The session for one turn, or ``SessionBusy``."""
+        if self._running:
+            raise SessionBusy(
+                f"session {self.id} is busy: a turn is running in it; wait for it to finish "
+                "or cancel it"
+            )
+        with self.store.lock(self.id):
+            self._running = True
+            try:
+                yield
+            finally:
+                self._running = False
+
+
+def _changed(states: Sequence[FileState]) -> tuple[ChangedFile, ...]:
+    return tuple(
+        ChangedFile(path=s.path, change=s.change, source=s.source)  # type: ignore[arg-type]
+        for s in states
+        if not s.folder
+    )
