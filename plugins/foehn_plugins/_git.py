@@ -20,134 +20,14 @@ from pydantic import BaseModel, Field
 
 from foehn_lsp import ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.sandbox import Finished, Sandbox, system_sandbox
+from foehn_lsp.sandbox import Finished, Sandbox, SandboxViewError, system_sandbox
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.contract import CallScope
+from foehn_plugins._git_read import FILE_KEYS, READ_ONLY, read_problem
 from foehn_plugins._running import as_result
 
 SECONDS = 60.0
 
-GIT_SUBCOMMANDS: dict[str, set[str]] = {
-    # subcommand: allowed options (exact, or a prefix ending in "=" for --opt=value)
-    "status": {
-        "-s",
-        "--short",
-        "-b",
-        "--branch",
-        "--porcelain",
-        "--porcelain=v1",
-        "--porcelain=v2",
-        "-u",
-        "--untracked-files=no",
-        "--untracked-files=all",
-        "--ignored",
-    },
-    "diff": {
-        "--cached",
-        "--staged",
-        "--stat",
-        "--numstat",
-        "--name-only",
-        "--name-status",
-        "--shortstat",
-        "-w",
-        "--ignore-all-space",
-        "-U",
-        "--unified=",
-        "--word-diff",
-        "--color=never",
-        "-M",
-        "-R",
-        "--merge-base",
-        "--diff-filter=",
-        "--check",
-    },
-    "log": {
-        "--oneline",
-        "-n",
-        "--max-count=",
-        "--since=",
-        "--until=",
-        "--author=",
-        "--grep=",
-        "--stat",
-        "--name-only",
-        "--name-status",
-        "-p",
-        "--patch",
-        "--graph",
-        "--all",
-        "--decorate",
-        "--format=",
-        "--pretty=",
-        "--first-parent",
-        "--reverse",
-        "--follow",
-        "-i",
-        "--no-merges",
-        "--merges",
-        "-S",
-        "-G",
-        "-L",
-        "--date=",
-    },
-    "show": {
-        "--stat",
-        "--name-only",
-        "--name-status",
-        "--oneline",
-        "-p",
-        "--format=",
-        "--pretty=",
-        "--no-patch",
-        "-s",
-        "--summary",
-    },
-    "blame": {"-L", "-w", "-M", "-C", "-e", "-s", "--porcelain", "--line-porcelain", "--date="},
-    "branch": {
-        "--list",
-        "-l",
-        "-a",
-        "--all",
-        "-r",
-        "--remotes",
-        "-v",
-        "-vv",
-        "--verbose",
-        "--show-current",
-        "--contains",
-        "--merged",
-        "--no-merged",
-        "--sort=",
-    },
-    "rev-parse": {
-        "--abbrev-ref",
-        "--short",
-        "--short=",
-        "--show-toplevel",
-        "--git-dir",
-        "--is-inside-work-tree",
-        "--verify",
-        "--symbolic-full-name",
-        "HEAD",
-    },
-    "ls-files": {
-        "-c",
-        "--cached",
-        "-m",
-        "--modified",
-        "-o",
-        "--others",
-        "--exclude-standard",
-        "-d",
-        "--deleted",
-        "-s",
-        "--stage",
-        "-z",
-        "--full-name",
-        "--error-unmatch",
-    },
-}
 SAFE_GIT = [
     "--no-pager",
     "-c",
@@ -176,9 +56,6 @@ NO_EXTERNAL = {
     "show": ["--no-ext-diff", "--no-textconv"],
     "blame": ["--no-textconv"],
 }
-VALUE_LETTERS = frozenset("nUSGLMC")
-"""Short options whose value may follow attached (``-n5``): the rest of a bundle is a value."""
-LISTING = frozenset({"--list", "-l", "--contains", "--merged", "--no-merged", "-a", "--all", "-r"})
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 FILTER_KEY = re.compile(r"^filter\.(.+)\.(clean|smudge|process|required)$", re.IGNORECASE)
 ENVIRONMENT = {
@@ -197,63 +74,38 @@ class GitArguments(BaseModel):
         Field(
             min_length=1,
             description='Subcommand and its arguments, e.g. ["log", "--oneline", '
-            '"-n", "5"]. Read-only subcommands only: ' + ", ".join(GIT_SUBCOMMANDS) + ".",
+            '"-n", "5"]. Read-only subcommands only: ' + ", ".join(READ_ONLY) + ".",
         ),
     ]
-
-
-def _option_problem(argument: str, allowed: set[str], command: str) -> str | None:
-    refused = f"option {argument!r} is not allowed for git {command}"
-    if argument.startswith("--"):
-        base = argument.split("=", 1)[0] + "=" if "=" in argument else argument
-        return None if argument in allowed or base in allowed else refused
-    if argument in allowed or (command == "log" and argument[1:].isdigit()):
-        return None  # -3 is log's --max-count=3
-    for index, letter in enumerate(argument[1:], start=1):
-        if f"-{letter}" not in allowed:
-            return refused
-        if letter in VALUE_LETTERS:
-            value = argument[index + 1 :]
-            if letter in "MC" and not re.fullmatch(r"[0-9%]*", value):
-                return refused
-            return None
-    return None
 
 
 def check_git(arguments: GitArguments, ctx: ToolContext) -> str | None:
     """Why the call is refused, or ``None``."""
     command, *rest = arguments.args
-    allowed = GIT_SUBCOMMANDS.get(command)
-    if allowed is None:
+    if command not in READ_ONLY:
         return (
             f"git {command!r} is not allowed here; the git tool runs only "
-            f"{', '.join(GIT_SUBCOMMANDS)}. Use run_command for anything else (it asks "
+            f"{', '.join(READ_ONLY)}. Use run_command for anything else (it asks "
             "the person first)."
         )
-    after_separator = False
-    positional = []
     for argument in rest:
         if CONTROL.search(argument):
             return f"argument {argument!r} contains a control character"
+    if problem := read_problem(command, rest):
+        return problem
+    after_separator = False
+    for argument in rest:
         if argument == "--" and not after_separator:
             after_separator = True
             continue
         if argument.startswith("-") and not after_separator:
-            if problem := _option_problem(argument, allowed, command):
-                return problem
             continue
-        positional.append(argument)
         if "/" in argument or after_separator:
             path = argument.split(":", 1)[-1] if ":" in argument else argument
             try:
                 ctx.workspace.resolve(path)
             except PathRefusedError as exc:
                 return str(exc)
-    if command == "branch" and positional and not LISTING & set(rest):
-        return (
-            "git branch with a name would create a branch; the git tool only lists branches "
-            "(add --list to match names against a pattern)"
-        )
     return None
 
 
@@ -299,7 +151,8 @@ def _environment(root: Path) -> dict[str, str]:
 
 
 def _git_program(sandbox: Sandbox, ctx: ToolContext, policy: SandboxPolicy) -> str | None:
-    return sandbox.which("git", ctx.workspace, policy)
+    """The system's (or a toolchain's) git, never one of the workspace's."""
+    return sandbox.which("git", ctx.workspace, policy, workspace_programs=False)
 
 
 def overrides(config: dict[str, str], root: Path) -> list[str] | str:
@@ -311,12 +164,26 @@ def overrides(config: dict[str, str], root: Path) -> list[str] | str:
             f"the repository sets core.worktree to {worktree!r}, outside the workspace root; "
             "the git tool refuses it"
         )
+    for key, value in config.items():
+        if FILE_KEYS.match(key) and value and outside(value, root):
+            return (
+                f"the repository's config names a file outside the workspace ({key} = "
+                f"{value}); the git tool does not read it"
+            )
     drivers = sorted({m.group(1) for key in config if (m := FILTER_KEY.match(key))})
     args = []
     for driver in drivers:
         for key, value in (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")):
             args += ["-c", f"filter.{driver}.{key}={value}"]
     return args
+
+
+def outside(value: str, root: Path) -> bool:
+    """Whether a file named in the repository's config (relative to the root, or with ``~``)
+    lies outside ``root``."""
+    path = Path(os.path.expanduser(value))
+    real = Path(os.path.realpath(path if path.is_absolute() else root / path))
+    return real != root and root not in real.parents
 
 
 def git_scope(arguments: GitArguments, ctx: ToolContext) -> CallScope:
@@ -328,6 +195,13 @@ def git_scope(arguments: GitArguments, ctx: ToolContext) -> CallScope:
 
 
 async def git(arguments: GitArguments, ctx: ToolContext) -> ToolResult:
+    try:
+        return await _git(arguments, ctx)
+    except SandboxViewError as exc:
+        return ToolResult.failure(f"git was not run: {exc}")
+
+
+async def _git(arguments: GitArguments, ctx: ToolContext) -> ToolResult:
     if problem := check_git(arguments, ctx) or repository_problem(ctx.workspace.root):
         return ToolResult.failure(problem)
     sandbox = system_sandbox()
@@ -352,3 +226,53 @@ async def git(arguments: GitArguments, ctx: ToolContext) -> ToolResult:
         env=_environment(ctx.workspace.root),
     )
     return as_result(Finished(**{**finished.__dict__, "argv": ("git", *arguments.args)}), ".")
+
+
+class RepositoryArguments(BaseModel):
+    initial_branch: Annotated[
+        str | None,
+        Field(
+            pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$",
+            description="Name of the first branch. Default: git's own.",
+        ),
+    ] = None
+
+
+def _init_argv(arguments: RepositoryArguments) -> list[str]:
+    branch = ["-b", arguments.initial_branch] if arguments.initial_branch else []
+    return ["git", "init", "-q", *branch]
+
+
+def repository_scope(arguments: RepositoryArguments, ctx: ToolContext) -> CallScope:
+    return CallScope(
+        program=" ".join(_init_argv(arguments)),
+        sandbox=system_sandbox().policy_for("workspace-write"),
+        note="creates a git repository (.git/) in the workspace root",
+    )
+
+
+async def create_repository(arguments: RepositoryArguments, ctx: ToolContext) -> ToolResult:
+    """``git init`` in the workspace root: the one call that may create ``.git`` (the system's
+    git, fixed arguments, no configuration but git's own defaults)."""
+    root = ctx.workspace.root
+    if (root / ".git").is_symlink() or (root / ".git").exists():
+        return ToolResult.failure("the workspace already has .git; nothing was changed")
+    sandbox = system_sandbox()
+    policy: SandboxPolicy = ctx.scope.sandbox or sandbox.policy_for("workspace-write")
+    program = _git_program(sandbox, ctx, policy)
+    if program is None:
+        return ToolResult.failure("git is not installed")
+    argv = [program, *_init_argv(arguments)[1:]]
+    try:
+        finished = await sandbox.run(
+            argv,
+            workspace=ctx.workspace,
+            cwd=root,
+            policy=policy,
+            seconds=SECONDS,
+            env=ENVIRONMENT,
+            unprotected=(".git",),
+        )
+    except SandboxViewError as exc:
+        return ToolResult.failure(f"git init was not run: {exc}")
+    return as_result(Finished(**{**finished.__dict__, "argv": tuple(_init_argv(arguments))}), ".")

@@ -23,7 +23,9 @@ Rules, in order (the first that decides wins):
    flags; options that run programs (``sed e``, ``tar --to-command``, ``rg --pre``, ``sort
    --compress-program``, ``git grep -O``), write (``uniq IN OUT``, ``xxd -r``, ``pip --log``) or
    reach the network (``pip index``, ``npm view``) are not read-only; nor is git in a
-   repository whose own config can run programs, or cargo with a ``.cargo/config``.
+   repository whose own config can run programs or names a file outside the workspace, or
+   cargo with a ``.cargo/config``. git is read-only exactly as the ``git`` tool allows
+   (``_git_read``, one table for both).
    ``--version``/``--help`` alone are read-only for any known program.
 5. Everything else: destructive.
 
@@ -39,6 +41,8 @@ from collections.abc import Callable, Mapping, Sequence
 from foehn_lsp import RiskLevel
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.workspace import Workspace
+from foehn_plugins._git_read import FILE_KEYS, read_problem
+from foehn_plugins._git_read import READ_ONLY as READ_ONLY_GIT
 
 R, W, D = RiskLevel.READ_ONLY, RiskLevel.WRITE, RiskLevel.DESTRUCTIVE
 
@@ -248,24 +252,7 @@ FORMATTERS: dict[str, tuple[bool, set[str], set[str]]] = {
 }
 
 GIT: dict[str, RiskLevel] = {
-    # read-only subcommands are read-only only with the options that keep them so (below)
-    "status": R,
-    "diff": R,
-    "log": R,
-    "show": R,
-    "blame": R,
-    "rev-parse": R,
-    "ls-files": R,
-    "grep": R,
-    "describe": R,
-    "shortlog": R,
-    "rev-list": R,
-    "cat-file": R,
-    "ls-tree": R,
-    "whatchanged": R,
-    "reflog": R,  # only "show" (expire and delete write)
-    "version": R,
-    "help": R,
+    # the read-only subcommands are in _git_read (shared with the git tool)
     "add": W,
     "commit": W,
     "stash": W,
@@ -280,6 +267,7 @@ GIT: dict[str, RiskLevel] = {
     "am": W,
     "apply": W,
     "reset": W,
+    "bisect": W,
     "checkout": D,
     "restore": D,
     "rm": D,
@@ -296,9 +284,6 @@ GIT: dict[str, RiskLevel] = {
     "update-ref": D,
     "config": D,
     "worktree": D,
-    "bisect": W,
-    "branch": R,
-    "tag": R,
 }
 PACKAGE_MANAGERS: dict[str, tuple[set[str], set[str]]] = {
     # program: (read-only subcommands, write subcommands); anything else is destructive.
@@ -430,7 +415,25 @@ def _runs_configured_code(program: str, args: list[str], workspace: Workspace, c
         config = (dot_git / "config").read_text("utf-8", "replace")
     except OSError:
         return False
-    return bool(GIT_CONFIG_RUNS_CODE.search(config))
+    if GIT_CONFIG_RUNS_CODE.search(config):
+        return True
+    return any(
+        FILE_KEYS.match(key) and _escapes(value, workspace, ".")
+        for key, value in _config_entries(config)
+    )
+
+
+def _config_entries(text: str) -> list[tuple[str, str]]:
+    """``section.key`` (``section.sub.key``) and value of each line of a git config file; a
+    small reading, enough to find the keys that name files."""
+    entries, section = [], ""
+    for line in text.splitlines():
+        line = line.strip()
+        if header := re.fullmatch(r'\[\s*([\w.-]+)(?:\s+"([^"]*)")?\s*\]', line):
+            section = header[1] + (f".{header[2]}" if header[2] is not None else "")
+        elif (pair := re.fullmatch(r"([\w-]+)\s*=\s*(.*?)\s*", line)) and section:
+            entries.append((f"{section}.{pair[1]}", pair[2].strip('"')))
+    return entries
 
 
 GIT_CONFIG_RUNS_CODE = re.compile(
@@ -487,22 +490,28 @@ WRAPPER_WRITES = {"time": ("-o", "--output", "-a", "--append")}
 
 def _wrapped(program: str, args: list[str]) -> RiskLevel:
     """A wrapper's risk is its command's; ``time -o FILE`` also writes FILE."""
-    values = WRAPPER_VALUES.get(program, set())
-    floor = R
-    index = 0
-    while index < len(args) and args[index].startswith("-"):
-        option = args[index]
-        if option.startswith(WRAPPER_WRITES.get(program, ("\0",))):
-            floor = W
-        if option in values:
-            index += 1  # its value is the next argument
-        index += 1
-    rest = args[index:]
-    if program == "timeout" and rest:
-        rest = rest[1:]  # the duration
+    rest = wrapped_command(program, args)
+    options = args[: len(args) - len(rest)]
+    writes = WRAPPER_WRITES.get(program, ("\0",))
+    floor = W if any(a.startswith("-") and a.startswith(writes) for a in options) else R
     if not rest or "/" in rest[0]:
         return D
     return max(floor, _by_program(rest[0], rest[1:]), key=lambda r: r.rank)
+
+
+def wrapped_command(program: str, args: Sequence[str]) -> list[str]:
+    """The command a wrapper (``timeout``, ``nice``…) runs: ``args`` after its own options and
+    their values (and ``timeout``'s duration); empty if there is none."""
+    values = WRAPPER_VALUES.get(program, set())
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        if args[index] in values:
+            index += 1  # its value is the next argument
+        index += 1
+    rest = list(args[index:])
+    if program == "timeout" and rest:
+        rest = rest[1:]  # the duration
+    return rest
 
 
 def _interpreter(args: list[str]) -> RiskLevel:
@@ -534,6 +543,9 @@ def _subcommand(
 
 
 def _git(args: list[str]) -> RiskLevel:
+    """Read-only exactly when the ``git`` tool would allow it (``_git_read``, the one table);
+    otherwise the write and destructive subcommands by the table above, and anything else
+    destructive."""
     if not args:
         return D
     if args[0] in QUERIES and len(args) == 1:
@@ -541,81 +553,32 @@ def _git(args: list[str]) -> RiskLevel:
     if args[0].startswith("-"):
         return D  # global options (-c, -C, --exec-path, --git-dir) can change what runs
     command, rest = args[0], args[1:]
-    risk = GIT.get(command, D)
-    if any(
-        a.startswith(
-            (
-                "--output",
-                "--ext-diff",
-                "--exec",
-                "--upload-pack",
-                "--receive-pack",
-                "--config",
-                "-c",
-            )
-        )
-        for a in rest
-    ):
+    if command in READ_ONLY_GIT:
+        if read_problem(command, rest) is None:
+            return R
+        if command in ("branch", "tag") and not GIT_DELETES & set(rest):
+            return W  # creates one, or sets its upstream or description
+        return D
+    if any(a.startswith(GIT_RUNS_OR_WRITES) for a in rest):
         return D
     if command == "reset" and "--hard" in rest:
         return D
-    if command == "grep" and any(a.startswith(("-O", "--open-files-in-pager")) for a in rest):
-        return D  # runs the named program on the matching files
-    if command == "cat-file" and any(a in {"--textconv", "--filters"} for a in rest):
-        return D
-    if command == "reflog" and [a for a in rest if not a.startswith("-")][:1] not in ([], ["show"]):
-        return D  # reflog expire / delete
-    if command == "branch" and any(
-        a in {"-d", "-D", "--delete", "-m", "-M", "-f", "--force"} for a in rest
-    ):
-        return D
-    if command == "branch" and any(
-        a.startswith("-") and a.split("=", 1)[0] not in BRANCH_READ_OPTIONS for a in rest
-    ):
-        return W  # --set-upstream-to, --edit-description, -c (copy) …
-    if (
-        command == "branch"
-        and [a for a in rest if not a.startswith("-")]
-        and not any(a in {"--list", "-l", "-a", "-r", "--contains", "--merged"} for a in rest)
-    ):
-        return W  # creates a branch
-    if (
-        command == "tag"
-        and [a for a in rest if not a.startswith("-")]
-        and "-l" not in rest
-        and "--list" not in rest
-    ):
-        return W
     if command == "stash" and rest[:1] in (["drop"], ["clear"]):
         return D
-    return risk
+    return GIT.get(command, D)
 
 
-BRANCH_READ_OPTIONS = {
-    "--list",
-    "-l",
-    "-a",
-    "--all",
-    "-r",
-    "--remotes",
-    "-v",
-    "-vv",
-    "--verbose",
-    "--show-current",
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--sort",
-    "--format",
-    "--color",
-    "--no-color",
-    "--column",
-    "--no-column",
-    "-i",
-    "--ignore-case",
-}
+GIT_RUNS_OR_WRITES = (
+    "--output",
+    "--ext-diff",
+    "--exec",
+    "--upload-pack",
+    "--receive-pack",
+    "--config",
+    "-c",
+)
+"""Options of git's writing subcommands that run programs or write elsewhere."""
+GIT_DELETES = frozenset({"-d", "-D", "--delete", "-m", "-M", "-f", "--force"})
 
 
 def _find(args: list[str]) -> RiskLevel:

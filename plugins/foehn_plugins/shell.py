@@ -1,8 +1,13 @@
-"""Running programs: ``run_command`` (any program, risk assessed from its arguments) and two
-narrow wrappers with fixed programs, ``git`` (read-only subcommands only) and ``run_tests``.
-No shell, ever: a command is an argument list. Every program starts through the sandbox
-(``foehn_lsp.sandbox``) under the policy of the call's scope, which the person saw: the risk
-table decides when to ask, the sandbox decides what can happen."""
+"""Running programs: ``run_command`` (any program, risk assessed from its arguments) and narrow
+wrappers with fixed programs, ``git`` (read-only subcommands only), ``run_tests`` and
+``create_repository``. No shell, ever: a command is an argument list. Every program starts
+through the sandbox (``foehn_lsp.sandbox``) under the policy of the call's scope, which the
+person saw: the risk table decides when to ask, the sandbox decides what can happen.
+
+A program the table calls read-only is found among the system's and the person's toolchains'
+programs only, never the workspace's; running the workspace's own code (``./x``,
+``.venv/bin/x``, ``python file.py``, ``python -m NAME`` that is the workspace's) is at least
+``workspace-write``, asked, and the person is told (``_repository_code``)."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import os
 import shlex
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,10 +23,18 @@ from pydantic import BaseModel, Field, field_validator
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.sandbox import Finished, system_sandbox
+from foehn_lsp.sandbox import Finished, SandboxViewError, system_sandbox
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.contract import CallScope
-from foehn_plugins._git import GitArguments, git, git_scope
+from foehn_plugins._git import (
+    GitArguments,
+    RepositoryArguments,
+    create_repository,
+    git,
+    git_scope,
+    repository_scope,
+)
+from foehn_plugins._repository_code import NOTE, repository_code
 from foehn_plugins._running import as_result
 from foehn_plugins.command_risk import classify
 
@@ -53,11 +67,11 @@ class CommandArguments(BaseModel):
     sandbox: Annotated[
         Literal["workspace-write", "full"] | None,
         Field(
-            description="Only when the default is not enough. Commands run in a sandbox: "
-            "read-only commands see the workspace read-only, others may write in it; neither "
-            "has network access or sees the home folder. 'workspace-write' lets a read-only "
-            "command write in the workspace; 'full' runs with the person's own rights and the "
-            "network, and always asks the person."
+            description="Only when the default is not enough. Commands run in a sandbox that "
+            "shows the system, the person's toolchains and the workspace, and no network: "
+            "read-only commands see the workspace read-only, others may write in it. "
+            "'workspace-write' lets a read-only command write in the workspace; 'full' runs "
+            "with the person's own rights and the network, and always asks the person."
         ),
     ] = None
 
@@ -69,6 +83,11 @@ class CommandArguments(BaseModel):
                 'must be a list of arguments such as ["git", "status"], not a shell string; '
                 "Foehn never runs a shell"
             )
+        if isinstance(value, list) and value[:2] == ["git", "init"]:
+            raise ValueError(
+                "creating a repository is its own call: use create_repository (it asks the "
+                "person; programs cannot create .git)"
+            )
         return value
 
 
@@ -79,16 +98,31 @@ def _cwd(ctx: ToolContext, cwd: str | None) -> Path:
     return folder
 
 
-def _program(ctx: ToolContext, name: str, cwd: Path, policy: SandboxPolicy) -> str:
+FULL_ADVICE = ", or ask for sandbox='full' (the person is always asked)"
+
+
+def _program(
+    ctx: ToolContext, name: str, cwd: Path, policy: SandboxPolicy, advice: str = ""
+) -> str:
     """The executable to run: an absolute path, a path inside the workspace, or a program
-    found on the ``PATH`` the sandbox sees."""
+    found as a ``policy`` call finds it (``read-only``: never the workspace's). ``advice``
+    ends a message about a program the sandbox does not show (only what the tool accepts)."""
+    try:
+        return _found(ctx, name, cwd, policy, advice)
+    except SandboxViewError as exc:
+        raise PathRefusedError(str(exc)) from None
+
+
+def _found(ctx: ToolContext, name: str, cwd: Path, policy: SandboxPolicy, advice: str) -> str:
+    sandbox = system_sandbox()
     if os.path.isabs(name):
         if not (os.path.isfile(name) and os.access(name, os.X_OK)):
             raise PathRefusedError(f"{name!r} is not an executable file")
-        if system_sandbox().hides(name, ctx.workspace, policy):
+        if sandbox.hides(name, ctx.workspace, policy):
             raise PathRefusedError(
-                f"{name!r} is hidden inside the {policy} sandbox (it is in the home folder or "
-                "under /tmp); use a program on PATH, or ask for sandbox='full'"
+                f"{name!r} is not visible inside the {policy} sandbox (it is outside the "
+                "system folders, the person's toolchains and the workspace); the person can "
+                f"add its folder to [sandbox] readable in the user config{advice}"
             )
         return name
     if "/" in name:
@@ -96,30 +130,76 @@ def _program(ctx: ToolContext, name: str, cwd: Path, policy: SandboxPolicy) -> s
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise PathRefusedError(f"{name!r} is not an executable file in the workspace")
         return str(path)
-    found = system_sandbox().which(name, ctx.workspace, policy)
+    found = sandbox.which(name, ctx.workspace, policy)
     if found is None:
-        raise PathRefusedError(f"program {name!r} was not found on PATH")
+        raise PathRefusedError(_not_found(name, ctx, policy))
     return found
 
 
-def _assess(arguments: CommandArguments, ctx: ToolContext) -> RiskLevel:
+def _not_found(name: str, ctx: ToolContext, policy: SandboxPolicy) -> str:
+    message = f"program {name!r} was not found on PATH"
+    if policy == "full" or not system_sandbox().available:
+        return message
+    for written, why in system_sandbox().machine().dropped:
+        if os.path.isabs(written) and os.access(os.path.join(written, name), os.X_OK):
+            return f"{message}: it is in {written}, which the sandbox leaves out ({why})"
+    return message
+
+
+def _resolver(ctx: ToolContext, policy: SandboxPolicy) -> Callable[[str], Path | None]:
+    def resolve(name: str) -> Path | None:
+        found = system_sandbox().which(name, ctx.workspace, policy)
+        return None if found is None else Path(found)
+
+    return resolve
+
+
+def _verdict(arguments: CommandArguments, ctx: ToolContext) -> tuple[RiskLevel, str | None]:
+    """The call's risk, and what of the repository's own it runs (which makes it at least a
+    write, so it is asked)."""
     cwd = arguments.cwd or "."
     risk = classify(arguments.command, ctx.workspace, cwd)
-    return max(risk, RiskLevel.WRITE) if arguments.sandbox else risk
+    if arguments.sandbox:
+        risk = max(risk, RiskLevel.WRITE)
+    folder = ctx.workspace.root / cwd
+    sandbox = system_sandbox()
+    wanted: SandboxPolicy = "read-only" if risk is RiskLevel.READ_ONLY else "workspace-write"
+    try:
+        resolve = _resolver(ctx, sandbox.policy_for(wanted))
+        program = arguments.command[0]
+        if (
+            wanted == "read-only"
+            and sandbox.available
+            and "/" not in program
+            and not resolve(program)
+        ):
+            # Not among the system's and the toolchains' programs: the workspace's, if any.
+            resolve = _resolver(ctx, "workspace-write")
+        note = repository_code(arguments.command, ctx.workspace, folder, resolve)
+    except SandboxViewError as exc:
+        raise PathRefusedError(f"{arguments.command[0]} was not run: {exc}") from None
+    return (max(risk, RiskLevel.WRITE), note) if note else (risk, None)
+
+
+def _assess(arguments: CommandArguments, ctx: ToolContext) -> RiskLevel:
+    try:
+        return _verdict(arguments, ctx)[0]
+    except PathRefusedError:
+        return RiskLevel.DESTRUCTIVE  # the scope refuses the call with the reason
 
 
 def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
     """A read-only verdict runs ``read-only``; anything else ``workspace-write``; ``full`` only
     when the model asked for it (and then the person is always asked)."""
-    least: SandboxPolicy = (
-        "read-only" if _assess(arguments, ctx) is RiskLevel.READ_ONLY else "workspace-write"
-    )
+    risk, note = _verdict(arguments, ctx)
+    least: SandboxPolicy = "read-only" if risk is RiskLevel.READ_ONLY else "workspace-write"
     wanted = arguments.sandbox or least
     policy = max(least, wanted, key=SANDBOX_ORDER.index)
     return CallScope(
         program=arguments.command[0],
         sandbox=system_sandbox().policy_for(policy),
         argv=tuple(arguments.command),
+        note=note,
     )
 
 
@@ -127,15 +207,18 @@ async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResu
     # The scope the registry fixed (and the person saw); called without the registry, its own.
     policy = ctx.scope.sandbox or _command_scope(arguments, ctx).sandbox or "full"
     cwd = _cwd(ctx, arguments.cwd)
-    argv = [_program(ctx, arguments.command[0], cwd, policy), *arguments.command[1:]]
+    argv = [_program(ctx, arguments.command[0], cwd, policy, FULL_ADVICE), *arguments.command[1:]]
     ctx.progress(f"Running {arguments.command[0]}…")
-    finished = await system_sandbox().run(
-        argv,
-        workspace=ctx.workspace,
-        cwd=cwd,
-        policy=policy,
-        seconds=arguments.timeout_s or DEFAULT_TIMEOUT,
-    )
+    try:
+        finished = await system_sandbox().run(
+            argv,
+            workspace=ctx.workspace,
+            cwd=cwd,
+            policy=policy,
+            seconds=arguments.timeout_s or DEFAULT_TIMEOUT,
+        )
+    except SandboxViewError as exc:
+        return ToolResult.failure(f"{arguments.command[0]} was not run: {exc}")
     shown = Finished(**{**finished.__dict__, "argv": tuple(arguments.command)})
     return as_result(shown, ctx.workspace.display(cwd))
 
@@ -201,6 +284,7 @@ def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:
         program=shlex.join(argv),
         sandbox=system_sandbox().policy_for("workspace-write"),
         argv=tuple(argv),
+        note=f"{NOTE}: its tests",
     )
 
 
@@ -213,18 +297,36 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
         )
     assert shown.sandbox is not None
     ctx.progress("Running the tests…")
-    finished = await system_sandbox().run(
-        argv,
-        workspace=ctx.workspace,
-        cwd=ctx.workspace.root,
-        policy=shown.sandbox,
-        seconds=TEST_TIMEOUT,
-        keep_head=2_000,
-        keep_tail=30_000,
-    )
-    return as_result(
-        finished, ".", tail_note="(the start of the output was cut; the summary is at the end)"
-    )
+    try:
+        finished = await system_sandbox().run(
+            argv,
+            workspace=ctx.workspace,
+            cwd=ctx.workspace.root,
+            policy=shown.sandbox,
+            seconds=TEST_TIMEOUT,
+            keep_head=2_000,
+            keep_tail=30_000,
+        )
+    except SandboxViewError as exc:
+        return ToolResult.failure(f"the tests were not run: {exc}")
+    notes = ["(the start of the output was cut; the summary is at the end)"]
+    if arguments.keyword is not None and finished.exit_code == NO_TESTS and _is_pytest(argv):
+        notes.append(
+            f"-k {arguments.keyword!r} selected no test: no test name matches it (run without "
+            "keyword, or with paths only, to see the names)"
+        )
+    result = as_result(finished, ".", tail_note=notes[0])
+    if len(notes) > 1:
+        return ToolResult.failure(f"{result.output}\n{notes[1]}", data=result.data)
+    return result
+
+
+NO_TESTS = 5
+"""pytest's exit code when it collected or selected no test."""
+
+
+def _is_pytest(argv: list[str]) -> bool:
+    return os.path.basename(argv[0]).startswith("pytest") or argv[1:3] == ["-m", "pytest"]
 
 
 def tools() -> list[Tool]:
@@ -234,10 +336,12 @@ def tools() -> list[Tool]:
             description=(
                 "Run a program with arguments (a list; no shell) in the workspace and return "
                 "the exit code and output (stdout and stderr together, long output cut in the "
-                "middle). A non-zero exit is a failure. Every command runs in a sandbox with no "
-                "network and the home folder hidden: read-only commands may run without asking "
-                "and cannot write anything; others ask the person and may write in the "
-                "workspace (not in .git/ or .foehn/)."
+                "middle). A non-zero exit is a failure. Every command runs in a sandbox that "
+                "shows the system, the person's toolchains and the workspace, with no network "
+                "and limits on memory, processes, file size and CPU time: read-only commands "
+                "may run without asking and cannot write anything; others ask the person and "
+                "may write in the workspace (not in .git/, .foehn/, .vscode/ or .envrc). "
+                "Programs and scripts of the repository itself always ask."
             ),
             model=CommandArguments,
             execute=run_command,
@@ -256,6 +360,17 @@ def tools() -> list[Tool]:
             execute=git,
             risk=RiskLevel.READ_ONLY,
             scope=git_scope,
+        ),
+        Tool.from_model(
+            name="create_repository",
+            description=(
+                "Create a git repository in the workspace root (git init), which programs "
+                "cannot do: the person is asked. Fails if the workspace already has .git."
+            ),
+            model=RepositoryArguments,
+            execute=create_repository,
+            risk=RiskLevel.WRITE,
+            scope=repository_scope,
         ),
         Tool.from_model(
             name="run_tests",

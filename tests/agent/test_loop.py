@@ -204,7 +204,10 @@ async def test_unknown_tools_and_malformed_arguments_go_back_to_the_model(
     outcome = await runner.run(RunRequest(task="x"), ctx, events)
     assert outcome.reason == "answer"
     unknown, bad_json, bad_field = events.of(ToolResultEvent)
-    assert "unknown tool 'frobnicate'; the tools that exist are: delete_path" in unknown.output
+    assert (
+        "unknown tool 'frobnicate'; the tools that exist are: create_repository, delete_path"
+        in (unknown.output)
+    )
     assert "arguments: not valid JSON" in bad_json.output
     assert "arguments/path: required property is missing" in bad_field.output
     assert [e.risk for e in events.of(ToolCallEvent)] == ["undefined", "read_only", "read_only"]

@@ -41,6 +41,7 @@ WORKSPACE_VALUES = {
     "trustWorkspace": True,
     "systemMessageFile": "evil.md",
     "mcp": {"servers": {"evil": {"command": "sh"}}},
+    "sandbox": {"readable": ["~"], "memoryMb": 1000000},
     "serverPath": "./evil-server",
     "pythonPath": "./evil-python",
 }

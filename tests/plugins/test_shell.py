@@ -15,6 +15,7 @@ import pytest
 from foehn_lsp import ToolContext, ToolResult
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.sandbox.toolchains import TOOLCHAIN_VARIABLES
 from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.registry import Handler
 
@@ -182,7 +183,8 @@ async def test_the_environment_is_an_allowlist(
     assert "('LC_ALL', 'C.UTF-8')" in result.output
     assert "('TMPDIR', '/tmp')" in result.output
     names = set(re.findall(r"\('(\w+)',", result.output))
-    assert names <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TERM", "TZ", "PWD", "USER"}
+    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TERM", "TZ", "PWD", "USER"}
+    assert names <= allowed | set(TOOLCHAIN_VARIABLES)  # the folders the view binds
 
 
 async def test_cancelling_kills_the_group_at_once(
@@ -288,6 +290,32 @@ async def test_run_tests_runs_pytest_and_keeps_the_summary(
     assert "1 passed, 1 deselected" in chosen.output
     outside = await call(registry, ctx, "run_tests", paths=["../elsewhere"])
     assert "escapes the workspace" in outside.output
+
+
+async def test_run_tests_says_when_the_keyword_selects_nothing(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "test_sample.py").write_text("def test_passes():\n    assert True\n")
+    none = await call(registry, ctx, "run_tests", keyword="no_such_name")
+    assert not none.ok
+    assert "-k 'no_such_name' selected no test: no test name matches it" in none.output
+
+
+async def test_run_tests_advises_only_what_it_accepts(
+    root: Path, tmp_path: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """run_tests has no sandbox argument: a test command the sandbox cannot see is explained
+    without advising one."""
+    hidden = tmp_path / "elsewhere" / "runner"
+    hidden.parent.mkdir()
+    hidden.write_text("#!/bin/sh\necho ran\n")
+    hidden.chmod(0o755)
+    (root / "pyproject.toml").write_text(f'[tool.foehn]\ntest-command = ["{hidden}"]\n')
+    result = await call(registry, ctx, "run_tests")
+    assert not result.ok
+    assert "is not visible inside the workspace-write sandbox" in result.output
+    assert "[sandbox] readable" in result.output
+    assert "sandbox=" not in result.output
 
 
 async def test_run_tests_uses_the_configured_command(
@@ -515,7 +543,8 @@ async def test_a_program_hidden_by_the_sandbox_gets_a_clear_message(
     monkeypatch.setenv("HOME", str(home))
     result = await call(registry, ctx, "run_command", command=[str(tool)])
     assert not result.ok
-    assert "is hidden inside the workspace-write sandbox" in result.output
+    assert "is not visible inside the workspace-write sandbox" in result.output
+    assert "[sandbox] readable" in result.output
 
 
 @pytest.fixture

@@ -6,7 +6,16 @@ own findings). Placeholders, replaced by the suite:
 ``<RO>`` a folder outside both, visible read-only inside the sandbox · ``<URL>`` an HTTP
 listener on 127.0.0.1 · ``<PORT>`` its port · ``<PY>`` a Python interpreter ·
 ``<REL_RO>``/``<REL_HSECRET>`` the same places written relative to the workspace folder ``x:``
-(so ``x://<REL_RO>`` hides a path behind ``://``).
+(so ``x://<REL_RO>`` hides a path behind ``://``) · ``<PARENT>`` the workspace's parent folder ·
+``<SIBLING>`` a project next to the workspace, with a secret ``.env`` · ``<OPT>``, ``<SRV>``,
+``<VAR>`` folders with a secret under ``/opt``, ``/srv`` and ``/var/lib`` (or, where those are
+not writable, under ``/var/tmp``) · ``<TOKEN>`` what the repository's own programs print when
+they run.
+
+Workspaces: ``main`` (a repository with hostile config, a ``.venv`` and ``node_modules`` full of
+programs named like system ones, modules named like the standard library's), ``git`` (a
+repository whose config names files outside) and ``plant`` (no ``.git``, ``.foehn``, ``.vscode``
+or ``.envrc``, and material to make them from).
 """
 
 from __future__ import annotations
@@ -14,17 +23,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+WorkspaceName = Literal["main", "git", "plant"]
+
 
 @dataclass(frozen=True, kw_only=True)
 class Attack:
     kind: str
     """The class of hole it tries."""
     argv: tuple[str, ...]
+    """``run_command``'s command, or the ``git`` tool's ``args``."""
     sandbox: Literal["workspace-write", "full"] | None = None
+    tool: Literal["run_command", "git"] = "run_command"
+    workspace: WorkspaceName = "main"
+    cwd: str | None = None
 
 
-def _attacks(kind: str, *argvs: tuple[str, ...]) -> list[Attack]:
-    return [Attack(kind=kind, argv=argv) for argv in argvs]
+def _attacks(
+    kind: str,
+    *argvs: tuple[str, ...],
+    workspace: WorkspaceName = "main",
+    tool: Literal["run_command", "git"] = "run_command",
+) -> list[Attack]:
+    return [Attack(kind=kind, argv=argv, workspace=workspace, tool=tool) for argv in argvs]
 
 
 PROGRAMS_IN_ARGUMENTS = _attacks(
@@ -308,4 +328,153 @@ FULL_REQUESTS = [
     ),
 ]
 
-ATTACKS = [*PROGRAMS_IN_ARGUMENTS, *PATHS_IN_OPTIONS, *WRITERS, *NETWORK, *SECRETS, *FULL_REQUESTS]
+OUTSIDE_READS = _attacks(
+    "outside reads: a sibling project, /opt, /srv, /var, the parent, the home, symlinks out",
+    ("cat", "<SIBLING>/.env"),
+    ("cat", "../b/.env"),
+    ("head", "-c", "500", "<SIBLING>/.env"),
+    ("grep", "-r", "CANARY", "<PARENT>"),
+    ("grep", "-r", "CANARY", ".."),
+    ("ls", "-la", "<PARENT>"),
+    ("ls", "<SIBLING>"),
+    ("grep", "-R", "CANARY", "."),
+    ("grep", "-R", "CANARY", "sibling-link/"),
+    ("grep", "-rh", "CANARY", "sibling-link"),
+    ("cat", "sibling-link/.env"),
+    ("cp", "-r", "sibling-link/.", "copied-sibling"),
+    ("cp", "-r", "<SIBLING>", "copied-sibling-2"),
+    ("tar", "-cf", "sibling.tar", "<SIBLING>"),
+    ("cat", "<OPT>/secret.txt"),
+    ("grep", "-r", "CANARY", "/opt"),
+    ("ls", "-R", "/opt"),
+    ("cat", "<SRV>/secret.txt"),
+    ("grep", "-r", "CANARY", "/srv"),
+    ("cat", "<VAR>/secret.txt"),
+    ("grep", "-r", "CANARY", "/var"),
+    ("find", "/var", "/srv", "/opt", "-name", "secret.txt"),
+    ("du", "-a", "/var/tmp"),
+    ("ls", "-la", "<HOME>"),
+    ("grep", "-r", "CANARY", "<HOME>"),
+    ("cat", "<HOME>/.ssh/id_rsa"),
+    ("<PY>", "-c", "import glob; print([open(p).read() for p in glob.glob('/srv/*/*')])"),
+    (
+        "<PY>",
+        "-c",
+        "import os; "
+        "print([os.path.join(d, f) for d, _, fs in os.walk('/') for f in fs if f == '.env'])",
+    ),
+    ("<PY>", "-c", "print(open('<SIBLING>/.env').read())"),
+    ("<PY>", "-c", "import os; print(os.listdir('..'))"),
+)
+
+POSERS = _attacks(
+    "workspace programs posing as system ones",
+    ("uptime",),
+    ("nproc",),
+    ("jq", "-n", "1"),
+    ("git", "--version"),
+    ("python3", "--version"),
+    ("timeout", "5", "nproc"),
+    ("nice", "uptime"),
+    ("stdbuf", "-o0", "jq", "-n", "1"),
+    ("x",),
+    ("./x",),
+    ("x", "--version"),
+    (".venv/bin/uptime",),
+    ("node_modules/.bin/x",),
+    ("sub/../x",),
+)
+
+MODULES = [
+    *_attacks(
+        "workspace modules",
+        ("<PY>", "-m", "pip", "list"),
+        ("<PY>", "-m", "pip", "freeze"),
+        ("python3", "-m", "pip", "list"),
+        ("<PY>", "-m", "poser"),
+        ("<PY>", "poser.py"),
+        ("<PY>", "-I", "poser.py"),
+    ),
+    Attack(kind="workspace modules", argv=("<PY>", "-m", "pip", "list"), cwd="sub"),
+    Attack(kind="workspace modules", argv=("python3", "-m", "pip", "show", "pip"), cwd="sub"),
+]
+
+GIT_CONFIG_FILES = [
+    *_attacks(
+        "repository git config naming outside files",
+        ("git", "blame", "f.txt"),
+        ("git", "status"),
+        ("git", "status", "--ignored"),
+        ("git", "log", "--use-mailmap", "--format=%aN %aE"),
+        ("git", "shortlog", "-sne", "HEAD"),
+        ("git", "check-ignore", "-v", "--no-index", "f.txt"),
+        ("git", "check-attr", "-a", "f.txt"),
+        ("git", "config", "--list"),
+        ("git", "config", "--includes", "--list"),
+        ("git", "diff", "HEAD"),
+        workspace="git",
+    ),
+    *_attacks(
+        "repository git config naming outside files",
+        ("blame", "f.txt"),
+        ("status",),
+        ("status", "--ignored"),
+        ("log", "--format=%aN %aE"),
+        ("show", "HEAD"),
+        workspace="git",
+        tool="git",
+    ),
+]
+
+PLANTS = _attacks(
+    "plants of protected names by an approved program",
+    ("mkdir", ".git"),
+    ("mkdir", "-p", ".git/hooks"),
+    ("git", "init", "-q"),
+    ("git", "init", "-q", "."),
+    ("touch", ".envrc"),
+    ("cp", "material/envrc", ".envrc"),
+    ("mkdir", ".vscode"),
+    ("mkdir", ".foehn"),
+    ("cp", "-r", "material/.vscode", "."),
+    ("cp", "-r", "material/.foehn", "."),
+    ("cp", "-r", "material/.git", "."),
+    ("mv", "material/.foehn", ".foehn"),
+    ("mv", "material/dotgit", ".git"),
+    ("ln", "-s", "material/.foehn", ".foehn"),
+    ("ln", "-s", "material/.git", ".git"),
+    ("ln", "-s", "material/envrc", ".envrc"),
+    ("tar", "-xf", "material.tar"),
+    ("unzip", "-q", "material.zip"),
+    (
+        "<PY>",
+        "-c",
+        "import os; os.makedirs('.git/hooks'); "
+        "open('.git/config', 'w').write('[core]\\n\\tfsmonitor = ./evil.sh\\n')",
+    ),
+    (
+        "<PY>",
+        "-c",
+        "import os; os.makedirs('.foehn/plugins'); "
+        "open('.foehn/plugins/evil.py', 'w').write('import os\\n')",
+    ),
+    ("<PY>", "-c", "import os; os.rename('material/.vscode', '.vscode')"),
+    ("<PY>", "-c", "import os; os.symlink('material/.git', '.git')"),
+    ("<PY>", "-c", "open('.envrc', 'w').write('touch pwned\\n')"),
+    ("<PY>", "-c", "import os, shutil; shutil.copytree('material/.foehn', '.foehn')"),
+    workspace="plant",
+)
+
+ATTACKS = [
+    *PROGRAMS_IN_ARGUMENTS,
+    *PATHS_IN_OPTIONS,
+    *WRITERS,
+    *NETWORK,
+    *SECRETS,
+    *FULL_REQUESTS,
+    *OUTSIDE_READS,
+    *POSERS,
+    *MODULES,
+    *GIT_CONFIG_FILES,
+    *PLANTS,
+]

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.sandbox import Finished, Sandbox, SandboxUnavailableError, system_sandbox
+from foehn_lsp.sandbox import (
+    Finished,
+    Sandbox,
+    SandboxUnavailableError,
+    SandboxViewError,
+    system_sandbox,
+)
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.workspace import Workspace
@@ -86,8 +92,8 @@ async def test_home_is_empty_and_the_root_is_read_only(project: Path) -> None:
     done = await run(project, "workspace-write", code)
     home = Path.home().resolve()
     view = system_sandbox().view(Workspace([project]), project, "workspace-write")
-    toolchains = sorted(  # the Python installation the workspace needs, re-bound read-only
-        {t.relative_to(home).parts[0] for t in view.toolchains if home in t.parents}
+    toolchains = sorted(  # the person's toolchains under the home, re-bound read-only
+        {e.path.relative_to(home).parts[0] for e in view.entries() if home in e.path.parents}
     )
     assert done.output.splitlines()[:2] == [str(toolchains), "etc Read-only file system"]
 
@@ -165,20 +171,22 @@ async def test_a_sandboxed_policy_without_a_sandbox_is_refused(project: Path) ->
         )
 
 
-def test_programs_in_hidden_folders_are_not_offered(
+def test_programs_on_the_persons_path_are_offered_and_others_are_not(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = Path(os.path.realpath(tmp_path / "home"))
-    (home / "bin").mkdir(parents=True)
-    tool = home / "bin" / "only-in-home"
-    tool.write_text("#!/bin/sh\n")
-    tool.chmod(0o755)
+    for folder in ("bin", "elsewhere"):
+        (home / folder).mkdir(parents=True)
+        tool = home / folder / f"only-in-{folder}"
+        tool.write_text("#!/bin/sh\n")
+        tool.chmod(0o755)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", f"{home / 'bin'}{os.pathsep}{os.environ['PATH']}")
     workspace = Workspace([project])
-    assert system_sandbox().which("only-in-home", workspace, "read-only") is None
-    assert system_sandbox().which("only-in-home", workspace, "full") == str(tool)
-    assert system_sandbox().which("ls", workspace, "read-only") is not None
+    sandbox = system_sandbox()
+    assert sandbox.which("only-in-bin", workspace, "read-only") == str(home / "bin" / "only-in-bin")
+    assert sandbox.hides(str(home / "elsewhere" / "only-in-elsewhere"), workspace, "read-only")
+    assert sandbox.which("ls", workspace, "read-only") is not None
 
 
 def test_a_program_in_a_hidden_folder_is_named_as_hidden(
@@ -193,12 +201,17 @@ def test_a_program_in_a_hidden_folder_is_named_as_hidden(
     assert not system_sandbox().hides("/usr/bin/env", workspace, "read-only")
 
 
-async def test_a_git_folder_behind_a_symlink_is_still_read_only(root: Path) -> None:
+async def test_a_git_folder_behind_a_symlink_is_read_only_and_never_replaced(root: Path) -> None:
+    """A program could remove the link and make a real ``.git``: nothing that may write runs
+    there, and read-only programs see it read-only."""
     (root / "gitdata").mkdir()
     (root / ".git").symlink_to(root / "gitdata")
-    done = await run(root, "workspace-write", WRITE)
+    with pytest.raises(SandboxViewError, match=r"the workspace's \.git is a symbolic link"):
+        await run(root, "workspace-write", WRITE)
+    done = await run(root, "read-only", WRITE)
     assert ".git/x refused Read-only file system" in done.output
     assert not (root / "gitdata" / "x").exists()
+    assert (root / ".git").is_symlink()
 
 
 def test_a_bubblewrap_that_cannot_work_here_is_reported_in_its_own_words(

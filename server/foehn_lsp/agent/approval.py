@@ -216,7 +216,7 @@ class ApprovalGate:
             arguments=_shown_arguments(invocation),
             risk=invocation.risk.value,
             preview=planned.diff(invocation.ctx.workspace) if planned else None,
-            summary=planned.summary if planned else None,
+            summary=planned.summary if planned else invocation.scope.note,
             files=file_previews(planned) if planned else (),
             program=invocation.scope.program,
             sandbox=invocation.scope.sandbox,

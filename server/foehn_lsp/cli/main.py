@@ -45,6 +45,7 @@ from foehn_lsp.cli.config_report import add_parser as add_config_parser
 from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, TerminalApprover, run_header
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.sandbox import report as sandbox_report
 from foehn_lsp.sandbox import startup_warning, system_sandbox
 from foehn_lsp.sessions.builder import FrontEnd, build_session
 from foehn_lsp.tools.discovery import Discovery, discover
@@ -80,13 +81,13 @@ def _tools_command(args: argparse.Namespace) -> int:
     problems = [{"plugin": p.plugin, "problems": list(p.problems)} for p in found.problems]
     sandbox = system_sandbox()
     if args.json:
-        shown = {"available": sandbox.available, "note": sandbox.note}
+        shown = sandbox_report.for_tools(sandbox, workspace)
         json.dump(
             {"tools": catalogue, "problems": problems, "sandbox": shown}, sys.stdout, indent=2
         )
         sys.stdout.write("\n")
     else:
-        print(f"sandbox: {sandbox.note}")
+        print("\n".join(sandbox_report.summary(sandbox, workspace)))
         for entry in catalogue:
             params = ", ".join(tool_parameters(entry["parameters"]))
             risk = "assessed per call" if entry["risk_per_call"] else entry["risk"]
@@ -281,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools.set_defaults(handler=_tools_command)
 
     add_config_parser(commands)
+    sandbox_report.add_parser(commands)
 
     run = commands.add_parser(
         "run",

@@ -6,12 +6,12 @@ file (``config.toml`` in the user config directory) may use either spelling.
 
 The trust boundary: settings that decide where keys go, what runs and what is asked
 (``SENSITIVE``: the provider, its URL and key, approval, plugins, workspace trust, the system
-message file, MCP servers, and the editor's own server and Python paths) are honoured only from
-the user or machine level: the user file, the environment, flags, and editor values that the
-client marks as user-level by sending them inside ``userLevel``. The same keys at the top level
-of the editor's settings (where a workspace's ``.vscode/settings.json`` can put them) are
-ignored and logged: a hostile repository must not send your key to its own server, load its own
-plugins or turn the prompts off.
+message file, MCP servers, the sandbox's view and limits, and the editor's own server and Python
+paths) are honoured only from the user or machine level: the user file, the environment, flags,
+and editor values that the client marks as user-level by sending them inside ``userLevel``. The
+same keys at the top level of the editor's settings (where a workspace's
+``.vscode/settings.json`` can put them) are ignored and logged: a hostile repository must not
+send your key to its own server, load its own plugins or turn the prompts off.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ SENSITIVE = frozenset(
         "trust_workspace",
         "system_message_file",
         "mcp",
+        "sandbox",
         "server_path",
         "python_path",
     }

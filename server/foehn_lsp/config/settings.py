@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.settings import SandboxSettings
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +115,9 @@ class Settings(_Section):
     ``AGENTS.md`` to the system message."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers whose tools Foehn offers the model (``[mcp.servers.NAME]``)."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """What sandboxed programs may also read or may not, and their limits (``[sandbox]``);
+    the sandbox reads it from the user's config file only."""
 
     def plugin_folders(self, workspace: Path | None) -> list[Path]:
         """Folders to load plugin files from: ``pluginPaths``, and the workspace's own

@@ -207,20 +207,22 @@ class ServerConnection:
         config = self.config
         if config.command is not None:
             argv = [config.command, *config.args]
-            if config.sandbox is not None:
-                sandbox = system_sandbox()
-                if not sandbox.available:
-                    raise SandboxUnavailableError(f"it is to run sandboxed, but {sandbox.note}")
-                argv = sandbox.command_line(argv, Workspace([self.root]), self.cwd, config.sandbox)
-            params = StdioServerParameters(
-                command=argv[0], args=argv[1:], env=server_environment(config), cwd=self.cwd
-            )
-            errlog = await asyncio.to_thread(_open_log, self.log_file)
-            try:
-                async with stdio_client(params, errlog=errlog) as streams:
-                    yield streams
-            finally:
-                errlog.close()
+            with contextlib.ExitStack() as held:  # a sandbox's placeholders live as long
+                if config.sandbox is not None:
+                    sandbox = system_sandbox()
+                    if not sandbox.available:
+                        raise SandboxUnavailableError(f"it is to run sandboxed, but {sandbox.note}")
+                    launch = sandbox.launch(argv, Workspace([self.root]), self.cwd, config.sandbox)
+                    argv = held.enter_context(launch)
+                params = StdioServerParameters(
+                    command=argv[0], args=argv[1:], env=server_environment(config), cwd=self.cwd
+                )
+                errlog = await asyncio.to_thread(_open_log, self.log_file)
+                try:
+                    async with stdio_client(params, errlog=errlog) as streams:
+                        yield streams
+                finally:
+                    errlog.close()
             return
         assert config.url is not None
         headers = {key: value.get_secret_value() for key, value in config.headers.items()}

@@ -1,14 +1,23 @@
 """Running programs under an OS sandbox: every tool that starts a process goes through
-``system_sandbox().run``. See ``runner`` for the policies and ``bwrap`` for what they mean."""
+``system_sandbox().run``. See ``runner`` for the policies, ``view`` for what a program sees,
+``limits`` for what bounds it and ``bwrap`` for how it is built."""
 
 from foehn_lsp.sandbox.process import Finished
 from foehn_lsp.sandbox.runner import (
     Sandbox,
     SandboxUnavailableError,
+    SandboxViewError,
     system_sandbox,
 )
 
-__all__ = ["Finished", "Sandbox", "SandboxUnavailableError", "startup_warning", "system_sandbox"]
+__all__ = [
+    "Finished",
+    "Sandbox",
+    "SandboxUnavailableError",
+    "SandboxViewError",
+    "startup_warning",
+    "system_sandbox",
+]
 
 
 def startup_warning() -> str | None:

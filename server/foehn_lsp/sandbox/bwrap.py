@@ -1,20 +1,24 @@
 """bubblewrap: finding the binary, checking once that it works here, and the command line that
-builds a sandbox's view of the file system.
+builds a ``view.View``.
 
-The view, in mount order (later mounts cover earlier ones):
-1. ``/`` read-only; a fresh ``/dev`` and ``/proc`` (a new pid namespace shows only the
+Mount order (later mounts cover earlier ones):
+1. an empty root; the system folders read-only (``/bin`` and the like as links where the
+   system has links); a fresh ``/dev`` and ``/proc`` (a new pid namespace shows only the
    sandbox's own processes, so ``ps e`` cannot read the server's environment);
-2. empty, private tmpfs over ``/tmp``, ``/run`` (where sockets of other services live) and the
-   home folders (``~/.ssh``, ``~/.aws``, ``~/.config``, shell histories);
-3. read-only re-binds of the toolchains the workspace's Python needs (when they live in the
-   hidden home);
-4. the workspace roots, writable under ``workspace-write``, read-only otherwise; bound after
-   the tmpfs so a workspace under ``/tmp`` or the home stays visible;
-5. ``.git`` (and the folder a ``.git`` file points to, when it is in the workspace) and
-   ``.foehn`` re-bound read-only.
+2. private, size-limited scratch folders: ``/tmp``, ``/dev/shm`` and the home folder;
+3. the granted folders read-only, outermost first (after the scratch folders, so a toolchain
+   under ``/tmp`` or the home stays visible);
+4. the workspace roots, writable under ``workspace-write``, read-only otherwise;
+5. the protected names re-bound read-only (existing ones, and the runner's placeholders);
+6. the masks (a file becomes ``/dev/null`` on a mount without devices, so it cannot be
+   opened; a folder is an empty read-only tmpfs);
+7. the root made read-only.
 Every namespace is new (user, pid, network, ipc, uts, cgroup): no network at all, not even the
-host's loopback. ``--die-with-parent`` and ``--new-session`` keep the sandbox from outliving
-the server or writing into the person's terminal.
+host's loopback. Programs may make user namespaces of their own (a program that sandboxes its
+children, as Foehn's own tests do); what they could mount there cannot uncover the masks (the
+kernel locks inherited mounts), and the process limit counts them too. ``--die-with-parent`` and
+``--new-session`` keep the sandbox from outliving the server or writing into the person's
+terminal.
 """
 
 from __future__ import annotations
@@ -24,86 +28,49 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+
+from foehn_lsp.sandbox.view import View
 
 PROBE_SECONDS = 10.0
-PROTECTED = (".git", ".foehn")
-NAMESPACES = ("--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
-
-
-@dataclass(frozen=True, kw_only=True)
-class View:
-    """What one sandboxed program sees of the file system."""
-
-    roots: tuple[Path, ...]
-    """The workspace roots (real paths)."""
-    writable: bool
-    """Whether the roots are writable (``workspace-write``)."""
-    hidden: tuple[Path, ...]
-    """Folders replaced by an empty tmpfs (besides ``/tmp``)."""
-    toolchains: tuple[Path, ...] = ()
-    """Folders inside a hidden one that are re-bound read-only."""
-    cwd: Path
-    """Where the program starts (inside a root)."""
-
-    def visible(self, path: Path) -> bool:
-        """Whether ``path`` (a real path) can be seen from inside."""
-        shown = (*self.roots, *self.toolchains)
-        if any(within(path, folder) for folder in shown):
-            return True
-        return not any(within(path, folder) for folder in (*self.hidden, Path("/tmp")))
-
-
-def within(path: Path, folder: Path) -> bool:
-    """Whether ``path`` is ``folder`` or below it (both real paths)."""
-    return path == folder or folder in path.parents
+NAMESPACES = (
+    "--unshare-all",
+    "--unshare-user",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+)
+SETUP_FAILED = "bwrap: "
+"""How bubblewrap's own messages start: a call whose output starts so and that exited 1 never
+reached its program."""
 
 
 def command_line(bwrap: str, view: View, argv: Sequence[str]) -> list[str]:
-    """bubblewrap's arguments for running ``argv`` in ``view``."""
-    args = [bwrap, *NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--tmpfs", "/tmp"]
-    for folder in view.hidden:
-        args += ["--tmpfs", str(folder)]
-    for folder in view.toolchains:
-        args += ["--ro-bind", str(folder), str(folder)]
+    """bubblewrap's arguments for running ``argv`` (the limits' launcher and the program) in
+    ``view``."""
+    scratch = str(view.machine.limits.scratch_bytes)
+    args = [bwrap, *NAMESPACES, "--size", scratch, "--tmpfs", "/"]
+    for entry in view.machine.system:
+        args += ["--ro-bind", str(entry.path), str(entry.path)]
+    for link, target in view.machine.links:
+        args += ["--symlink", target, str(link)]
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    for folder in view.scratch():
+        args += ["--size", scratch, "--tmpfs", str(folder)]
+    for entry in (*view.machine.granted, *view.extra):
+        args += ["--ro-bind", str(entry.path), str(entry.path)]
     for root in view.roots:
         args += ["--bind" if view.writable else "--ro-bind", str(root), str(root)]
-    for protected in _protected(view.roots):
+    for protected in (*view.protected, *view.missing):
         args += ["--ro-bind", str(protected), str(protected)]
+    for mask in view.masked:
+        if mask.is_dir():
+            args += ["--tmpfs", str(mask), "--remount-ro", str(mask)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(mask)]
+    args += ["--remount-ro", "/"]
     return [*args, "--chdir", str(view.cwd), "--", *argv]
-
-
-def _protected(roots: Sequence[Path]) -> list[Path]:
-    found = []
-    for root in roots:
-        for name in PROTECTED:
-            path = root / name
-            if path.is_symlink():
-                path = Path(os.path.realpath(path))  # protect what it points to, if inside
-                if not any(within(path, r) for r in roots):
-                    continue
-            if not path.exists():
-                continue
-            found.append(path)
-            if name == ".git" and path.is_file():
-                target = _gitdir(path)
-                if target is not None and any(within(target, r) for r in roots):
-                    found.append(target)
-    return found
-
-
-def _gitdir(gitfile: Path) -> Path | None:
-    try:
-        first = gitfile.read_text("utf-8", "replace").splitlines()[:1]
-    except OSError:
-        return None
-    if not first or not first[0].startswith("gitdir:"):
-        return None
-    target = Path(os.path.realpath(gitfile.parent / first[0].removeprefix("gitdir:").strip()))
-    return target if target.exists() else None
 
 
 def candidates() -> list[tuple[str, str]]:
@@ -124,15 +91,20 @@ def candidates() -> list[tuple[str, str]]:
 @cache
 def probe(bwrap: str) -> str | None:
     """``None`` when ``bwrap`` can build a sandbox here, else why not (its own words)."""
-    true = shutil.which("true") or "/bin/true"
-    view = View(roots=(Path("/"),), writable=False, hidden=(), cwd=Path("/"))
+    true = shutil.which("true", path="/usr/bin:/bin") or "/bin/true"
+    args = [bwrap, *NAMESPACES, "--tmpfs", "/", "--ro-bind", "/usr", "/usr"]
+    for folder in ("/bin", "/lib", "/lib64"):
+        if os.path.islink(folder):
+            args += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            args += ["--ro-bind", folder, folder]
     try:
         done = subprocess.run(
-            command_line(bwrap, view, [true]),
+            [*args, "--", true],
             capture_output=True,
             timeout=PROBE_SECONDS,
             check=False,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            env={"PATH": "/usr/bin:/bin"},
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{bwrap} could not be started: {exc}"
@@ -140,3 +112,10 @@ def probe(bwrap: str) -> str | None:
         said = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
         return f"{bwrap} cannot create namespaces here: {said}"
     return None
+
+
+def setup_problem(exit_code: int | None, output: str) -> str | None:
+    """bubblewrap's own line, when it could not build the view (and ran nothing)."""
+    if exit_code != 1 or not output.startswith(SETUP_FAILED):
+        return None
+    return output.splitlines()[0]

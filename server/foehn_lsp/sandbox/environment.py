@@ -2,14 +2,15 @@
 
 A denylist of secret-looking names always misses one (``PGPASSWORD``, ``DATABASE_URL``,
 ``npm_config__authToken``, ``SSH_AUTH_SOCK``…), so a program gets only what makes a terminal
-and a toolchain work: the search path, locale, terminal type, time zone and user name, a home
-and a temporary folder of its own, and the workspace's virtual environment if it has one.
+and a toolchain work: the search path the view grants, locale, terminal type, time zone and
+user name, the toolchain variables whose folders the view binds, a home and a temporary folder
+of its own, and (for calls that may run the workspace's own programs) its virtual environment.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 PASSED = frozenset(
@@ -17,26 +18,40 @@ PASSED = frozenset(
 )
 """Variables passed through unchanged when set; also every ``LC_*``."""
 FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+READ_ONLY = {"PYTHONSAFEPATH": "1"}
+"""For calls that run unasked: Python does not put the current folder (the workspace) first on
+its module path, so ``python -m pip`` cannot import the repository's ``json.py``."""
 
 
 def allowed_environment(
     *,
     home: str,
+    search_path: Sequence[Path] | None = None,
     virtual_env: Path | None = None,
+    variables: Sequence[str] = (),
+    read_only: bool = False,
     extra: Mapping[str, str] | None = None,
     source: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment for one program: the allowed variables of ``source`` (the server's own
-    environment by default), ``HOME`` set to ``home``, ``TMPDIR`` to ``/tmp``, the workspace's
-    virtual environment first on ``PATH``, and ``extra`` (which the calling tool chose, such as
-    git's ``GIT_PAGER``) on top."""
+    environment by default) and its toolchain ``variables``, ``PATH`` set to ``search_path``
+    (else the source's, with ``virtual_env``'s ``bin`` first), ``HOME`` to ``home``,
+    ``TMPDIR`` to ``/tmp``, ``VIRTUAL_ENV`` to ``virtual_env``; ``read_only`` adds
+    ``READ_ONLY``; ``extra`` (which the calling tool chose, such as git's ``GIT_PAGER``) goes
+    on top."""
     source = os.environ if source is None else source
-    env = {k: v for k, v in source.items() if k in PASSED or k.startswith("LC_")}
+    allowed = PASSED | set(variables)
+    env = {k: v for k, v in source.items() if k in allowed or k.startswith("LC_")}
     env.setdefault("PATH", FALLBACK_PATH)
+    if search_path is not None:
+        env["PATH"] = os.pathsep.join(str(p) for p in search_path) or FALLBACK_PATH
+    elif virtual_env is not None:
+        env["PATH"] = f"{virtual_env / 'bin'}{os.pathsep}{env['PATH']}"
     env["HOME"] = home
     env["TMPDIR"] = "/tmp"
     if virtual_env is not None:
         env["VIRTUAL_ENV"] = str(virtual_env)
-        env["PATH"] = f"{virtual_env / 'bin'}{os.pathsep}{env['PATH']}"
+    if read_only:
+        env.update(READ_ONLY)
     env.update(extra or {})
     return env

@@ -41,10 +41,14 @@ class Finished:
     """Why Foehn stopped the process, if it did."""
     sandbox: str | None = None
     """The sandbox policy it ran under (``full`` when it had the person's own rights)."""
+    limit: str | None = None
+    """The sandbox's limit that stopped it, in words, when one did."""
 
     def summary(self, cwd: str) -> str:
         line = " ".join(_quote(a) for a in self.argv)
         status = f"stopped: {self.stopped}" if self.stopped else f"exit {self.exit_code}"
+        if self.limit:
+            status += f": {self.limit}"
         where = f"; sandbox {self.sandbox}" if self.sandbox else ""
         return f"$ {line}\n(in {cwd}; {status}; {self.seconds:.1f} s{where})"
 

@@ -1,26 +1,33 @@
-"""The one way Foehn starts a program: under a sandbox policy, with an allowlisted
-environment, through ``process.run_program``.
+"""The one way Foehn starts a program: under a sandbox policy, in a granted view, with limits
+and an allowlisted environment, through ``process.run_program``.
 
 Policies (``SandboxPolicy``): ``read-only`` and ``workspace-write`` run inside bubblewrap (see
-``bwrap``); ``full`` runs the program with the person's own rights and the network, which only
-an explicit approval of that one call allows. Where no sandbox can be built (no bubblewrap, no
-user namespaces, another OS, or ``FOEHN_SANDBOX=off``), every program call is scoped ``full``,
-so each one asks the person: never a silent fall-back.
+``view`` for what they see and ``bwrap`` for how); ``full`` runs the program with the person's
+own rights and the network, which only an explicit approval of that one call allows. Where no
+sandbox can be built (no bubblewrap, no user namespaces, no ``prlimit``, another OS, or
+``FOEHN_SANDBOX=off``), every program call is scoped ``full``, so each one asks the person:
+never a silent fall-back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from foehn_lsp.errors import ConfigError
 from foehn_lsp.sandbox import bwrap as bubblewrap
+from foehn_lsp.sandbox import limits as limiting
+from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.environment import allowed_environment
+from foehn_lsp.sandbox.placeholders import Placeholders
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
+from foehn_lsp.sandbox.settings import user_sandbox_settings
 from foehn_lsp.workspace import Workspace
 
 SETTING = "FOEHN_SANDBOX"
@@ -31,6 +38,12 @@ class SandboxUnavailableError(RuntimeError):
     """A sandboxed policy was asked for where no sandbox can be built."""
 
 
+class SandboxViewError(SandboxUnavailableError):
+    """The view for a call cannot be built as granted (bad settings, a protected name that is a
+    symbolic link, bubblewrap refusing a path): the call does not run (whoever handles a
+    missing sandbox handles this too)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Sandbox:
     """How programs are started on this machine."""
@@ -39,6 +52,9 @@ class Sandbox:
     """The bubblewrap binary, or ``None`` when no sandbox is available."""
     note: str
     """One line for the person: what the sandbox is, or why there is none and what follows."""
+    prlimit: str | None = None
+    """util-linux's ``prlimit``, which sets the limits inside the sandbox."""
+    placeholders: Placeholders = field(default_factory=Placeholders, compare=False)
 
     @property
     def available(self) -> bool:
@@ -48,55 +64,85 @@ class Sandbox:
         """The policy a call that wants ``wanted`` gets: ``full`` when there is no sandbox."""
         return wanted if self.available else "full"
 
-    def view(self, workspace: Workspace, cwd: Path, policy: SandboxPolicy) -> bubblewrap.View:
-        home = _home()
-        hidden = [p for p in (Path("/run"), Path("/home"), home) if p and p.is_dir()]
-        hidden = [p for p in hidden if p != Path("/")]
-        toolchains = [
-            base
-            for base in {_venv_base(workspace), Path(os.path.realpath(sys.base_prefix))}
-            if base is not None and any(bubblewrap.within(base, h) for h in hidden)
-        ]
-        return bubblewrap.View(
-            roots=workspace.roots,
-            writable=policy == "workspace-write",
-            hidden=tuple(hidden),
-            toolchains=tuple(sorted(toolchains)),
-            cwd=cwd,
+    def machine(self) -> viewing.Machine:
+        """What every sandboxed program sees besides its workspace. Raises
+        ``SandboxViewError`` when the ``[sandbox]`` settings cannot be read."""
+        try:
+            return viewing.machine(user_sandbox_settings())
+        except ConfigError as exc:
+            raise SandboxViewError(f"{exc}; no sandboxed program runs until it is fixed") from None
+
+    def view(
+        self,
+        workspace: Workspace,
+        cwd: Path,
+        policy: SandboxPolicy,
+        unprotected: Sequence[str] = (),
+    ) -> viewing.View:
+        return viewing.view(
+            self.machine(),
+            workspace.roots,
+            cwd,
+            writable=policy != "read-only",
+            unprotected=unprotected,
         )
 
     def environment(
-        self, workspace: Workspace, extra: Mapping[str, str] | None = None
+        self,
+        workspace: Workspace,
+        extra: Mapping[str, str] | None = None,
+        policy: SandboxPolicy = "workspace-write",
     ) -> dict[str, str]:
-        home = _home()
+        """The environment of a program run under ``policy``: ``PATH`` is the view's
+        (without the workspace's programs for ``read-only``). Where no view can be built (no
+        sandbox, or settings that cannot be read, which stop the call itself), the person's
+        own ``PATH`` with the workspace's ``.venv`` first."""
+        try:
+            seen = self.view(workspace, workspace.root, policy) if self._usable(policy) else None
+        except SandboxViewError:
+            seen = None
+        if seen is None:
+            home = viewing.home_folder(os.environ)
+            venv = viewing.workspace_venv(workspace.root)
+            return allowed_environment(home=str(home or "/tmp"), virtual_env=venv, extra=extra)
+        read_only = policy == "read-only"
         return allowed_environment(
-            home=str(home) if home else "/tmp",
-            virtual_env=_venv(workspace),
+            home=str(seen.machine.home or "/tmp"),
+            search_path=seen.search_path(workspace=not read_only),
+            virtual_env=None if read_only else seen.venv,
+            variables=seen.machine.variables,
+            read_only=read_only,
             extra=extra,
         )
 
-    def which(self, name: str, workspace: Workspace, policy: SandboxPolicy) -> str | None:
-        """The program ``name`` on the sandbox's ``PATH``, skipping folders the sandbox hides
-        (so ``python3`` finds ``/usr/bin/python3`` rather than a shim in the hidden home)."""
-        view = self.view(workspace, workspace.root, policy) if self._sandboxed(policy) else None
-        for folder in self.environment(workspace)["PATH"].split(os.pathsep):
-            if not folder:
-                continue
-            candidate = Path(folder, name)
-            real = Path(os.path.realpath(candidate))
-            if view is not None and not (view.visible(Path(folder)) and view.visible(real)):
-                continue
-            if real.is_file() and os.access(real, os.X_OK):
-                return str(candidate)
-        return None
+    def which(
+        self,
+        name: str,
+        workspace: Workspace,
+        policy: SandboxPolicy,
+        *,
+        workspace_programs: bool | None = None,
+    ) -> str | None:
+        """The program ``name`` as a ``policy`` call finds it: on the view's ``PATH``
+        (unsandboxed, the person's own). ``workspace_programs``: whether the workspace's own
+        programs count (its ``.venv`` first); by default only for calls that may write."""
+        own = policy != "read-only" if workspace_programs is None else workspace_programs
+        if not self._sandboxed(policy):
+            found = _which_unsandboxed(name, workspace, own)
+            return None if found is None else str(found)
+        seen = self.view(workspace, workspace.root, policy)
+        found = seen.which(name, workspace=own)
+        return None if found is None else str(found)
 
     def hides(self, path: str, workspace: Workspace, policy: SandboxPolicy) -> bool:
-        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox
-        (it lives in the hidden home folder or under /tmp)."""
+        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox."""
         if not self._sandboxed(policy):
             return False
-        view = self.view(workspace, workspace.root, policy)
-        return not (view.visible(Path(path)) and view.visible(Path(os.path.realpath(path))))
+        seen = self.view(workspace, workspace.root, policy)
+        return not seen.visible(Path(os.path.realpath(path)))
+
+    def _usable(self, policy: SandboxPolicy) -> bool:
+        return policy != "full" and self.available
 
     def _sandboxed(self, policy: SandboxPolicy) -> bool:
         if policy == "full":
@@ -107,14 +153,37 @@ class Sandbox:
             )
         return True
 
-    def command_line(
-        self, argv: Sequence[str], workspace: Workspace, cwd: Path, policy: SandboxPolicy
-    ) -> list[str]:
-        """What is actually started to run ``argv`` under ``policy``."""
+    @contextlib.contextmanager
+    def launch(
+        self,
+        argv: Sequence[str],
+        workspace: Workspace,
+        cwd: Path,
+        policy: SandboxPolicy,
+        unprotected: Sequence[str] = (),
+    ) -> Iterator[list[str]]:
+        """What is actually started to run ``argv`` under ``policy``: valid while the block
+        runs (the placeholders for missing protected names and the call's pids cgroup exist
+        until it ends). Raises ``SandboxViewError`` when the view cannot be built."""
         if not self._sandboxed(policy):
-            return list(argv)
+            yield list(argv)
+            return
         assert self.bwrap is not None
-        return bubblewrap.command_line(self.bwrap, self.view(workspace, cwd, policy), argv)
+        assert self.prlimit is not None
+        seen = self.view(workspace, cwd, policy, unprotected)
+        if seen.problems:
+            raise SandboxViewError("; ".join(seen.problems))
+        limits = seen.machine.limits
+        chosen = limiting.process_limit()
+        launcher = limits.launcher(self.prlimit, processes=chosen.by == "namespace")
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(self.placeholders.holding(seen.missing, seen.protected))
+                group = held.enter_context(limiting.call_cgroup(limits))
+            except OSError as exc:
+                raise SandboxViewError(str(exc)) from None
+            command = bubblewrap.command_line(self.bwrap, seen, [*launcher, *argv])
+            yield command if group is None else limiting.joining(group, command)
 
     async def run(
         self,
@@ -127,51 +196,49 @@ class Sandbox:
         env: Mapping[str, str] | None = None,
         keep_head: int = KEEP_HEAD,
         keep_tail: int = KEEP_TAIL,
+        unprotected: Sequence[str] = (),
         stdin: bytes | None = None,
     ) -> Finished:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
         environment; ``stdin`` is the program's input (else it has none). Raises
         ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
-        scope should have said ``full``)."""
-        started = await run_program(
-            self.command_line(argv, workspace, cwd, policy),
-            cwd=cwd,
-            seconds=seconds,
-            keep_head=keep_head,
-            keep_tail=keep_tail,
-            env=self.environment(workspace, env),
-            stdin=stdin,
-        )
-        return Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
+        scope should have said ``full``) and ``SandboxViewError`` for a view that cannot be
+        built; a program stopped by a limit gets ``limit``."""
+        environment = self.environment(workspace, env, policy)
+        with self.launch(argv, workspace, cwd, policy, unprotected) as command:
+            started = await run_program(
+                command,
+                cwd=cwd,
+                seconds=seconds,
+                keep_head=keep_head,
+                keep_tail=keep_tail,
+                env=environment,
+                stdin=stdin,
+            )
+        finished = Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
+        if policy == "full":
+            return finished
+        if problem := bubblewrap.setup_problem(finished.exit_code, finished.output):
+            raise SandboxViewError(f"the sandbox could not be built, so nothing ran: {problem}")
+        limit = self.machine().limits.named(finished.exit_code, finished.output)
+        return Finished(**{**finished.__dict__, "limit": limit}) if limit else finished
 
 
-def _home() -> Path | None:
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    return Path(os.path.realpath(home)) if home and home != "~" else None
-
-
-def _venv(workspace: Workspace) -> Path | None:
-    for name in (".venv", "venv"):
-        folder = workspace.root / name
-        if (folder / "pyvenv.cfg").is_file() and not folder.is_symlink():
-            return folder
-    return None
-
-
-def _venv_base(workspace: Workspace) -> Path | None:
-    """The Python installation the workspace's virtual environment was made from (its
-    ``pyvenv.cfg`` ``home``), which must be readable for the environment's python to start."""
-    venv = _venv(workspace)
-    if venv is None:
-        return None
-    try:
-        lines = (venv / "pyvenv.cfg").read_text("utf-8", "replace").splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        key, _, value = line.partition("=")
-        if key.strip() == "home" and value.strip():
-            return Path(os.path.realpath(value.strip())).parent
+def _which_unsandboxed(name: str, workspace: Workspace, own: bool) -> Path | None:
+    """On the person's own ``PATH`` (absolute, existing folders only), the workspace's
+    ``.venv`` first as the unsandboxed environment has it; ``own`` false: nothing of the
+    workspace."""
+    venv = viewing.workspace_venv(workspace.root)
+    folders = [str(venv / "bin")] if venv is not None and own else []
+    folders += os.environ.get("PATH", "").split(os.pathsep)
+    for folder in folders:
+        if not os.path.isabs(folder):
+            continue
+        if not own and workspace.root_of(Path(os.path.realpath(folder))) is not None:
+            continue
+        candidate = Path(folder, name)
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
     return None
 
 
@@ -188,11 +255,20 @@ def _detect(setting: str) -> Sandbox:
             note=f"no sandbox on {sys.platform} (Foehn sandboxes programs on Linux only): "
             "every program Foehn runs asks first",
         )
+    prlimit = limiting.prlimit()
+    if prlimit is None:
+        return Sandbox(
+            bwrap=None,
+            note="no sandbox (util-linux's prlimit, which sets the limits of sandboxed "
+            "programs, is not installed): every program Foehn runs asks first",
+        )
     problems = []
     for path, origin in bubblewrap.candidates():
         problem = bubblewrap.probe(path)
         if problem is None:
-            return Sandbox(bwrap=path, note=f"programs run in a bubblewrap sandbox ({origin})")
+            return Sandbox(
+                bwrap=path, prlimit=prlimit, note=f"programs run in a bubblewrap sandbox ({origin})"
+            )
         problems.append(problem)
     why = "; ".join(problems) or "bubblewrap is not installed"
     return Sandbox(bwrap=None, note=f"no sandbox ({why}): every program Foehn runs asks first")

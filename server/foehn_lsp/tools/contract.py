@@ -59,6 +59,9 @@ class CallScope:
     argv: tuple[str, ...] | None = None
     """For calls that start a program: the whole argument list (argv[0] as written), which
     rules match on."""
+    note: str | None = None
+    """What the person must know about the call beyond its arguments, in one line (that it
+    runs the repository's own code); shown when they are asked."""
 
 
 class ProgressSink(Protocol):

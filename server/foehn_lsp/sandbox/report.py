@@ -1,0 +1,145 @@
+"""``foehn sandbox``: the view a program gets, each folder with why it is there, what each
+policy may write, what is masked, the ``PATH`` inside and the limits; and the short section
+``foehn tools`` shows."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from foehn_lsp.sandbox.limits import process_limit
+from foehn_lsp.sandbox.runner import Sandbox, SandboxViewError, system_sandbox
+from foehn_lsp.sandbox.view import PROTECTED_NAMES
+from foehn_lsp.workspace import Workspace
+
+
+def add_parser(commands: Any) -> None:
+    """``foehn sandbox`` on the CLI's subcommands."""
+    parser = commands.add_parser(
+        "sandbox", help="show what sandboxed programs see, may write, and their limits"
+    )
+    parser.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.set_defaults(handler=_command)
+
+
+def describe(sandbox: Sandbox, workspace: Workspace) -> dict[str, Any]:
+    """The view of ``workspace`` as data (what ``foehn sandbox --json`` prints). Raises
+    ``SandboxViewError`` when the sandbox settings cannot be read."""
+    if not sandbox.available:
+        return {"available": False, "note": sandbox.note}
+    seen = sandbox.view(workspace, workspace.root, "workspace-write")
+    machine = seen.machine
+    limits = machine.limits
+    return {
+        "available": True,
+        "note": sandbox.note,
+        "visible": [{"path": str(e.path), "kind": e.kind, "why": e.why} for e in seen.entries()],
+        "links": [{"path": str(link), "target": target} for link, target in machine.links],
+        "scratch": [str(p) for p in seen.scratch()],
+        "writable": {
+            "read-only": [],
+            "workspace-write": [str(r) for r in seen.roots],
+            "protected": [str(r / name) for r in seen.roots for name in PROTECTED_NAMES],
+        },
+        "masked": [str(p) for p in seen.masked],
+        "path": {
+            "read-only": [str(p) for p in seen.search_path(workspace=False)],
+            "workspace-write": [str(p) for p in seen.search_path(workspace=True)],
+        },
+        "left_out": [{"entry": entry, "why": why} for entry, why in machine.dropped],
+        "not_bound": list(machine.refused),
+        "limits": {
+            "memory_mb": limits.memory_mb,
+            "processes": limits.processes,
+            "file_size_mb": limits.file_size_mb,
+            "cpu_seconds": limits.cpu_seconds,
+            "processes_enforced": process_limit().note,
+        },
+    }
+
+
+def lines(sandbox: Sandbox, workspace: Workspace) -> list[str]:
+    """``describe`` for a person."""
+    data = describe(sandbox, workspace)
+    out = [f"sandbox: {data['note']}"]
+    if not data["available"]:
+        return out
+    width = max(len(e["path"]) for e in data["visible"])
+    out.append("visible (read-only unless said):")
+    out += [f"  {e['path']:<{width}}  {e['kind']}: {e['why']}" for e in data["visible"]]
+    out += [
+        f"  {link['path']:<{width}}  system: a link to {link['target']}" for link in data["links"]
+    ]
+    out.append(f"  scratch, private and empty for each call: {', '.join(data['scratch'])}")
+    protected = ", ".join(PROTECTED_NAMES)
+    out.append("writable:")
+    out.append("  read-only        nothing but the scratch folders")
+    out.append(
+        f"  workspace-write  the workspace roots, except {protected} (no program creates them)"
+    )
+    out.append("  full             whatever the person may write (asked every time)")
+    out.append("masked (cannot be opened):" if data["masked"] else "masked: nothing")
+    out += [f"  {path}" for path in data["masked"]]
+    out.append("PATH inside (read-only calls): " + ":".join(data["path"]["read-only"]))
+    if data["path"]["workspace-write"] != data["path"]["read-only"]:
+        out.append("PATH inside (other calls): " + ":".join(data["path"]["workspace-write"]))
+    out += [f"left out of PATH: {d['entry'] or '(empty)'}: {d['why']}" for d in data["left_out"]]
+    out += [f"not bound: {line}" for line in data["not_bound"]]
+    limits = data["limits"]
+    out.append(
+        f"limits: memory {limits['memory_mb']} MB of data per program, processes "
+        f"{limits['processes']} ({limits['processes_enforced']}), file size "
+        f"{limits['file_size_mb']} MB, CPU time {limits['cpu_seconds']} s per program; "
+        "set in [sandbox] of the user config"
+    )
+    return out
+
+
+def for_tools(sandbox: Sandbox, root: Path) -> dict[str, Any]:
+    """The ``sandbox`` object of ``foehn tools --json``: ``describe``, or the problem."""
+    try:
+        return describe(sandbox, Workspace([root]))
+    except SandboxViewError as exc:
+        return {"available": sandbox.available, "note": sandbox.note, "problem": str(exc)}
+
+
+def summary(sandbox: Sandbox, root: Path) -> list[str]:
+    """The short section of ``foehn tools``."""
+    data = for_tools(sandbox, root)
+    if "problem" in data:
+        return [f"sandbox: {data['problem']}"]
+    if not data["available"]:
+        return [f"sandbox: {data['note']}"]
+    kinds: dict[str, int] = {}
+    for entry in data["visible"]:
+        kinds[entry["kind"]] = kinds.get(entry["kind"], 0) + 1
+    shown = ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+    limits = data["limits"]
+    return [
+        f"sandbox: {data['note']}",
+        f"  sees {shown} (foehn sandbox lists them); {len(data['masked'])} paths masked",
+        f"  limits: {limits['memory_mb']} MB, {limits['processes']} processes, "
+        f"{limits['file_size_mb']} MB files, {limits['cpu_seconds']} s CPU",
+    ]
+
+
+def _command(args: argparse.Namespace) -> int:
+    root = Path(args.workspace or ".").resolve()
+    if not root.is_dir():
+        print(f"foehn sandbox: {root} is not a folder", file=sys.stderr)
+        return 2
+    sandbox = system_sandbox()
+    try:
+        if args.json:
+            json.dump(describe(sandbox, Workspace([root])), sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            print("\n".join(lines(sandbox, Workspace([root]))))
+    except SandboxViewError as exc:
+        print(f"foehn sandbox: {exc}", file=sys.stderr)
+        return 1
+    return 0
