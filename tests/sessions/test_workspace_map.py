@@ -64,6 +64,17 @@ def test_a_small_workspace_or_a_tiny_window_gets_no_map(package: Path) -> None:
     assert map_budget(512) == 32
 
 
+def test_the_map_lists_files_by_the_listing_rules(package: Path) -> None:
+    (package / ".gitignore").write_text("build/\n")
+    (package / ".foehnignore").write_text("vendor/\n")
+    for folder in ("build", "vendor", ".cache"):
+        (package / folder).mkdir()
+        (package / folder / "generated.py").write_text("def generated():\n    pass\n")
+    text = repo_map(Workspace([package]), 512)
+    assert "pkg/money.py: function format_amount" in text
+    assert "generated" not in text
+
+
 async def test_the_map_is_in_the_first_request_of_a_session_only(package: Path) -> None:
     provider = ScriptedProvider([say("Five modules."), say("Yes.")])
     chat = build_session(

@@ -6,7 +6,7 @@ defines gives that file weight (more for long, specific names; less for private 
 names defined in many places), and PageRank over that graph orders the files. Definitions come
 from ``workspace.symbols`` (ast, tree-sitter); uses are the identifiers in each file's text. A
 map of a handful of files is not worth its tokens, so small workspaces get none. Files are
-listed as ``scan`` lists them, hidden ones left out, and read only if they really are inside
+listed as the listing tools list them, hidden ones left out, and read only if they really are inside
 the workspace.
 """
 
@@ -15,14 +15,12 @@ from __future__ import annotations
 import math
 import os
 import re
-import shutil
-import subprocess
-import sysconfig
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.workspace.listing import list_files
 from foehn_lsp.workspace.paths import Workspace, open_confined
 from foehn_lsp.workspace.symbols import Symbol, language_of, outline
 
@@ -30,6 +28,7 @@ MIN_FILES = 5
 """Fewer source files than this: no map (``scan`` shows them as cheaply)."""
 MAX_FILES = 1000
 MAX_FILE_BYTES = 200_000
+LIST_TIMEOUT = 10.0
 MAX_MAP_TOKENS = 1024
 CHARS_PER_TOKEN = 4
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -131,18 +130,11 @@ def _line(name: str, symbols: Sequence[Symbol]) -> str:
 
 
 def _source_files(workspace: Workspace) -> list[Path]:
-    """Source files under the root as ``scan`` lists them (.gitignore honoured), by name."""
-    search = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
-    rg = shutil.which("rg", path=search)
-    if rg is None:
-        return []
-    args = [rg, "--files", "--no-require-git", "--glob", "!.git", "--no-config"]
-    ignore = workspace.root / ".foehnignore"
-    if ignore.is_file() and not ignore.is_symlink():
-        args += ["--ignore-file", str(ignore)]
+    """Source files under the root as the listing tools list them (``workspace.listing``'s
+    rules), hidden ones left out, by name; none when listing fails or takes too long."""
     try:
-        done = subprocess.run(args, cwd=workspace.root, capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        names = list_files(workspace, timeout=LIST_TIMEOUT)
+    except (OSError, TimeoutError):
         return []
-    names = sorted(done.stdout.decode("utf-8", "replace").splitlines())
-    return [workspace.root / n for n in names if language_of(n) is not None][:MAX_FILES]
+    shown = [n for n in names if not any(part.startswith(".") for part in n.split("/"))]
+    return [workspace.root / n for n in shown if language_of(n) is not None][:MAX_FILES]
