@@ -143,6 +143,24 @@ class TodoEvent:
     event: Literal["todo"] = "todo"
 
 
+@dataclass(frozen=True, kw_only=True)
+class CheckedProblem:
+    path: str
+    line: int
+    message: str
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checked:
+    """The files the turn changed were checked before the answer: the problems its edits
+    added (which go back to the model) and the checkers that were skipped, one line each."""
+
+    problems: tuple[CheckedProblem, ...]
+    skipped: tuple[str, ...]
+    event: Literal["checked"] = "checked"
+
+
 PlanStatus = Literal["proposed", "approved", "edited", "rejected", "unreviewed"]
 
 
@@ -176,6 +194,7 @@ RunEvent = (
     | Compacted
     | TodoEvent
     | PlanEvent
+    | Checked
 )
 EventSink = Callable[[RunEvent], None]
 

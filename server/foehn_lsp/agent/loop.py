@@ -10,7 +10,8 @@ A person stopping the run (``stop`` set) cancels whatever is in flight, the HTTP
 tool, and the run ends with ``cancelled``; a provider failure ends it with ``error``.
 
 An answer is checked before it ends the turn (``agent.honesty``): right after a failed change
-it goes back once, asking for a tool call; one that claims a change the turn did not make goes
+it goes back once, asking for a tool call; after edits, the problems they added to the changed
+files (``agent.checking``) go back with it; one that claims a change the turn did not make goes
 back once with what changed, and is withheld if it claims again. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
 turn carries it out.
@@ -32,9 +33,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from foehn_lsp.agent import honesty
+from foehn_lsp.agent import checking, honesty
 from foehn_lsp.agent.approval import ApprovalGate, Approver
 from foehn_lsp.agent.events import (
+    Checked,
+    CheckedProblem,
     Compacted,
     Done,
     EventSink,
@@ -144,6 +147,7 @@ class _State:
     rejections: int = 0
     planned_from: tuple[TaskItem, ...] = ()
     """The task list when planning began (a list made while planning holds the steps)."""
+    checks: checking.EditChecks | None = None
 
     @property
     def tokens(self) -> int:
@@ -192,12 +196,14 @@ class Agent:
         middleware: Sequence[Middleware] = (),
         changed: Callable[[], Sequence[str]] | None = None,
         earlier_changes: Sequence[str] = (),
+        checks: checking.EditChecks | None = None,
     ) -> RunOutcome:
         """Run ``request`` to its end after ``history``; ``emit`` gets every event, ``Done``
         last. ``middleware`` joins this run's call chain after approval (checkpoints).
         ``changed`` gives the files the turn has changed so far (the checkpoint's record;
         without it, the files its successful file tools named), ``earlier_changes`` those of
-        the session's earlier turns: the claim check compares answers with them."""
+        the session's earlier turns: the claim check compares answers with them. ``checks``
+        (in ``middleware`` too) checks the changed files before an answer ends the turn."""
         task = request.task + (f"\n\n{request.context}" if request.context else "")
         if request.mode == "plan":
             task += f"\n\n{PLAN_NOTE}"
@@ -216,6 +222,7 @@ class Agent:
             changed=changed,
             earlier=tuple(earlier_changes),
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
+            checks=checks,
         )
         body = asyncio.create_task(self._loop(state, ctx, emit, middleware))
         waiters: set[asyncio.Future[Any]] = {body}
@@ -314,6 +321,9 @@ class Agent:
             state.text.drop()
             state.messages.append(UserMessage(content=honesty.act_on_failure_note(failure)))
             return None
+        if await self._new_problems(state, emit):
+            state.text.drop()
+            return None
         check = self._check_claim(state, answer)
         if check is None:
             state.text.release()
@@ -327,15 +337,35 @@ class Agent:
         emit(TextDelta(text=check.statement))
         return self._outcome(state, "answer", check.statement)
 
-    def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
-        if state.mode == "plan" or not (state.attempted or honesty.asks_for_change(state.task)):
-            return None
-        changed = (
+    async def _new_problems(self, state: _State, emit: EventSink) -> bool:
+        """Whether the turn's edits added problems to the files it changed; if so the model
+        is told (and the person sees them, with any checker that was skipped)."""
+        if state.checks is None:
+            return False
+        report = await state.checks.after(self._changed(state))
+        if report is None or not (report.problems or report.skipped):
+            return False
+        shown = tuple(
+            CheckedProblem(path=p.path, line=p.line, message=p.message, source=p.source)
+            for p in report.problems
+        )
+        emit(Checked(problems=shown, skipped=report.skipped))
+        if not report.problems:
+            return False
+        state.messages.append(UserMessage(content=checking.note(report)))
+        return True
+
+    def _changed(self, state: _State) -> Sequence[str]:
+        return (
             state.changed()
             if state.changed is not None
             else honesty.changed_by_calls(state.messages[state.start :])
         )
-        return honesty.check_claim(answer, changed=changed, earlier=state.earlier)
+
+    def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
+        if state.mode == "plan" or not (state.attempted or honesty.asks_for_change(state.task)):
+            return None
+        return honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
 
     async def _review(
         self, state: _State, answer: str, ctx: ToolContext, emit: EventSink

@@ -24,6 +24,7 @@ from rich.text import Text
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
 from foehn_lsp.agent.events import (
     ApprovalEvent,
+    Checked,
     Done,
     FilesChanged,
     PlanEvent,
@@ -43,6 +44,7 @@ from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.tasks import TaskItem
 
 MAX_ARGUMENT_CHARS = 160
+MAX_PROBLEMS_SHOWN = 10
 FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 
 
@@ -190,9 +192,25 @@ class HumanPrinter:
                 self.err.print(task_list(items))
             case PlanEvent():
                 self._plan(event)
+            case Checked():
+                self._checked(event)
             case Done():
                 self._done(event)
         self.out.flush()
+
+    def _checked(self, event: Checked) -> None:
+        self._end_text()
+        if event.problems:
+            count = len(event.problems)
+            self.err.print(
+                Text(f"checks: {count} new problem{'s' if count != 1 else ''}", style="yellow")
+            )
+            for problem in event.problems[:MAX_PROBLEMS_SHOWN]:
+                self.err.print(
+                    Text(f"  {problem.path}:{problem.line}: {problem.message} ({problem.source})")
+                )
+        for line in event.skipped:
+            self.err.print(Text(f"checks: {line}", style="dim"))
 
     def _plan(self, event: PlanEvent) -> None:
         self._end_text()

@@ -20,6 +20,7 @@ from pygls.workspace import PositionCodec
 from foehn_lsp.agent.approval import ApprovalRequest
 from foehn_lsp.agent.events import (
     ApprovalEvent,
+    Checked,
     Done,
     PlanEvent,
     RunEvent,
@@ -293,6 +294,8 @@ def progress_message(event: RunEvent) -> str | None:
             return f"Tasks: {done} of {len(items)} done"
         case PlanEvent(status="proposed"):
             return "Waiting for your review of the plan…"
+        case Checked(problems=problems) if problems:
+            return f"Checks: {len(problems)} new problem{'s' if len(problems) != 1 else ''}"
     return None
 
 

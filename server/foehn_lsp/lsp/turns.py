@@ -22,6 +22,7 @@ from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
+from foehn_lsp.lsp.diagnostics import EditorDiagnostics, serves_diagnostics
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.runs import ActiveRun
 from foehn_lsp.lsp.server import FoehnServer
@@ -66,6 +67,11 @@ async def _run(server: FoehnServer, run: ActiveRun, arguments: RunArguments) -> 
                 approver=EditorApprover(server, run.id, lambda m: _report(server, run, m)),
                 applier=EditorApplier(server, workspace, buffers),
                 buffers=buffers.text,
+                problems=(
+                    EditorDiagnostics(server, run.id, workspace)
+                    if serves_diagnostics(server)
+                    else None
+                ),
             ),
             session_id=arguments.session,
             provider=server.provider(),

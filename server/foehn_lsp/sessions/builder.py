@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.checking import ProblemSource
 from foehn_lsp.agent.guards import Guards
 from foehn_lsp.config import Settings, user_config_file
 from foehn_lsp.errors import ConfigError
@@ -105,6 +106,9 @@ class FrontEnd:
     """Applies edits (the editor's ``workspace/applyEdit``); ``None``: atomic disk writes."""
     buffers: BufferSource | None = None
     """The text of open, unsaved editor buffers, if any."""
+    problems: ProblemSource | None = None
+    """Where the problems of files come from to check a turn's edits (the editor's language
+    servers); ``None``: the workspace's own checkers in the sandbox."""
 
 
 def build_registry(settings: Settings, root: Path | None) -> Discovery:
@@ -191,6 +195,7 @@ def build_session(
         transcript=transcript,
         owns_provider=owns_provider,
         guards=guards,
+        problems=front.problems,
     )
     tools = {tool.name: tool.risk for tool in parts.discovery.registry}
     for warning in guards.rules.warnings(tools):

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.checkers import SandboxCheckers
+from foehn_lsp.agent.checking import EditChecks, ProblemSource
 from foehn_lsp.agent.context import Compaction, ContextMeter, ContextWindow
 from foehn_lsp.agent.events import (
     ChangedFile,
@@ -115,6 +117,8 @@ class SessionParts:
     owns_provider: bool = True
     guards: Guards = field(default_factory=Guards.none)
     """The person's rules and hooks."""
+    problems: ProblemSource | None = None
+    """Where a turn's changed files are checked (``None``: the workspace's checkers)."""
 
 
 class Session:
@@ -286,6 +290,7 @@ class Session:
             if f.after is not None and not f.folder
         }
         watch = ProgramWatch(checkpoint, lambda: [*files.seen, *earlier], keeper=self._watches)
+        checks = EditChecks(parts.problems or SandboxCheckers(self.workspace), self.workspace)
         try:
             outcome = await agent.run(
                 RunRequest(task=text, context=context, mode=mode),
@@ -293,9 +298,10 @@ class Session:
                 record,
                 stop,
                 history=self._messages,
-                middleware=[watch],
+                middleware=[watch, checks],
                 changed=lambda: [f.path for f in _changed(checkpoint.finish())],
                 earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
+                checks=checks,
             )
         except BaseException:
             if not states:
