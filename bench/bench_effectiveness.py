@@ -268,8 +268,9 @@ def _materialise(files: dict[str, str], root: Path) -> None:
 
 
 async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
-    from foehn_lsp.agent import Agent, Approved, FixedApprover, RunRequest
-    from foehn_lsp.agent.events import RunEvent, ToolCallEvent
+    from foehn_lsp.agent import Agent, ApprovalGate, Approved, FixedApprover, TurnRequest
+    from foehn_lsp.agent.events import ToolCallEvent, TurnEvent
+    from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
     from foehn_lsp.providers.local import LocalProvider
     from foehn_lsp.tools import ToolContext, discover
@@ -279,26 +280,20 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     root = scratch / task.id
     _materialise(task.workspace, root)
     settings = Settings(provider="local", max_tool_iterations=8, enable_streaming=False)
-    agent = Agent(
-        provider=provider,
-        registry=discover().registry,
-        settings=settings,
-        approver=FixedApprover(Approved(scope="run")),
-    )
+    agent = Agent(provider=provider, settings=settings)
     calls: list[str] = []
 
-    def collect(event: RunEvent) -> None:
+    def collect(event: TurnEvent) -> None:
         if isinstance(event, ToolCallEvent):
             calls.append(f"{event.tool} {event.arguments}")
 
     workspace = Workspace([root])
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), collect)
+    executor = TurnExecutor(discover().registry, ctx, collect, [gate])
     first_call = len(provider.timings)
     started = time.perf_counter()
-    outcome = await agent.run(
-        RunRequest(task=task.prompt),
-        ToolContext(workspace=workspace, files=FileAccess(workspace)),
-        collect,
-    )
+    outcome = await agent.run_turn(TurnRequest(task=task.prompt), executor, collect)
     seconds = time.perf_counter() - started
     first_token = (
         provider.timings[first_call].first_token if len(provider.timings) > first_call else 0

@@ -37,7 +37,8 @@ def echo_impl(n: int) -> str:
 
 async def run_foehn(url: str) -> None:
     from foehn_lsp import RiskLevel, ToolContext, tool
-    from foehn_lsp.agent import Agent, Approved, FixedApprover, RunRequest
+    from foehn_lsp.agent import Agent, ApprovalGate, Approved, FixedApprover, TurnRequest
+    from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
     from foehn_lsp.providers import create_provider
     from foehn_lsp.tools import ToolRegistry
@@ -58,18 +59,12 @@ async def run_foehn(url: str) -> None:
         repeat_limit=1000,
     )
     provider = create_provider(settings)
-    agent = Agent(
-        provider=provider,
-        registry=ToolRegistry([echo]),
-        settings=settings,
-        approver=FixedApprover(Approved()),
-    )
+    agent = Agent(provider=provider, settings=settings)
     workspace = Workspace(["."])
-    outcome = await agent.run(
-        RunRequest(task=TASK),
-        ToolContext(workspace=workspace, files=FileAccess(workspace)),
-        lambda event: None,
-    )
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    gate = ApprovalGate(settings.approval, FixedApprover(Approved()), lambda event: None)
+    calls = TurnExecutor(ToolRegistry([echo]), ctx, lambda event: None, [gate])
+    outcome = await agent.run_turn(TurnRequest(task=TASK), calls, lambda event: None)
     await provider.aclose()
     assert (outcome.reason, outcome.iterations) == ("answer", STEPS), outcome
 

@@ -37,8 +37,10 @@ class Result:
 
 
 async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Result:
-    from foehn_lsp.agent import Agent, Approved, FixedApprover, RunRequest
-    from foehn_lsp.agent.events import RunEvent, ToolCallEvent
+    from foehn_lsp.agent import Agent, Approved, FixedApprover, TurnRequest
+    from foehn_lsp.agent.approval import ApprovalGate
+    from foehn_lsp.agent.events import ToolCallEvent, TurnEvent
+    from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.agent.repomap import map_budget, repo_map
     from foehn_lsp.config import Settings
     from foehn_lsp.providers.local import LocalProvider
@@ -51,24 +53,21 @@ async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Re
     if not reading:
         tools = ToolRegistry([t for t in tools if t.name not in READING_TOOLS])
     settings = Settings(provider="local", max_tool_iterations=8, enable_streaming=False)
-    agent = Agent(
-        provider=provider,
-        registry=tools,
-        settings=settings,
-        approver=FixedApprover(Approved(scope="run")),
-    )
+    agent = Agent(provider=provider, settings=settings)
     calls: list[str] = []
 
-    def collect(event: RunEvent) -> None:
+    def collect(event: TurnEvent) -> None:
         if isinstance(event, ToolCallEvent):
             calls.append(event.tool)
 
     workspace = Workspace([root])
     context = repo_map(workspace, map_budget(8192)) if reading else ""
     started = time.perf_counter()
-    outcome = await agent.run(
-        RunRequest(task=task.prompt, context=context),
-        ToolContext(workspace=workspace, files=FileAccess(workspace)),
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), collect)
+    outcome = await agent.run_turn(
+        TurnRequest(task=task.prompt, context=context),
+        TurnExecutor(tools, ctx, collect, [gate]),
         collect,
     )
     answer = outcome.answer

@@ -100,8 +100,9 @@ def checkpoint_figures(root: Path) -> Iterator[str]:
 
 
 async def token_figures(root: Path) -> list[str]:
-    from foehn_lsp.agent import Approved, FixedApprover, RunRequest
+    from foehn_lsp.agent import ApprovalGate, Approved, FixedApprover, TurnRequest
     from foehn_lsp.agent.context import ContextWindow, estimate
+    from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.agent.loop import Agent
     from foehn_lsp.config import Settings
     from foehn_lsp.providers.messages import (
@@ -162,16 +163,12 @@ async def token_figures(root: Path) -> list[str]:
     for label, compacting in (("without compaction", False), ("with compaction", True)):
         provider = Reader()
         context = ContextWindow(provider=provider, window=16_000) if compacting else None
-        agent = Agent(
-            provider=provider,
-            registry=registry,
-            settings=settings,
-            approver=FixedApprover(Approved()),
-            context=context,
-        )
+        agent = Agent(provider=provider, settings=settings, context=context)
         workspace = Workspace([root])
         ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
-        outcome = await agent.run(RunRequest(task="Read every note."), ctx, lambda e: None)
+        gate = ApprovalGate(settings.approval, FixedApprover(Approved()), lambda e: None)
+        calls = TurnExecutor(registry, ctx, lambda e: None, [gate])
+        outcome = await agent.run_turn(TurnRequest(task="Read every note."), calls, lambda e: None)
         assert outcome.answer == "All notes read.", outcome.answer
         totals[label] = provider.sent
     ratio = totals["without compaction"] / totals["with compaction"]

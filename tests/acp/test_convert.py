@@ -12,7 +12,7 @@ from acp import schema
 from acp.helpers import resource_block, resource_link_block, text_block
 
 from foehn_lsp.acp import convert
-from foehn_lsp.agent.approval import ApprovalRequest, Approved, Denied, FilePreview
+from foehn_lsp.agent.approval import ApprovalRequest, Approved, Denied
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Done,
@@ -30,6 +30,7 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.sessions.session import RestoreReport
+from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
 

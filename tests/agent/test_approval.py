@@ -18,7 +18,7 @@ from foehn_lsp.agent.approval import (
     Approved,
     Denied,
 )
-from foehn_lsp.agent.events import ApprovalEvent, RunEvent
+from foehn_lsp.agent.events import ApprovalEvent, TurnEvent
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools import ToolRegistry
@@ -42,7 +42,7 @@ class Run:
     """One run's gate over a registry: ``await run("tool", {...})``."""
 
     def __init__(self, registry: ToolRegistry, ctx: ToolContext, person: Person, **policy: Any):
-        self.events: list[RunEvent] = []
+        self.events: list[TurnEvent] = []
         self.gate = ApprovalGate(ApprovalSettings(**policy), person, self.events.append)
         self.registry = registry
         self.ctx = ctx
@@ -259,6 +259,39 @@ async def test_an_approved_edit_is_planned_once_and_that_plan_applied(
     assert person.asked[0].preview is not None
     assert "+    return 3" in person.asked[0].preview
     assert person.asked[0].preview in result.output
+
+
+async def test_an_allowed_edit_is_planned_once_and_the_tool_never_plans_again(
+    registry: ToolRegistry, ctx: ToolContext, root: Path
+) -> None:
+    (root / "app.py").write_text("def main():\n    return 1\n")
+    plans: list[int] = []
+    edit = counting(registry.get("edit_file"), plans)  # type: ignore[arg-type]
+
+    async def never(arguments: Any, ctx: ToolContext) -> ToolResult:
+        raise AssertionError("the chain applies the plan it made; it does not call execute")
+
+    edit = dataclasses.replace(edit, execute=never)
+    person = Person(lambda request: Approved())
+    result = await Run(ToolRegistry([edit]), ctx, person, write=ApprovalMode.ALLOW)(
+        "edit_file", EDIT
+    )
+    assert result.ok, result.output
+    assert (len(plans), person.asked) == (1, [])
+    assert (root / "app.py").read_text() == "def main():\n    return 3\n"
+    assert "+    return 3" in result.output
+
+
+async def test_a_refusal_comes_before_an_edit_that_cannot_be_planned(
+    registry: ToolRegistry, ctx: ToolContext, root: Path
+) -> None:
+    person = Person(lambda request: Approved())
+    run = Run(registry, ctx, person, write=ApprovalMode.DENY)
+    result = await run("edit_file", {**EDIT, "path": "missing.py"})
+    assert not result.ok
+    assert "was not run" in result.output
+    assert run.reasons() == [("deny", "policy")]
+    assert not (root / "missing.py").exists()
 
 
 async def test_a_file_changed_between_approval_and_apply_is_refused(

@@ -11,7 +11,7 @@ import pytest
 from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
-from foehn_lsp.agent import RunRequest
+from foehn_lsp.agent import TurnRequest
 from foehn_lsp.agent.events import TextDelta
 from foehn_lsp.agent.honesty import asks_for_change, check_claim, claims_change
 from foehn_lsp.providers.messages import UserMessage
@@ -56,7 +56,7 @@ async def test_a_false_claim_is_sent_back_once_and_never_reaches_the_person(
         enable_streaming=streaming,
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="Add the line lint to tasks.txt"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="Add the line lint to tasks.txt"), ctx, events)
     assert outcome.answer == "I added the line lint at the end of tasks.txt."
     assert streamed(events).count("I added") == 1, "the first, false claim never streamed"
     sent_back = notes(provider, 1)[-1]
@@ -70,7 +70,7 @@ async def test_a_claim_made_twice_is_withheld_and_the_person_reads_what_happened
 ) -> None:
     runner, provider = agent([say("I have updated tasks.txt."), say("Done: I updated tasks.txt.")])
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="Add lint to tasks.txt"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, events)
     assert outcome.answer.startswith("[Foehn] The model's answer said it had changed files")
     assert "this turn changed no file; the answer is withheld. Nothing was changed." in (
         outcome.answer
@@ -93,19 +93,19 @@ async def test_a_claim_about_another_file_than_the_one_changed_is_sent_back(
             say("I added lint to tasks.txt; app.py is unchanged."),
         ]
     )
-    outcome = await runner.run(RunRequest(task="Bump the version"), ctx, Recorder())
+    outcome = await runner.run_turn(TurnRequest(task="Bump the version"), ctx, Recorder())
     assert "this turn changed only: tasks.txt" in notes(provider, 3)[-1]
     assert outcome.answer == "I added lint to tasks.txt; app.py is unchanged."
 
 
 async def test_true_claims_and_questions_pass_unchecked(app: Path, ctx: ToolContext) -> None:
     runner, provider = agent([calls(READ), calls(GOOD_EDIT), say("I added lint to tasks.txt.")])
-    outcome = await runner.run(RunRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
     assert outcome.answer == "I added lint to tasks.txt."
     assert len(provider.requests) == 3
     runner, provider = agent([say("Version 0.4.1 added the export command.")])
-    outcome = await runner.run(
-        RunRequest(task="What changed in 0.4.1 according to the changelog?"), ctx, Recorder()
+    outcome = await runner.run_turn(
+        TurnRequest(task="What changed in 0.4.1 according to the changelog?"), ctx, Recorder()
     )
     assert outcome.answer == "Version 0.4.1 added the export command."
     assert len(provider.requests) == 1
@@ -123,7 +123,7 @@ async def test_an_answer_right_after_a_failed_change_is_sent_back_for_a_tool_cal
         ]
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="Add lint to tasks.txt"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, events)
     told = notes(provider, 2)[-1]
     assert told.startswith("[Foehn] Your last change (edit_file) failed and changed nothing:")
     assert "block 1: old_text not found" in told
@@ -140,7 +140,7 @@ async def test_a_denied_change_may_be_answered_at_once(app: Path, ctx: ToolConte
         [calls(READ, GOOD_EDIT), say("You denied the edit, so tasks.txt is as it was.")],
         approver=FixedApprover(Denied(reason="no")),
     )
-    outcome = await runner.run(RunRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
     assert outcome.answer == "You denied the edit, so tasks.txt is as it was."
     assert len(provider.requests) == 2
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
-from foehn_lsp.agent import Agent, Approved, Denied, FixedApprover, RunEvent, RunRequest
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest
-from foehn_lsp.agent.events import ApprovalEvent, Done, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent import Agent, Approved, Denied, FixedApprover, TurnEvent, TurnRequest
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
+from foehn_lsp.agent.events import ApprovalEvent, Done, EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.loop import TurnOutcome
+from foehn_lsp.agent.plan_mode import PlanReviewer
 from foehn_lsp.config import ApprovalMode, ApprovalSettings, Settings
 from foehn_lsp.errors import ProviderUnavailableError
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
@@ -19,12 +23,33 @@ from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.tools import ToolRegistry, discover
 
 
-class Recorder(list[RunEvent]):
-    def __call__(self, event: RunEvent) -> None:
+class Recorder(list[TurnEvent]):
+    def __call__(self, event: TurnEvent) -> None:
         self.append(event)
 
     def of(self, kind: type) -> list[Any]:
         return [e for e in self if isinstance(e, kind)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Runner:
+    """The loop with ``registry``'s tools behind an approval gate, the chain a toolbox makes
+    without its checkpoints and audit."""
+
+    agent: Agent
+    registry: ToolRegistry
+    approver: Any
+
+    async def run_turn(
+        self,
+        request: TurnRequest,
+        ctx: ToolContext,
+        emit: EventSink,
+        stop: asyncio.Event | None = None,
+    ) -> TurnOutcome:
+        gate = ApprovalGate(self.agent.settings.approval, self.approver, emit)
+        executor = TurnExecutor(self.registry, ctx, emit, [gate])
+        return await self.agent.run_turn(request, executor, emit, stop)
 
 
 def agent(
@@ -33,13 +58,14 @@ def agent(
     approver: Any = None,
     registry: ToolRegistry | None = None,
     **settings: Any,
-) -> tuple[Agent, ScriptedProvider]:
+) -> tuple[Runner, ScriptedProvider]:
     provider = ScriptedProvider(turns)
-    built = Agent(
-        provider=provider,
+    approver = approver or FixedApprover(Approved())
+    reviewer = approver if isinstance(approver, PlanReviewer) else None
+    built = Runner(
+        agent=Agent(provider=provider, settings=Settings(**settings), reviewer=reviewer),
         registry=registry or discover().registry,
-        settings=Settings(**settings),
-        approver=approver or FixedApprover(Approved()),
+        approver=approver,
     )
     return built, provider
 
@@ -47,7 +73,7 @@ def agent(
 async def test_a_plain_answer_ends_the_run(app: Path, ctx: ToolContext) -> None:
     runner, _ = agent([say("Hello.")])
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="hi"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="hi"), ctx, events)
     assert (outcome.reason, outcome.answer, outcome.iterations) == ("answer", "Hello.", 0)
     assert events[-1] == Done(reason="answer", answer="Hello.", iterations=0)
 
@@ -72,7 +98,7 @@ async def test_scan_read_edit_with_approval(app: Path, ctx: ToolContext) -> None
         approver=approver,
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="fix the TODO"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="fix the TODO"), ctx, events)
     assert outcome.reason == "answer"
     assert outcome.iterations == 3
     assert (app / "app.py").read_text() == "def main():\n    return 2\n"
@@ -104,7 +130,7 @@ async def test_a_denied_call_is_not_run_and_the_model_continues(
         approver=FixedApprover(Denied(reason="--approve never")),
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="rewrite"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="rewrite"), ctx, events)
     assert outcome.reason == "answer"
     assert (app / "app.py").read_text().startswith("def main")
     [_, result] = events.of(ToolResultEvent)
@@ -131,7 +157,7 @@ async def test_allow_for_this_run_asks_once_per_tool(app: Path, ctx: ToolContext
         approver=approver,
     )
     events = Recorder()
-    await runner.run(RunRequest(task="x"), ctx, events)
+    await runner.run_turn(TurnRequest(task="x"), ctx, events)
     assert approver.asked == 1
     assert (app / "b.txt").read_text() == "2"
     assert [e.reason for e in events.of(ApprovalEvent)] == [
@@ -154,7 +180,7 @@ async def test_policy_deny_and_per_tool_overrides(app: Path, ctx: ToolContext) -
         approval=policy,
     )
     events = Recorder()
-    await runner.run(RunRequest(task="x"), ctx, events)
+    await runner.run_turn(TurnRequest(task="x"), ctx, events)
     assert not (app / "a.txt").exists()
     assert (app / "d").is_dir()
     assert approver.asked == []
@@ -183,7 +209,7 @@ async def test_a_file_changed_after_approval_is_a_denial(app: Path, ctx: ToolCon
         approver=ChangesTheFile(),
     )
     events = Recorder()
-    await runner.run(RunRequest(task="x"), ctx, events)
+    await runner.run_turn(TurnRequest(task="x"), ctx, events)
     [result] = [r for r in events.of(ToolResultEvent) if r.tool == "edit_file"]
     assert "changed on disk since it was read" in result.output
     assert "return 1" in (app / "app.py").read_text()
@@ -201,7 +227,7 @@ async def test_unknown_tools_and_malformed_arguments_go_back_to_the_model(
         ]
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="x"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="x"), ctx, events)
     assert outcome.reason == "answer"
     unknown, bad_json, bad_field = events.of(ToolResultEvent)
     assert (
@@ -233,7 +259,7 @@ async def test_a_tool_that_raises_or_hangs_fails_and_the_run_goes_on(ctx: ToolCo
         [calls(("explode", {}), ("hang", {})), say("Both failed.")], registry=registry
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="x"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="x"), ctx, events)
     assert outcome.reason == "answer"
     boom, stuck = events.of(ToolResultEvent)
     assert "internal error: RuntimeError: boom" in boom.output
@@ -249,7 +275,7 @@ async def test_max_iterations_asks_for_a_summary(app: Path, ctx: ToolContext) ->
         [*forever, say("I read app.py; nothing else done.")], max_tool_iterations=2
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="x"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="x"), ctx, events)
     assert outcome.reason == "max_iterations"
     assert outcome.iterations == 2
     assert outcome.answer.startswith("Stopped: the run reached its limit of 2 tool iterations.")
@@ -264,7 +290,7 @@ async def test_max_iterations_asks_for_a_summary(app: Path, ctx: ToolContext) ->
 
 async def test_the_model_is_told_when_iterations_run_low(app: Path, ctx: ToolContext) -> None:
     runner, provider = agent([calls(("scan", {})), say("ok")], max_tool_iterations=3)
-    await runner.run(RunRequest(task="x"), ctx, Recorder())
+    await runner.run_turn(TurnRequest(task="x"), ctx, Recorder())
     note = provider.requests[1][0][-1]
     assert isinstance(note, UserMessage)
     assert note.content.startswith("[Foehn] 2 tool iterations left")
@@ -274,7 +300,7 @@ async def test_the_same_call_over_and_over_stops_the_run(app: Path, ctx: ToolCon
     same = [calls(("scan", {"pattern": "*.py"}), prefix=f"s{i}") for i in range(5)]
     runner, _ = agent([*same, say("I kept listing.")], repeat_limit=3)
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="x"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="x"), ctx, events)
     assert outcome.reason == "repeated_call"
     assert outcome.iterations == 2
     assert "scan was called 3 times in a row" in outcome.answer
@@ -287,7 +313,7 @@ async def test_the_token_budget_stops_the_run(app: Path, ctx: ToolContext) -> No
         say("summary", tokens=1),
     ]
     runner, _ = agent(turns, token_budget=1500)
-    outcome = await runner.run(RunRequest(task="x"), ctx, Recorder())
+    outcome = await runner.run_turn(TurnRequest(task="x"), ctx, Recorder())
     assert outcome.reason == "budget"
     assert "token budget (1,500)" in outcome.answer
 
@@ -300,14 +326,13 @@ async def test_a_provider_failing_mid_run_ends_it_with_error(app: Path, ctx: Too
             return await super().complete(*args, **kwargs)
 
     provider = Failing([calls(("scan", {}))])
-    runner = Agent(
-        provider=provider,
+    runner = Runner(
+        agent=Agent(provider=provider, settings=Settings()),
         registry=discover().registry,
-        settings=Settings(),
         approver=FixedApprover(Approved()),
     )
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="x"), ctx, events)
+    outcome = await runner.run_turn(TurnRequest(task="x"), ctx, events)
     assert (outcome.reason, outcome.answer) == ("error", "Mistral is unavailable (503)")
     assert isinstance(events[-1], Done)
 
@@ -332,7 +357,7 @@ async def test_cancelling_stops_a_running_tool_and_ends_the_run(ctx: ToolContext
     )
     stop = asyncio.Event()
     events = Recorder()
-    run = asyncio.create_task(runner.run(RunRequest(task="x"), ctx, events, stop))
+    run = asyncio.create_task(runner.run_turn(TurnRequest(task="x"), ctx, events, stop))
     await started.wait()
     stop.set()
     outcome = await asyncio.wait_for(run, timeout=10)
@@ -360,7 +385,7 @@ async def test_parallel_calls_run_together_and_results_keep_call_order(ctx: Tool
         [calls(("first", {}), ("second", {})), say("ok")], registry=ToolRegistry([first, second])
     )
     events = Recorder()
-    await runner.run(RunRequest(task="x"), ctx, events)
+    await runner.run_turn(TurnRequest(task="x"), ctx, events)
     results = [m for m in provider.requests[1][0] if isinstance(m, ToolResultMessage)]
     assert [r.content for r in results] == ["first", "second"]
     assert [e.tool for e in events.of(ToolResultEvent)] == ["second", "first"]
@@ -389,7 +414,7 @@ async def test_sequential_tools_never_overlap(ctx: ToolContext) -> None:
     runner, _ = agent(
         [calls(("solo", {}), ("solo", {}), ("solo", {})), say("ok")], registry=ToolRegistry([solo])
     )
-    await runner.run(RunRequest(task="x"), ctx, Recorder())
+    await runner.run_turn(TurnRequest(task="x"), ctx, Recorder())
     assert overlaps == [1, 1, 1]
 
 
@@ -399,7 +424,7 @@ async def test_a_trusted_workspace_adds_its_rules_to_the_system_message(
     (app / ".foehn").mkdir()
     (app / ".foehn" / "system.md").write_text("You are terse.")
     runner, provider = agent([say("k")], trust_workspace=True)
-    await runner.run(RunRequest(task="x", context="File: app.py"), ctx, Recorder())
+    await runner.run_turn(TurnRequest(task="x", context="File: app.py"), ctx, Recorder())
     system, user = provider.requests[0][0]
     assert system.content.startswith("You are Foehn")
     assert system.content.endswith("You are terse.")
@@ -408,7 +433,7 @@ async def test_a_trusted_workspace_adds_its_rules_to_the_system_message(
 
 async def test_the_default_system_message_names_the_workspace(app: Path, ctx: ToolContext) -> None:
     runner, provider = agent([say("k")])
-    await runner.run(RunRequest(task="x"), ctx, Recorder())
+    await runner.run_turn(TurnRequest(task="x"), ctx, Recorder())
     assert f'workspace root "{app.name}"' in provider.requests[0][0][0].content
 
 

@@ -10,7 +10,7 @@ import pytest
 from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
-from foehn_lsp.agent import Approved, Denied, FixedApprover, RunRequest
+from foehn_lsp.agent import Approved, Denied, FixedApprover, TurnRequest
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest
 from foehn_lsp.agent.events import PlanEvent, TodoEvent, ToolResultEvent
 from foehn_lsp.agent.plan_mode import (
@@ -23,6 +23,7 @@ from foehn_lsp.agent.plan_mode import (
 from foehn_lsp.providers.messages import UserMessage
 from foehn_lsp.tools.tasks import TaskList
 
+PLAN_TASK = TurnRequest(task="Make main return 2", mode="plan")
 PLAN = "1. Read app.py.\n2. Edit app.py: return 2 instead of 1.\n3. Create NOTES.md."
 WRITE = ("write_file", {"path": "NOTES.md", "content": "notes\n"})
 EDIT = (
@@ -75,7 +76,7 @@ async def test_plan_mode_refuses_a_write_then_runs_the_approved_plan(
     )
     events = Recorder()
     ctx = with_tasks(ctx, events)
-    outcome = await runner.run(RunRequest(task="Make main return 2", mode="plan"), ctx, events)
+    outcome = await runner.run_turn(PLAN_TASK, ctx, events)
     refused = events.of(ToolResultEvent)[0]
     assert refused.output.startswith("plan mode: write_file was not run (write)")
     planning_tools = {t.name for t in provider.requests[0][1]}
@@ -110,7 +111,7 @@ async def test_a_plan_rejected_twice_ends_the_turn_with_nothing_changed(
     reviewer = Reviewer(RejectPlan(reason="keep the API"), RejectPlan(reason="still no"))
     runner, provider = agent([say(PLAN), say("1. Edit app.py differently.")], approver=reviewer)
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="Make main return 2", mode="plan"), ctx, events)
+    outcome = await runner.run_turn(PLAN_TASK, ctx, events)
     assert outcome.reason == "answer"
     assert outcome.answer == "The person rejected the plan twice (still no); nothing was changed."
     told = [m.content for m in provider.requests[1][0] if isinstance(m, UserMessage)][-1]
@@ -133,7 +134,7 @@ async def test_an_edited_plan_is_the_one_carried_out(app: Path, ctx: ToolContext
     )
     events = Recorder()
     ctx = with_tasks(ctx, events)
-    await runner.run(RunRequest(task="Make main return 2", mode="plan"), ctx, events)
+    await runner.run_turn(PLAN_TASK, ctx, events)
     [todo] = events.of(TodoEvent)
     assert [i.text for i in todo.items] == ["Edit app.py only."]
     told = [m.content for m in provider.requests[1][0] if isinstance(m, UserMessage)][-1]
@@ -146,7 +147,7 @@ async def test_without_anyone_to_review_the_turn_ends_with_the_plan(
 ) -> None:
     runner, provider = agent([say(PLAN)], approver=FixedApprover(Denied(reason="never")))
     events = Recorder()
-    outcome = await runner.run(RunRequest(task="Make main return 2", mode="plan"), ctx, events)
+    outcome = await runner.run_turn(PLAN_TASK, ctx, events)
     assert outcome.answer == PLAN
     assert [e.status for e in events.of(PlanEvent)] == ["proposed", "unreviewed"]
     assert len(provider.requests) == 1
@@ -158,7 +159,7 @@ async def test_approve_all_approves_the_plan_too(app: Path, ctx: ToolContext) ->
         [say(PLAN), calls(("read_file", {"path": "app.py"}), EDIT), say("I changed app.py.")],
         approver=approver,
     )
-    await runner.run(RunRequest(task="Make main return 2", mode="plan"), ctx, Recorder())
+    await runner.run_turn(PLAN_TASK, ctx, Recorder())
     assert len(approver.plans) == 1
     assert (app / "app.py").read_text() == "def main():\n    return 2\n"
 

@@ -405,7 +405,7 @@ def test_a_workspaces_mcp_json_counts_only_in_a_trusted_workspace(
     settings = Settings(trust_workspace=trusted, mcp=McpSettings(servers={"time": time_server}))
     found = discover(entry_points=False)
     add_servers(found, settings, root)
-    assert found.mcp is not None
+    assert found.servers is not None
     try:
         names = {tool.name for tool in found.registry}
         assert "mcp__time__get_current_time" in names
@@ -417,7 +417,7 @@ def test_a_workspaces_mcp_json_counts_only_in_a_trusted_workspace(
         else:
             assert problems == ""
     finally:
-        found.mcp.close()
+        found.servers.close()
 
 
 async def test_a_server_that_never_answers_at_start_times_out_and_the_others_work(

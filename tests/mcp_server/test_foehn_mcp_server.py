@@ -3,17 +3,21 @@ what it refuses, and that it refuses exactly as Foehn does."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 
+from cli.harness import foehn
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import ToolRegistry
 
@@ -182,3 +186,83 @@ async def test_an_edit_needs_a_read_in_an_earlier_call_of_the_same_server(
         edited = await session.call_tool("edit_file", edit)
     assert not edited.is_error, text(edited)
     assert (root / "app.py").read_text() == "X = 2\n"
+
+
+def allowing(asked: list[str]) -> ElicitationFnT:
+    async def allow_once(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": "allow once"})
+
+    return allow_once
+
+
+def sessions(root: Path, home: Path) -> list[dict[str, Any]]:
+    listed = foehn("sessions", "list", "--json", "--workspace", str(root), state=home / "state")
+    assert listed.returncode == 0, listed.stderr
+    found: list[dict[str, Any]] = json.loads(listed.stdout)["sessions"]
+    return found
+
+
+def turns(root: Path, home: Path, session: str) -> list[dict[str, Any]]:
+    shown = foehn(
+        "sessions", "show", session, "--json", "--workspace", str(root), state=home / "state"
+    )
+    assert shown.returncode == 0, shown.stderr
+    found: list[dict[str, Any]] = json.loads(shown.stdout)["turns"]
+    return found
+
+
+async def test_each_call_is_a_turn_that_foehn_undo_puts_back(root: Path, tmp_path: Path) -> None:
+    (root / "notes.txt").write_text("one\n")
+    edit = {"path": "notes.txt", "edits": [{"old_text": "one", "new_text": "two"}]}
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=allowing([])) as session:
+        made = await session.call_tool("write_file", {"path": "a.txt", "content": "a\n"})
+        assert not made.is_error, text(made)
+        # The person undoes the client's last call while the client is still connected...
+        undone = await asyncio.to_thread(
+            foehn, "undo", "--workspace", str(root), state=tmp_path / "state"
+        )
+        assert undone.returncode == 0, undone.stderr
+        assert not (root / "a.txt").exists()
+        # ...and the client's next call is the session's next turn, after the undo.
+        edited = await session.call_tool("edit_file", edit)
+        assert not edited.is_error, text(edited)
+    assert (root / "notes.txt").read_text() == "two\n"
+    (saved,) = sessions(root, tmp_path)
+    assert saved["title"].startswith("tool calls from ")
+    shown = turns(root, tmp_path, saved["id"])
+    assert [(t["index"], t["undoOf"]) for t in shown] == [(1, []), (2, [1]), (3, [])]
+    assert [f["path"] for f in shown[2]["files"]] == ["notes.txt"]
+    undone = foehn("undo", "--workspace", str(root), state=tmp_path / "state")
+    assert undone.returncode == 0, undone.stderr
+    assert (root / "notes.txt").read_text() == "one\n"
+
+
+async def test_calls_that_overlap_share_one_turn(root: Path, tmp_path: Path) -> None:
+    (root / "notes.txt").write_text("one\n")
+    read_done = asyncio.Event()
+
+    async def once_the_read_ran(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        with anyio.fail_after(300):  # the write waits, in flight, for the read sent beside it
+            await read_done.wait()
+        return types.ElicitResult(action="accept", content={"decision": "allow once"})
+
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=once_the_read_ran) as session:
+
+        async def read() -> types.CallToolResult:
+            result = await session.call_tool("read_file", {"path": "notes.txt"})
+            read_done.set()
+            return result
+
+        written, was_read = await asyncio.gather(
+            session.call_tool("write_file", {"path": "a.txt", "content": "a\n"}), read()
+        )
+    assert not written.is_error, text(written)
+    assert "one" in text(was_read)
+    (saved,) = sessions(root, tmp_path)
+    (turn,) = turns(root, tmp_path, saved["id"])
+    assert [f["path"] for f in turn["files"]] == ["a.txt"]

@@ -13,7 +13,7 @@ import pytest
 
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, tool
-from foehn_lsp.agent import Approved, FixedApprover, RunEvent
+from foehn_lsp.agent import Approved, FixedApprover, TurnEvent
 from foehn_lsp.agent.events import (
     Done,
     FilesChanged,
@@ -30,11 +30,11 @@ from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionStore
 from foehn_lsp.sessions.transcript import read_transcript
 from foehn_lsp.tools import ToolRegistry
-from foehn_lsp.tools.discovery import Discovery
+from foehn_lsp.tools.discovery import LoadedTools
 
 
-class Recorder(list[RunEvent]):
-    def __call__(self, event: RunEvent) -> None:
+class Recorder(list[TurnEvent]):
+    def __call__(self, event: TurnEvent) -> None:
         self.append(event)
 
 
@@ -267,7 +267,7 @@ async def test_a_cancelled_turn_leaves_a_history_the_next_turn_can_send(root: Pa
         root,
         FrontEnd(name="cli", approver=FixedApprover(Approved())),
         provider=provider,
-        discovery=Discovery(registry=ToolRegistry([wait_forever])),
+        tools=LoadedTools(registry=ToolRegistry([wait_forever])),
     )
     stop = asyncio.Event()
     turn = asyncio.create_task(chat.prompt("wait", emit=Recorder(), stop=stop))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,10 +28,8 @@ from foehn_lsp.acp import convert
 from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
-from foehn_lsp.agent.approval import FilePreview
-from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
-from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
-from foehn_lsp.agent.loop import RunOutcome
+from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.agent.loop import TurnOutcome
 from foehn_lsp.config import (
     Settings,
     load_settings,
@@ -40,8 +37,10 @@ from foehn_lsp.config import (
 from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
+from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -100,7 +99,7 @@ def with_client_servers(settings: Settings, servers: list[Any]) -> tuple[Setting
 
 def _mcp_problems(session: Session, settings: Settings) -> list[str]:
     """Servers that did not start (or whose tools were left out), in words."""
-    catalogue = session.discovery.mcp
+    catalogue = session.tools.servers
     if catalogue is None:
         if settings.mcp.servers:
             return ["MCP servers are configured but this session's tools do not include them"]
@@ -122,7 +121,7 @@ class LiveSession:
     mode: Mode = "ask"
     stop: asyncio.Event | None = None
     """Set while a turn runs; setting it ends the turn with ``cancelled``."""
-    turn: asyncio.Task[RunOutcome] | None = None
+    turn: asyncio.Task[TurnOutcome] | None = None
     notes: list[str] = field(default_factory=list)
     """What the person should hear before the next turn (an MCP server that did not start)."""
     commands_sent: bool = False
@@ -133,7 +132,7 @@ class LiveSession:
     commands: CustomCommands = field(default_factory=CustomCommands)
     """The person's custom commands (``/NAME``), offered with Foehn's own."""
 
-    def emit(self, event: RunEvent) -> None:
+    def emit(self, event: TurnEvent) -> None:
         applied: tuple[FilePreview, ...] = ()
         if isinstance(event, ToolCallEvent):
             self.unfinished[event.id] = None
@@ -417,12 +416,8 @@ class FoehnAgent:
         approval = live.settings.approval
         if live.mode == "read-only":
             approval = approval.refusing_changes()
-        # The agent reads the session's settings at the start of each turn: a running turn
-        # keeps the mode it started with, the next one uses the new one.
-        live.session.parts = dataclasses.replace(
-            live.session.parts,
-            settings=live.settings.model_copy(update={"approval": approval}),
-        )
+        # A running turn keeps the mode it started with, the next one uses the new one.
+        live.session.set_approval(approval)
         return schema.SetSessionModeResponse()
 
     async def prompt(
@@ -543,5 +538,5 @@ class FoehnAgent:
         for live in self.sessions.values():
             await live.updates.close()
             await live.session.aclose()
-            if (servers := live.session.discovery.mcp) is not None:
+            if (servers := live.session.tools.servers) is not None:
                 await asyncio.to_thread(servers.close)

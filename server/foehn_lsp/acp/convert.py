@@ -35,23 +35,20 @@ from foehn_lsp.agent.approval import (
     ApprovalRequest,
     Approved,
     Denied,
-    FilePreview,
 )
-from foehn_lsp.agent.custom_commands import CustomCommands
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Compacted,
     PlanEvent,
-    RunEvent,
     StopReason,
     TextDelta,
     TodoEvent,
     ToolCallEvent,
     ToolResultEvent,
+    TurnEvent,
     UsageEvent,
 )
 from foehn_lsp.agent.plan_mode import ProposedPlan
-from foehn_lsp.agent.slash import parse
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.providers.messages import (
@@ -60,8 +57,11 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from foehn_lsp.sessions.commands import CustomCommands
 from foehn_lsp.sessions.session import RestoreReport
+from foehn_lsp.sessions.slash import parse
 from foehn_lsp.sessions.store import SessionSummary
+from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.tasks import TaskStatus
 from foehn_lsp.workspace import Workspace
 
@@ -224,7 +224,7 @@ def usage_update(event: UsageEvent) -> schema.UsageUpdate | None:
 
 
 def event_updates(
-    event: RunEvent, workspace: Workspace, applied: Sequence[FilePreview] = ()
+    event: TurnEvent, workspace: Workspace, applied: Sequence[FilePreview] = ()
 ) -> list[Update]:
     """The updates one run event becomes (often none). ``applied``: for a tool result, the
     files the call changed, shown as diffs."""

@@ -21,8 +21,8 @@ from acp.exceptions import RequestError
 from acp.interfaces import Client
 from pydantic import ValidationError
 
-from foehn_lsp.agent.approval import FilePreview, file_previews
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.tools.plans import FilePreview, file_previews
 from foehn_lsp.workspace import ApplyOutcome, DiskApplier, EditPlan, Workspace, WriteFile
 from foehn_lsp.workspace.edits import StaleFileError
 from foehn_lsp.workspace.files import MAX_FILE_BYTES

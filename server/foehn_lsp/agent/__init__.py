@@ -1,5 +1,7 @@
 """One turn: the loop, executing calls, approval, events, the system message, the context window
-and the editor context. A saved conversation (sessions, transcripts, audit) is ``sessions/``."""
+and the editor context; the person's rules (``agent.rules``), hooks (``agent.hooks``) and the
+two in force for a session (``agent.guards``). A saved conversation (sessions, transcripts,
+audit, slash and custom commands) is ``sessions/``."""
 
 from foehn_lsp.agent.approval import (
     ApprovalDecision,
@@ -10,8 +12,8 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
-from foehn_lsp.agent.events import Done, EventSink, RunEvent, event_json
-from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
+from foehn_lsp.agent.events import Done, EventSink, TurnEvent, event_json
+from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
 
 __all__ = [
     "Agent",
@@ -24,8 +26,8 @@ __all__ = [
     "Done",
     "EventSink",
     "FixedApprover",
-    "RunEvent",
-    "RunOutcome",
-    "RunRequest",
+    "TurnEvent",
+    "TurnOutcome",
+    "TurnRequest",
     "event_json",
 ]

@@ -1,57 +1,57 @@
 """Approval: one gate in the call chain, decisions as data.
 
-After validation and risk assessment, ``agent.decision.decide`` weighs the person's rules, the
-pre-tool hooks' answers and the policy (risk, or the tool's name, to allow, ask or deny) in one
-place, and the gate does what it says: a denial goes back to the model with the rule's or
-hook's message, an allowed call runs (a program under the sandbox an allow rule names), and
-``ask`` goes to an
-``Approver`` (the editor, the terminal, or a fixed answer) with the exact arguments, the scope
-(for programs: which program, under which sandbox policy) and, for tools that change files, the
-diff. What was approved is what runs: an edit is planned once, shown, and that very plan is
-applied (the applier refuses if a file changed in between).
+After validation, risk assessment and planning (``tools.registry``), the gate only decides:
+``agent.rules.decision.decide`` weighs the person's rules, the pre-tool hooks' answers and the
+policy (risk, or the tool's name, to allow, ask or deny) in one place, and the gate does what it
+says: a denial goes back to the model with the rule's or hook's message, an allowed call runs (a
+program under the sandbox an allow rule names), and ``ask`` goes to an ``Approver`` (the editor,
+the terminal, or a fixed answer) with the exact arguments, the scope (for programs: which
+program, under which sandbox policy) and, for tools that change files, the plan the chain made:
+its diff and files. What was approved is what runs: the chain applies that very plan (the
+applier refuses if a file changed in between), and arguments an approver changed while it was
+asked are a denial.
 
 "Allow for this run" remembers a ``RememberedScope`` no wider than what the person saw: the
 tool, the risk level, and for programs the program and sandbox policy. A ``deny`` policy wins
 over anything remembered, and a call that asks for the ``full`` sandbox is asked about every
 time unless the person explicitly chose to remember full access. "Always" saves the narrowest
-rule that covers the call (``agent.proposal``), which the person saw, to their config. Post-tool
-hooks see what an allowed call returned and may add a note for the model.
+rule that covers the call (``agent.rules.proposal``), which the person saw, to their config.
+Post-tool hooks see what an allowed call returned and may add a note for the model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from foehn_lsp.agent.decision import Verdict, call_of, decide, risk_source
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
-from foehn_lsp.agent.explain import explanation
 from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.agent.hooks import payload, post_tool, pre_tool
 from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan
-from foehn_lsp.agent.proposal import propose
 from foehn_lsp.agent.remember import RememberedScope
-from foehn_lsp.agent.rule_match import Call
-from foehn_lsp.agent.rules import Rule
+from foehn_lsp.agent.rules.decision import Verdict, call_of, decide, risk_source
+from foehn_lsp.agent.rules.explain import explanation
+from foehn_lsp.agent.rules.match import Call
+from foehn_lsp.agent.rules.proposal import propose
+from foehn_lsp.agent.rules.ruleset import Rule
 from foehn_lsp.config import ApprovalSettings
-from foehn_lsp.errors import ConfigError, ToolInputError
+from foehn_lsp.errors import ConfigError
 from foehn_lsp.sandbox.policy import SandboxPolicy
-from foehn_lsp.tools.contract import Execute, ToolContext, ToolResult
-from foehn_lsp.tools.plans import apply_plan
+from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.registry import Handler, Invocation
 from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
-from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
 
 @dataclass(frozen=True, kw_only=True)
 class Approved:
     scope: Literal["once", "run"] = "once"
-    """``run``: also allow, until the run ends, later calls within the request's ``remember``
+    """``run``: also allow, until the turn ends, later calls within the request's ``remember``
     scope."""
     full_access: bool = False
     """With ``run``, for a call that asks for the ``full`` sandbox: the person chose, under a
@@ -66,26 +66,6 @@ class Denied:
 
 
 ApprovalDecision = Approved | Denied
-
-
-@dataclass(frozen=True, kw_only=True)
-class FilePreview:
-    path: Path
-    before: str | None
-    """``None`` for a file the edit creates."""
-    after: str
-
-
-MAX_PREVIEW_CHARS = 1_000_000
-
-
-def file_previews(plan: EditPlan) -> tuple[FilePreview, ...]:
-    return tuple(
-        FilePreview(path=change.path, before=change.old_text, after=change.text)
-        for change in plan.changes
-        if isinstance(change, WriteFile)
-        and len(change.text) + len(change.old_text or "") <= MAX_PREVIEW_CHARS
-    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,7 +95,7 @@ class ApprovalRequest:
     """What "always" saves (``Approved(save_rule=True)``): the narrowest rule that covers this
     call; ``None`` when no rule should (then "always" is not offered, or means this run)."""
     why: Mapping[str, Any] | None = None
-    """Why the call is asked about: the ``foehn explain`` object (``agent.explain``)."""
+    """Why the call is asked about: the ``foehn explain`` object (``agent.rules.explain``)."""
 
     def describe(self) -> str:
         arguments = json.dumps(self.arguments, indent=2, ensure_ascii=False)
@@ -147,7 +127,8 @@ class FixedApprover:
 
 
 class ApprovalGate:
-    """The middleware that decides and asks; one per run (it remembers 'allow for this run')."""
+    """The middleware that decides and asks; one per turn (it remembers 'allow for this run',
+    the person's words for the turn)."""
 
     def __init__(
         self,
@@ -155,12 +136,15 @@ class ApprovalGate:
         approver: Approver,
         emit: EventSink,
         guards: TurnGuards | None = None,
+        remembered: set[RememberedScope] | None = None,
     ) -> None:
         self.policy = policy
         self.approver = approver
         self.emit = emit
         self.guards = guards or TurnGuards(guards=Guards.none())
-        self.remembered: set[RememberedScope] = set()
+        self.remembered = remembered if remembered is not None else set()
+        """What "allow for this run" remembers: this gate's own, or a set shared by the gates
+        of several turns (``foehn mcp``: a client's whole connection)."""
         self._asking = asyncio.Lock()
 
     def _verdict(self, invocation: Invocation, call: Call, answers: Any = ()) -> Verdict:
@@ -205,19 +189,20 @@ class ApprovalGate:
                 scope = dataclasses.replace(invocation.scope, sandbox=verdict.sandbox)
                 invocation = dataclasses.replace(invocation, scope=scope)
             return await self._run(invocation, next_step)
-        planned = await _plan(invocation)
+        planned = invocation.plan
         if isinstance(planned, ToolResult):
             return planned  # the edit cannot be made as asked; nothing to approve
         remember = RememberedScope.of(invocation)
         proposed = propose(call, self.guards.guards.rules)
+        shown = _shown_arguments(invocation)
         request = ApprovalRequest(
             call_id=invocation.call_id,
             tool=tool.name,
-            arguments=_shown_arguments(invocation),
+            arguments=copy.deepcopy(shown),
             risk=invocation.risk.value,
-            preview=planned.diff(invocation.ctx.workspace) if planned else None,
-            summary=planned.summary if planned else invocation.scope.note,
-            files=file_previews(planned) if planned else (),
+            preview=planned.diff if planned else None,
+            summary=planned.plan.summary if planned else invocation.scope.note,
+            files=planned.files if planned else (),
             program=invocation.scope.program,
             sandbox=invocation.scope.sandbox,
             remember=remember.describe(),
@@ -232,7 +217,8 @@ class ApprovalGate:
                 f"the person denied this call ({decision.reason}); it was not run. Do not "
                 "repeat it unchanged: continue another way or ask what they want."
             )
-        if mismatch := _changed_since(invocation, request):
+        if dict(request.arguments) != shown:
+            mismatch = "its arguments differ from what was approved"
             self._decided(invocation, "deny", mismatch)
             return ToolResult.failure(f"{tool.name} was not run: {mismatch}")
         remembered = decision.scope == "run" and (
@@ -248,10 +234,6 @@ class ApprovalGate:
         else:
             why = "approved once"
         self._decided(invocation, "allow", why)
-        if planned is not None:
-            invocation = dataclasses.replace(
-                invocation, tool=dataclasses.replace(tool, execute=_applying(planned))
-            )
         return await self._run(invocation, next_step)
 
     def _save(self, rule: Rule, call: Call) -> str:
@@ -293,43 +275,8 @@ def _refusal(tool: str, verdict: Verdict) -> str:
     )
 
 
-def _applying(planned: EditPlan) -> Execute:
-    """An ``execute`` that applies the approved plan instead of planning again."""
-
-    async def execute(arguments: object, ctx: ToolContext) -> ToolResult:
-        return await apply_plan(planned, ctx)
-
-    return execute
-
-
 def _shown_arguments(invocation: Invocation) -> dict[str, Any]:
     try:
         return parse_arguments(invocation.raw_arguments)
     except InvalidArgumentsError:
         return {}
-
-
-async def _plan(invocation: Invocation) -> EditPlan | ToolResult | None:
-    plan = invocation.tool.plan
-    if plan is None:
-        return None
-    try:
-        return await plan(invocation.arguments, invocation.ctx)
-    except ToolInputError as exc:
-        return ToolResult.failure(str(exc))
-    except OSError as exc:
-        # A file that vanished or became a link to elsewhere while planning (a race with
-        # another program) is the model's problem to retry, not a crash of the run.
-        return ToolResult.failure(f"{invocation.tool.name} could not be planned: {exc}")
-
-
-def _changed_since(invocation: Invocation, request: ApprovalRequest) -> str | None:
-    """Why the arguments that would run now differ from those approved, or ``None``. (The
-    files are checked by the applier, against the plan that was shown.)"""
-    try:
-        again = invocation.tool.validate(parse_arguments(invocation.raw_arguments))
-    except InvalidArgumentsError:
-        return "its arguments no longer validate"
-    if _shown_arguments(invocation) != dict(request.arguments) or again != invocation.arguments:
-        return "its arguments differ from what was approved"
-    return None

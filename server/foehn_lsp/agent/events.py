@@ -181,7 +181,7 @@ class PlanEvent:
     event: Literal["plan"] = "plan"
 
 
-RunEvent = (
+TurnEvent = (
     TextDelta
     | Thinking
     | ToolCallEvent
@@ -196,10 +196,10 @@ RunEvent = (
     | PlanEvent
     | Checked
 )
-EventSink = Callable[[RunEvent], None]
+EventSink = Callable[[TurnEvent], None]
 
 
-def event_json(event: RunEvent) -> dict[str, Any]:
+def event_json(event: TurnEvent) -> dict[str, Any]:
     """The event as the JSON object ``foehn run --json`` prints (``event`` first)."""
     data = _without_unknown(asdict(event))
     return {"event": data.pop("event"), **data}

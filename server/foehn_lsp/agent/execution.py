@@ -1,5 +1,5 @@
 """Running one turn's tool calls: concurrently, except tools marked sequential, with results
-returned in call order. Each call goes through the registry's chain with the run's middleware
+returned in call order. Each call goes through the registry's chain with the turn's middleware
 (the announcement of the call, then approval)."""
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ class TurnExecutor:
         self.emit = emit
         self.middleware = [self._announce, *middleware]
         self._announced: set[str] = set()
+
+    def before(self, step: Middleware) -> TurnExecutor:
+        """An executor of the same turn whose calls go through ``step`` first, before the
+        rest of the chain and so before approval (plan mode refuses what it may not run)."""
+        return TurnExecutor(self.registry, self.ctx, self.emit, [step, *self.middleware[1:]])
 
     async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         self._announce_call(

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from foehn_lsp.agent.approved import approved_text
 from foehn_lsp.agent.hooks import Hook, HookSet, notes_for, parse_hooks, payload
-from foehn_lsp.agent.rule_store import append_rule
-from foehn_lsp.agent.rules import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
+from foehn_lsp.agent.rules.ruleset import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
+from foehn_lsp.agent.rules.store import append_rule
 
 if TYPE_CHECKING:
     from foehn_lsp.workspace import Workspace
@@ -141,7 +141,7 @@ async def session_started(
 
 
 class TurnEnd(Protocol):
-    """How a turn ended (``agent.loop.RunOutcome``), as the turn-end hooks are told it; named
+    """How a turn ended (``agent.loop.TurnOutcome``), as the turn-end hooks are told it; named
     here so that the guards, which the loop uses, do not import the loop."""
 
     @property

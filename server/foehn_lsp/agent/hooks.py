@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from foehn_lsp.agent.config_tables import TableAt, array_tables, where
-from foehn_lsp.agent.decision import HookAnswer
-from foehn_lsp.agent.rules import DECISIONS, tool_matches
+from foehn_lsp.agent.rules.decision import HookAnswer
+from foehn_lsp.agent.rules.ruleset import DECISIONS, tool_matches
+from foehn_lsp.agent.rules.tables import TableAt, array_tables, where
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy

@@ -4,10 +4,10 @@
      │
      └─tool calls──▶ limits? ──▶ wrap up: results say "not run", ask for a summary ─▶ done(limit)
                        │
-                       └──▶ run the calls (validate, assess, approve, execute) ──▶ ask …
+                       └──▶ run the calls (validate, assess, plan, approve, execute) ──▶ ask …
 
-A person stopping the run (``stop`` set) cancels whatever is in flight, the HTTP request or a
-tool, and the run ends with ``cancelled``; a provider failure ends it with ``error``.
+A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
+tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
 
 An answer is checked before it ends the turn (``agent.honesty``): right after a failed change
 it goes back once, asking for a tool call; after edits, the problems they added to the changed
@@ -16,8 +16,8 @@ back once with what changed, and is withheld if it claims again. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
 turn carries it out.
 
-One run is one turn of a conversation. History goes in (``history``) and comes out
-(``RunOutcome.messages``); the agent keeps nothing between runs, so a ``Session`` (or anyone)
+This is one turn of a conversation. History goes in (``history``) and comes out
+(``TurnOutcome.messages``); the agent keeps nothing between turns, so a ``Session`` (or anyone)
 owns the conversation. Before each request the optional ``ContextWindow`` may compact the
 messages to fit the model's window, and a provider that refuses a request as too long gets one
 compacted retry.
@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from foehn_lsp.agent import checking, honesty
-from foehn_lsp.agent.approval import ApprovalGate, Approver
 from foehn_lsp.agent.events import (
     Checked,
     CheckedProblem,
@@ -49,7 +48,6 @@ from foehn_lsp.agent.events import (
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
-from foehn_lsp.agent.guards import TurnGuards
 from foehn_lsp.agent.plan_mode import (
     MAX_REJECTIONS,
     PLAN_NOTE,
@@ -80,7 +78,6 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.registry import Middleware, ToolRegistry
 from foehn_lsp.tools.tasks import TaskItem
 
 if TYPE_CHECKING:
@@ -92,7 +89,7 @@ WARN_ITERATIONS_LEFT = 3
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunRequest:
+class TurnRequest:
     task: str
     context: str = ""
     """What the editor adds: the active file, the selection, a diagnostic."""
@@ -101,15 +98,15 @@ class RunRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunOutcome:
+class TurnOutcome:
     reason: StopReason
     answer: str
     iterations: int
     input_tokens: int = 0
     output_tokens: int = 0
     messages: tuple[Message, ...] = ()
-    """The whole conversation after the run: the history it was given (possibly compacted),
-    then this run's messages."""
+    """The whole conversation after the turn: the history it was given (possibly compacted),
+    then this turn's messages."""
 
 
 class ResponseLog(Protocol):
@@ -163,47 +160,44 @@ def _signature(call: ToolCall) -> str:
 
 
 class Agent:
-    """Runs turns with one provider, one registry and one approver; stateless between runs."""
+    """Runs turns with one provider; stateless between turns. The calls of a turn run through
+    the executor it is given (a toolbox's: approval, checkpoints, audit; ``sessions.toolbox``)."""
 
     def __init__(
         self,
         *,
         provider: Provider,
-        registry: ToolRegistry,
         settings: Settings,
-        approver: Approver,
         transcript: ResponseLog | None = None,
         context: ContextWindow | None = None,
-        guards: TurnGuards | None = None,
+        reviewer: PlanReviewer | None = None,
     ) -> None:
         self.provider = provider
-        self.registry = registry
         self.settings = settings
-        self.approver = approver
         self.transcript = transcript
         self.context = context
-        self.guards = guards
-        """The person's rules and hooks, which the approval gate applies."""
+        self.reviewer = reviewer
+        """Who reviews a plan (plan mode); ``None``: nobody, the turn ends with the plan."""
 
-    async def run(
+    async def run_turn(
         self,
-        request: RunRequest,
-        ctx: ToolContext,
+        request: TurnRequest,
+        calls: TurnExecutor,
         emit: EventSink,
         stop: asyncio.Event | None = None,
         *,
         history: Sequence[Message] = (),
-        middleware: Sequence[Middleware] = (),
         changed: Callable[[], Sequence[str]] | None = None,
         earlier_changes: Sequence[str] = (),
         checks: checking.EditChecks | None = None,
-    ) -> RunOutcome:
-        """Run ``request`` to its end after ``history``; ``emit`` gets every event, ``Done``
-        last. ``middleware`` joins this run's call chain after approval (checkpoints).
-        ``changed`` gives the files the turn has changed so far (the checkpoint's record;
-        without it, the files its successful file tools named), ``earlier_changes`` those of
-        the session's earlier turns: the claim check compares answers with them. ``checks``
-        (in ``middleware`` too) checks the changed files before an answer ends the turn."""
+    ) -> TurnOutcome:
+        """Run ``request`` to its end after ``history``, the model's tool calls through
+        ``calls``; ``emit`` gets every event, ``Done`` last. ``changed`` gives the files the
+        turn has changed so far (the checkpoint's record; without it, the files its successful
+        file tools named), ``earlier_changes`` those of the session's earlier turns: the claim
+        check compares answers with them. ``checks`` (in the executor's chain too) checks the
+        changed files before an answer ends the turn."""
+        ctx = calls.ctx
         task = request.task + (f"\n\n{request.context}" if request.context else "")
         if request.mode == "plan":
             task += f"\n\n{PLAN_NOTE}"
@@ -224,7 +218,7 @@ class Agent:
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
             checks=checks,
         )
-        body = asyncio.create_task(self._loop(state, ctx, emit, middleware))
+        body = asyncio.create_task(self._loop(state, calls.before(state.guard), emit))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
         if stopper is not None:
@@ -241,7 +235,7 @@ class Agent:
             try:
                 outcome = body.result()
             except Exception as exc:
-                log.exception("the run failed")
+                log.exception("the turn failed")
                 outcome = self._outcome(state, "error", f"internal error: {exc!r}")
         else:
             body.cancel()
@@ -250,9 +244,9 @@ class Agent:
         emit(Done(reason=outcome.reason, answer=outcome.answer, iterations=outcome.iterations))
         return outcome
 
-    def _outcome(self, state: _State, reason: StopReason, answer: str) -> RunOutcome:
+    def _outcome(self, state: _State, reason: StopReason, answer: str) -> TurnOutcome:
         messages = _closed(state.messages)
-        return RunOutcome(
+        return TurnOutcome(
             reason=reason,
             answer=answer,
             iterations=state.iterations,
@@ -261,21 +255,14 @@ class Agent:
             messages=tuple(messages),
         )
 
-    async def _loop(
-        self,
-        state: _State,
-        ctx: ToolContext,
-        emit: EventSink,
-        middleware: Sequence[Middleware],
-    ) -> RunOutcome:
-        gate = ApprovalGate(self.settings.approval, self.approver, emit, self.guards)
-        executor = TurnExecutor(self.registry, ctx, emit, [state.guard, gate, *middleware])
+    async def _loop(self, state: _State, executor: TurnExecutor, emit: EventSink) -> TurnOutcome:
+        ctx = executor.ctx
         try:
             while True:
                 tools = (
-                    read_only_tools(self.registry)
+                    read_only_tools(executor.registry)
                     if state.mode == "plan"
-                    else self.registry.definitions()
+                    else executor.registry.definitions()
                 )
                 response = await self._ask(state, tools, emit, ctx)
                 calls = response.message.tool_calls
@@ -304,12 +291,12 @@ class Agent:
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
         except ProviderError as exc:
-            log.info("run ended by a provider error: %s", exc)
+            log.info("turn ended by a provider error: %s", exc)
             return self._outcome(state, "error", str(exc))
 
     async def _answered(
         self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
-    ) -> RunOutcome | None:
+    ) -> TurnOutcome | None:
         """The turn's outcome for an answer, or ``None`` when the answer went back to the
         model with a note (or an approved plan is to be carried out) and the loop goes on."""
         if state.mode == "plan":
@@ -369,7 +356,7 @@ class Agent:
 
     async def _review(
         self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
-    ) -> RunOutcome | None:
+    ) -> TurnOutcome | None:
         """Plan mode's answer: the person approves, edits or rejects the plan."""
         listed = ctx.tasks.items if ctx.tasks is not None else ()
         made = listed if listed != state.planned_from else ()
@@ -387,7 +374,7 @@ class Agent:
             )
 
         told("proposed", plan)
-        reviewer = self.approver if isinstance(self.approver, PlanReviewer) else None
+        reviewer = self.reviewer
         decision = await reviewer.review_plan(plan) if reviewer is not None else None
         match decision:
             case None:
@@ -548,7 +535,7 @@ class Agent:
 
     async def _wrap_up(
         self, state: _State, reason: StopReason, why: str, emit: EventSink, ctx: ToolContext
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         """Ask, without tools, for a summary of what was done and what is left."""
         state.messages.append(
             UserMessage(

@@ -9,7 +9,7 @@ goes), the answer streams, approvals are asked in place, and a few commands act 
     /cost               context used, tokens spent and cost
     /plan TASK          plan first (read-only), then carry the plan out once approved
     /help, /exit
-    /NAME [arguments]   a custom command (agent.custom_commands): its prompt is the turn
+    /NAME [arguments]   a custom command (sessions.commands): its prompt is the turn
 
 Ctrl-C cancels the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
 terminal (prompt_toolkit, with history) or, when stdin is not one, line by line from it, so
@@ -38,14 +38,14 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
-from foehn_lsp.agent.custom_commands import CustomCommands, load_commands
 from foehn_lsp.agent.plan_mode import TurnMode
-from foehn_lsp.agent.slash import parse
 from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
 from foehn_lsp.config import load_settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.session import RestoreReport, Session
+from foehn_lsp.sessions.slash import parse
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -287,7 +287,7 @@ def chat_command(args: argparse.Namespace) -> int:
             session_id=args.session,
             continue_latest=args.continue_latest,
         )
-        for problem in session.discovery.problems:
+        for problem in session.tools.problems:
             err.print(f"foehn: skipped plugin {problem}")
         commands = load_commands(root, trusted=settings.trust_workspace, built_in=BUILT_IN)
         for skipped in commands.problems:
@@ -319,16 +319,7 @@ def sessions_command(args: argparse.Namespace) -> int:
     if args.action == "list":
         sessions = store.list()
         if args.json:
-            rows = [
-                {
-                    "id": s.id,
-                    "title": s.title,
-                    "created": s.created,
-                    "updated": s.updated,
-                    "turns": s.turns,
-                }
-                for s in sessions
-            ]
+            rows = [summary.json() for summary in sessions]
             json.dump({"sessions": rows, "problems": store.problems}, sys.stdout, indent=2)
             print()
         else:
@@ -352,19 +343,7 @@ def sessions_command(args: argparse.Namespace) -> int:
             {
                 "id": data.id,
                 "title": data.title,
-                "turns": [
-                    {
-                        "index": t.index,
-                        "task": t.task,
-                        "reason": t.reason,
-                        "answer": t.answer,
-                        "files": [
-                            {"path": f.path, "change": f.change} for f in t.files if not f.folder
-                        ],
-                        "undoOf": list(t.undo_of),
-                    }
-                    for t in data.turns
-                ],
+                "turns": [turn.json() for turn in data.turns],
                 "problems": data.problems,
             },
             sys.stdout,

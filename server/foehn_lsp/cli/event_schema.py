@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
-from foehn_lsp.agent.events import RunEvent
+from foehn_lsp.agent.events import TurnEvent
 
 VERSION = 1
 SCHEMA_FILE = Path(__file__).parents[1] / "schema" / f"events-v{VERSION}.json"
@@ -26,7 +26,7 @@ SCHEMA_FILE = Path(__file__).parents[1] / "schema" / f"events-v{VERSION}.json"
 def event_schema() -> dict[str, Any]:
     """One JSON object per line of ``foehn run --json``: exactly one of the event types, told
     apart by ``event``, which every event carries."""
-    adapter: TypeAdapter[Any] = TypeAdapter(Annotated[RunEvent, Field(discriminator="event")])
+    adapter: TypeAdapter[Any] = TypeAdapter(Annotated[TurnEvent, Field(discriminator="event")])
     schema = adapter.json_schema(mode="serialization")
     for definition in schema.get("$defs", {}).values():
         properties = definition.get("properties", {})

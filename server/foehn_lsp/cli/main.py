@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp import __version__
-from foehn_lsp.agent import RunOutcome
+from foehn_lsp.agent import TurnOutcome
 from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.events import EventSink
 from foehn_lsp.agent.plan_mode import TurnMode
@@ -47,48 +47,21 @@ from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.sandbox import report as sandbox_report
 from foehn_lsp.sandbox import startup_warning, system_sandbox
-from foehn_lsp.sessions.builder import FrontEnd, build_session
-from foehn_lsp.tools.discovery import Discovery, discover
-
-
-def load_tools(settings: Settings, workspace: Path | None) -> Discovery:
-    found = discover(
-        folders=settings.plugin_folders(workspace),
-        default_timeout=settings.tool_timeout_seconds,
-    )
-    if settings.mcp.servers or settings.trust_workspace:
-        from foehn_lsp.mcp.tools import add_servers
-
-        add_servers(found, settings, workspace, lazy=False)
-    return found
+from foehn_lsp.sessions.builder import FrontEnd, build_session, catalogue_json, load_tools
 
 
 def _tools_command(args: argparse.Namespace) -> int:
     workspace = folder(args.workspace)
-    settings = load_settings()
-    found = load_tools(settings, workspace)
-    catalogue: list[dict[str, Any]] = [
-        {
-            "name": tool.name,
-            "risk": tool.risk.value,
-            "risk_per_call": tool.assess is not None,
-            "description": tool.description,
-            "parameters": tool.parameters,
-            **(found.mcp.catalogue_fields(tool.name) if found.mcp else {}),
-        }
-        for tool in found.registry
-    ]
-    problems = [{"plugin": p.plugin, "problems": list(p.problems)} for p in found.problems]
+    found = load_tools(load_settings(), workspace, lazy=False)  # starts every MCP server
+    catalogue = catalogue_json(found)
     sandbox = system_sandbox()
     if args.json:
         shown = sandbox_report.for_tools(sandbox, workspace)
-        json.dump(
-            {"tools": catalogue, "problems": problems, "sandbox": shown}, sys.stdout, indent=2
-        )
+        json.dump({**catalogue, "sandbox": shown}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print("\n".join(sandbox_report.summary(sandbox, workspace)))
-        for entry in catalogue:
+        for entry in catalogue["tools"]:
             params = ", ".join(tool_parameters(entry["parameters"]))
             risk = "assessed per call" if entry["risk_per_call"] else entry["risk"]
             print(f"{entry['name']:<16} {risk:<12} ({params})")
@@ -201,7 +174,7 @@ async def _run(
     session_id: str | None = None,
     continue_latest: bool = False,
     mode: TurnMode = "act",
-) -> RunOutcome:
+) -> TurnOutcome:
     session = build_session(
         settings,
         root,
@@ -210,7 +183,7 @@ async def _run(
         session_id=session_id,
         continue_latest=continue_latest,
     )
-    for problem in session.discovery.problems:
+    for problem in session.tools.problems:
         print(f"foehn: skipped plugin {problem}", file=sys.stderr)
     loop = asyncio.get_running_loop()
 

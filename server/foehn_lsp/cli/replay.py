@@ -2,8 +2,12 @@
 
 The recorded model responses are played back, the tools run for real, and each tool call *and
 its result* is compared with the recording; the first difference stops the replay and shows
-both sides. By default the tools run in a temporary copy of the workspace, so a replay never
-touches the person's files; ``--in-place`` runs them in the workspace itself.
+both sides. The replay is a session like any other, built by the one builder with the recorded
+answers as its approver and no rules or hooks (the recording holds what they decided). By
+default the tools run in a temporary copy of the workspace, whose session and audit log stay in
+the copy's scratch folder, so a replay never touches the person's files or state;
+``--in-place`` runs them in the workspace itself, as a saved session that ``foehn undo`` can
+put back.
 """
 
 from __future__ import annotations
@@ -20,16 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent import Agent, RunRequest
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.agent.events import RunEvent, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.agent.guards import Guards
 from foehn_lsp.cli.args import EXIT_ERROR, EXIT_OK, folder
 from foehn_lsp.config import load_settings
-from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.sessions.builder import FrontEnd, build_session, replaying
 from foehn_lsp.sessions.transcript import SESSION_KINDS, read_transcript
-from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.discovery import discover
-from foehn_lsp.workspace import FileAccess, Workspace
 
 SHOWN_LINES = 12
 
@@ -95,22 +96,24 @@ def _sides(what: str, was: Step, now: Step) -> str:
 
 
 @contextmanager
-def _where_to_run(root: Path, in_place: bool) -> Iterator[Path]:
-    """The workspace itself, or a temporary copy of it (links kept as links) removed after."""
+def _where_to_run(root: Path, in_place: bool) -> Iterator[tuple[Path, Path | None]]:
+    """The workspace itself and the person's state directory, or a temporary copy of it (links
+    kept as links) and a scratch state directory beside it, removed after."""
     if in_place:
-        yield root
+        yield root, None
         return
     with tempfile.TemporaryDirectory(prefix="foehn-replay-") as scratch:
         copy = Path(scratch) / root.name
         shutil.copytree(root, copy, symlinks=True)
-        yield copy
+        yield copy, Path(scratch) / "state"
 
 
-async def _replay(path: Path, root: Path, steps: list[Step]) -> list[Step]:
+async def _replay(path: Path, root: Path, state: Path | None, steps: list[Step]) -> list[Step]:
     recorded = read_transcript(path)
-    settings = load_settings(overrides={"enable_streaming": False})
-    found = discover(
-        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+    # The recording holds the model's answers only: a replay never compacts (a summary would
+    # be one more answer to ask for) and never streams.
+    settings = load_settings(overrides={"enable_streaming": False}).model_copy(
+        update={"context_window": None}
     )
     decisions = iter(recorded.decisions)
 
@@ -125,7 +128,7 @@ async def _replay(path: Path, root: Path, steps: list[Step]) -> list[Step]:
     pending: dict[str, Step] = {}
     stop = asyncio.Event()
 
-    def collect(event: RunEvent) -> None:
+    def collect(event: TurnEvent) -> None:
         if isinstance(event, ToolCallEvent):
             pending[event.id] = Step(tool=event.tool, arguments=event.arguments)
         elif isinstance(event, ToolResultEvent) and event.id in pending:
@@ -137,18 +140,23 @@ async def _replay(path: Path, root: Path, steps: list[Step]) -> list[Step]:
             if first_divergence(steps[: len(replayed)], replayed):
                 stop.set()  # nothing more runs after the first difference
 
-    agent = Agent(
-        provider=ScriptedProvider(recorded.responses),
-        registry=found.registry,
-        settings=settings,
-        approver=Replayed(),
+    session = build_session(
+        settings,
+        root,
+        FrontEnd(name="cli", approver=Replayed()),
+        provider=replaying(recorded.responses),
+        guards=Guards.none(),
+        state=state,
     )
-    workspace = Workspace([root])
-    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
-    for task in recorded.tasks or [recorded.task]:
-        await agent.run(RunRequest(task=task), ctx, collect, stop)
-        if stop.is_set():
-            break
+    try:
+        for task in recorded.tasks or [recorded.task]:
+            await session.prompt(task, emit=collect, stop=stop)
+            if stop.is_set():
+                break
+    finally:
+        await session.aclose()
+        if session.tools.servers is not None:
+            await asyncio.to_thread(session.tools.servers.close)
     return replayed
 
 
@@ -158,8 +166,8 @@ def replay_command(args: argparse.Namespace) -> int:
     recorded = read_transcript(path)
     root = folder(args.workspace or recorded.workspace, "--workspace")
     steps = recorded_steps(path)
-    with _where_to_run(root, args.in_place) as where:
-        replayed = asyncio.run(_replay(path, where, steps))
+    with _where_to_run(root, args.in_place) as (where, state):
+        replayed = asyncio.run(_replay(path, where, state, steps))
     divergence = first_divergence(steps, replayed)
     if divergence is not None:
         print(divergence, file=sys.stderr)

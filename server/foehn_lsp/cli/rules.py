@@ -9,7 +9,7 @@ and the rules that say so.
     foehn rules remove N
 
 ``explain`` takes the call through the same validation, risk assessment and decision as a run
-(nothing runs, no hook is asked) and prints the ``agent.explain`` object. ``rules`` edits the
+(nothing runs, no hook is asked) and prints the ``agent.rules.explain`` object. ``rules`` edits the
 ``[[rules]]`` tables of the user's ``config.toml`` and leaves the rest of the file as it was.
 """
 
@@ -22,28 +22,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.explain import describe, explain_call
 from foehn_lsp.agent.guards import load
-from foehn_lsp.agent.rule_match import known_spellings
-from foehn_lsp.agent.rule_store import append_rule, listed, remove_rule
-from foehn_lsp.agent.rules import DECISIONS, Rule, RuleSet, parse_rules
+from foehn_lsp.agent.rules.explain import describe, explain_call
+from foehn_lsp.agent.rules.match import known_spellings
+from foehn_lsp.agent.rules.ruleset import DECISIONS, Rule, RuleSet, parse_rules
+from foehn_lsp.agent.rules.store import append_rule, listed, remove_rule
 from foehn_lsp.cli.args import EXIT_OK, UsageError, folder
-from foehn_lsp.config import Settings, load_settings, user_config_file
+from foehn_lsp.config import load_settings, user_config_file
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER
-from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.sessions.builder import load_tools
 from foehn_lsp.workspace import Workspace
-
-
-def _tools(settings: Settings, root: Path, *, with_mcp: bool) -> Discovery:
-    found = discover(
-        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
-    )
-    if with_mcp and (settings.mcp.servers or settings.trust_workspace):
-        from foehn_lsp.mcp.tools import add_servers
-
-        add_servers(found, settings, root, lazy=False)
-    return found
 
 
 def explain_command(args: argparse.Namespace) -> int:
@@ -61,7 +50,8 @@ def explain_command(args: argparse.Namespace) -> int:
         except json.JSONDecodeError as exc:
             raise UsageError(f"--args is not JSON: {exc}") from None
     settings = load_settings()
-    found = _tools(settings, root, with_mcp=tool.startswith("mcp__"))
+    # MCP servers are started only to explain one of their tools.
+    found = load_tools(settings, root, lazy=False, servers=tool.startswith("mcp__"))
     try:
         rules = load(user_config_file(), root, trusted=settings.trust_workspace).rules
         explained = asyncio.run(
@@ -77,8 +67,8 @@ def explain_command(args: argparse.Namespace) -> int:
     except ToolInputError as exc:
         raise UsageError(str(exc)) from None
     finally:
-        if found.mcp is not None:
-            found.mcp.close()
+        if found.servers is not None:
+            found.servers.close()
     for problem in rules.problems:
         print(f"foehn: {problem}", file=sys.stderr)
     if args.json:
@@ -106,7 +96,7 @@ def _list(args: argparse.Namespace, user_file: Path) -> int:
     root = folder(args.workspace)
     settings = load_settings()
     loaded = load(user_file, root, trusted=settings.trust_workspace)
-    found = _tools(settings, root, with_mcp=False)
+    found = load_tools(settings, root, servers=False)
     warnings = loaded.rules.warnings({tool.name: tool.risk for tool in found.registry})
     rows = listed(loaded.rules, user_file)
     if args.json:
@@ -162,7 +152,7 @@ def _warn(rule: Rule) -> None:
     """What the person should know about a rule they just wrote."""
     settings = load_settings()
     root = Path.cwd()
-    found = _tools(settings, root, with_mcp=False)
+    found = load_tools(settings, root, servers=False)
     for warning in RuleSet(rules=(rule,)).warnings({t.name: t.risk for t in found.registry}):
         print(f"foehn: {warning}", file=sys.stderr)
     options = [a for a in rule.args or () if a.startswith("-") and len(a) > 1]

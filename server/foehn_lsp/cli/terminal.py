@@ -28,12 +28,12 @@ from foehn_lsp.agent.events import (
     Done,
     FilesChanged,
     PlanEvent,
-    RunEvent,
     TextDelta,
     Thinking,
     TodoEvent,
     ToolCallEvent,
     ToolResultEvent,
+    TurnEvent,
     event_json,
 )
 from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
@@ -111,7 +111,7 @@ class JsonPrinter:
     def __init__(self, out: TextIO = sys.stdout) -> None:
         self.out = out
 
-    def __call__(self, event: RunEvent) -> None:
+    def __call__(self, event: TurnEvent) -> None:
         self.out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
         self.out.flush()
 
@@ -155,7 +155,7 @@ class HumanPrinter:
             self._status.stop()
             self._status = None
 
-    def __call__(self, event: RunEvent) -> None:
+    def __call__(self, event: TurnEvent) -> None:
         self.stop_spinner()
         match event:
             case Thinking(iteration=iteration) if self.err.is_terminal:

@@ -38,7 +38,7 @@ async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 def cancel(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     if len(args) > 1 or (args and not isinstance(args[0], str)):
         raise JsonRpcInvalidParams("foehn.cancel takes [] (every run) or [runId]")
-    return {"cancelled": ls.runs.cancel(args[0] if args else None)}
+    return {"cancelled": ls.running.cancel(args[0] if args else None)}
 
 
 async def tools(ls: FoehnServer, *args: Any) -> dict[str, Any]:

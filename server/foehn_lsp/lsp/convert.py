@@ -23,11 +23,11 @@ from foehn_lsp.agent.events import (
     Checked,
     Done,
     PlanEvent,
-    RunEvent,
     Thinking,
     TodoEvent,
     ToolCallEvent,
     ToolResultEvent,
+    TurnEvent,
 )
 from foehn_lsp.agent.plan_mode import ProposedPlan
 from foehn_lsp.workspace.edits import (
@@ -277,7 +277,7 @@ def plan_message(plan: ProposedPlan) -> types.ShowMessageRequestParams:
 # Progress --------------------------------------------------------------------------------------
 
 
-def progress_message(event: RunEvent) -> str | None:
+def progress_message(event: TurnEvent) -> str | None:
     match event:
         case Thinking():
             return "Thinking…"

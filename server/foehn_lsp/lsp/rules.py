@@ -1,6 +1,6 @@
 """Rules, ``explain`` and custom commands for editors:
 
-    foehn.explain        [{tool, arguments}]          -> the explain object (agent.explain)
+    foehn.explain        [{tool, arguments}]          -> the explain object (agent.rules.explain)
     foehn.rules.list     []                           -> {file, rules, problems, warnings}
     foehn.rules.add      [{rule: {tool, program?, args?, paths?, decision, sandbox?,
                                   message?}}]         -> {rule}
@@ -23,15 +23,15 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.agent.custom_commands import load_commands
-from foehn_lsp.agent.explain import CannotExplain, explain_call
 from foehn_lsp.agent.guards import load
-from foehn_lsp.agent.rule_store import append_rule, listed, remove_rule
-from foehn_lsp.agent.rules import RULE_KEYS, parse_rules
-from foehn_lsp.agent.slash import SESSION_COMMANDS
+from foehn_lsp.agent.rules.explain import CannotExplain, explain_call
+from foehn_lsp.agent.rules.ruleset import RULE_KEYS, parse_rules
+from foehn_lsp.agent.rules.store import append_rule, listed, remove_rule
 from foehn_lsp.config import user_config_file
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.sessions.commands import load_commands
+from foehn_lsp.sessions.slash import SESSION_COMMANDS
 from foehn_lsp.workspace import Workspace
 
 REQUEST_FAILED = -32803

@@ -13,7 +13,7 @@ from pygls.lsp.server import LanguageServer
 
 import foehn_lsp
 from foehn_lsp.lsp import convert
-from foehn_lsp.lsp.runs import RunManager
+from foehn_lsp.lsp.running import RunningTurns
 from foehn_lsp.lsp.wire import answers, client
 from foehn_lsp.lsp.wire.protocol import FoehnProtocol, raw_converter
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from foehn_lsp.config import Settings
     from foehn_lsp.providers import Provider
     from foehn_lsp.sessions.builder import ProviderCache
-    from foehn_lsp.tools.discovery import Discovery
+    from foehn_lsp.tools.discovery import LoadedTools
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +40,10 @@ class FoehnServer(LanguageServer):
         self.editor_settings: dict[str, Any] = {}
         self._settings: Settings | None = None
         self.settings_error: str | None = None
-        self.tools: Discovery | None = None
+        self.tools: LoadedTools | None = None
         self.timeouts = client.ClientTimeouts()
-        self.runs = RunManager()
-        self.protocol.on_cancel = self.runs.cancel_request
+        self.running = RunningTurns()
+        self.protocol.on_cancel = self.running.cancel_request
         self._configured: asyncio.Task[None] | None = None
         self._providers: ProviderCache | None = None
 
@@ -75,10 +75,10 @@ class FoehnServer(LanguageServer):
 
     async def ready(self) -> None:
         """Settings and plugins, loaded once: the first pull of the editor's settings (bounded
-        by its timeout) and the plugin discovery. Later runs find it done and never wait."""
+        by its timeout) and the plugin discovery. Later turns find it done and never wait."""
         if self._configured is None:
             self._configured = asyncio.ensure_future(self._configure())
-        await asyncio.shield(self._configured)  # a cancelled run must not cancel it
+        await asyncio.shield(self._configured)  # a cancelled turn must not cancel it
 
     async def _configure(self) -> None:
         await self.pull_settings()
@@ -139,13 +139,13 @@ class FoehnServer(LanguageServer):
         ):
             self.tools = self._discover()
 
-    def _discover(self) -> Discovery:
-        from foehn_lsp.sessions.builder import build_registry
+    def _discover(self) -> LoadedTools:
+        from foehn_lsp.sessions.builder import load_tools
 
-        if self.tools is not None and self.tools.mcp is not None:
-            self.tools.mcp.close()  # the new discovery starts its own MCP servers
+        if self.tools is not None and self.tools.servers is not None:
+            self.tools.servers.close()  # the new tools start its own MCP servers
         roots = self.workspace_roots()
-        return build_registry(self.settings, roots[0] if roots else None)
+        return load_tools(self.settings, roots[0] if roots else None)
 
     def workspace_roots(self) -> list[Path]:
         try:
@@ -158,7 +158,7 @@ class FoehnServer(LanguageServer):
         return [p for p in paths if p is not None and p.is_dir()]
 
     def provider(self) -> Provider:
-        """The provider for the current settings, reused across runs (the local model is
+        """The provider for the current settings, reused across turns (the local model is
         loaded once)."""
         from foehn_lsp.errors import ConfigError
         from foehn_lsp.sessions.builder import ProviderCache

@@ -82,7 +82,7 @@ def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
             front,
             session_id=session_id,
             provider=provider,
-            discovery=ls.tools,
+            tools=ls.tools,
         )
     except FoehnError as exc:
         raise _failed(exc) from None
@@ -120,16 +120,7 @@ async def list_sessions(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     store = SessionStore(_workspace(ls).root)
     sessions = store.list()
     return {
-        "sessions": [
-            {
-                "id": s.id,
-                "title": s.title,
-                "created": s.created,
-                "updated": s.updated,
-                "turns": s.turns,
-            }
-            for s in sessions
-        ],
+        "sessions": [summary.json() for summary in sessions],
         "problems": store.problems,
     }
 
@@ -144,23 +135,7 @@ async def load(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         "sessionId": session.id,
         "title": session.title,
         "created": session.created,
-        "turns": [
-            {
-                "index": t.index,
-                "task": t.task,
-                "reason": t.reason,
-                "answer": t.answer,
-                "iterations": t.iterations,
-                "files": [
-                    {"path": f.path, "change": f.change}
-                    | ({"source": f.source} if f.source else {})
-                    for f in t.files
-                    if not f.folder
-                ],
-                "undoOf": list(t.undo_of),
-            }
-            for t in session.turns
-        ],
+        "turns": [turn.json() for turn in session.turns],
         "messages": [m.model_dump(mode="json") for m in session.messages],
         "meter": {"used": meter.used, "window": meter.window, "cost": meter.cost},
         "problems": list(session.problems),

@@ -1,7 +1,7 @@
 """One turn for the editor: ``foehn.run`` and ``foehn.session.prompt`` build the session with
 the editor as approver, applier and buffer source, report progress (cancellable) and
-``foehn/runEvent`` notifications, and answer with the outcome. The run is registered in
-``server.runs`` while it lasts, so every way of cancelling reaches it."""
+``foehn/runEvent`` notifications, and answer with the outcome. The turn is registered in
+``server.running`` while it lasts, so every way of cancelling reaches it."""
 
 from __future__ import annotations
 
@@ -13,21 +13,21 @@ from typing import Any
 
 from lsprotocol import types
 
-from foehn_lsp.agent import RunEvent, RunOutcome
-from foehn_lsp.agent.custom_commands import load_commands
+from foehn_lsp.agent import TurnEvent, TurnOutcome
 from foehn_lsp.agent.editor_context import editor_context
 from foehn_lsp.agent.events import TurnStarted, event_json
-from foehn_lsp.agent.slash import SESSION_COMMANDS
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
 from foehn_lsp.lsp.diagnostics import EditorDiagnostics, serves_diagnostics
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
-from foehn_lsp.lsp.runs import ActiveRun
+from foehn_lsp.lsp.running import RunningTurn
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.commands import load_commands
+from foehn_lsp.sessions.slash import SESSION_COMMANDS
 from foehn_lsp.sessions.store import SessionNotFound
 from foehn_lsp.workspace import FileAccess, Workspace
 
@@ -36,25 +36,25 @@ log = logging.getLogger(__name__)
 
 async def start(server: FoehnServer, arguments: RunArguments, request_id: Any) -> dict[str, Any]:
     """Run one turn for ``foehn.run`` (or ``foehn.session.prompt``) and answer with its outcome."""
-    run = server.runs.begin(arguments.run_id or uuid.uuid4().hex[:12], request_id)
-    outcome: RunOutcome | None = None
+    turn = server.running.begin(arguments.run_id or uuid.uuid4().hex[:12], request_id)
+    outcome: TurnOutcome | None = None
     try:
-        outcome = await _run(server, run, arguments)
+        outcome = await _turn(server, turn, arguments)
     finally:
-        server.runs.end(run, request_id)
-        _end_progress(server, run, outcome.reason if outcome else "error")
+        server.running.end(turn, request_id)
+        _end_progress(server, turn, outcome.reason if outcome else "error")
     result = {
-        "runId": run.id,
+        "runId": turn.id,
         "answer": outcome.answer,
         "stopReason": outcome.reason,
         "iterations": outcome.iterations,
     }
-    if run.session is not None:
-        result |= {"session": run.session, "sessionId": run.session, "turn": run.turn}
+    if turn.session is not None:
+        result |= {"session": turn.session, "sessionId": turn.session, "turn": turn.index}
     return result
 
 
-async def _run(server: FoehnServer, run: ActiveRun, arguments: RunArguments) -> RunOutcome:
+async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments) -> TurnOutcome:
     workspace = Workspace(server.workspace_roots())
     assert server.tools is not None
     buffers = EditorBuffers(server)
@@ -64,36 +64,36 @@ async def _run(server: FoehnServer, run: ActiveRun, arguments: RunArguments) -> 
             workspace,
             FrontEnd(
                 name="lsp",
-                approver=EditorApprover(server, run.id, lambda m: _report(server, run, m)),
+                approver=EditorApprover(server, turn.id, lambda m: _report(server, turn, m)),
                 applier=EditorApplier(server, workspace, buffers),
                 buffers=buffers.text,
                 problems=(
-                    EditorDiagnostics(server, run.id, workspace)
+                    EditorDiagnostics(server, turn.id, workspace)
                     if serves_diagnostics(server)
                     else None
                 ),
             ),
             session_id=arguments.session,
             provider=server.provider(),
-            discovery=server.tools,
+            tools=server.tools,
         )
     except SessionNotFound:
         raise
     except FoehnError as exc:
         server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
-        return RunOutcome(reason="error", answer=str(exc), iterations=0)
-    _begin_progress(server, run, arguments.task)
+        return TurnOutcome(reason="error", answer=str(exc), iterations=0)
+    _begin_progress(server, turn, arguments.task)
     reader = FileAccess(workspace, buffers=buffers.text)
     context = "\n\n".join(
         part for part in (_context(arguments, workspace, reader), arguments.context) if part
     )
 
-    def emit(event: RunEvent) -> None:
+    def emit(event: TurnEvent) -> None:
         if isinstance(event, TurnStarted):
-            run.session, run.turn = event.session, event.turn
-        server.protocol.notify("foehn/runEvent", {"runId": run.id, **event_json(event)})
+            turn.session, turn.index = event.session, event.turn
+        server.protocol.notify("foehn/runEvent", {"runId": turn.id, **event_json(event)})
         if (message := convert.progress_message(event)) is not None:
-            _report(server, run, message)
+            _report(server, turn, message)
 
     commands = await asyncio.to_thread(
         load_commands,
@@ -104,7 +104,7 @@ async def _run(server: FoehnServer, run: ActiveRun, arguments: RunArguments) -> 
     task = commands.expand(arguments.task) or arguments.task
     try:
         outcome = await session.prompt(
-            task, context=context, emit=emit, stop=run.stop, run_id=run.id, mode=arguments.mode
+            task, context=context, emit=emit, stop=turn.stop, turn_id=turn.id, mode=arguments.mode
         )
     finally:
         await session.aclose()  # the provider is the server's; this ends the session's watch
@@ -123,7 +123,7 @@ def _context(arguments: RunArguments, workspace: Workspace, files: FileAccess) -
         return ""
     try:
         text = files.read_text(path.resolve()).text
-    except Exception:  # an unreadable file adds no context; the run goes on
+    except Exception:  # an unreadable file adds no context; the turn goes on
         log.info("no context from %s", arguments.uri, exc_info=True)
         return ""
     return editor_context(
@@ -134,13 +134,13 @@ def _context(arguments: RunArguments, workspace: Workspace, files: FileAccess) -
     )
 
 
-def _begin_progress(server: FoehnServer, run: ActiveRun, task: str) -> None:
+def _begin_progress(server: FoehnServer, turn: RunningTurn, task: str) -> None:
     """Ask for a progress indicator without waiting for it: reports before the client
-    agrees are dropped, and a client that never answers costs the run nothing."""
+    agrees are dropped, and a client that never answers costs the turn nothing."""
     window = server.client_capabilities.window
     if not (window and window.work_done_progress):
         return
-    token = f"foehn-{run.id}"
+    token = f"foehn-{turn.id}"
     title = f"Foehn: {task.strip().splitlines()[0][:60]}"
 
     async def create() -> None:
@@ -151,27 +151,27 @@ def _begin_progress(server: FoehnServer, run: ActiveRun, task: str) -> None:
             server.timeouts.progress,
         )
         if isinstance(reply, client.NoAnswer):
-            log.info("no progress for run %s: %s", run.id, reply.reason)
+            log.info("no progress for turn %s: %s", turn.id, reply.reason)
             return
         cancelled: Future[Any] = Future()
-        cancelled.add_done_callback(lambda f: run.stop.set() if f.cancelled() else None)
+        cancelled.add_done_callback(lambda f: turn.stop.set() if f.cancelled() else None)
         server.work_done_progress.tokens[token] = cancelled
-        run.token = token
+        turn.token = token
         server.work_done_progress.begin(token, convert.begin(title))
 
-    run.progress = asyncio.ensure_future(create())
+    turn.progress = asyncio.ensure_future(create())
 
 
-def _report(server: FoehnServer, run: ActiveRun, message: str) -> None:
-    if run.token is not None:
-        server.work_done_progress.report(run.token, convert.report(message))
+def _report(server: FoehnServer, turn: RunningTurn, message: str) -> None:
+    if turn.token is not None:
+        server.work_done_progress.report(turn.token, convert.report(message))
 
 
-def _end_progress(server: FoehnServer, run: ActiveRun, reason: str) -> None:
-    """End the indicator (whatever ended the run) and forget its token."""
-    if run.progress is not None:
-        run.progress.cancel()  # withdraws a creation the client has not answered
-    if run.token is not None:
+def _end_progress(server: FoehnServer, turn: RunningTurn, reason: str) -> None:
+    """End the indicator (whatever ended the turn) and forget its token."""
+    if turn.progress is not None:
+        turn.progress.cancel()  # withdraws a creation the client has not answered
+    if turn.token is not None:
         progress = server.work_done_progress
-        progress.end(run.token, convert.end(f"Finished: {reason.replace('_', ' ')}"))
-        progress.tokens.pop(run.token, None)
+        progress.end(turn.token, convert.end(f"Finished: {reason.replace('_', ' ')}"))
+        progress.tokens.pop(turn.token, None)

@@ -43,7 +43,7 @@ from foehn_lsp.mcp.risk import AssessedRisk, assess
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
-from foehn_lsp.tools.discovery import Discovery, PluginProblem
+from foehn_lsp.tools.discovery import LoadedTools, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
 
 log = logging.getLogger(__name__)
@@ -355,13 +355,13 @@ def connect_servers(
 
 
 def add_servers(
-    found: Discovery, settings: Settings, root: Path | None, *, lazy: bool = True
+    found: LoadedTools, settings: Settings, root: Path | None, *, lazy: bool = True
 ) -> None:
     """The one way in: the MCP servers ``settings`` configures (and, in a trusted workspace,
     those of its ``.vscode/mcp.json``), their tools added to ``found``'s registry. ``lazy=False``
     starts every server now whatever its ``start`` setting (``foehn tools`` reports on them).
     Servers that fail and tools left out become problems in ``found.problems`` (the live list
-    is ``found.mcp.problems``); nothing here raises for them."""
+    is ``found.servers.problems``); nothing here raises for them."""
     extra: dict[str, McpServerConfig] = {}
     if root is not None and settings.trust_workspace:
         extra, problems = workspace_servers(root)
@@ -387,7 +387,7 @@ def add_servers(
     )
     if catalogue is None:
         return
-    found.mcp = catalogue
+    found.servers = catalogue
     found.problems.extend(
         PluginProblem(plugin=f"MCP server {p.server}", problems=(p.problem,))
         for p in catalogue.problems

@@ -1,10 +1,17 @@
 """``foehn mcp``: Foehn's own tools for any MCP client, over stdio.
 
-The registry comes from the one builder (``build_registry``), so the tools are exactly
-Foehn's, with the same confinement to the workspace, the same sandbox for programs and the same
-audit log. Each call runs through the same chain as in a Foehn run (``TurnExecutor``: validate,
-assess, approve, execute, cap the output), so an escape attempt is refused with the very
-message Foehn itself gives.
+Everything comes from the one builder (``sessions.builder``), so the tools are exactly Foehn's,
+with the same confinement to the workspace, the same sandbox for programs, the same audit log
+and the same checkpoints. Each call runs through the same chain as a call of the model's in a
+Foehn turn (validate, assess, plan, approve, execute, cap the output), so an escape attempt is
+refused with the very message Foehn itself gives.
+
+A client's calls are turns of one Foehn session per connection (per ``foehn mcp`` process):
+each call is a turn of its own, and calls that overlap in time (a client may send several at
+once) share one. Each turn is saved as it ends, with the files it changed, so ``foehn undo``
+puts back what the client's last call changed (``foehn chat --session ID`` with ``/undo N``:
+every call from turn N on); ``foehn sessions list`` shows the session as "tool calls from"
+the client. "Allow for this session" holds for the whole connection.
 
 What a client may do is the person's choice when starting the server: read-only tools by
 default, write tools with ``--allow-writes``, destructive ones with ``--allow-destructive``.
@@ -24,7 +31,6 @@ import itertools
 import json
 import logging
 import sys
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,25 +41,21 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from foehn_lsp.agent.approval import (
-    ApprovalDecision,
-    ApprovalGate,
-    ApprovalRequest,
-    Approved,
-    Denied,
-)
-from foehn_lsp.agent.events import RunEvent
-from foehn_lsp.agent.execution import TurnExecutor
-from foehn_lsp.agent.guards import Guards, TurnGuards
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.agent.events import TurnEvent
+from foehn_lsp.agent.guards import Guards
+from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.config import Settings, load_settings, user_config_file
 from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.providers.messages import ToolCall
 from foehn_lsp.risk import RiskLevel
-from foehn_lsp.sessions.audit import AuditLog, audit_path
-from foehn_lsp.sessions.builder import build_registry, scrubber_for
-from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
+from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session, load_tools
+from foehn_lsp.sessions.session import CallsTurn, Session
+from foehn_lsp.sessions.store import SessionBusy
+from foehn_lsp.tools.contract import Tool, ToolResult
+from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
-from foehn_lsp.workspace import FileAccess, ReadLedger, Workspace
+from foehn_lsp.workspace import ReadLedger, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -132,11 +134,11 @@ class _Limit:
 
 
 class FoehnMcpServer:
-    """The tools of one workspace, and how calls to them run."""
+    """The tools of one workspace, and how calls to them run: as turns of one session."""
 
     def __init__(self, settings: Settings, root: Path, *, allowed: RiskLevel) -> None:
         own = settings.model_copy(update={"mcp": McpSettings()})
-        found = build_registry(own, root)
+        found = load_tools(own, root)
         for problem in found.problems:
             log.warning("plugin skipped: %s", problem)
         self.allowed = allowed
@@ -144,21 +146,27 @@ class FoehnMcpServer:
             (t for t in found.registry if t.risk <= allowed),
             default_timeout=settings.tool_timeout_seconds,
         )
+        self.settings = settings
         self.workspace = Workspace([root])
+        remembered: set[RememberedScope] = set()  # "for this session": the whole connection
+        self.front = FrontEnd(
+            name="mcp",
+            approver=ElicitingApprover(),
+            checks=(_Limit(allowed=allowed),),
+            remembered=remembered,
+        )
+        self.guards = Guards(
+            user_config_file(), self.workspace.root, trusted=settings.trust_workspace
+        )
         self.shown = ReadLedger()
-        self.audit = AuditLog(
-            audit_path(self.workspace.root),
-            scrubber_for(settings),
-            run_id=f"mcp-{uuid.uuid4().hex[:8]}",
-        )
-        guards = Guards(user_config_file(), self.workspace.root, trusted=settings.trust_workspace)
-        self.gate = ApprovalGate(
-            settings.approval, ElicitingApprover(), self._emit, TurnGuards(guards=guards)
-        )
+        """What the client was shown of files, for the connection's life: a file read in one
+        call may be edited in the next."""
+        self.session_id: str | None = None
+        """The connection's session, once its first call made it."""
         self._ids = itertools.count(1)
-
-    def _emit(self, event: RunEvent) -> None:
-        self.audit(event)
+        self._turn: tuple[Session, CallsTurn] | None = None
+        self._running = 0
+        self._turns = anyio.Lock()
 
     def list_tools(self) -> list[types.Tool]:
         return [
@@ -171,21 +179,68 @@ class FoehnMcpServer:
             for tool in self.registry
         ]
 
-    async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        # One ledger for the server's life: a file read in one call may be edited in the next.
-        files = FileAccess(self.workspace, shown=self.shown)
-        ctx = ToolContext(workspace=self.workspace, files=files)
-        executor = TurnExecutor(
-            self.registry, ctx, self._emit, [_Limit(allowed=self.allowed), self.gate]
-        )
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, *, client: str = "an MCP client"
+    ) -> types.CallToolResult:
+        """Run one call as (part of) a turn of the connection's session."""
         call = ToolCall(
             id=f"mcp-{next(self._ids)}", name=name, arguments=json.dumps(arguments or {})
         )
-        (result,) = await executor.run([call])
+        try:
+            turn = await self._join(client)
+        except SessionBusy as exc:  # ``foehn undo`` (or a chat) holds the session right now
+            return _failed(f"{name} was not run: {exc}")
+        try:
+            result = await turn.call(call)
+        finally:
+            with anyio.CancelScope(shield=True):  # the turn is saved even if the call is not
+                await self._leave()
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.content)],
             is_error=result.is_error,
         )
+
+    async def _join(self, client: str) -> CallsTurn:
+        """The turn running now, or a new one."""
+        async with self._turns:
+            if self._turn is None:
+                self._turn = await anyio.to_thread.run_sync(self._begin, client)
+            self._running += 1
+            return self._turn[1]
+
+    def _begin(self, client: str) -> tuple[Session, CallsTurn]:
+        # The session is read afresh for each turn: ``foehn undo`` may have added one since.
+        session = build_session(
+            self.settings,
+            self.workspace,
+            self.front,
+            session_id=self.session_id,
+            provider=NoModel("foehn mcp asks no model"),
+            tools=LoadedTools(registry=self.registry),
+            guards=self.guards,
+        )
+        self.session_id = session.id
+        return session, session.calls_from(client, emit=_nowhere, shown=self.shown)
+
+    async def _leave(self) -> None:
+        """One call less; the last one out saves the turn."""
+        async with self._turns:
+            self._running -= 1
+            if self._running or self._turn is None:
+                return
+            (session, turn), self._turn = self._turn, None
+            try:
+                await anyio.to_thread.run_sync(turn.end)
+            finally:
+                await session.aclose()
+
+
+def _nowhere(event: TurnEvent) -> None:
+    """An MCP client sees each call's result, not the turn's events (the session records them)."""
+
+
+def _failed(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 def create_server(foehn: FoehnMcpServer) -> Server[Any]:
@@ -198,8 +253,10 @@ def create_server(foehn: FoehnMcpServer) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         token = _request.set(ctx)
+        client = ctx.session.client_params
+        who = client.client_info.name if client is not None else "an MCP client"
         try:
-            return await foehn.call(params.name, params.arguments)
+            return await foehn.call(params.name, params.arguments, client=who)
         finally:
             _request.reset(token)
 

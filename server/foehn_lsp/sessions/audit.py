@@ -13,36 +13,37 @@ import time
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
-from foehn_lsp.agent.events import ApprovalEvent, RunEvent, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.secrets import Scrubber
+from foehn_lsp.sessions.store import state_dir
 
 
-def audit_path(workspace_root: Path) -> Path:
+def audit_path(workspace_root: Path, base: Path | None = None) -> Path:
+    """The audit log of ``workspace_root``, under ``base`` (by default the user's state
+    directory, as for sessions)."""
     digest = hashlib.sha256(os.fsencode(workspace_root)).hexdigest()[:16]
-    state = Path(platformdirs.user_state_dir("foehn"))
-    return state / "audit" / f"{workspace_root.name}-{digest}.jsonl"
+    return (base or state_dir()) / "audit" / f"{workspace_root.name}-{digest}.jsonl"
 
 
 class AuditLog:
-    """Appends one line per tool call, correlating the call, approval and result events."""
+    """Appends one line per tool call, correlating the call, approval and result events. Each
+    line's ``run`` is the turn's id (the file keeps the older name)."""
 
-    def __init__(self, path: Path, scrubber: Scrubber, *, run_id: str) -> None:
+    def __init__(self, path: Path, scrubber: Scrubber, *, turn_id: str) -> None:
         self.path = path
         self.scrubber = scrubber
-        self.run_id = run_id
+        self.turn_id = turn_id
         self._pending: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
     def note(self, action: str, **detail: Any) -> None:
         """One line for something that is not a tool call: a checkpoint, a restore."""
         self._append(
-            {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "run": self.run_id, "action": action}
+            {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "run": self.turn_id, "action": action}
             | detail
         )
 
-    def __call__(self, event: RunEvent) -> None:
+    def __call__(self, event: TurnEvent) -> None:
         match event:
             case ToolCallEvent(id=call_id):
                 self._pending[call_id] = {
@@ -59,7 +60,7 @@ class AuditLog:
                 self._append(
                     {
                         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                        "run": self.run_id,
+                        "run": self.turn_id,
                         **entry,
                         "ok": ok,
                         "outcome": event.output[:300],

@@ -1,10 +1,17 @@
-"""The one way a front end gets a session.
+"""The one way a front end gets its tools and its sessions.
 
-The CLI (``foehn run``, ``foehn chat``), the language server, and the ACP and MCP front ends
-each say who they are (``FrontEnd``: how approval is asked, how edits are applied, where open
-buffers come from), and ``build_session`` assembles the rest the same way for all of them: the
-provider, the tool registry (plugins discovered once), the secret scrubber, the audit log, the
-session store and its file, and the checkpoints. None of them assembles its own.
+The CLI (``foehn run``, ``chat``, ``replay``, ``tools``), the language server, and the ACP and
+MCP front ends each say who they are (``FrontEnd``: how approval is asked, how edits are
+applied, where open buffers come from), and the builder assembles the rest the same way for all
+of them:
+
+    load_tools      the tools: plugins, and the MCP servers' (``foehn tools`` lists them)
+    build_toolbox   what every call goes through: the tools, approval (policy, rules, hooks, who
+                    is asked), where edits go, the scrubber, the audit log and the checkpoints
+    build_session   a conversation on top: the provider, the session store and its file
+
+None of them assembles its own, nor makes a provider: those come from here too (``NoModel``,
+``ProviderCache``, ``replaying``).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import Any, Literal
 from foehn_lsp.agent.approval import Approver
 from foehn_lsp.agent.checking import ProblemSource
 from foehn_lsp.agent.guards import Guards
+from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.config import Settings, user_config_file
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers import Provider, create_provider
@@ -27,7 +35,9 @@ from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
-from foehn_lsp.tools.discovery import Discovery, discover
+from foehn_lsp.sessions.toolbox import Toolbox
+from foehn_lsp.tools.discovery import LoadedTools, discover
+from foehn_lsp.tools.registry import Middleware
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
@@ -38,9 +48,11 @@ __all__ = [
     "FrontEnd",
     "NoModel",
     "ProviderCache",
-    "build_registry",
     "build_session",
+    "build_toolbox",
     "catalogue_json",
+    "load_tools",
+    "replaying",
     "scrubber_for",
 ]
 
@@ -109,39 +121,47 @@ class FrontEnd:
     problems: ProblemSource | None = None
     """Where the problems of files come from to check a turn's edits (the editor's language
     servers); ``None``: the workspace's own checkers in the sandbox."""
+    checks: tuple[Middleware, ...] = ()
+    """The front end's own steps in the call chain, before approval (``foehn mcp``: the risk
+    it was started for)."""
+    remembered: set[RememberedScope] | None = None
+    """Where "allow for this run" is remembered across turns (``foehn mcp``: for the client's
+    connection); ``None``: each turn remembers its own."""
 
 
-def build_registry(settings: Settings, root: Path | None) -> Discovery:
+def load_tools(
+    settings: Settings, root: Path | None, *, lazy: bool = True, servers: bool = True
+) -> LoadedTools:
     """The tools for ``root``: entry-point plugins, ``pluginPaths``, and the workspace's own
-    plugins if it is trusted; broken plugins are listed in ``problems``, never raised. Then
-    the MCP servers' tools (started here; ``discovery.mcp.close()`` stops them), with each
-    server that failed to start in ``problems`` too."""
+    plugins if it is trusted; broken plugins are listed in ``problems``, never raised. Then,
+    unless not ``servers``, the MCP servers' tools (started here, or at their first call if
+    ``lazy`` and their settings allow; ``tools.servers.close()`` stops them), with each server
+    that failed to start in ``problems`` too."""
     found = discover(
         folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
     )
-    if settings.mcp.servers or settings.trust_workspace:
+    if servers and (settings.mcp.servers or settings.trust_workspace):
         from foehn_lsp.mcp.tools import add_servers  # loads the MCP SDK only when needed
 
-        add_servers(found, settings, root)
+        add_servers(found, settings, root, lazy=lazy)
     return found
 
 
-def catalogue_json(discovery: Discovery) -> dict[str, Any]:
+def catalogue_json(tools: LoadedTools) -> dict[str, Any]:
     """The catalogue as ``foehn tools --json`` prints it and ``foehn.tools`` returns it."""
     return {
         "tools": [
             {
                 "name": tool.name,
                 "risk": tool.risk.value,
+                "risk_per_call": tool.assess is not None,
                 "description": tool.description,
                 "parameters": tool.parameters,
-                **(discovery.mcp.catalogue_fields(tool.name) if discovery.mcp else {}),
+                **(tools.servers.catalogue_fields(tool.name) if tools.servers else {}),
             }
-            for tool in discovery.registry
+            for tool in tools.registry
         ],
-        "problems": [
-            {"plugin": p.plugin, "problems": list(p.problems)} for p in discovery.problems
-        ],
+        "problems": [{"plugin": p.plugin, "problems": list(p.problems)} for p in tools.problems],
     }
 
 
@@ -150,6 +170,49 @@ def scrubber_for(settings: Settings) -> Scrubber:
     environment, secrets in the environment, and anything shaped like a token."""
     secrets = [settings.api_key.get_secret_value()] if settings.api_key else []
     return Scrubber.from_environment([*secrets, *settings.mcp.secrets()])
+
+
+def replaying(responses: Sequence[ModelResponse]) -> Provider:
+    """A provider that answers with recorded ``responses``, in order (``foehn replay``)."""
+    from foehn_lsp.providers.scripted import ScriptedProvider
+
+    return ScriptedProvider(responses)
+
+
+def build_toolbox(
+    settings: Settings,
+    root: Path | Workspace,
+    front: FrontEnd,
+    *,
+    tools: LoadedTools | None = None,
+    guards: Guards | None = None,
+    state: Path | None = None,
+) -> Toolbox:
+    """What every tool call in ``root`` goes through, for ``front``: the tools (loaded here
+    unless passed in, as a front end that keeps them does), the approval policy of
+    ``settings``, the person's rules and hooks (their config file, and a trusted workspace's
+    approved ``.foehn/rules.toml``), the front end's applier (else atomic disk writes), the
+    scrubber and the audit log (under ``state``, by default the user's state directory)."""
+    workspace = root if isinstance(root, Workspace) else Workspace([root])
+    guards = guards or Guards(user_config_file(), workspace.root, trusted=settings.trust_workspace)
+    toolbox = Toolbox(
+        workspace=workspace,
+        tools=tools or load_tools(settings, workspace.root),
+        settings=settings,
+        approver=front.approver,
+        applier=front.applier or DiskApplier(workspace),
+        buffers=front.buffers or _no_buffers,
+        scrubber=scrubber_for(settings),
+        audit_path=audit_path(workspace.root, state),
+        guards=guards,
+        checks=front.checks,
+        remembered=front.remembered,
+        problems=front.problems,
+    )
+    risks = {tool.name: tool.risk for tool in toolbox.tools.registry}
+    for warning in guards.rules.warnings(risks):
+        _warn_once(warning)
+    return toolbox
 
 
 def build_session(
@@ -161,18 +224,18 @@ def build_session(
     continue_latest: bool = False,
     transcript: Path | None = None,
     provider: Provider | None = None,
-    discovery: Discovery | None = None,
-    store: SessionStore | None = None,
+    tools: LoadedTools | None = None,
     guards: Guards | None = None,
+    state: Path | None = None,
 ) -> Session:
     """A new session in ``root``, or a saved one (``session_id``, or the latest with
-    ``continue_latest``). A front end that keeps a provider or a registry across sessions (the
-    language server) passes them in; otherwise they are made here and the session owns the
-    provider (``Session.aclose`` releases it). The person's rules and hooks come from their
-    config file (and a trusted workspace's approved ``.foehn/rules.toml``). Raises
+    ``continue_latest``), over the toolbox ``build_toolbox`` makes for ``front``. A front end
+    that keeps a provider or tools across sessions (the language server) passes them in;
+    otherwise they are made here and the session owns the provider (``Session.aclose`` releases
+    it). Sessions are kept under ``state`` (by default the user's state directory). Raises
     ``SessionNotFound`` and ``ConfigError`` (no usable provider) for the person to read."""
     workspace = root if isinstance(root, Workspace) else Workspace([root])
-    store = store or SessionStore(workspace.root)
+    store = SessionStore(workspace.root, base=state)
     if continue_latest and session_id is None:
         session_id = store.latest()
         if session_id is None:
@@ -182,25 +245,11 @@ def build_session(
     provider = provider or create_provider(settings)
     if data is None:
         data = store.create(new_id())
-    guards = guards or Guards(user_config_file(), workspace.root, trusted=settings.trust_workspace)
+    toolbox = build_toolbox(settings, workspace, front, tools=tools, guards=guards, state=state)
     parts = SessionParts(
-        settings=settings,
-        provider=provider,
-        discovery=discovery or build_registry(settings, workspace.root),
-        approver=front.approver,
-        applier=front.applier or DiskApplier(workspace),
-        buffers=front.buffers or _no_buffers,
-        scrubber=scrubber_for(settings),
-        audit_path=audit_path(workspace.root),
-        transcript=transcript,
-        owns_provider=owns_provider,
-        guards=guards,
-        problems=front.problems,
+        toolbox=toolbox, provider=provider, transcript=transcript, owns_provider=owns_provider
     )
-    tools = {tool.name: tool.risk for tool in parts.discovery.registry}
-    for warning in guards.rules.warnings(tools):
-        _warn_once(warning)
-    return Session(data=data, store=store, workspace=workspace, parts=parts)
+    return Session(data=data, store=store, parts=parts)
 
 
 @functools.cache

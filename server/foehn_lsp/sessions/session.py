@@ -7,7 +7,9 @@ owns the messages and hands them to the agent as history, so nothing about the c
 hides in the loop. Every turn is appended to the session file as it happens and closed by a
 ``turn`` record; a crash loses at most the turn that was running. Each turn's checkpoint records
 the files it changed, so ``undo`` can put them back; an undo is itself a turn, so it can be
-undone. Build sessions with ``foehn_lsp.sessions.builder.build_session``.
+undone. A turn's calls run through the session's toolbox (``sessions.toolbox``), whether the
+model made them (``prompt``) or someone outside did (``calls_from``: an MCP client). Build
+sessions with ``foehn_lsp.sessions.builder.build_session``.
 """
 
 from __future__ import annotations
@@ -17,40 +19,30 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.approval import Approver
-from foehn_lsp.agent.checkers import SandboxCheckers
-from foehn_lsp.agent.checking import EditChecks, ProblemSource
 from foehn_lsp.agent.context import Compaction, ContextMeter, ContextWindow
 from foehn_lsp.agent.events import (
     ChangedFile,
     Done,
     EventSink,
     FilesChanged,
-    RunEvent,
     TodoEvent,
+    TurnEvent,
     TurnStarted,
 )
-from foehn_lsp.agent.guards import Guards, TurnGuards, session_started, turn_ended
-from foehn_lsp.agent.loop import Agent, RunOutcome, RunRequest
-from foehn_lsp.agent.plan_mode import TurnMode
+from foehn_lsp.agent.guards import session_started, turn_ended
+from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
+from foehn_lsp.agent.plan_mode import PlanReviewer, TurnMode
 from foehn_lsp.agent.reads import replay_reads
 from foehn_lsp.agent.repomap import map_budget, repo_map
-from foehn_lsp.config import Settings
+from foehn_lsp.config import ApprovalSettings, Settings
 from foehn_lsp.providers import Provider
-from foehn_lsp.providers.messages import Message
-from foehn_lsp.secrets import Scrubber
+from foehn_lsp.providers.messages import Message, ToolCall, ToolResultMessage
 from foehn_lsp.sessions.audit import AuditLog
-from foehn_lsp.sessions.checkpoints import (
-    Checkpoint,
-    CheckpointingApplier,
-    ProgramWatch,
-    merge,
-    plan_restore,
-)
+from foehn_lsp.sessions.checkpoints import Checkpoint, merge, plan_restore
 from foehn_lsp.sessions.store import (
     MESSAGES,
     FileState,
@@ -60,13 +52,12 @@ from foehn_lsp.sessions.store import (
     TurnRecord,
     title_of,
 )
+from foehn_lsp.sessions.toolbox import Toolbox, ToolTurn
 from foehn_lsp.sessions.transcript import Transcript
-from foehn_lsp.tools.contract import ToolContext
-from foehn_lsp.tools.discovery import Discovery
+from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.tools.tasks import TaskItem, TaskList
-from foehn_lsp.workspace.edits import EditApplier, atomic_write
-from foehn_lsp.workspace.files import BufferSource, FileAccess
-from foehn_lsp.workspace.paths import Workspace
+from foehn_lsp.workspace.edits import atomic_write
+from foehn_lsp.workspace.files import ReadLedger
 from foehn_lsp.workspace.watch import WatchKeeper
 
 __all__ = ["RestoreReport", "Session", "SessionBusy"]
@@ -105,33 +96,23 @@ class RestoreReport:
 class SessionParts:
     """What the builder assembled for a session (see ``sessions.builder``)."""
 
-    settings: Settings
+    toolbox: Toolbox
+    """What the turns' tool calls go through."""
     provider: Provider
-    discovery: Discovery
-    approver: Approver
-    applier: EditApplier
-    buffers: BufferSource
-    scrubber: Scrubber
-    audit_path: Path
     transcript: Path | None = None
+    """A file that gets every record too (``--transcript``)."""
     owns_provider: bool = True
-    guards: Guards = field(default_factory=Guards.none)
-    """The person's rules and hooks."""
-    problems: ProblemSource | None = None
-    """Where a turn's changed files are checked (``None``: the workspace's checkers)."""
 
 
 class Session:
     """One conversation in one workspace. Not safe for two turns at once: a second ``prompt``
     (or ``undo``) while one runs raises ``SessionBusy``, here or from another process."""
 
-    def __init__(
-        self, *, data: SessionData, store: SessionStore, workspace: Workspace, parts: SessionParts
-    ) -> None:
+    def __init__(self, *, data: SessionData, store: SessionStore, parts: SessionParts) -> None:
         self.id = data.id
         """The session's id (file name in the store)."""
         self.title = data.title
-        self.workspace = workspace
+        self.workspace = parts.toolbox.workspace
         self.created = data.created
         self.problems: tuple[str, ...] = tuple(data.problems)
         """Damaged records skipped when the session was loaded."""
@@ -143,7 +124,7 @@ class Session:
         self._running = False
         self.context = ContextWindow(
             provider=parts.provider,
-            window=parts.settings.context_window,
+            window=parts.toolbox.settings.context_window,
             input_tokens=data.input_tokens,
             output_tokens=data.output_tokens,
         )
@@ -174,7 +155,7 @@ class Session:
     @property
     def settings(self) -> Settings:
         """The settings the session was built with."""
-        return self.parts.settings
+        return self.parts.toolbox.settings
 
     @property
     def provider(self) -> Provider:
@@ -182,9 +163,9 @@ class Session:
         return self.parts.provider
 
     @property
-    def discovery(self) -> Discovery:
+    def tools(self) -> LoadedTools:
         """The tools, and the plugins that were skipped."""
-        return self.parts.discovery
+        return self.parts.toolbox.tools
 
     @property
     def busy(self) -> bool:
@@ -194,6 +175,13 @@ class Session:
     def meter(self) -> ContextMeter:
         """The context used, the window, tokens spent and cost (where prices are known)."""
         return self.context.meter()
+
+    def set_approval(self, approval: ApprovalSettings) -> None:
+        """The approval policy of the next turns (ACP's modes); a running turn keeps the one
+        it started with."""
+        settings = self.settings.model_copy(update={"approval": approval})
+        toolbox = dataclasses.replace(self.parts.toolbox, settings=settings)
+        self.parts = dataclasses.replace(self.parts, toolbox=toolbox)
 
     def rename(self, title: str) -> None:
         """Give the session a title (saved at once)."""
@@ -207,14 +195,14 @@ class Session:
         context: str = "",
         emit: EventSink,
         stop: asyncio.Event | None = None,
-        run_id: str | None = None,
+        turn_id: str | None = None,
         mode: TurnMode = "act",
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         """Run one turn: ``text`` (and the editor's ``context``) after the history. ``emit``
         gets ``turn`` first and ``done`` last. ``mode="plan"`` plans first and carries the
         plan out once the person approves it. Raises ``SessionBusy`` if a turn is running."""
         with self._hold():
-            return await self._turn(text, context, emit, stop, run_id, mode)
+            return await self._turn(text, context, emit, stop, turn_id, mode)
 
     async def _turn(
         self,
@@ -222,13 +210,14 @@ class Session:
         context: str,
         emit: EventSink,
         stop: asyncio.Event | None,
-        run_id: str | None,
+        turn_id: str | None,
         mode: TurnMode,
-    ) -> RunOutcome:
+    ) -> TurnOutcome:
         parts = self.parts
         index = len(self._turns) + 1
         if self._hook_notes is None:
-            self._hook_notes = await session_started(parts.guards, self.id, index, self.workspace)
+            guards = parts.toolbox.guards
+            self._hook_notes = await session_started(guards, self.id, index, self.workspace)
         notes = [*self._pending_notes(), *self._hook_notes]
         self._hook_notes = []
         if (earlier_list := TaskList(self._todo)).unfinished:
@@ -239,84 +228,127 @@ class Session:
                 notes.append(workspace_map)
         context = "\n\n".join(p for p in [*notes, context] if p)
         task = text + (f"\n\n{context}" if context else "")
+        turn = self._begin(task, text, emit, turn_id, model_turn=True)
+        approver = parts.toolbox.approver
+        agent = Agent(
+            provider=parts.provider,
+            settings=self.settings,
+            transcript=turn.transcript,
+            context=self.context,
+            reviewer=approver if isinstance(approver, PlanReviewer) else None,
+        )
+        tasks = turn.tools.ctx.tasks
+        if tasks is not None and tasks.unfinished:
+            turn.record(TodoEvent(items=tasks.items))
+        checks = turn.tools.edit_checks()
+        try:
+            outcome = await agent.run_turn(
+                TurnRequest(task=text, context=context, mode=mode),
+                turn.tools.executor(turn.record, checks),
+                turn.record,
+                stop,
+                history=self._messages,
+                changed=lambda: [f.path for f in _changed(turn.tools.checkpoint.finish())],
+                earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
+                checks=checks,
+            )
+        except BaseException:
+            outcome = TurnOutcome(
+                reason="cancelled",
+                answer="The turn was stopped.",
+                iterations=0,
+                messages=self._messages,
+            )
+            self._end(turn, text, outcome)
+            raise
+        self._end(turn, text, outcome)
+        guards = parts.toolbox.guards
+        self._hook_notes += await turn_ended(guards, self.id, turn.index, self.workspace, outcome)
+        return outcome
+
+    def calls_from(
+        self, who: str, *, emit: EventSink, shown: ReadLedger | None = None
+    ) -> CallsTurn:
+        """Open a turn whose tool calls come from ``who``, outside (an MCP client), rather than
+        from the model: they run through the same toolbox (approval, checkpoint, audit) and the
+        turn is saved, to be undone like any other, when ``CallsTurn.end`` is called. No hooks
+        of the session or turn run (there is no model to tell). ``shown``: what ``who`` was
+        shown of files by earlier calls (a read in one turn lets an edit in the next). Raises
+        ``SessionBusy`` if a turn is running."""
+        task = f"tool calls from {who}"
+        hold = contextlib.ExitStack()
+        hold.enter_context(self._hold())
+        try:
+            turn = self._begin(task, task, emit, None, shown=shown)
+        except BaseException:
+            hold.close()
+            raise
+        return CallsTurn(self, turn, task, hold)
+
+    def _begin(
+        self,
+        task: str,
+        text: str,
+        emit: EventSink,
+        turn_id: str | None,
+        *,
+        model_turn: bool = False,
+        shown: ReadLedger | None = None,
+    ) -> _OpenTurn:
+        """Start the next turn's records: ``task`` as the model reads it (with its context),
+        ``text`` as the person wrote it (the session's title, if it has none). A model's turn
+        (``model_turn``) gets what the model was shown of files before and the task list;
+        another gets ``shown``."""
+        index = len(self._turns) + 1
         transcript = self._transcript()
         transcript.start(
             task=task,
             workspace=str(self.workspace.root),
-            provider=parts.provider.name,
-            model=parts.provider.model,
+            provider=self.parts.provider.name,
+            model=self.parts.provider.model,
             turn=index,
         )
-        audit = AuditLog(parts.audit_path, parts.scrubber, run_id=run_id or f"{self.id}#{index}")
-        checkpoint = Checkpoint(self.workspace, self.store.blobs, parts.buffers)
-        files = FileAccess(
-            self.workspace,
-            applier=CheckpointingApplier(parts.applier, checkpoint),
-            buffers=parts.buffers,
-            shown=replay_reads(self._messages, self.workspace),
-        )
-        states: list[tuple[FileState, ...]] = []
-
-        def record(event: RunEvent) -> None:
-            if isinstance(event, Done) and not states:
-                states.append(checkpoint.finish())
-                record(FilesChanged(session=self.id, turn=index, files=_changed(states[0])))
-            transcript.event(event)
-            audit(event)
-            emit(event)
-
-        tasks = TaskList(self._todo, on_change=lambda items: record(TodoEvent(items=items)))
-        ctx = ToolContext(workspace=self.workspace, files=files, tasks=tasks)
-
-        agent = Agent(
-            provider=parts.provider,
-            registry=parts.discovery.registry,
-            settings=parts.settings,
-            approver=parts.approver,
-            transcript=transcript,
-            context=self.context,
-            guards=TurnGuards(guards=parts.guards, session=self.id, turn=index),
-        )
-        if not self._turns and not self.title:
-            self.rename(title_of(text))
-        record(TurnStarted(session=self.id, turn=index))
-        if tasks.unfinished:
-            record(TodoEvent(items=tasks.items))
-        self._watches.refresh()
         earlier = {
             self.workspace.root / f.path
             for t in self._turns
             for f in t.files
             if f.after is not None and not f.folder
         }
-        watch = ProgramWatch(checkpoint, lambda: [*files.seen, *earlier], keeper=self._watches)
-        checks = EditChecks(parts.problems or SandboxCheckers(self.workspace), self.workspace)
-        try:
-            outcome = await agent.run(
-                RunRequest(task=text, context=context, mode=mode),
-                ctx,
-                record,
-                stop,
-                history=self._messages,
-                middleware=[watch, checks],
-                changed=lambda: [f.path for f in _changed(checkpoint.finish())],
-                earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
-                checks=checks,
-            )
-        except BaseException:
-            if not states:
-                states.append(checkpoint.finish())
-            outcome = RunOutcome(
-                reason="cancelled",
-                answer="The turn was stopped.",
-                iterations=0,
-                messages=self._messages,
-            )
-            self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
-            raise
-        self._close(transcript, audit, index, text, outcome, states[0], todo=tasks.items)
-        self._hook_notes += await turn_ended(parts.guards, self.id, index, self.workspace, outcome)
-        return outcome
+        opened: list[_OpenTurn] = []
+        tasks = TaskList(
+            self._todo, on_change=lambda items: opened[0].record(TodoEvent(items=items))
+        )
+        tools = self.parts.toolbox.turn(
+            self.store.blobs,
+            session=self.id,
+            index=index,
+            turn_id=turn_id or f"{self.id}#{index}",
+            watches=self._watches,
+            held=earlier,
+            shown=replay_reads(self._messages, self.workspace) if model_turn else shown,
+            tasks=tasks if model_turn else None,
+        )
+        turn = _OpenTurn(
+            session=self.id, index=index, transcript=transcript, tools=tools, emit=emit
+        )
+        opened.append(turn)
+        if not self._turns and not self.title:
+            self.rename(title_of(text))
+        turn.record(TurnStarted(session=self.id, turn=index))
+        self._watches.refresh()
+        return turn
+
+    def _end(self, turn: _OpenTurn, task: str, outcome: TurnOutcome) -> None:
+        tasks = turn.tools.ctx.tasks
+        self._close(
+            turn.transcript,
+            turn.tools.audit,
+            turn.index,
+            task,
+            outcome,
+            turn.files(),
+            todo=tasks.items if tasks is not None else None,
+        )
 
     def _close(
         self,
@@ -324,7 +356,7 @@ class Session:
         audit: AuditLog,
         index: int,
         task: str,
-        outcome: RunOutcome,
+        outcome: TurnOutcome,
         files: tuple[FileState, ...],
         *,
         undo_of: tuple[int, ...] = (),
@@ -405,7 +437,8 @@ class Session:
         label = f"undo turn {undone[0]}" if len(undone) == 1 else f"undo turns {undone[0]}-"
         if len(undone) > 1:
             label += str(undone[-1])
-        checkpoint = Checkpoint(self.workspace, self.store.blobs, self.parts.buffers)
+        toolbox = self.parts.toolbox
+        checkpoint = Checkpoint(self.workspace, self.store.blobs, toolbox.buffers)
         merged = merge([t.files for t in targets])
         restore = await asyncio.to_thread(
             plan_restore, merged, checkpoint, force=force, label=label
@@ -421,7 +454,7 @@ class Session:
                 "overwrite them",
             )
         if restore.plan.changes:
-            applied = await self.parts.applier.apply(restore.plan)
+            applied = await toolbox.applier.apply(restore.plan)
             if not applied.applied:
                 return RestoreReport(applied=False, undone=undone, reason=applied.reason)
         for relative, content in restore.binary:
@@ -443,8 +476,8 @@ class Session:
             model=self.parts.provider.model,
             turn=index,
         )
-        audit = AuditLog(self.parts.audit_path, self.parts.scrubber, run_id=f"{self.id}#{index}")
-        outcome = RunOutcome(reason="answer", answer=note, iterations=0, messages=self._messages)
+        audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=f"{self.id}#{index}")
+        outcome = TurnOutcome(reason="answer", answer=note, iterations=0, messages=self._messages)
         self._close(transcript, audit, index, label, outcome, files, undo_of=undone, note=note)
         return RestoreReport(
             applied=True,
@@ -461,7 +494,7 @@ class Session:
         meter after. ``compacted`` says what was done (``None``: too short to shorten)."""
         with self._hold():
             result = await self.context.fit(
-                self._messages, self.parts.discovery.registry.definitions(), force=True
+                self._messages, self.tools.registry.definitions(), force=True
             )
             self.compacted = result
             if result is not None:
@@ -471,7 +504,7 @@ class Session:
                     "note": result.note,
                     "messages": MESSAGES.dump_python(list(result.messages), mode="json"),
                 }
-                self.store.append(self.id, self.parts.scrubber.data(record))
+                self.store.append(self.id, self.parts.toolbox.scrubber.data(record))
             return self.meter()
 
     async def aclose(self) -> None:
@@ -492,10 +525,11 @@ class Session:
         return [n for n in notes if n]
 
     def _transcript(self) -> Transcript:
-        transcript = Transcript(self.store.path(self.id), self.parts.scrubber, append=True)
+        scrubber = self.parts.toolbox.scrubber
+        transcript = Transcript(self.store.path(self.id), scrubber, append=True)
         if self.parts.transcript is not None:
             if self._extra is None:
-                self._extra = Transcript(self.parts.transcript, self.parts.scrubber)
+                self._extra = Transcript(self.parts.transcript, scrubber)
             transcript.tee(self._extra)
         return transcript
 
@@ -513,6 +547,75 @@ class Session:
                 yield
             finally:
                 self._running = False
+
+
+class _OpenTurn:
+    """A turn being recorded: every event goes to the session file, the audit log and the
+    front end; at ``done`` the checkpoint closes and ``files_changed`` says what it holds."""
+
+    def __init__(
+        self, *, session: str, index: int, transcript: Transcript, tools: ToolTurn, emit: EventSink
+    ) -> None:
+        self.session = session
+        self.index = index
+        self.transcript = transcript
+        self.tools = tools
+        self.emit = emit
+        self._files: tuple[FileState, ...] | None = None
+
+    def record(self, event: TurnEvent) -> None:
+        if isinstance(event, Done) and self._files is None:
+            files = self.files()
+            self.record(FilesChanged(session=self.session, turn=self.index, files=_changed(files)))
+        self.transcript.event(event)
+        self.tools.audit(event)
+        self.emit(event)
+
+    def files(self) -> tuple[FileState, ...]:
+        """What the turn changed (the checkpoint closes at the first ask)."""
+        if self._files is None:
+            self._files = self.tools.finish()
+        return self._files
+
+
+class CallsTurn:
+    """A turn of tool calls from outside (``Session.calls_from``). ``call`` may run several
+    calls at once; ``end`` (once, after the last) saves the turn and frees the session."""
+
+    def __init__(
+        self, session: Session, turn: _OpenTurn, task: str, hold: contextlib.ExitStack
+    ) -> None:
+        self.session = session
+        self.task = task
+        self._turn = turn
+        self._hold = hold
+        self._executor = turn.tools.executor(turn.record)
+        self._done: list[str] = []
+
+    @property
+    def index(self) -> int:
+        """The turn's index in its session (``/undo N``)."""
+        return self._turn.index
+
+    async def call(self, call: ToolCall) -> ToolResultMessage:
+        """Run one call through the toolbox: validated, assessed, planned, approved, run."""
+        (result,) = await self._executor.run([call])
+        self._done.append(f"{call.name}: {'failed' if result.is_error else 'ok'}")
+        return result
+
+    def end(self) -> TurnOutcome:
+        session, turn = self.session, self._turn
+        answer = "; ".join(self._done) or "no call ran"
+        iterations = len(self._done)
+        try:
+            turn.record(Done(reason="answer", answer=answer, iterations=iterations))
+            outcome = TurnOutcome(
+                reason="answer", answer=answer, iterations=iterations, messages=session.messages
+            )
+            session._end(turn, self.task, outcome)
+        finally:
+            self._hold.close()
+        return outcome
 
 
 def _changed(states: Sequence[FileState]) -> tuple[ChangedFile, ...]:

@@ -128,6 +128,23 @@ class TurnRecord:
     """What the model is told at its next turn about this one (for undo turns)."""
     time: float = 0.0
 
+    def json(self) -> dict[str, Any]:
+        """As every front end shows a saved turn (``foehn sessions show --json``,
+        ``foehn.session.load``): the files it changed, folders left out."""
+        return {
+            "index": self.index,
+            "task": self.task,
+            "reason": self.reason,
+            "answer": self.answer,
+            "iterations": self.iterations,
+            "files": [
+                {"path": f.path, "change": f.change} | ({"source": f.source} if f.source else {})
+                for f in self.files
+                if not f.folder
+            ],
+            "undoOf": list(self.undo_of),
+        }
+
 
 @dataclass(frozen=True, kw_only=True)
 class FileBefore:
@@ -149,6 +166,16 @@ class SessionSummary:
     updated: float
     turns: int
     path: Path
+
+    def json(self) -> dict[str, Any]:
+        """As every front end lists it (``foehn sessions list --json``, ``foehn.session.list``)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "created": self.created,
+            "updated": self.updated,
+            "turns": self.turns,
+        }
 
 
 @dataclass(kw_only=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from foehn_lsp.agent.events import (
-    RunEvent,
+    TurnEvent,
     event_json,
 )
 from foehn_lsp.errors import TranscriptError
@@ -58,7 +58,7 @@ class Transcript:
     def response(self, response: ModelResponse, seconds: float) -> None:
         self.write("response", response=response.model_dump(mode="json"), seconds=round(seconds, 4))
 
-    def event(self, event: RunEvent) -> None:
+    def event(self, event: TurnEvent) -> None:
         self.write("event", **event_json(event))
 
     def close(self) -> None:

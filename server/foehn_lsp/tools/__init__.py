@@ -2,13 +2,13 @@
 
 from foehn_lsp.tools.contract import CallScope, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.decorator import tool
-from foehn_lsp.tools.discovery import Discovery, PluginProblem, discover
+from foehn_lsp.tools.discovery import LoadedTools, PluginProblem, discover
 from foehn_lsp.tools.registry import Invocation, Middleware, ToolRegistry
 
 __all__ = [
     "CallScope",
-    "Discovery",
     "Invocation",
+    "LoadedTools",
     "Middleware",
     "PluginProblem",
     "Tool",

@@ -56,20 +56,21 @@ class ToolServers(Protocol):
 
 
 @dataclass(kw_only=True)
-class Discovery:
-    """What start-up found: a registry of the tools that loaded, and what was skipped."""
+class LoadedTools:
+    """The tools that loaded (in a registry), the plugins that were skipped and why, and the
+    programs serving some of the tools."""
 
     registry: ToolRegistry
     problems: list[PluginProblem] = field(default_factory=list)
-    mcp: ToolServers | None = None
+    servers: ToolServers | None = None
     """The MCP servers whose tools are in the registry (``foehn_lsp.mcp.tools.add_servers``)."""
 
 
 def discover(
     *, folders: Sequence[Path] = (), entry_points: bool = True, default_timeout: float = 120.0
-) -> Discovery:
+) -> LoadedTools:
     """Load every plugin; never raises for a broken one."""
-    found = Discovery(registry=ToolRegistry(default_timeout=default_timeout))
+    found = LoadedTools(registry=ToolRegistry(default_timeout=default_timeout))
     sources: list[tuple[str, Any]] = []
     if entry_points:
         for point in sorted(

@@ -1,35 +1,98 @@
 """Tools that change files plan their edits (``EditPlan``) and the host applies that plan: an
-edit's exact result, planned once. What was approved is what is applied, and the applier
-refuses, changing nothing, if a file differs from what the plan was made on."""
+edit's exact result, planned once.
+
+In the call chain (``tools.registry``) a tool with a ``plan`` is planned after its arguments are
+validated and its risk assessed, and before approval: approval sees the ``PlannedEdit`` (the
+diff, the files before and after) and decides, and the chain applies that very plan. What was
+approved is what is applied, and the applier refuses, changing nothing, if a file differs from
+what the plan was made on."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
+from foehn_lsp.errors import ToolInputError
 from foehn_lsp.tools.contract import Execute, Plan, ToolContext, ToolResult
-from foehn_lsp.workspace.edits import EditPlan
+from foehn_lsp.workspace.edits import EditPlan, WriteFile
+from foehn_lsp.workspace.paths import Workspace
+
+MAX_PREVIEW_CHARS = 1_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class FilePreview:
+    path: Path
+    before: str | None
+    """``None`` for a file the edit creates."""
+    after: str
+
+
+def file_previews(plan: EditPlan) -> tuple[FilePreview, ...]:
+    return tuple(
+        FilePreview(path=change.path, before=change.old_text, after=change.text)
+        for change in plan.changes
+        if isinstance(change, WriteFile)
+        and len(change.text) + len(change.old_text or "") <= MAX_PREVIEW_CHARS
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlannedEdit:
+    """One call's edits, planned once: what the person is shown and what is applied."""
+
+    plan: EditPlan
+    diff: str
+    """The unified diff of every change (cut to a readable length)."""
+    files: tuple[FilePreview, ...]
+    """Whole before/after texts of the files it writes, for a side-by-side diff."""
+
+    @classmethod
+    def of(cls, plan: EditPlan, workspace: Workspace) -> PlannedEdit:
+        return cls(plan=plan, diff=plan.diff(workspace), files=file_previews(plan))
+
+
+async def plan_call(
+    plan: Plan, arguments: object, ctx: ToolContext, *, name: str
+) -> PlannedEdit | ToolResult:
+    """The edits of one call of tool ``name``, or why they cannot be made, as a failed result
+    the model can act on. An exception other than the expected ones is a bug in the tool and
+    propagates."""
+    try:
+        planned = await plan(arguments, ctx)
+    except ToolInputError as exc:
+        return ToolResult.failure(str(exc))
+    except OSError as exc:
+        # A file that vanished or became a link to elsewhere while planning (a race with
+        # another program) is the model's problem to retry, not a crash of the turn.
+        return ToolResult.failure(f"{name} could not be planned: {exc}")
+    if isinstance(planned, ToolResult):
+        return planned
+    return PlannedEdit.of(planned, ctx.workspace)
 
 
 def execute_plan(plan: Plan) -> Execute:
-    """``execute`` for a tool that changes files: plan the edits, apply them through the host,
-    and report the diff. A plan that is not applied changes nothing."""
+    """``execute`` for a tool that changes files, called outside the host's chain: plan the
+    edits, apply them through the host, and report the diff. (The chain plans before approval
+    and applies what was approved instead of calling it.)"""
 
     async def execute(arguments: object, ctx: ToolContext) -> ToolResult:
         planned = await plan(arguments, ctx)
         if isinstance(planned, ToolResult):
             return planned
-        return await apply_plan(planned, ctx)
+        return await apply_plan(PlannedEdit.of(planned, ctx.workspace), ctx)
 
     return execute
 
 
-async def apply_plan(planned: EditPlan, ctx: ToolContext) -> ToolResult:
-    """Apply a plan made earlier (the one the person approved) through the host, and report the
+async def apply_plan(planned: PlannedEdit, ctx: ToolContext) -> ToolResult:
+    """Apply a plan made earlier (the one the person approved) through the host, and report its
     diff. The applier refuses, changing nothing, if a file differs from what the plan was made
     on."""
-    diff = planned.diff(ctx.workspace)
-    outcome = await ctx.files.apply(planned)
+    outcome = await ctx.files.apply(planned.plan)
     if not outcome.applied:
         return ToolResult.failure(
-            f"{planned.summary}: not applied ({outcome.reason}). No file was changed."
+            f"{planned.plan.summary}: not applied ({outcome.reason}). No file was changed."
         )
-    body = f"{planned.summary}\n{diff}" if diff else planned.summary
-    return ToolResult.success(body, data={"diff": diff})
+    summary, diff = planned.plan.summary, planned.diff
+    return ToolResult.success(f"{summary}\n{diff}" if diff else summary, data={"diff": diff})

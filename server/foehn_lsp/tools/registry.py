@@ -1,9 +1,10 @@
 """The registry: the tools that exist, and the chain every call runs through.
 
-A call goes ``validate → assess risk → [middleware the host adds: approval, audit] → timeout →
-execute``. Whatever happens inside, the caller gets a ``ToolResult``: an unknown name, bad
-arguments, an exception or a timeout all come back as failed results the model can act on.
-Only cancellation propagates, because that is the person stopping the run.
+A call goes ``validate → assess risk → plan → [middleware the host adds: approval, checkpoints]
+→ timeout → execute``, where a tool that changes files is planned once (``tools.plans``) and
+"execute" applies that plan. Whatever happens inside, the caller gets a ``ToolResult``: an
+unknown name, bad arguments, an exception or a timeout all come back as failed results the model
+can act on. Only cancellation propagates, because that is the person stopping the turn.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from foehn_lsp.providers.messages import ToolDefinition
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.contract import CallScope, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.plans import PlannedEdit, apply_plan, plan_call
 from foehn_lsp.tools.validation import InvalidArgumentsError, check_schema, parse_arguments
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,9 @@ class Invocation:
     scope: CallScope = field(default_factory=CallScope)
     """What the call would do beyond its arguments (set by the assessment step, with the risk);
     the tool receives it as ``ctx.scope`` and runs exactly that."""
+    plan: PlannedEdit | ToolResult | None = None
+    """For a tool that changes files (set by the planning step): the edits, which are what runs,
+    or why they cannot be made (a failed result, which is then the call's result)."""
 
 
 Handler = Callable[[Invocation], Awaitable[ToolResult]]
@@ -134,7 +139,7 @@ class ToolRegistry:
         if tool is None:
             return self.unknown_tool(name)
         invocation = Invocation(call_id=call_id, tool=tool, raw_arguments=raw_arguments, ctx=ctx)
-        steps: list[Middleware] = [validate_step, assess_step, *middleware]
+        steps: list[Middleware] = [validate_step, assess_step, self._plan_step, *middleware]
         handler: Handler = self._guarded_execute
         for step in reversed(steps):
             handler = _bind(step, handler)
@@ -149,13 +154,35 @@ class ToolRegistry:
                 "the call was prepared, call again."
             )
 
+    async def _plan_step(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        """Plan a tool that changes files, once, before approval sees the call. A plan that
+        cannot be made goes on as the call's result, so that a refusal still comes first."""
+        tool = invocation.tool
+        if tool.plan is None:
+            return await next_step(invocation)
+        timeout = tool.timeout or self.default_timeout
+        planned: PlannedEdit | ToolResult
+        try:
+            async with asyncio.timeout(timeout):
+                planned = await plan_call(
+                    tool.plan, invocation.arguments, invocation.ctx, name=tool.name
+                )
+        except TimeoutError:
+            planned = ToolResult.failure(f"{tool.name} could not be planned within {timeout:g} s")
+        return await next_step(dataclasses.replace(invocation, plan=planned))
+
     async def _guarded_execute(self, invocation: Invocation) -> ToolResult:
         tool = invocation.tool
         timeout = tool.timeout or self.default_timeout
         ctx = dataclasses.replace(invocation.ctx, scope=invocation.scope)
+        if isinstance(invocation.plan, ToolResult):
+            return invocation.plan
         try:
             async with asyncio.timeout(timeout):
-                result = await tool.execute(invocation.arguments, ctx)
+                if invocation.plan is not None:
+                    result = await apply_plan(invocation.plan, ctx)
+                else:
+                    result = await tool.execute(invocation.arguments, ctx)
         except ToolInputError as exc:
             return ToolResult.failure(str(exc))
         except TimeoutError:

@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from foehn_lsp.agent.decision import Verdict, allow_needs, call_of, decide, risk_source
-from foehn_lsp.agent.proposal import propose
 from foehn_lsp.agent.remember import RememberedScope
-from foehn_lsp.agent.rule_match import Call
-from foehn_lsp.agent.rules import Rule, RuleSet
+from foehn_lsp.agent.rules.decision import Verdict, allow_needs, call_of, decide, risk_source
+from foehn_lsp.agent.rules.match import Call
+from foehn_lsp.agent.rules.proposal import propose
+from foehn_lsp.agent.rules.ruleset import Rule, RuleSet
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.tools.contract import ToolContext, ToolResult
@@ -133,8 +133,8 @@ async def explain_call(
     policy: ApprovalSettings,
     rules: RuleSet,
 ) -> dict[str, Any]:
-    """The ``explain`` object for one call, found by the chain every call takes (validation and
-    risk assessment) up to the decision; nothing runs and no hook is asked."""
+    """The ``explain`` object for one call, found by the chain every call takes (validation,
+    risk assessment and planning) up to the decision; nothing runs and no hook is asked."""
     from foehn_lsp.sandbox import system_sandbox
 
     if registry.get(tool) is None:

@@ -6,7 +6,7 @@ ACP; the language server expands custom commands in a turn's task the same way).
 ``NAME`` is letters, digits, ``-`` and ``_``, starting with a letter or digit; the arguments are
 the rest of the text, as typed. Text that does not start this way (``/etc/hosts is wrong``, a
 lone ``/``) is not a command. Each front end has its own built-in commands; custom commands
-(``agent.custom_commands``) are the same everywhere.
+(``sessions.commands``) are the same everywhere.
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ from typing import Any, Literal
 
 import pydantic
 
-from foehn_lsp.agent.rule_match import Call, Match, covers, matches
-from foehn_lsp.agent.rules import Decision, Rule, RuleSet
+from foehn_lsp.agent.rules.match import Call, Match, covers, matches
+from foehn_lsp.agent.rules.ruleset import Decision, Rule, RuleSet
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy

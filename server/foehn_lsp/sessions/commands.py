@@ -27,7 +27,7 @@ from pathlib import Path
 import platformdirs
 
 from foehn_lsp.agent.approved import approved_text
-from foehn_lsp.agent.slash import NAME, Slash, parse
+from foehn_lsp.sessions.slash import NAME, Slash, parse
 
 MAX_BYTES = 64 * 1024
 WORKSPACE_FOLDER = ".foehn/commands"

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from foehn_lsp.agent.decision import decide
-from foehn_lsp.agent.rule_match import Call, glob_match
-from foehn_lsp.agent.rules import Rule, RuleSet
+from foehn_lsp.agent.rules.decision import decide
+from foehn_lsp.agent.rules.match import Call, glob_match
+from foehn_lsp.agent.rules.ruleset import Rule, RuleSet
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.risk import RiskLevel

@@ -19,8 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.config_tables import array_tables, where
-from foehn_lsp.agent.rules import Rule, RuleSet, parse_rules
+from foehn_lsp.agent.rules.ruleset import Rule, RuleSet, parse_rules
+from foehn_lsp.agent.rules.tables import array_tables, where
 from foehn_lsp.errors import ConfigError
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(#.*)?$")

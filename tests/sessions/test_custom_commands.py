@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.agent.custom_commands import load_commands
-from foehn_lsp.agent.slash import Slash, parse
+from foehn_lsp.sessions.commands import load_commands
+from foehn_lsp.sessions.slash import Slash, parse
 
 
 @pytest.mark.parametrize(
