@@ -265,6 +265,7 @@ async def test_an_allowed_edit_is_planned_once_and_the_tool_never_plans_again(
     registry: ToolRegistry, ctx: ToolContext, root: Path
 ) -> None:
     (root / "app.py").write_text("def main():\n    return 1\n")
+    ctx.files.shown.saw_file(root / "app.py")
     plans: list[int] = []
     edit = counting(registry.get("edit_file"), plans)  # type: ignore[arg-type]
 
