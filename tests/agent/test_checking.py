@@ -180,3 +180,25 @@ def test_checker_output_forms() -> None:
         ("src/a.ts", 3, "error TS2322: Type 'string' is not assignable to type 'number'."),
         ("/w/m.py", 4, "error: Cannot access attribute"),
     ]
+
+
+async def test_a_moved_file_keeps_the_problems_it_had(root: Path) -> None:
+    either = (
+        "for f in app.py new.py; do [ -f $f ] && grep -n BROKEN $f | "
+        'sed "s/^\\([0-9]*\\):\\(.*\\)/$f:\\1: \\2/"; done; true'
+    )
+    configure(root, "sh", "-c", either)
+    (root / "app.py").write_text("old = BROKEN_BEFORE\n")
+    move = ("move_path", {"source": "app.py", "destination": "new.py"})
+    provider = ScriptedProvider([calls(READ), calls(move), say("Moved it.")])
+    session = build_session(
+        Settings(),
+        root,
+        FrontEnd(name="cli", approver=FixedApprover(Approved())),
+        provider=provider,
+    )
+    events = Recorder()
+    await session.prompt("Move app.py to new.py", emit=events)
+    assert (root / "new.py").is_file()
+    assert [c.problems for c in events.of(Checked)] == []
+    assert len(provider.requests) == 3

@@ -4,17 +4,18 @@ changed go back to the model.
 A ``ProblemSource`` says what is wrong with some files now: the workspace's own checkers run in
 the sandbox (``agent.checkers``), or the editor's language servers (the language server's
 ``foehn/diagnostics`` request). ``EditChecks`` sits in the call chain after approval: before a
-call that names a file it will change (``edit_file``, ``write_file``, ``move_path``'s
-destination) runs, the file is checked as it is, once per turn, so problems it already had
-are not the edit's. When the model answers, ``after`` checks the changed files again and keeps
-only the new problems, matched by file, checker and message (not by line, which an edit
-moves). A file a program changed had no check before, so it is left out and named in one
-line; so is a checker that is missing, hangs or floods.
+call that names a file it will change (``edit_file``, ``write_file``; ``move_path``'s
+destination, checked as its source is) runs, the file is checked as it is, once per turn, so
+problems it already had are not the edit's. When the model answers, ``after`` checks the
+changed files again and keeps only the new problems, matched by file, checker and message (not
+by line, which an edit moves). A file a program changed had no check before, so it is left out
+and named in one line; so is a checker that is missing, hangs or floods.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Sequence
@@ -57,7 +58,13 @@ _SOURCE_SUFFIXES = frozenset(
         ".rb",
     ]
 )
-_NAMED = {"edit_file": ("path",), "write_file": ("path",), "move_path": ("destination",)}
+_NAMED = {
+    "edit_file": ("path", "path"),
+    "write_file": ("path", "path"),
+    "move_path": ("source", "destination"),
+}
+"""Per tool: the argument naming the file to check before the call, and the one naming where
+the call leaves it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,9 +116,9 @@ class EditChecks:
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         if invocation.risk >= RiskLevel.WRITE or invocation.scope.sandbox is not None:
             self.dirty = True
-        paths = [p for p in self._named(invocation) if p not in self.before]
-        if paths:
-            await self._baseline(paths)
+        named = {after: now for now, after in self._named(invocation) if after not in self.before}
+        if named:
+            await self._baseline(named)
         return await next_step(invocation)
 
     async def after(self, changed: Sequence[str]) -> CheckReport | None:
@@ -146,28 +153,35 @@ class EditChecks:
             self.rounds += 1
         return CheckReport(problems=tuple(new), skipped=tuple(skipped))
 
-    def _named(self, invocation: Invocation) -> list[str]:
-        keys = _NAMED.get(invocation.tool.name, ())
-        named: list[str] = []
-        for key in keys:
-            value = getattr(invocation.arguments, key, None)
-            if not isinstance(value, str):
-                continue
-            try:
-                path = invocation.ctx.workspace.resolve(value)
-            except (FoehnError, OSError, ValueError):
-                continue
-            named.append(self.workspace.display(path))
-        return named
+    def _named(self, invocation: Invocation) -> list[tuple[str, str]]:
+        """(the file as it is now, where the call leaves it), relative to the root."""
+        keys = _NAMED.get(invocation.tool.name)
+        if keys is None:
+            return []
+        shown = [self._relative(invocation, getattr(invocation.arguments, k, None)) for k in keys]
+        now, after = shown
+        return [] if now is None or after is None else [(now, after)]
 
-    async def _baseline(self, paths: list[str]) -> None:
+    def _relative(self, invocation: Invocation, value: object) -> str | None:
+        if not isinstance(value, str):
+            return None
+        try:
+            return self.workspace.display(invocation.ctx.workspace.resolve(value))
+        except (FoehnError, OSError, ValueError):
+            return None
+
+    async def _baseline(self, named: dict[str, str]) -> None:
+        """Check each file as it is now (``named``: where it will be → where it is) and keep
+        its problems under where it will be."""
         async with self._lock:
-            paths = [p for p in paths if p not in self.before]
-            existing = [p for p in paths if _exists(self.workspace, p)]
+            named = {after: now for after, now in named.items() if after not in self.before}
+            existing = sorted({now for now in named.values() if _exists(self.workspace, now)})
             report = await self.source.check(existing) if existing else CheckReport()
             self.skipped += report.skipped
-            for path in paths:
-                self.before[path] = tuple(p for p in report.problems if p.path == path)
+            for after, now in named.items():
+                self.before[after] = tuple(
+                    dataclasses.replace(p, path=after) for p in report.problems if p.path == now
+                )
 
 
 def note(report: CheckReport) -> str:
