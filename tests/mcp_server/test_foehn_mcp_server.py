@@ -226,15 +226,16 @@ async def test_each_call_is_a_turn_that_foehn_undo_puts_back(root: Path, tmp_pat
         )
         assert undone.returncode == 0, undone.stderr
         assert not (root / "a.txt").exists()
-        # ...and the client's next call is the session's next turn, after the undo.
+        # ...and the client's next calls are the session's next turns, after the undo.
+        await session.call_tool("read_file", {"path": "notes.txt"})
         edited = await session.call_tool("edit_file", edit)
         assert not edited.is_error, text(edited)
     assert (root / "notes.txt").read_text() == "two\n"
     (saved,) = sessions(root, tmp_path)
     assert saved["title"].startswith("tool calls from ")
     shown = turns(root, tmp_path, saved["id"])
-    assert [(t["index"], t["undoOf"]) for t in shown] == [(1, []), (2, [1]), (3, [])]
-    assert [f["path"] for f in shown[2]["files"]] == ["notes.txt"]
+    assert [(t["index"], t["undoOf"]) for t in shown] == [(1, []), (2, [1]), (3, []), (4, [])]
+    assert [f["path"] for f in shown[3]["files"]] == ["notes.txt"]
     undone = foehn("undo", "--workspace", str(root), state=tmp_path / "state")
     assert undone.returncode == 0, undone.stderr
     assert (root / "notes.txt").read_text() == "one\n"
