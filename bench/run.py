@@ -19,6 +19,7 @@ BENCHMARKS = [
     "sandbox",
     "effectiveness",
     "reading",
+    "local",
     "sessions",
     "acp",
 ]

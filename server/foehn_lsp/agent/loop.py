@@ -452,6 +452,7 @@ class Agent:
             tools,
             stream=self.settings.enable_streaming,
             on_text=state.text.feed,
+            on_status=lambda detail: emit(Thinking(iteration=state.iterations, detail=detail)),
         )
 
     async def _fit(

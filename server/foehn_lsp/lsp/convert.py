@@ -279,8 +279,8 @@ def plan_message(plan: ProposedPlan) -> types.ShowMessageRequestParams:
 
 def progress_message(event: TurnEvent) -> str | None:
     match event:
-        case Thinking():
-            return "Thinking…"
+        case Thinking(detail=detail):
+            return detail.capitalize() if detail else "Thinking…"
         case ToolCallEvent(tool=tool):
             return f"Calling {tool}…"
         case ApprovalEvent(decision="deny", tool=tool):
