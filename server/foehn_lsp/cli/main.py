@@ -24,6 +24,7 @@ from foehn_lsp import __version__
 from foehn_lsp.agent import TurnOutcome
 from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
 from foehn_lsp.agent.events import EventSink
+from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.cli import chat, replay
 from foehn_lsp.cli import rules as rules_cli
 from foehn_lsp.cli import trust as trust_cli
@@ -171,6 +172,7 @@ def _run_command(args: argparse.Namespace) -> int:
             stop,
             session_id=args.session,
             continue_latest=args.continue_latest,
+            mode="plan" if args.plan else "act",
         )
     )
     if out.gone:
@@ -215,6 +217,7 @@ async def _run(
     *,
     session_id: str | None = None,
     continue_latest: bool = False,
+    mode: TurnMode = "act",
 ) -> TurnOutcome:
     session = build_session(
         settings,
@@ -235,7 +238,7 @@ async def _run(
 
     loop.add_signal_handler(signal.SIGINT, interrupted)
     try:
-        return await session.prompt(task, context=context, emit=printer, stop=stop)
+        return await session.prompt(task, context=context, emit=printer, stop=stop, mode=mode)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await session.aclose()
@@ -334,6 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         metavar="N",
         help="stop after N rounds of tool calls (default 30; at least 1)",
+    )
+    run.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan first with read-only tools; the plan is asked about like a call "
+        "(--approve ask: on the terminal; all: approved; never: the turn ends with the plan)",
     )
     run.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     run.add_argument("--transcript", metavar="FILE", help="record the run for foehn replay")

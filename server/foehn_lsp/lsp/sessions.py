@@ -1,7 +1,7 @@
 """Session commands: start, prompt, list, load, rename, undo, compact and delete saved sessions.
 
     foehn.session.new      [{title?}]                               -> {sessionId, title}
-    foehn.session.prompt   [{sessionId, task, context?, runId?, uri?, range?}]
+    foehn.session.prompt   [{sessionId, task, context?, runId?, uri?, range?, mode?}]
                            -> {runId, answer, stopReason, iterations, sessionId, turn}
     foehn.session.list     []                                       -> {sessions, problems}
     foehn.session.load     [sessionId] or [{sessionId}]             -> {id, title, turns, messages}

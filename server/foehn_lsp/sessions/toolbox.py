@@ -1,7 +1,8 @@
 """What every tool call runs through, for one workspace: the one assembly that a session's turns
 (the model's calls) and ``foehn mcp`` (an MCP client's calls) share.
 
-    validate → assess → plan → [the front end's checks] → approval → program watch → execute
+    validate → assess → plan → [the front end's checks] → approval → program watch
+      → [the turn's edit checks] → execute
 
 A ``Toolbox`` holds the tools, the approval policy and who is asked, the person's rules and
 hooks, where edits go (the editor, the ACP client, the disk), the secret scrubber and the audit
@@ -18,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from foehn_lsp.agent.approval import ApprovalGate, Approver
+from foehn_lsp.agent.checkers import SandboxCheckers
+from foehn_lsp.agent.checking import EditChecks, ProblemSource
 from foehn_lsp.agent.events import EventSink
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.guards import Guards, TurnGuards
@@ -30,8 +33,9 @@ from foehn_lsp.sessions.store import BlobStore, FileState
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.tools.registry import Middleware
+from foehn_lsp.tools.tasks import TaskList
 from foehn_lsp.workspace.edits import EditApplier
-from foehn_lsp.workspace.files import BufferSource, FileAccess
+from foehn_lsp.workspace.files import BufferSource, FileAccess, ReadLedger
 from foehn_lsp.workspace.paths import Workspace
 from foehn_lsp.workspace.watch import WatchKeeper
 
@@ -58,6 +62,9 @@ class Toolbox:
     remembered: set[RememberedScope] | None = None
     """Where "allow for this run" is remembered when it should outlast one turn (``foehn
     mcp``: the client's connection); ``None``: each turn remembers its own."""
+    problems: ProblemSource | None = None
+    """Where a turn's changed files are checked (the editor's language servers); ``None``:
+    the workspace's own checkers in the sandbox (``agent.checkers``)."""
 
     def turn(
         self,
@@ -68,12 +75,23 @@ class Toolbox:
         turn_id: str,
         watches: WatchKeeper,
         held: Iterable[Path] = (),
+        shown: ReadLedger | None = None,
+        tasks: TaskList | None = None,
     ) -> ToolTurn:
         """Turn ``index`` of ``session``: its checkpoint keeps contents in ``blobs``; programs
         are watched through ``watches`` (kept by the session); ``held`` are files earlier turns
-        changed, whose content is kept before a program may overwrite them."""
+        changed, whose content is kept before a program may overwrite them; ``shown`` is what
+        the model was shown of files before (the edit rule), ``tasks`` the session's task list."""
         return ToolTurn(
-            self, blobs, session=session, index=index, turn_id=turn_id, watches=watches, held=held
+            self,
+            blobs,
+            session=session,
+            index=index,
+            turn_id=turn_id,
+            watches=watches,
+            held=held,
+            shown=shown,
+            tasks=tasks,
         )
 
 
@@ -91,6 +109,8 @@ class ToolTurn:
         turn_id: str,
         watches: WatchKeeper,
         held: Iterable[Path],
+        shown: ReadLedger | None = None,
+        tasks: TaskList | None = None,
     ) -> None:
         self.toolbox = toolbox
         self.session = session
@@ -101,16 +121,23 @@ class ToolTurn:
             workspace,
             applier=CheckpointingApplier(toolbox.applier, checkpoint=self.checkpoint),
             buffers=toolbox.buffers,
+            shown=shown,
         )
-        self.ctx = ToolContext(workspace=workspace, files=files)
+        self.ctx = ToolContext(workspace=workspace, files=files, tasks=tasks)
         """What the turn's tools may touch; every edit goes through the checkpoint."""
         self.audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=turn_id)
         earlier = tuple(held)
         self._watch = ProgramWatch(self.checkpoint, lambda: [*files.seen, *earlier], keeper=watches)
 
-    def executor(self, emit: EventSink) -> TurnExecutor:
+    def edit_checks(self) -> EditChecks:
+        """Checking the turn's edits (the model's turns): in the chain of ``executor``'s calls
+        to check files before their first change, then asked before the answer."""
+        workspace = self.toolbox.workspace
+        return EditChecks(self.toolbox.problems or SandboxCheckers(workspace), workspace)
+
+    def executor(self, emit: EventSink, checks: EditChecks | None = None) -> TurnExecutor:
         """The executor of the turn's calls; ``emit`` gets their events (and should pass them
-        to ``audit``)."""
+        to ``audit``); ``checks`` joins the chain after approval."""
         toolbox = self.toolbox
         gate = ApprovalGate(
             toolbox.settings.approval,
@@ -120,7 +147,10 @@ class ToolTurn:
             toolbox.remembered,
         )
         return TurnExecutor(
-            toolbox.tools.registry, self.ctx, emit, [*toolbox.checks, gate, self._watch]
+            toolbox.tools.registry,
+            self.ctx,
+            emit,
+            [*toolbox.checks, gate, self._watch, *([checks] if checks is not None else [])],
         )
 
     def finish(self) -> tuple[FileState, ...]:
