@@ -15,16 +15,11 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foehn_lsp import __version__
-from foehn_lsp.agent import TurnOutcome
-from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
-from foehn_lsp.agent.events import EventSink
-from foehn_lsp.cli import chat, replay
-from foehn_lsp.cli import rules as rules_cli
 from foehn_lsp.cli.args import (
     EXIT_CANCELLED,
     EXIT_CODES,
@@ -40,16 +35,25 @@ from foehn_lsp.cli.args import (
     task_text,
     writable_file,
 )
-from foehn_lsp.cli.config_report import add_parser as add_config_parser
-from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, TerminalApprover, run_header
-from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.sandbox import report as sandbox_report
-from foehn_lsp.sandbox import startup_warning, system_sandbox
-from foehn_lsp.sessions.builder import FrontEnd, build_session, catalogue_json, load_tools
+
+if TYPE_CHECKING:
+    from foehn_lsp.agent import TurnOutcome
+    from foehn_lsp.agent.approval import Approver
+    from foehn_lsp.agent.events import EventSink
+    from foehn_lsp.config import Settings
+
+# Each subcommand's module is imported by the function that runs it (and its flags are built
+# only when it is named), so that ``foehn serve`` loads no front end: the language server
+# answers ``initialize`` about as fast as an empty pygls server.
 
 
 def _tools_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.config import load_settings
+    from foehn_lsp.sandbox import report as sandbox_report
+    from foehn_lsp.sandbox import system_sandbox
+    from foehn_lsp.sessions.builder import catalogue_json, load_tools
+
     workspace = folder(args.workspace)
     found = load_tools(load_settings(), workspace, lazy=False)  # starts every MCP server
     catalogue = catalogue_json(found)
@@ -88,6 +92,9 @@ def approve_mode(requested: str | None) -> str:
 
 
 def _approver(mode: str, stop: asyncio.Event, printer: EventSink) -> Approver:
+    from foehn_lsp.agent.approval import Approved, Denied, FixedApprover
+    from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover
+
     if mode == "all":
         return FixedApprover(Approved(scope="run"))
     if mode == "never":
@@ -100,6 +107,9 @@ def _approver(mode: str, stop: asyncio.Event, printer: EventSink) -> Approver:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, run_header
+    from foehn_lsp.config import load_settings
+
     task = task_text(args.task)
     root = folder(args.workspace)
     transcript = writable_file(args.transcript, "--transcript") if args.transcript else None
@@ -172,6 +182,8 @@ async def _run(
     session_id: str | None = None,
     continue_latest: bool = False,
 ) -> TurnOutcome:
+    from foehn_lsp.sessions.builder import FrontEnd, build_session
+
     session = build_session(
         settings,
         root,
@@ -231,29 +243,33 @@ def tool_parameters(schema: Any) -> list[str]:
     return list(properties)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="foehn",
-        description="A tool-using LLM agent for editors, as a language server.",
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"foehn {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _add_serve(commands: Any) -> None:
     serve = commands.add_parser("serve", help="run the language server")
     serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     serve.set_defaults(handler=_serve_command)
 
+
+def _add_tools(commands: Any) -> None:
     tools = commands.add_parser("tools", help="print the tool catalogue")
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     tools.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     tools.set_defaults(handler=_tools_command)
 
-    add_config_parser(commands)
-    sandbox_report.add_parser(commands)
 
+def _add_config(commands: Any) -> None:
+    from foehn_lsp.cli.config_report import add_parser
+
+    add_parser(commands)
+
+
+def _add_sandbox(commands: Any) -> None:
+    from foehn_lsp.sandbox.report import add_parser
+
+    add_parser(commands)
+
+
+def _add_run(commands: Any) -> None:
     run = commands.add_parser(
         "run",
         help="run one task headless",
@@ -299,10 +315,26 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--session", metavar="ID", help="one more turn in this saved session")
     run.set_defaults(handler=_run_command)
 
-    replay.add_parser(commands)
-    chat.add_parsers(commands)
-    rules_cli.add_parsers(commands)
 
+def _add_replay(commands: Any) -> None:
+    from foehn_lsp.cli.replay import add_parser
+
+    add_parser(commands)
+
+
+def _add_chat(commands: Any) -> None:
+    from foehn_lsp.cli.chat import add_parsers
+
+    add_parsers(commands)
+
+
+def _add_rules(commands: Any) -> None:
+    from foehn_lsp.cli.rules import add_parsers
+
+    add_parsers(commands)
+
+
+def _add_acp(commands: Any) -> None:
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
     acp.add_argument(
         "--permission-timeout",
@@ -313,6 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     acp.set_defaults(handler=_acp_command)
 
+
+def _add_mcp(commands: Any) -> None:
     mcp = commands.add_parser("mcp", help="Foehn's tools as an MCP server on stdio")
     mcp.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     mcp.add_argument("--allow-writes", action="store_true", help="offer tools that write too")
@@ -322,7 +356,52 @@ def build_parser() -> argparse.ArgumentParser:
         help="offer destructive tools too (deleting, replacing; implies --allow-writes)",
     )
     mcp.set_defaults(handler=_mcp_command)
+
+
+SUBCOMMANDS: tuple[tuple[frozenset[str], Callable[[Any], None]], ...] = (
+    (frozenset({"serve"}), _add_serve),
+    (frozenset({"tools"}), _add_tools),
+    (frozenset({"config"}), _add_config),
+    (frozenset({"sandbox"}), _add_sandbox),
+    (frozenset({"run"}), _add_run),
+    (frozenset({"replay"}), _add_replay),
+    (frozenset({"chat", "sessions", "undo"}), _add_chat),
+    (frozenset({"explain", "rules"}), _add_rules),
+    (frozenset({"acp"}), _add_acp),
+    (frozenset({"mcp"}), _add_mcp),
+)
+"""Every subcommand, in the order ``foehn --help`` lists them, with what adds its parser."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command`` (a subcommand's name), only that subcommand's part,
+    which parses that subcommand's arguments exactly as the whole parser does."""
+    parser = Parser(
+        prog="foehn",
+        description="A tool-using LLM agent for editors, as a language server.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"foehn {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for names, add in SUBCOMMANDS:
+        if command is None or command in names:
+            add(commands)
     return parser
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names first, if it is one; else ``None`` (options such as
+    ``--help`` or ``--version``, an unknown word, nothing), for which the whole parser answers."""
+    if argv and any(argv[0] in names for names, _ in SUBCOMMANDS):
+        return argv[0]
+    return None
+
+
+def _startup_warning() -> str | None:
+    from foehn_lsp.sandbox import startup_warning
+
+    return startup_warning()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -334,9 +413,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not os.environ.get("FOEHN_DEBUG"):
         # The CLI prints plugin problems itself, once; the log line would repeat them.
         logging.getLogger("foehn_lsp.tools.discovery").setLevel(logging.ERROR)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command != "tools" and (warning := startup_warning()):
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(named_command(arguments)).parse_args(arguments)
+    # ``tools`` prints the sandbox report itself; ``serve`` warns once ``initialize`` is answered.
+    if args.command not in ("tools", "serve") and (warning := _startup_warning()):
         print(f"foehn: {warning}", file=sys.stderr)
     try:
         code: int = args.handler(args)
