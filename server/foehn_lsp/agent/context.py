@@ -52,7 +52,7 @@ KNOWN_WINDOWS: dict[str, int] = {
     "o3": 200_000,
     "o4-mini": 200_000,
     "claude": 200_000,
-    "qwen2.5-coder-1.5b": 8_192,
+    "qwen2.5-coder-1.5b": 16_384,  # providers/local/provider.py WINDOW
 }
 """Model name prefix -> context window in tokens (the longest matching prefix wins)."""
 

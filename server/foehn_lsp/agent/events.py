@@ -26,9 +26,13 @@ class TextDelta:
 
 @dataclass(frozen=True, kw_only=True)
 class Thinking:
-    """The model is being asked (for progress indicators)."""
+    """The model is being asked (for progress indicators); again, with ``detail``, when the
+    provider says what the wait is for."""
 
     iteration: int
+    detail: str | None = None
+    """What is happening, in words: "loading the model…", "reading the prompt (first run
+    only)… 40%", "writing a tool call · 7.1 tokens/s"."""
     event: Literal["thinking"] = "thinking"
 
 
@@ -154,7 +158,9 @@ def event_json(event: TurnEvent) -> dict[str, Any]:
     return {"event": data.pop("event"), **data}
 
 
-_OPTIONAL = frozenset({"policy", "preview", "data", "window", "context_tokens", "cost", "source"})
+_OPTIONAL = frozenset(
+    {"policy", "preview", "data", "window", "context_tokens", "cost", "source", "detail"}
+)
 
 
 def _without_unknown(value: Any) -> Any:

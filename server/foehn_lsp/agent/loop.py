@@ -255,6 +255,7 @@ class Agent:
             tools,
             stream=self.settings.enable_streaming,
             on_text=lambda piece: emit(TextDelta(text=piece)),
+            on_status=lambda detail: emit(Thinking(iteration=state.iterations, detail=detail)),
         )
 
     async def _fit(

@@ -132,6 +132,12 @@ class Chat:
                 style="dim",
             )
         )
+        if session.provider.name == "local":
+            from foehn_lsp.providers.local import STRENGTHS, find_running
+
+            running = await find_running()
+            note = f"the local model is a small one: {STRENGTHS}"
+            self.err.print(Text(note + (f"\n{running.line()}" if running else ""), style="dim"))
         interrupted = False
         while not self.leaving:
             try:

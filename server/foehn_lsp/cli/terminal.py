@@ -81,14 +81,18 @@ APPROVE_MODES = {
 
 
 def run_header(settings: Settings, root: Path, approve: str) -> str:
-    """One line: provider, model, workspace and approval mode; says when the small embedded
-    model answers (its answers are demo-grade, and a larger model is one setting away)."""
+    """One line: provider, model, workspace and approval mode; when the small embedded model
+    answers, what it is good at, and a second line naming a model server already running on
+    this machine, if there is one (offered, never used unasked)."""
+    from foehn_lsp.providers import local
+
     status = provider_status(settings)
     name = status.provider or "none"
+    offer = ""
     if status.embedded:
-        model = (
-            f"{status.embedded_model} (the small offline model; FOEHN_PROVIDER picks a larger one)"
-        )
+        model = f"{status.embedded_model} ({local.STRENGTHS})"
+        running = asyncio.run(local.find_running())
+        offer = f"\n{running.line()}" if running else ""
     else:
         try:
             model = settings.resolved_model()
@@ -96,7 +100,10 @@ def run_header(settings: Settings, root: Path, approve: str) -> str:
             model = "?"
     home = Path.home()
     shown = f"~/{root.relative_to(home)}" if root.is_relative_to(home) else str(root)
-    return f"foehn · {name} · {model} · {shown} · --approve {approve}: {APPROVE_MODES[approve]}"
+    return (
+        f"foehn · {name} · {model} · {shown} · --approve {approve}: {APPROVE_MODES[approve]}"
+        + offer
+    )
 
 
 class JsonPrinter:
@@ -150,10 +157,14 @@ class HumanPrinter:
             self._status = None
 
     def __call__(self, event: TurnEvent) -> None:
+        if isinstance(event, Thinking) and event.detail and self._status is not None:
+            self._status.update(f"step {event.iteration + 1}: {event.detail}")
+            return
         self.stop_spinner()
         match event:
-            case Thinking(iteration=iteration) if self.err.is_terminal:
-                self._status = self.err.status(f"thinking (step {iteration + 1})…")
+            case Thinking(iteration=iteration, detail=detail) if self.err.is_terminal:
+                shown = f"step {iteration + 1}: {detail}" if detail else None
+                self._status = self.err.status(shown or f"thinking (step {iteration + 1})…")
                 self._status.start()
             case TextDelta(text=text):
                 self.out.write(text)

@@ -239,8 +239,8 @@ def progress_message(event: TurnEvent) -> str | None:
     from foehn_lsp.agent.events import ApprovalEvent, Done, Thinking, ToolCallEvent, ToolResultEvent
 
     match event:
-        case Thinking():
-            return "Thinking…"
+        case Thinking(detail=detail):
+            return detail.capitalize() if detail else "Thinking…"
         case ToolCallEvent(tool=tool):
             return f"Calling {tool}…"
         case ApprovalEvent(decision="deny", tool=tool):

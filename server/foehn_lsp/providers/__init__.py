@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from foehn_lsp.errors import ConfigError, MissingApiKeyError
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink, ToolDefinition
+from foehn_lsp.providers.messages import (
+    Message,
+    ModelResponse,
+    StatusSink,
+    TextSink,
+    ToolDefinition,
+)
 from foehn_lsp.providers.status import provider_status
 
 if TYPE_CHECKING:
@@ -28,9 +34,12 @@ class Provider(Protocol):
         *,
         stream: bool = False,
         on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
     ) -> ModelResponse:
         """One turn. Streamed text goes to ``on_text`` as it arrives; the full turn is
-        returned either way. Raises ``ProviderError`` subclasses, nothing else."""
+        returned either way. A provider that makes the person wait for more than the model's
+        answer (loading a model, reading a long prompt) says so through ``on_status``; the
+        others ignore it. Raises ``ProviderError`` subclasses, nothing else."""
         ...
 
     async def aclose(self) -> None: ...

@@ -15,6 +15,7 @@ from foehn_lsp.providers.messages import (
     FinishReason,
     Message,
     ModelResponse,
+    StatusSink,
     SystemMessage,
     TextSink,
     ToolCall,
@@ -137,6 +138,7 @@ class AnthropicProvider:
         *,
         stream: bool = False,
         on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
     ) -> ModelResponse:
         body = self.request_body(messages, tools, stream=stream)
         if stream:

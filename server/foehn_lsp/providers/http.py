@@ -102,10 +102,16 @@ class HttpClient:
 
     async def post_json(self, path: str, body: Mapping[str, Any]) -> Any:
         """POST ``body`` and return the parsed JSON answer, retrying what can be retried."""
+        return await self._json("POST", path, body)
 
+    async def get_json(self, path: str) -> Any:
+        """GET ``path`` and return the parsed JSON answer, retrying what can be retried."""
+        return await self._json("GET", path, None)
+
+    async def _json(self, method: str, path: str, body: Mapping[str, Any] | None) -> Any:
         async def attempt() -> Any:
             try:
-                response = await self._client.post(path, json=body)
+                response = await self._client.request(method, path, json=body)
                 await response.aread()
             except httpx.TransportError as exc:
                 raise self._unreachable(exc) from exc

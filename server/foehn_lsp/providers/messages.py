@@ -71,6 +71,8 @@ class ModelResponse(_Record):
 
 TextSink = Callable[[str], None]
 """Receives streamed text as it arrives."""
+StatusSink = Callable[[str], None]
+"""Receives what the provider is doing while the person waits ("loading the model…")."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,6 +18,7 @@ from foehn_lsp.providers.messages import (
     FinishReason,
     Message,
     ModelResponse,
+    StatusSink,
     SystemMessage,
     TextSink,
     ToolCall,
@@ -201,6 +202,7 @@ class OpenAICompatProvider:
         *,
         stream: bool = False,
         on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
     ) -> ModelResponse:
         body = self.request_body(messages, tools, stream=stream)
         if stream:

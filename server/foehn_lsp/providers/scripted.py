@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from foehn_lsp.errors import ProviderProtocolError
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink, ToolDefinition
+from foehn_lsp.providers.messages import (
+    Message,
+    ModelResponse,
+    StatusSink,
+    TextSink,
+    ToolDefinition,
+)
 
 
 class ScriptedProvider:
@@ -27,6 +33,7 @@ class ScriptedProvider:
         *,
         stream: bool = False,
         on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
     ) -> ModelResponse:
         self.requests.append((list(messages), list(tools)))
         if not self.turns:

@@ -29,7 +29,13 @@ from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.config import Settings, user_config_file
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.providers import Provider, create_provider
-from foehn_lsp.providers.messages import Message, ModelResponse, TextSink, ToolDefinition
+from foehn_lsp.providers.messages import (
+    Message,
+    ModelResponse,
+    StatusSink,
+    TextSink,
+    ToolDefinition,
+)
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
@@ -77,6 +83,7 @@ class NoModel:
         *,
         stream: bool = False,
         on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
     ) -> ModelResponse:
         raise ConfigError(self.reason)
 

@@ -1,0 +1,299 @@
+"""The conversation re-told in a form a small model follows reliably.
+
+A system prompt lists the tools and the rules that fix its usual misses; example exchanges
+follow as real chat turns (single calls, a plain answer, and multi-step episodes: find then
+read, read then edit, run the tests, fix, run them again); then the conversation, with tool
+results as user turns. The model replies with one JSON object, a tool call or an answer.
+
+Everything up to the conversation (``fixed_messages``) is identical on every step and every
+turn of every session with the same catalogue, so llama.cpp computes it once and the engine
+saves it for the next process. It does not depend on the tools a step offers (a wrap-up or a
+guard offers fewer): the step's schema narrows what may be chosen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+)
+
+ChatMessage = dict[str, str]
+
+SYSTEM_PROMPT = """\
+You are Foehn, a coding assistant working inside a project folder that you cannot see. Reply \
+with exactly one JSON object and nothing else:
+- to use a tool: {{"tool": "<name>", "arguments": {{...}}}}
+- to finish: {{"answer": "<your answer for the person>"}}
+Rules:
+- Any question about the project's files needs a tool first. Use one tool per reply.
+- scan and search show only names and matching lines: to tell what a file says, read_file it.
+- A name is defined on the line with def, function or class before it; calls and imports only \
+use it.
+- File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
+- To change an existing file, even to add a line at its end, read_file it and then use \
+edit_file. write_file is for new files. After changing code, run_tests if there are tests.
+- When a test fails, fix the code it tests; change the test only if asked to.
+- Say that you changed something only after the tool that changed it succeeded.
+- The answer is for the person: one or two sentences that answer the question with the names \
+and values you found. Never copy the tool output or these rules into the answer.
+
+Tools:
+{tools}"""
+
+RESULT_NOTE = "Reply with the next tool call, or with the answer if you have it."
+
+SINGLE_CALLS: list[tuple[str, str, dict[str, Any]]] = [
+    # (request, tool, arguments); skipped when the catalogue lacks the tool
+    ("Which files are in the docs folder?", "scan", {"path": "docs"}),
+    ("Show me the first lines of setup.cfg", "read_file", {"path": "setup.cfg", "limit": 40}),
+    ("Where is parse_header defined?", "search", {"pattern": "parse_header"}),
+    ("List the Markdown files", "scan", {"pattern": "*.md"}),
+    (
+        "Create notes/todo.txt containing buy milk",
+        "write_file",
+        {"path": "notes/todo.txt", "content": "buy milk\n"},
+    ),
+]
+PLAIN_ANSWERS = [
+    ("What is 7 times 6?", "7 times 6 is 42."),
+    ("Say hello", "Hello! How can I help?"),
+]
+
+Step = tuple[str, dict[str, Any], str]
+"""(tool, arguments, its result)."""
+
+EPISODES: list[tuple[str, list[Step], str]] = [
+    # (request, steps, answer); skipped unless the catalogue has all the steps' tools
+    (
+        "List the shell scripts and tell me which one uses curl",
+        [
+            ("scan", {"pattern": "*.sh"}, "2 entries under .:\nbin/fetch.sh\nbin/clean.sh"),
+            (
+                "search",
+                {"pattern": "curl", "glob": "*.sh"},
+                "1 matches for text 'curl' in 1 files:\nbin/fetch.sh\n     4: curl -O $URL",
+            ),
+        ],
+        "The shell scripts are bin/fetch.sh and bin/clean.sh; bin/fetch.sh uses curl (line 4).",
+    ),
+    (
+        "What timeout does the HTTP client use?",
+        [
+            (
+                "search",
+                {"pattern": "timeout"},
+                "1 matches for text 'timeout' in 1 files:\nnet/client.go\n    12: "
+                "Timeout: defaultTimeout,",
+            ),
+            (
+                "read_file",
+                {"path": "net/client.go"},
+                "net/client.go: lines 1-14 of 14\n     1\tpackage net\n     2\t\n     3\t"
+                "const defaultTimeout = 30 * time.Second\n    12\t\tTimeout: defaultTimeout,",
+            ),
+        ],
+        "The HTTP client in net/client.go uses a 30-second timeout (defaultTimeout).",
+    ),
+    (
+        "Add the line lint at the end of tasks.txt",
+        [
+            (
+                "read_file",
+                {"path": "tasks.txt"},
+                "tasks.txt: lines 1-2 of 2\n     1\tbuild\n     2\ttest",
+            ),
+            (
+                "edit_file",
+                {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "test\nlint"}]},
+                "edit tasks.txt (1 block)",
+            ),
+        ],
+        "I added the line lint at the end of tasks.txt.",
+    ),
+    (
+        "What does the Changelog say about 1.2?",
+        [
+            (
+                "scan",
+                {"pattern": "Changelog"},
+                "no entries under . (recursive, pattern 'Changelog'); names like it: CHANGELOG.md",
+            ),
+            (
+                "read_file",
+                {"path": "CHANGELOG.md"},
+                "CHANGELOG.md: lines 1-4 of 4\n     1\t# Changes\n     2\t## 1.2\n     3\t"
+                "- Faster startup\n     4\t## 1.1",
+            ),
+        ],
+        "According to CHANGELOG.md, version 1.2 made startup faster.",
+    ),
+    (
+        "Make the tests pass",
+        [
+            (
+                "run_tests",
+                {},
+                "$ python -m pytest\n(in .; exit 1; 0.4 s)\nFAILED tests/test_units.py::test_km"
+                "\nE   assert 1.6 == 1.609\nE    +  where 1.6 = to_km(1)\n1 failed, 3 passed",
+            ),
+            (
+                "read_file",
+                {"path": "units.py"},
+                "units.py: lines 1-2 of 2\n     1\tdef to_km(miles):\n     2\t"
+                "    return miles * 1.6",
+            ),
+            (
+                "edit_file",
+                {
+                    "path": "units.py",
+                    "edits": [{"old_text": "miles * 1.6", "new_text": "miles * 1.609"}],
+                },
+                "edit units.py (1 block)",
+            ),
+            ("run_tests", {}, "$ python -m pytest\n(in .; exit 0; 0.4 s)\n4 passed"),
+        ],
+        "to_km in units.py used 1.6 km per mile; I changed it to 1.609 and all 4 tests pass.",
+    ),
+]
+
+EXAMPLE_NAMES = frozenset(
+    {
+        "bin/fetch.sh",
+        "bin/clean.sh",
+        "net/client.go",
+        "tasks.txt",
+        "notes/todo.txt",
+        "parse_header",
+        "units.py",
+        "test_units.py",
+        "Faster startup",
+    }
+)
+"""Names that exist only in the examples: an answer naming one the conversation never
+mentioned is copying the examples, not answering."""
+
+
+def result_text(tool: str, content: str, limit: int, failed: bool = False) -> str:
+    if len(content) > limit:
+        content = content[:limit] + "\n... (cut: read less at a time, with offset and limit)"
+    status = " (FAILED: it did nothing; do what it says)" if failed else ""
+    return f"Result of {tool}{status}:\n{content}\n\n{RESULT_NOTE}"
+
+
+def _signature(name: str, parameters: Mapping[str, Any]) -> str:
+    properties = parameters.get("properties") or {}
+    required = set(parameters.get("required") or [])
+    args = []
+    for key, spec in properties.items():
+        if key in required:
+            args.append(key)
+        elif isinstance(spec, Mapping) and "default" in spec:
+            args.append(f"{key}={json.dumps(spec['default'])}")
+        else:
+            args.append(f"{key}?")
+    return f"{name}({', '.join(args)})"
+
+
+def _call(tool: str, arguments: Mapping[str, Any]) -> ChatMessage:
+    return {"role": "assistant", "content": json.dumps({"tool": tool, "arguments": arguments})}
+
+
+def fixed_messages(catalogue: Sequence[ToolDefinition], result_limit: int) -> list[ChatMessage]:
+    """The rules, the catalogue and the examples that fit it: the start of every request."""
+    listing = "\n".join(
+        f"- {_signature(t.name, t.parameters)}: {t.description.split('. ')[0].rstrip('.')}."
+        for t in catalogue
+    )
+    names = {t.name for t in catalogue}
+    chat = [{"role": "system", "content": SYSTEM_PROMPT.format(tools=listing)}]
+    for request, tool, arguments in SINGLE_CALLS:
+        if tool in names:
+            chat += [{"role": "user", "content": request}, _call(tool, arguments)]
+    for request, answer in PLAIN_ANSWERS:
+        chat += [
+            {"role": "user", "content": request},
+            {"role": "assistant", "content": json.dumps({"answer": answer})},
+        ]
+    for request, steps, answer in EPISODES:
+        if not {tool for tool, _, _ in steps} <= names:
+            continue
+        chat.append({"role": "user", "content": request})
+        for tool, arguments, result in steps:
+            chat += [
+                _call(tool, arguments),
+                {"role": "user", "content": result_text(tool, result, result_limit)},
+            ]
+        chat.append({"role": "assistant", "content": json.dumps({"answer": answer})})
+    return chat
+
+
+def fingerprint(messages: Sequence[ChatMessage]) -> str:
+    """The sha256 of ``messages`` as sent (what a saved prompt state was computed from)."""
+    return hashlib.sha256(json.dumps(list(messages), sort_keys=True).encode()).hexdigest()
+
+
+def conversation(messages: Sequence[Message], result_limit: int) -> list[ChatMessage]:
+    """The session's messages as the model sees them, after the fixed prompt. The agent's
+    system message is left out: it is written for large models, and ours replaces it."""
+    chat: list[ChatMessage] = []
+    for message in messages:
+        match message:
+            case SystemMessage():
+                continue
+            case UserMessage(content=content):
+                chat.append({"role": "user", "content": content})
+            case AssistantMessage(content=content, tool_calls=calls):
+                if calls:
+                    call = calls[0]
+                    try:
+                        arguments = json.loads(call.arguments or "{}")
+                    except json.JSONDecodeError:
+                        arguments = {}
+                    chat.append(_call(call.name, arguments))
+                else:
+                    chat.append({"role": "assistant", "content": json.dumps({"answer": content})})
+            case ToolResultMessage(name=name, content=content, is_error=failed):
+                chat.append(
+                    {"role": "user", "content": result_text(name, content, result_limit, failed)}
+                )
+    return chat
+
+
+def note(text: str) -> ChatMessage:
+    """A message from the host to the model, in the conversation."""
+    return {"role": "user", "content": text}
+
+
+COPIED_LINES = re.compile(
+    r"^\s*(\S+: lines \d+-\d+ of \d+|\d+ entries under |\d+\+? matches for |no entries under |"
+    r"no matches for |\s*\d+\t)",
+    re.MULTILINE,
+)
+PROMPT_PIECES = (
+    "Result of ",
+    RESULT_NOTE[:30],
+    "reply with {",
+    "Reply with exactly one JSON",
+    "You already called",
+    "its result is above",
+)
+
+
+def copies_tool_output_or_prompt(answer: str, conversation_text: str = "") -> bool:
+    """Whether ``answer`` is a copy of a tool result's header or numbered lines, carries this
+    module's prompt text, or names something only the examples have (when it does not occur
+    in ``conversation_text``), rather than an answer in words."""
+    if COPIED_LINES.search(answer) or any(p in answer for p in PROMPT_PIECES):
+        return True
+    return any(name in answer and name not in conversation_text for name in EXAMPLE_NAMES)

@@ -1,0 +1,416 @@
+"""``LocalProvider``: the embedded model as a provider like any other.
+
+Each step asks the model for one JSON object (``schema``), over the fixed prompt and the
+conversation (``prompt``), on the worker (``engine``); the answer streams as it is written
+(``answer``); what is happening while the person waits goes to ``on_status``.
+
+Once a file has been read, an edit of it can only name text the file has (``seen``).
+
+Host guards: an identical call is not re-run (the model is offered the other tools, or an
+answer unless the step must act); right after a failed change the step must be a tool call;
+an answer that copies tool output, prompt text or the examples is sent back once, and if it
+copies again the person gets a plain statement that no answer could be formed, never the copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from foehn_lsp.errors import ProviderProtocolError
+from foehn_lsp.providers.local.answer import AnswerStream
+from foehn_lsp.providers.local.engine import (
+    Engine,
+    EngineSettings,
+    FixedPrompt,
+    PromptProgress,
+    engine_for,
+)
+from foehn_lsp.providers.local.model import (
+    MODEL_NAME,
+    MODEL_SHA256,
+    cache_folder,
+    ensure_model,
+    runtime_version,
+)
+from foehn_lsp.providers.local.prompt import (
+    ChatMessage,
+    conversation,
+    copies_tool_output_or_prompt,
+    fingerprint,
+    fixed_messages,
+    note,
+)
+from foehn_lsp.providers.local.schema import step_schema
+from foehn_lsp.providers.local.seen import old_text_choices, seen_files
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ModelResponse,
+    StatusSink,
+    TextSink,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    Usage,
+)
+
+WINDOW = 16_384
+"""The context window in tokens (see README: 8k, 16k and 32k measured on 2 cores)."""
+BATCH = 256
+"""Prompt tokens computed per step."""
+RATE_EVERY = 1.0
+"""Seconds between two tokens-per-second reports."""
+READ_REPORTED = 256
+"""New prompt tokens from which reading the prompt is reported."""
+
+STRENGTHS = (
+    "good at finding and reading files and at one-file edits; for changes across files or "
+    "fixing until the tests pass, use a larger model (FOEHN_PROVIDER, or a local server "
+    "such as Ollama)"
+)
+"""What the header says the model is for (README: measured with bench/bench_effectiveness.py
+and bench/bench_local.py)."""
+
+CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
+DENIED = "the person denied this call"
+NO_ANSWER = (
+    "The local model could not put what it found into words; ask again more specifically, "
+    "or use a larger model (FOEHN_PROVIDER)."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepTiming:
+    """One request to the model, timed here."""
+
+    first_token: float
+    """Seconds from the request to its first generated token: loading the model, restoring
+    or reading the fixed prompt, and reading what is new, if any of those were needed."""
+    total: float
+    prompt_tokens: int
+    cached_tokens: int
+    """Prompt tokens llama.cpp reused from its cache instead of processing again."""
+    generated: int
+    tokens_per_second: float
+
+
+def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
+    """Whether the next step must be a tool call: right after a change that failed (not one the
+    person denied), a small model tends to answer as if it had worked; it has to act on what
+    the failure says (read the file first, fix the old_text) before it may answer."""
+    last = messages[-1] if messages else None
+    return (
+        bool(tools)
+        and isinstance(last, ToolResultMessage)
+        and last.is_error
+        and last.name in CHANGE_TOOLS
+        and DENIED not in last.content
+    )
+
+
+def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
+    """The call with its arguments' defaults filled in, so that ``scan {}`` and
+    ``scan {"recursive": true}`` count as the same call."""
+    try:
+        given = json.loads(arguments)
+    except json.JSONDecodeError:
+        return name + arguments
+    defaults = next(
+        (
+            {
+                k: v["default"]
+                for k, v in (t.parameters.get("properties") or {}).items()
+                if isinstance(v, Mapping) and "default" in v
+            }
+            for t in tools
+            if t.name == name
+        ),
+        {},
+    )
+    merged = {**defaults, **given} if isinstance(given, dict) else given
+    return name + json.dumps(merged, sort_keys=True)
+
+
+@dataclass
+class _Step:
+    """One decision as it arrives."""
+
+    parts: list[str]
+    answer: AnswerStream
+    usage: Usage
+    started: float
+    first: float | None = None
+    finish: str | None = None
+    timings: Mapping[str, Any] | None = None
+    rate_shown: float = 0.0
+
+
+class LocalProvider:
+    """The embedded model. The model is loaded on first use in a worker process shared by
+    every provider in this process, and stays loaded for the life of the process."""
+
+    def __init__(
+        self,
+        *,
+        model_path: Path | None = None,
+        window: int = WINDOW,
+        batch: int = BATCH,
+        states: Path | None = None,
+        command: Sequence[str] = (),
+        model_sha256: str = MODEL_SHA256,
+        runtime: str | None = None,
+    ) -> None:
+        """``model_path``, ``command``, ``model_sha256`` and ``runtime`` default to the
+        embedded model in the cache, its worker, its hash and the installed runtime's version;
+        tests give their own to run a stand-in worker."""
+        self.name = "local"
+        self.model = MODEL_NAME
+        self.window = window
+        self._model_path = model_path
+        self._batch = batch
+        self._states = states
+        self._command = tuple(command)
+        self._model_sha256 = model_sha256
+        self._runtime = runtime
+        self._catalogue: Sequence[ToolDefinition] = ()
+        self._calls = 0
+        self.result_limit = window // 2
+        """Characters of a tool result the model reads (about a sixth of the window)."""
+        self.max_tokens = min(2048, window // 8)
+        self.timings: list[StepTiming] = []
+        """Every request this provider made, in order (for benchmarks)."""
+
+    async def aclose(self) -> None:
+        """Nothing to release: the model stays loaded for the next session in this process."""
+
+    async def engine(self) -> Engine:
+        """The engine for this model and these settings (assembling and verifying the model
+        file the first time, in a thread: it takes seconds)."""
+        path = self._model_path
+        if path is None:
+            path = self._model_path = await asyncio.to_thread(ensure_model)
+        return engine_for(
+            EngineSettings(
+                model=path,
+                model_sha256=self._model_sha256,
+                runtime=self._runtime or runtime_version(),
+                window=self.window,
+                batch=self._batch,
+                states=self._states or cache_folder() / "prompt-states",
+                command=self._command,
+            )
+        )
+
+    async def prepare(
+        self, tools: Sequence[ToolDefinition], on_status: StatusSink | None = None
+    ) -> None:
+        """Load the model and put the fixed prompt for ``tools`` in place now, rather than at
+        the first step."""
+        engine = await self.engine()
+        await engine.start(fixed=self.fixed_prompt(tools), on_status=on_status or (lambda _: None))
+
+    def fixed_prompt(self, tools: Sequence[ToolDefinition]) -> FixedPrompt:
+        """The fixed prompt for the whole catalogue seen so far: a step that offers fewer
+        tools (a wrap-up, a guard) keeps the same start, so its state is reused."""
+        if tools:
+            self._catalogue = tools
+        messages = fixed_messages(self._catalogue or tools, self.result_limit)
+        return FixedPrompt(messages=tuple(messages), sha256=fingerprint(messages))
+
+    def chat_messages(
+        self, messages: Sequence[Message], tools: Sequence[ToolDefinition]
+    ) -> list[ChatMessage]:
+        """The conversation as the model sees it: the fixed prompt, then the messages."""
+        fixed = self.fixed_prompt(tools)
+        return [*map(dict, fixed.messages), *conversation(messages, self.result_limit)]
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDefinition],
+        *,
+        stream: bool = False,
+        on_text: TextSink | None = None,
+        on_status: StatusSink | None = None,
+    ) -> ModelResponse:
+        fixed = self.fixed_prompt(tools)
+        chat = conversation(messages, self.result_limit)
+        said = "\n".join(m["content"] for m in chat)
+        status = on_status or (lambda _: None)
+        shown = on_text if stream and on_text is not None else None
+        acting = must_act(messages, tools)
+        files = {path: old_text_choices(runs) for path, runs in seen_files(messages).items()}
+        earlier = {
+            canonical(c.name, c.arguments, tools)
+            for m in messages
+            if isinstance(m, AssistantMessage)
+            for c in m.tool_calls
+        }
+
+        async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
+            return await self._decide(fixed, chat, schema, spent, said, shown, status)
+
+        step, usage = await decide(
+            step_schema(tools, answer_only=not tools, tools_only=acting, files=files), Usage()
+        )
+        if "tool" in step and canonical(step["tool"], json.dumps(step["arguments"]), tools) in (
+            earlier
+        ):
+            # Never re-run an identical call: offer the other tools (and, unless the step must
+            # act, an answer).
+            others = [t for t in tools if t.name != step["tool"]]
+            chat.append(
+                note(
+                    f"You already called {step['tool']} with those arguments; its result is "
+                    "above. Use a different tool if you need more, or give the answer."
+                )
+            )
+            step, usage = await decide(
+                step_schema(
+                    others,
+                    answer_only=not others,
+                    tools_only=acting and bool(others),
+                    files=files,
+                ),
+                usage,
+            )
+        if "tool" in step:
+            self._calls += 1
+            call = ToolCall(
+                id=f"local{self._calls:04}",
+                name=str(step["tool"]),
+                arguments=json.dumps(step["arguments"]),
+            )
+            return ModelResponse(
+                message=AssistantMessage(tool_calls=(call,)),
+                usage=usage,
+                finish_reason="tool_calls",
+            )
+        answer = str(step.get("answer", "")).strip()
+        if step.get("copied") and not answer:
+            # Nothing of it was shown: send it back once.
+            chat += [
+                {"role": "assistant", "content": json.dumps({"answer": step.get("text", "")})},
+                note(
+                    "That copies the tool output or the examples instead of answering. Answer "
+                    "the question in your own words, naming the files and values you found."
+                ),
+            ]
+            step, usage = await decide(step_schema([], answer_only=True), usage)
+            answer = str(step.get("answer", "")).strip() or NO_ANSWER
+        return ModelResponse(message=AssistantMessage(content=answer), usage=usage)
+
+    async def _decide(
+        self,
+        fixed: FixedPrompt,
+        chat: list[ChatMessage],
+        schema: dict[str, Any],
+        spent: Usage,
+        said: str,
+        shown: TextSink | None,
+        status: StatusSink,
+    ) -> tuple[dict[str, Any], Usage]:
+        """One constrained step. The result is the parsed object, or, when the answer turned
+        out to copy something, ``{"copied": True, "answer": what was shown, "text": …}``."""
+        engine = await self.engine()
+        step = _Step(
+            parts=[],
+            answer=AnswerStream(shown, lambda text: copies_tool_output_or_prompt(text, said)),
+            usage=spent,
+            started=time.perf_counter(),
+        )
+        reading = PromptProgress(status, "reading the conversation", minimum=READ_REPORTED)
+        body = {
+            "messages": [*fixed.messages, *chat],
+            "temperature": 0,
+            "max_tokens": self.max_tokens,
+            "cache_prompt": True,
+            "return_progress": True,
+            "timings_per_token": True,
+            "stream_options": {"include_usage": True},
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "step", "schema": schema},
+            },
+        }
+
+        def on_chunk(chunk: Mapping[str, Any]) -> bool:
+            if reading.chunk(chunk):
+                return False
+            if isinstance(chunk.get("timings"), Mapping):
+                step.timings = chunk["timings"]
+            if isinstance(chunk.get("usage"), Mapping):
+                step.usage = _add(spent, chunk["usage"])
+            choices = chunk.get("choices") or []
+            if not choices or not isinstance(choices[0], Mapping):
+                return False
+            step.finish = choices[0].get("finish_reason") or step.finish
+            content = (choices[0].get("delta") or {}).get("content")
+            if not content:
+                return False
+            if step.first is None:
+                step.first = time.perf_counter()
+            step.parts.append(content)
+            stop = step.answer.feed(content)
+            self._report_rate(step, status, streaming=shown is not None)
+            return stop
+
+        await engine.chat(body, on_chunk, fixed=fixed, on_status=status)
+        step.answer.finish()
+        self._record(step)
+        if step.answer.copied:
+            released = step.answer.released.strip()
+            return {"copied": True, "answer": released, "text": step.answer.text}, step.usage
+        text = "".join(step.parts)
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            if step.finish == "length":
+                raise ProviderProtocolError(
+                    f"the local model's reply was cut off at {self.max_tokens} tokens; ask for "
+                    "something smaller (a shorter file, one change at a time)"
+                ) from None
+            raise ProviderProtocolError(f"the local model replied {text[:200]!r}") from None
+        if not isinstance(parsed, dict) or not ("answer" in parsed or "tool" in parsed):
+            raise ProviderProtocolError(f"the local model replied {text[:200]!r}")
+        return parsed, step.usage
+
+    def _report_rate(self, step: _Step, status: StatusSink, *, streaming: bool) -> None:
+        if streaming and step.answer.kind == "answer":
+            return  # the answer itself is showing
+        now = time.perf_counter()
+        if now - step.rate_shown < RATE_EVERY:
+            return
+        step.rate_shown = now
+        rate = float((step.timings or {}).get("predicted_per_second") or 0)
+        doing = {"answer": "answering", "tool": "writing a tool call"}.get(
+            step.answer.kind, "thinking"
+        )
+        status(f"{doing} · {rate:.1f} tokens/s" if rate else f"{doing}…")
+
+    def _record(self, step: _Step) -> None:
+        timings = step.timings or {}
+        end = time.perf_counter()
+        self.timings.append(
+            StepTiming(
+                first_token=(step.first or end) - step.started,
+                total=end - step.started,
+                prompt_tokens=int(timings.get("prompt_n") or 0) + int(timings.get("cache_n") or 0),
+                cached_tokens=int(timings.get("cache_n") or 0),
+                generated=int(timings.get("predicted_n") or 0),
+                tokens_per_second=float(timings.get("predicted_per_second") or 0),
+            )
+        )
+
+
+def _add(spent: Usage, usage: Mapping[str, Any]) -> Usage:
+    return Usage(
+        input_tokens=spent.input_tokens + int(usage.get("prompt_tokens") or 0),
+        output_tokens=spent.output_tokens + int(usage.get("completion_tokens") or 0),
+    )

@@ -1,0 +1,106 @@
+"""What the conversation has shown of each file, kept current through the changes it made.
+
+A small model rarely copies ``old_text`` exactly (quotes change, indentation goes), and then
+the edit fails. Once a file has been read in the conversation, the step's grammar lets
+``edit_file`` name only that file's lines as ``old_text`` (one, two or three consecutive lines
+that occur once in what was shown), so the edit finds its text. What a later edit or write did
+is applied here too, so the choices follow the file as it is now.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from foehn_lsp.providers.messages import AssistantMessage, Message, ToolCall, ToolResultMessage
+
+MAX_CHOICES = 400
+"""``old_text`` choices offered per file (single lines first, then pairs, then triples)."""
+
+_HEADER = re.compile(r"^\S.*: lines (\d+)-(\d+) of (\d+)$")
+_NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
+_CUT = re.compile(r" … \(\d+ more characters\)$")
+
+
+def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
+    """For each file the conversation read or wrote: the runs of consecutive lines it has
+    shown (as text), with the later successful edits applied."""
+    calls: dict[str, ToolCall] = {}
+    seen: dict[str, list[str]] = {}
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            calls.update((c.id, c) for c in message.tool_calls)
+            continue
+        if not isinstance(message, ToolResultMessage) or message.is_error:
+            continue
+        call = calls.get(message.call_id)
+        arguments = _arguments(call)
+        path = arguments.get("path")
+        if call is None or not isinstance(path, str):
+            continue
+        if call.name == "read_file":
+            runs = _shown(message.content)
+            if runs:
+                seen[path] = [*seen.get(path, []), *runs]
+        elif call.name == "write_file" and isinstance(arguments.get("content"), str):
+            seen[path] = [arguments["content"]]
+        elif call.name == "edit_file" and path in seen:
+            seen[path] = [_edited(run, arguments.get("edits")) for run in seen[path]]
+    return seen
+
+
+def old_text_choices(runs: Sequence[str]) -> list[str]:
+    """Line spans of ``runs`` that an edit can name: non-blank, and found once."""
+    whole = "\n".join(runs)
+    choices: list[str] = []
+    for width in (1, 2, 3):
+        for run in runs:
+            lines = run.split("\n")
+            for start in range(len(lines) - width + 1):
+                span = "\n".join(lines[start : start + width])
+                if span.strip() and whole.count(span) == 1 and span not in choices:
+                    choices.append(span)
+                    if len(choices) == MAX_CHOICES:
+                        return choices
+    return choices
+
+
+def _arguments(call: ToolCall | None) -> Mapping[str, Any]:
+    if call is None:
+        return {}
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def _shown(output: str) -> list[str]:
+    """The runs of whole lines in a ``read_file`` result (cut lines end a run)."""
+    lines = output.split("\n")
+    if not lines or not _HEADER.match(lines[0]):
+        return []
+    runs: list[str] = []
+    current: list[str] = []
+    for line in lines[1:]:
+        numbered = _NUMBERED.match(line)
+        if numbered is None or _CUT.search(numbered.group(2)):
+            if current:
+                runs.append("\n".join(current))
+            current = []
+            continue
+        current.append(numbered.group(2))
+    if current:
+        runs.append("\n".join(current))
+    return runs
+
+
+def _edited(run: str, edits: Any) -> str:
+    for edit in edits if isinstance(edits, list) else []:
+        if isinstance(edit, dict):
+            old, new = edit.get("old_text"), edit.get("new_text")
+            if isinstance(old, str) and isinstance(new, str) and old and old in run:
+                run = run.replace(old, new, 1)
+    return run

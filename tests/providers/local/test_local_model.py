@@ -1,0 +1,422 @@
+"""The embedded model, for real: assembled from its wheels, verified, asked to act, stopped.
+
+Slow on a CPU (the first test pays for reading the fixed prompt once), so marked ``model``;
+every wait has a generous timeout and nothing is timed."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from foehn_lsp.errors import ConfigError, ProviderRequestError
+from foehn_lsp.providers.local import (
+    MODEL_NAME,
+    MODEL_SHA256,
+    MODEL_SIZE,
+    PARTS,
+    LocalProvider,
+    ensure_model,
+    is_available,
+)
+from foehn_lsp.providers.local.engine import Engine, EngineSettings, engine_for
+from foehn_lsp.providers.local.model import runtime_version
+from foehn_lsp.providers.local.schema import step_schema
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+)
+from foehn_lsp.tools import ToolRegistry
+from providers.local.local_fakes import cpu_seconds
+
+pytestmark = [
+    pytest.mark.model,
+    pytest.mark.skipif(not is_available(), reason="foehn-lsp[local] is not installed"),
+]
+PROBE = Path(__file__).with_name("local_state_probe.py")
+LONG = "Write a story of about 300 words about a lighthouse keeper and a storm."
+
+
+@pytest.fixture(scope="session")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A user cache (``XDG_CACHE_HOME``) holding the assembled model and, once the first
+    test has run, the fixed prompt's saved state."""
+    root = tmp_path_factory.mktemp("cache")
+    ensure_model(root / "foehn" / "models")
+    return root
+
+
+@pytest.fixture(scope="session")
+def model_file(cache: Path) -> Path:
+    return cache / "foehn" / "models" / f"{MODEL_NAME}.gguf"
+
+
+@pytest.fixture(scope="session")
+def provider(cache: Path, model_file: Path) -> Iterator[LocalProvider]:
+    local = LocalProvider(model_path=model_file, states=cache / "foehn" / "prompt-states")
+    yield local
+    asyncio.run(_close(local))
+
+
+async def _close(local: LocalProvider) -> None:
+    (await local.engine()).close()
+
+
+def test_the_assembled_model_is_verified(model_file: Path) -> None:
+    digest = hashlib.sha256()
+    with open(model_file, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    assert digest.hexdigest() == MODEL_SHA256
+
+
+def test_anything_but_the_expected_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="refusing to load them"):
+        ensure_model(tmp_path, parts=PARTS[:1])
+    assert list(tmp_path.iterdir()) == []  # nothing half-assembled is left behind
+
+
+def test_a_file_changed_after_it_was_verified_is_verified_again(tmp_path: Path) -> None:
+    """The stamp spares later processes the hashing, but only while the file is unchanged."""
+    target = ensure_model(tmp_path)
+    with open(target, "r+b") as handle:  # same size, one byte different
+        handle.seek(MODEL_SIZE // 2)
+        byte = handle.read(1)
+        handle.seek(MODEL_SIZE // 2)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    rebuilt = ensure_model(tmp_path)
+    with open(rebuilt, "rb") as handle:
+        handle.seek(MODEL_SIZE // 2)
+        assert handle.read(1) == byte
+
+
+def _exotic_tool() -> ToolDefinition:
+    return ToolDefinition(
+        name="mcp__notes__find",
+        description="Find notes by a query.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "pattern": "^(?=\\w)"},
+                "filter": {"$ref": "https://example.com/filter.json"},
+            },
+            "required": ["query"],
+        },
+    )
+
+
+async def test_every_step_parses_and_names_a_real_tool(
+    provider: LocalProvider, registry: ToolRegistry
+) -> None:
+    tools = registry.definitions()
+    by_name = {t.name: t for t in tools}
+    asked = [
+        "list the Python files",
+        "What is 2 + 2?",
+        "Where is the Store class defined?",
+        "Create docs/notes.md saying hello",
+        "Run the tests",
+        "Replace foo with bar in setup.cfg",
+    ]
+    for question in asked:
+        response = await provider.complete([UserMessage(content=question)], tools)
+        for call in response.message.tool_calls:
+            assert call.name in by_name
+            jsonschema.validate(json.loads(call.arguments), by_name[call.name].parameters)
+        assert response.message.tool_calls or response.message.content
+    first = await provider.complete([UserMessage(content="list the Python files")], tools)
+    assert [c.name for c in first.message.tool_calls] == ["scan"]
+    plain = await provider.complete([UserMessage(content="What is 2 + 2?")], tools)
+    assert "4" in plain.message.content
+
+
+async def test_the_prompt_cache_is_reused_from_step_to_step(
+    provider: LocalProvider, registry: ToolRegistry
+) -> None:
+    tools = registry.definitions()
+    await provider.complete([UserMessage(content="list the Markdown files")], tools)
+    call = ToolCall(id="c1", name="scan", arguments='{"pattern": "*.md"}')
+    await provider.complete(
+        [
+            UserMessage(content="list the Markdown files"),
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id="c1", name="scan", content="1 entries under .:\nREADME.md"),
+        ],
+        tools,
+    )
+    later = provider.timings[-1]
+    assert later.cached_tokens >= 0.8 * later.prompt_tokens
+
+
+async def test_a_tool_schema_the_grammar_compiler_refuses_still_gets_a_call(
+    model_file: Path, tmp_path: Path
+) -> None:
+    engine = _small_engine(model_file, tmp_path)
+    tool = _exotic_tool()
+    question = [{"role": "user", "content": 'Call mcp__notes__find with query "deploy".'}]
+    replies: list[str] = []
+
+    def chunk(data: Mapping[str, Any]) -> bool:
+        replies.extend((c.get("delta") or {}).get("content") or "" for c in data["choices"])
+        return False
+
+    def body(schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "messages": question,
+            "max_tokens": 60,
+            "temperature": 0,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "s", "schema": schema},
+            },
+        }
+
+    try:
+        raw = {
+            "anyOf": [{"properties": {"tool": {"const": tool.name}, "arguments": tool.parameters}}]
+        }
+        with pytest.raises(ProviderRequestError, match="unsupported"):
+            await engine.chat(body(raw), chunk)
+        await engine.chat(body(step_schema([tool], tools_only=True)), chunk)
+    finally:
+        engine.close()
+    step = json.loads("".join(replies))
+    assert step["tool"] == tool.name
+    assert isinstance(step["arguments"]["query"], str)
+
+
+def _small_engine(model_file: Path, states: Path) -> Engine:
+    return engine_for(
+        EngineSettings(
+            model=model_file,
+            model_sha256=MODEL_SHA256,
+            runtime=runtime_version(),
+            window=2048,
+            batch=64,
+            states=states,
+        )
+    )
+
+
+def _probe(model_file: Path, states: Path, sha256: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(PROBE), str(model_file), str(states), sha256],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=True,
+    )
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_a_saved_prompt_state_is_used_by_the_next_process_and_refused_for_another_model(
+    model_file: Path, tmp_path: Path
+) -> None:
+    first = _probe(model_file, tmp_path, MODEL_SHA256)
+    assert any(s.startswith("reading the prompt (first run only)") for s in first["statuses"])
+    second = _probe(model_file, tmp_path, MODEL_SHA256)
+    assert "restoring the prompt from the cache…" in second["statuses"]
+    assert not any(s.startswith("reading the prompt") for s in second["statuses"])
+    assert second["cache_n"] > 30  # the fixed prompt came from the saved state
+    other = _probe(model_file, tmp_path, "f" * 64)
+    assert "restoring the prompt from the cache…" not in other["statuses"]
+    assert any(s.startswith("reading the prompt (first run only)") for s in other["statuses"])
+
+
+async def _cancelled_after(engine: Any, body: dict[str, Any], key: str) -> int:
+    """Start ``body``, cancel it at the first chunk that has ``key`` ("prompt_progress" while
+    the prompt is read, "content" once tokens come); the worker's pid."""
+    seen = asyncio.Event()
+
+    def chunk(data: dict[str, Any]) -> bool:
+        deltas = [c.get("delta") or {} for c in data.get("choices") or []]
+        if key in data or any(d.get(key) for d in deltas):
+            seen.set()
+        return False
+
+    task = asyncio.create_task(engine.chat(body, chunk))
+    await asyncio.wait_for(seen.wait(), 900)
+    pid: int = engine.pid
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    return pid
+
+
+def _idle_or_gone(pid: int) -> bool:
+    try:
+        before = cpu_seconds(pid)
+    except FileNotFoundError:
+        return True
+    time.sleep(1.0)
+    try:
+        return bool(cpu_seconds(pid) - before < 0.15)
+    except FileNotFoundError:
+        return True
+
+
+async def test_a_cancelled_answer_frees_the_core(model_file: Path, tmp_path: Path) -> None:
+    engine = _small_engine(model_file, tmp_path)
+    try:
+        body = {"messages": [{"role": "user", "content": LONG}], "max_tokens": 600}
+        pid = await _cancelled_after(engine, body, "content")
+        assert _idle_or_gone(pid)
+        reading = {
+            "messages": [{"role": "user", "content": "Summarise: " + "lorem ipsum " * 600}],
+            "max_tokens": 5,
+            "return_progress": True,
+        }
+        pid = await _cancelled_after(engine, reading, "prompt_progress")
+        assert _idle_or_gone(pid)
+    finally:
+        engine.close()
+
+
+def _environment(cache: Path, tmp_path: Path) -> dict[str, str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
+    environment.update(
+        {
+            "XDG_CACHE_HOME": str(cache),
+            "XDG_STATE_HOME": str(tmp_path / "state"),
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "FOEHN_STREAMING": "1",
+            "TERM": "xterm-256color",
+        }
+    )
+    return environment
+
+
+def test_the_answer_streams_to_the_terminal_in_pieces(
+    provider: LocalProvider, cache: Path, tmp_path: Path
+) -> None:
+    import pexpect
+
+    (tmp_path / "ws").mkdir()
+    child = pexpect.spawn(
+        sys.executable,
+        [
+            "-m",
+            "foehn_lsp",
+            "run",
+            "Explain in three sentences what a Python list is.",
+            "--workspace",
+            str(tmp_path / "ws"),
+        ],
+        env=_environment(cache, tmp_path),
+        encoding="utf-8",
+        timeout=900,
+        dimensions=(40, 160),
+    )
+    reads: list[str] = []
+    while True:
+        try:
+            reads.append(child.read_nonblocking(4096, timeout=900))
+        except pexpect.EOF:
+            break
+    child.wait()
+    text_reads = [r for r in reads if r.strip() and "\x1b" not in r]  # not the styled stderr
+    assert len(text_reads) >= 3, reads[-10:]
+    assert child.exitstatus == 0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_in_chat_a_cancelled_turn_stops_the_model_and_ctrl_d_leaves(
+    provider: LocalProvider, cache: Path, tmp_path: Path
+) -> None:
+    import pexpect
+
+    (tmp_path / "ws").mkdir()
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "foehn_lsp", "chat", "--workspace", str(tmp_path / "ws")],
+        env=_environment(cache, tmp_path),
+        encoding="utf-8",
+        timeout=900,
+        dimensions=(40, 160),
+    )
+    child.expect_exact("›")
+    child.sendline(LONG)
+    child.expect(["restoring the prompt from the cache", "reading the prompt"])
+    child.expect("[A-Za-z]+ [a-z]+ [a-z]+ [a-z]+ [a-z]+")  # the story is streaming
+    [worker] = _children(child.pid)
+    child.sendcontrol("c")
+    child.expect("cancel")
+    child.expect_exact("›")
+    assert _idle_or_gone(worker)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.wait()
+    assert not Path(f"/proc/{worker}").exists() or _idle_or_gone(worker)
+
+
+async def test_the_answer_streams_to_the_lsp_client_in_pieces(
+    provider: LocalProvider, cache: Path, tmp_path: Path
+) -> None:
+    from lsprotocol import types
+    from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "foehn_lsp", "serve"],
+        server_env=_environment(cache, tmp_path),
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    texts: list[str] = []
+
+    def on_event(params: Any) -> None:
+        event = params._asdict() if hasattr(params, "_asdict") else params
+        if event["event"] == "text":
+            texts.append(event["text"])
+
+    client.feature("foehn/runEvent")(on_event)
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+        )
+    )
+    try:
+        result: Any = await asyncio.wait_for(
+            client.workspace_execute_command_async(
+                types.ExecuteCommandParams(
+                    command="foehn.run",
+                    arguments=["Explain in three sentences what a Python list is."],
+                )
+            ),
+            900,
+        )
+        await asyncio.sleep(0.1)
+        assert result["stopReason"] == "answer"
+        assert len(texts) >= 2
+        assert "".join(texts).strip() == result["answer"].strip()
+    finally:
+        await client.shutdown_session()
+        await client.stop()  # type: ignore[no-untyped-call]

@@ -1,0 +1,307 @@
+"""The embedded model's parts that need no process: the step schema, the streamed answer, the
+saved prompt states."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from foehn_lsp.providers.local.answer import HOLD, AnswerStream
+from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
+from foehn_lsp.providers.local.schema import constraining, inline_refs, step_schema
+from foehn_lsp.providers.local.seen import MAX_CHOICES, old_text_choices, seen_files
+from foehn_lsp.providers.local.states import MAX_STATES, PromptStates, StateKey
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+)
+from foehn_lsp.tools import ToolRegistry
+
+# The step schema ------------------------------------------------------------------------
+
+
+def test_step_schema_admits_exactly_a_tool_call_or_an_answer(registry: ToolRegistry) -> None:
+    schema = step_schema(registry.definitions())
+    choices = schema["anyOf"]
+    assert choices[-1]["required"] == ["answer"]
+    assert {c["properties"]["tool"]["const"] for c in choices[:-1]} == {t.name for t in registry}
+    assert "$ref" not in json.dumps(schema)
+    assert step_schema(registry.definitions(), tools_only=True)["anyOf"] == choices[:-1]
+    assert step_schema([]) == step_schema(registry.definitions(), answer_only=True)
+
+
+def test_each_first_party_tool_keeps_its_arguments_shape(registry: ToolRegistry) -> None:
+    for tool in registry.definitions():
+        arguments = constraining(inline_refs(tool.parameters))
+        assert set(arguments.get("properties", {})) == set(tool.parameters.get("properties", {}))
+        assert arguments.get("required", []) == tool.parameters.get("required", [])
+
+
+def test_what_the_grammar_compiler_cannot_take_is_dropped_not_sent() -> None:
+    """A server's tool with a remote reference or a regex made every request fail (400)."""
+    exotic = ToolDefinition(
+        name="mcp__db__query",
+        description="Query.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "sql": {"type": "string", "pattern": "^(?=SELECT)", "format": "sql"},
+                "where": {"$ref": "https://example.com/where.json"},
+                "limit": {"oneOf": [{"type": "integer"}, {"type": "null"}]},
+                "missing": {"$ref": "#/$defs/Nowhere"},
+            },
+            "required": ["sql"],
+            "allOf": [{"required": ["limit"]}],
+        },
+    )
+    arguments = step_schema([exotic])["anyOf"][0]["properties"]["arguments"]
+    assert arguments == {
+        "type": "object",
+        "properties": {
+            "sql": {"type": "string"},
+            "where": {},
+            "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "missing": {},
+        },
+        "required": ["sql"],
+    }
+
+
+# The streamed answer --------------------------------------------------------------------
+
+
+def _stream(raw: str, size: int, said: str = "") -> tuple[AnswerStream, list[str]]:
+    out: list[str] = []
+    stream = AnswerStream(out.append, lambda text: copies_tool_output_or_prompt(text, said))
+    for i in range(0, len(raw), size):
+        if stream.feed(raw[i : i + size]):
+            break
+    stream.finish()
+    return stream, out
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7])
+def test_escapes_split_anywhere_decode_exactly(size: int) -> None:
+    text = 'Line one says "hi"\\ there\n\ttab, é, 😀 and a long tail of words to pass the hold.'
+    stream, out = _stream(json.dumps({"answer": text}), size)
+    assert stream.kind == "answer"
+    assert "".join(out) == stream.text == text
+
+
+def test_text_goes_out_before_the_end_but_never_the_last_characters() -> None:
+    text = "The project depends on click version 8 or later, as pyproject.toml declares it."
+    out: list[str] = []
+    stream = AnswerStream(out.append, copies_tool_output_or_prompt)
+    raw = json.dumps({"answer": text})
+    stream.feed(raw[: len(raw) - 5])
+    shown = "".join(out)
+    assert shown
+    assert text.startswith(shown)
+    assert len(text) - len(shown) >= HOLD - 5
+    stream.feed(raw[len(raw) - 5 :])
+    stream.finish()
+    assert "".join(out) == text
+
+
+def test_a_line_that_may_become_a_file_header_is_held_until_it_is_decided() -> None:
+    out: list[str] = []
+    stream = AnswerStream(out.append, copies_tool_output_or_prompt)
+    stream.feed('{"answer": "src/inventory/deeply/nested/package/module/store.py: li')
+    assert len(stream.text) > HOLD
+    assert out == []
+    held = AnswerStream(out.append, copies_tool_output_or_prompt)
+    held.feed('{"answer": "src/inventory/store.py: defines Store, and more words than the hold')
+    assert "".join(out).startswith("src/inventory/store.py: d")
+
+
+def test_a_tool_call_releases_nothing() -> None:
+    stream, out = _stream(json.dumps({"tool": "scan", "arguments": {"answer": "x" * 90}}), 5)
+    assert stream.kind == "tool"
+    assert out == []
+
+
+def test_without_a_sink_nothing_goes_out_and_a_copy_is_still_found() -> None:
+    stream = AnswerStream(None, copies_tool_output_or_prompt)
+    stream.feed(json.dumps({"answer": "fine words " * 10}))
+    stream.finish()
+    assert stream.released == ""
+    assert not stream.copied
+    copy = AnswerStream(None, copies_tool_output_or_prompt)
+    assert copy.feed(json.dumps({"answer": "a.txt: lines 1-2 of 2 and then more"}))
+    assert copy.copied
+
+
+# Saved prompt states --------------------------------------------------------------------
+
+
+def _key(**changes: object) -> StateKey:
+    fields: dict[str, object] = {
+        "model_sha256": "a" * 64,
+        "runtime": "1.0",
+        "prompt_sha256": "b" * 64,
+        "window": 16384,
+        "batch": 256,
+        **changes,
+    }
+    return StateKey(**fields)  # type: ignore[arg-type]
+
+
+def _save(states: PromptStates, key: StateKey, data: bytes = b"state") -> None:
+    partial = states.partial_name(key)
+    (states.folder / partial).write_bytes(data)
+    states.publish(key, partial, tokens=3)
+
+
+def test_a_state_is_found_only_with_every_field_of_its_key(tmp_path: Path) -> None:
+    states = PromptStates(tmp_path)
+    _save(states, _key())
+    assert states.find(_key()) == f"{_key().digest}.bin"
+    for change in (
+        {"model_sha256": "c" * 64},
+        {"runtime": "1.1"},
+        {"prompt_sha256": "d" * 64},
+        {"window": 8192},
+        {"batch": 512},
+    ):
+        assert states.find(_key(**change)) is None
+    assert not list(tmp_path.glob("partial-*"))
+
+
+def test_a_record_that_names_another_key_is_refused(tmp_path: Path) -> None:
+    """A record copied over another key's name (or a digest collision) is not trusted."""
+    states = PromptStates(tmp_path)
+    _save(states, _key())
+    other = _key(model_sha256="e" * 64)
+    for suffix in (".bin", ".json"):
+        (tmp_path / f"{_key().digest}{suffix}").rename(tmp_path / f"{other.digest}{suffix}")
+    assert states.find(other) is None
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "record"])
+def test_a_damaged_state_is_refused_and_deleted(tmp_path: Path, damage: str) -> None:
+    states = PromptStates(tmp_path)
+    _save(states, _key(), b"0123456789")
+    state, record = tmp_path / f"{_key().digest}.bin", tmp_path / f"{_key().digest}.json"
+    if damage == "truncate":
+        state.write_bytes(b"01234")
+    elif damage == "flip":
+        state.write_bytes(b"0123456788")
+    else:
+        record.write_text("{not json")
+    assert states.find(_key()) is None
+    assert not state.exists()
+    assert not record.exists()
+
+
+def test_the_folder_keeps_the_most_recently_used_states(tmp_path: Path) -> None:
+    states = PromptStates(tmp_path)
+    keys = [_key(prompt_sha256=f"{n:064}") for n in range(MAX_STATES + 2)]
+    for number, key in enumerate(keys):
+        _save(states, key)
+        past = time.time() - 1000 + number
+        os.utime(tmp_path / f"{key.digest}.json", (past, past))
+    assert states.find(keys[0]) is None
+    assert states.find(keys[1]) is None
+    assert all(states.find(k) for k in keys[2:])
+    assert len(list(tmp_path.glob("*.bin"))) == MAX_STATES
+
+
+def test_leftovers_of_a_process_that_died_are_removed(tmp_path: Path) -> None:
+    states = PromptStates(tmp_path)
+    old = time.time() - 7200
+    for name in ("partial-1-x.bin", "orphan.bin"):
+        (tmp_path / name).write_bytes(b"x")
+        os.utime(tmp_path / name, (old, old))
+    (tmp_path / "partial-2-fresh.bin").write_bytes(b"x")
+    _save(states, _key())
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"{_key().digest}.bin", f"{_key().digest}.json", "partial-2-fresh.bin"]
+    )
+
+
+# What the conversation has shown of each file --------------------------------------------
+
+
+def _read(call_id: str, path: str, body: str, **arguments: object) -> list[Message]:
+    call = ToolCall(id=call_id, name="read_file", arguments=json.dumps({"path": path, **arguments}))
+    return [
+        AssistantMessage(tool_calls=(call,)),
+        ToolResultMessage(call_id=call_id, name="read_file", content=body),
+    ]
+
+
+def _numbered(path: str, lines: list[str], first: int = 1, total: int | None = None) -> str:
+    last = first + len(lines) - 1
+    shown = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, first))
+    return f"{path}: lines {first}-{last} of {total or last}\n{shown}"
+
+
+def test_a_file_read_then_edited_is_known_as_it_is_now() -> None:
+    source = ["def greeting(name):", '    return f"Helo, {name}!"']
+    edit = {"path": "greet.py", "edits": [{"old_text": "Helo", "new_text": "Hello"}]}
+    messages: list[Message] = [
+        UserMessage(content="fix it"),
+        *_read("c1", "greet.py", _numbered("greet.py", source)),
+        AssistantMessage(
+            tool_calls=(ToolCall(id="c2", name="edit_file", arguments=json.dumps(edit)),)
+        ),
+        ToolResultMessage(call_id="c2", name="edit_file", content="edit greet.py (1 block)"),
+    ]
+    assert seen_files(messages) == {
+        "greet.py": ['def greeting(name):\n    return f"Hello, {name}!"']
+    }
+
+
+def test_failed_reads_cut_lines_and_writes_are_told_apart() -> None:
+    long = "x" * 50 + " … (200 more characters)"
+    write = ToolCall(
+        id="c3", name="write_file", arguments='{"path": "new.txt", "content": "a\\nb"}'
+    )
+    failed = ToolCall(id="c4", name="read_file", arguments='{"path": "gone.txt"}')
+    messages: list[Message] = [
+        *_read("c1", "a.py", _numbered("a.py", ["one", long, "three"], first=10, total=40)),
+        AssistantMessage(tool_calls=(write,)),
+        ToolResultMessage(call_id="c3", name="write_file", content="write new.txt"),
+        AssistantMessage(tool_calls=(failed,)),
+        ToolResultMessage(call_id="c4", name="read_file", is_error=True, content="not found"),
+    ]
+    assert seen_files(messages) == {"a.py": ["one", "three"], "new.txt": ["a\nb"]}
+
+
+def test_old_text_choices_are_spans_found_once() -> None:
+    runs = ["x = 1\n\nx = 1\ny = 2", "z = 3"]
+    choices = old_text_choices(runs)
+    assert "x = 1" not in choices  # twice: an edit naming it would be ambiguous
+    assert "" not in choices
+    assert "\n" not in choices
+    assert {"y = 2", "z = 3", "x = 1\ny = 2", "\nx = 1\ny = 2"} <= set(choices)
+    assert len(old_text_choices(["\n".join(f"line {n}" for n in range(1000))])) == MAX_CHOICES
+
+
+def test_an_edit_of_a_file_read_may_only_name_its_lines(registry: ToolRegistry) -> None:
+    schema = step_schema(registry.definitions(), files={"a.py": ["x = 1", "y = 2"], "b.py": []})
+    [edit] = [
+        c for c in schema["anyOf"] if c["properties"].get("tool", {}).get("const") == "edit_file"
+    ]
+    [branch] = edit["properties"]["arguments"]["anyOf"]
+    assert branch["properties"]["path"] == {"const": "a.py"}
+    item = branch["properties"]["edits"]["items"]["properties"]
+    assert item["old_text"] == {"enum": ["x = 1", "y = 2"]}
+    assert item["new_text"] == {"type": "string"}
+
+    def without_edit(choices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [c for c in choices if c["properties"].get("tool", {}).get("const") != "edit_file"]
+
+    plain = step_schema(registry.definitions())
+    assert without_edit(schema["anyOf"]) == without_edit(plain["anyOf"])
+    nothing_read = step_schema(registry.definitions(), files={})
+    assert nothing_read["anyOf"] == without_edit(plain["anyOf"])

@@ -1,0 +1,162 @@
+"""The provider's logic over a stand-in worker: what it sends, and the host guards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
+from foehn_lsp.providers.local.provider import LocalProvider, canonical
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from foehn_lsp.tools import ToolRegistry
+from providers.local.local_fakes import MakeProvider, answer_chunks, requests
+
+
+def _chat_bodies(states: Path) -> list[dict[str, Any]]:
+    """Requests that were steps (not the fixed prompt's one-token warm-up)."""
+    return [
+        r["body"]
+        for r in requests(states)
+        if r["path"] == "/v1/chat/completions" and r["body"].get("max_tokens") != 1
+    ]
+
+
+def _call(step: dict[str, object]) -> dict[str, object]:
+    return {"chunks": [json.dumps(step)]}
+
+
+def test_a_call_that_only_adds_defaults_counts_as_the_same_call(registry: ToolRegistry) -> None:
+    tools = registry.definitions()
+    bare = canonical("scan", '{"pattern": "*.py"}', tools)
+    assert bare == canonical("scan", '{"pattern": "*.py", "recursive": true, "path": "."}', tools)
+    assert bare != canonical("scan", '{"pattern": "*.md"}', tools)
+
+
+def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
+    assert copies_tool_output_or_prompt("CHANGELOG.md: lines 1-1 of 4")
+    assert copies_tool_output_or_prompt("3 entries under .:\na.py")
+    assert copies_tool_output_or_prompt("     1\tport = 8080")
+    assert copies_tool_output_or_prompt("Reply with the next tool call, or with the answer")
+    assert copies_tool_output_or_prompt("I added the line lint at the end of tasks.txt.")
+    assert not copies_tool_output_or_prompt("I added lint to tasks.txt.", "Add lint to tasks.txt")
+    assert not copies_tool_output_or_prompt("config/settings.toml sets port 8080.")
+    assert not copies_tool_output_or_prompt("42")
+
+
+def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry) -> None:
+    """The prompt cache can only help if each request extends the last one's prefix."""
+    tools = registry.definitions()
+    local = LocalProvider(model_path=Path("unused.gguf"))
+    first = local.chat_messages([UserMessage(content="list files")], tools)
+    call = ToolCall(id="c1", name="scan", arguments="{}")
+    second = local.chat_messages(
+        [
+            UserMessage(content="list files"),
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id="c1", name="scan", content="1 entries under .:\na.py"),
+        ],
+        tools,
+    )
+    wrap_up = local.chat_messages([UserMessage(content="list files")], [])
+    assert second[: len(first)] == first
+    assert wrap_up == first
+    fresh = LocalProvider(model_path=Path("unused.gguf"))
+    assert fresh.fixed_prompt(tools) == local.fixed_prompt(tools)
+    assert fresh.chat_messages([UserMessage(content="another turn")], tools)[:-1] == first[:-1]
+
+
+def test_the_examples_edit_code_and_then_run_the_tests(registry: ToolRegistry) -> None:
+    fixed = LocalProvider(model_path=Path("unused.gguf")).fixed_prompt(registry.definitions())
+    calls = [
+        json.loads(m["content"]).get("tool")
+        for m in fixed.messages
+        if m["role"] == "assistant" and "tool" in m["content"]
+    ]
+    edit = calls.index("edit_file", calls.index("run_tests"))
+    assert "run_tests" in calls[edit:]
+
+
+def test_a_long_tool_result_is_cut_to_what_the_window_allows(registry: ToolRegistry) -> None:
+    local = LocalProvider(model_path=Path("unused.gguf"), window=8192)
+    call = ToolCall(id="c1", name="read_file", arguments='{"path": "big.py"}')
+    chat = local.chat_messages(
+        [
+            UserMessage(content="read big.py"),
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id="c1", name="read_file", content="x" * 50_000),
+        ],
+        registry.definitions(),
+    )
+    assert 4096 <= len(chat[-1]["content"]) < 4400
+    assert "cut: read less at a time" in chat[-1]["content"]
+
+
+async def test_after_a_failed_change_the_next_step_must_act(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """A small model answered 'I added the line' after write_file was refused; now the step
+    after a failed change admits only tool calls (a denial by the person does not count)."""
+    provider = fake_provider(
+        _call({"tool": "read_file", "arguments": {"path": "notes.txt"}}),
+        {"chunks": answer_chunks("Not allowed.")},
+    )
+    call = ToolCall(id="c1", name="write_file", arguments='{"path": "notes.txt", "content": "x"}')
+    history: list[Message] = [
+        UserMessage(content="Add x to notes.txt"),
+        AssistantMessage(tool_calls=(call,)),
+    ]
+    refused = ToolResultMessage(
+        call_id="c1", name="write_file", is_error=True, content="read_file notes.txt first"
+    )
+    denied = ToolResultMessage(
+        call_id="c1", name="write_file", is_error=True, content="the person denied this call"
+    )
+    await provider.complete([*history, refused], registry.definitions())
+    await provider.complete([*history, denied], registry.definitions())
+    first, second = (
+        b["response_format"]["json_schema"]["schema"] for b in _chat_bodies(tmp_path / "states")
+    )
+    assert all("tool" in choice["properties"] for choice in first["anyOf"])
+    assert any("answer" in choice["properties"] for choice in second["anyOf"])
+
+
+async def test_a_repeated_call_after_a_failed_change_is_re_asked_without_an_answer(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """The repeated-call guard re-asks; after a failed change the re-ask still may not answer."""
+    edit = {"path": "a.py", "edits": [{"old_text": "x", "new_text": "y"}]}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": edit}),
+        _call({"tool": "read_file", "arguments": {"path": "a.py"}}),
+    )
+    call = ToolCall(id="c1", name="edit_file", arguments=json.dumps(edit))
+    response = await provider.complete(
+        [
+            UserMessage(content="change x to y in a.py"),
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(
+                call_id="c1", name="edit_file", is_error=True, content="old_text not found"
+            ),
+        ],
+        registry.definitions(),
+    )
+    [made] = response.message.tool_calls
+    assert made.name == "read_file"
+    again = _chat_bodies(tmp_path / "states")[-1]
+    schema = again["response_format"]["json_schema"]["schema"]
+    assert all("tool" in choice["properties"] for choice in schema["anyOf"])
+    assert "You already called edit_file" in json.dumps(again["messages"])
+
+
+def test_the_sessions_know_the_window_the_model_runs_with() -> None:
+    from foehn_lsp.agent.context import known_window
+    from foehn_lsp.providers.local import MODEL_NAME, WINDOW
+
+    assert known_window(MODEL_NAME) == WINDOW == LocalProvider().window
