@@ -1,10 +1,14 @@
 """Shared fixtures: real temporary workspaces with a canary folder beside them, an ``app`` in
-one, and a real model server on 127.0.0.1 (``model``)."""
+one, a real model server on 127.0.0.1 (``model``) and the embedded model, assembled once per run
+(``model_cache``); and how the suite is split among pytest-xdist's workers."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -56,6 +60,22 @@ def ctx(workspace: Workspace) -> ToolContext:
     return ToolContext(workspace=workspace, files=FileAccess(workspace))
 
 
+@pytest.fixture
+def approve_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
+    """Approve, as the person would, every file of a workspace that waits for approval by its
+    content (``foehn_lsp.trust``); the approvals go to the test's own state folder."""
+    from foehn_lsp.trust import approve, waiting
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "approvals"))
+
+    def approve_all(root: Path) -> None:
+        for item in waiting(root):
+            assert item.sha256 is not None, item.reason
+            approve(root, item.path, item.sha256)
+
+    return approve_all
+
+
 @pytest.fixture(scope="session")
 def registry() -> ToolRegistry:
     found = discover()
@@ -93,3 +113,99 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
         assert snapshot(canary) == before
 
     return check
+
+
+PROCESS_TIER = (
+    "acp/test_agent.py",
+    "acp/test_rules_acp.py",
+    "acp/test_wire.py",
+    "cli/",
+    "e2e/",
+    "lsp/test_chat.py",
+    "lsp/test_load.py",
+    "lsp/test_lsp_sessions.py",
+    "lsp/test_rules_lsp.py",
+    "lsp/test_server.py",
+    "lsp/test_trust.py",
+    "lsp/wire/test_client_answers.py",
+    "lsp/wire/test_lsp_conformance.py",
+    "mcp/test_client.py",
+    "mcp/test_lsp.py",
+    "mcp/test_run.py",
+    "mcp_server/",
+    "providers/local/test_local_model.py",
+    "sandbox/test_anywhere.py",
+    "sandbox/test_no_sandbox.py",
+    "sandbox/test_toolchains.py",
+    "tools/test_discovery.py",
+)
+"""Test files (or folders, ending in ``/``) that start Foehn, an MCP server or an editor as a
+process, or run the embedded model; every other test is marked ``unit`` (``pytest -m unit``).
+A file that starts such a process belongs here, or the unit tier stops being quick."""
+
+GROUPS = {
+    "tests/providers/local/test_local_model.py": "embedded-model",
+    "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
+    "tests/e2e/test_vscode.py": "vscode",
+}
+"""Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
+worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
+slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
+screenshot folder."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        if not item.path.is_relative_to(tests):
+            continue
+        relative = item.path.relative_to(tests).as_posix()
+        if not any(relative.startswith(prefix) for prefix in PROCESS_TIER):
+            item.add_marker(pytest.mark.unit)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        from xdist_groups import GroupScheduling
+
+        config.pluginmanager.register(GroupScheduling(GROUPS), "foehn-xdist-groups")
+
+
+@contextlib.contextmanager
+def _locked(lock: Path, *, within: float) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock``, waiting up to ``within`` seconds for another worker."""
+    with open(lock, "a") as handle:
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, f"{lock} was held for {within:g} s"
+                time.sleep(0.5)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An ``XDG_CACHE_HOME`` whose ``foehn/models`` holds the verified embedded model.
+
+    It is assembled once per run: xdist's workers share the folder (beside their own temporary
+    folders) and the first to take its lock assembles the model."""
+    from foehn_lsp.providers.local import ensure_model
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    cache = shared / "xdg-cache"
+    models = cache / "foehn" / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    done = models / ".assembled"
+    # Assembling writes and hashes 1.1 GB; on a busy machine that takes minutes, never hours.
+    with _locked(models / ".lock", within=1800):
+        if not done.exists():
+            ensure_model(models)
+            done.touch()
+    return cache

@@ -199,11 +199,11 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         return ToolResult.failure(f"{name} is a directory; give a file path")
     if not path.exists():
         change = WriteFile(path=path, text=arguments.content, old_text=None)
-        lines = arguments.content.count("\n") + 1
+        lines = len(arguments.content.splitlines())
         return EditPlan(
             tool="write_file",
             changes=(*_missing_parents(path), change),
-            summary=f"create {name} ({lines} lines)",
+            summary=f"create {name} ({lines} line{'' if lines == 1 else 's'})",
         )
     if path not in ctx.files.seen:
         return ToolResult.failure(

@@ -18,7 +18,8 @@ the provider is down) is raised here and rendered once, at the edge, as one clea
      │    ├── ProviderRequestError   400 / 404 / 422: the request was refused as it stands
      │    ├── ProviderUnavailableError  429 / 5xx / connection / timeout, after the retries
      │    └── ProviderProtocolError  a body or stream that does not follow the wire format
-     └── TranscriptError             a transcript that cannot be read or replayed
+     ├── TranscriptError             a transcript that cannot be read or replayed
+     └── TrustError                  an approval of a workspace file that cannot be made as asked
 
 Provider modules catch ``httpx.HTTPError`` in exactly one place (``providers/http.py``) and
 raise these ``from`` it.
@@ -86,3 +87,9 @@ class ProviderProtocolError(ProviderError):
 
 class TranscriptError(FoehnError):
     """A transcript that cannot be read, or a replay that diverged from it."""
+
+
+class TrustError(FoehnError):
+    """An approval of a workspace's own file that cannot be made as asked: the file changed
+    since it was shown, it cannot be approved (a link, not text, too large), or the approvals
+    cannot be written. The message says which and what to do."""

@@ -220,7 +220,9 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
     model.script(Turn(tool_calls=[("read_file", {"path": "app.py"})]), Turn(text="It returns 1."))
     first = EditorClient()
     async with acp_agent(app, model, first) as conn:
+        await conn.new_session(cwd=str(app), mcp_servers=[])
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        await conn.new_session(cwd=str(app), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("What is main?")])
     model.script(Turn(text="Still 1."))
     second = EditorClient()
@@ -229,7 +231,7 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
         await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
         replayed = list(second.updates)
         answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("And now?")])
-    [info] = listed.sessions
+    [info] = listed.sessions  # the two sessions nobody wrote in are not listed
     assert info.session_id == session.session_id
     assert info.title == "What is main?"
     assert info.cwd == await asyncio.to_thread(os.path.realpath, app)
@@ -250,6 +252,38 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
     assert "It returns 1." in sent
 
 
+async def test_load_replays_undo_and_redo_where_they_happened(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."), Turn(text="It returns 1."))
+    first = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, first) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        for typed in ("Fix", "/undo", "/redo", "/undo", "What is main?"):
+            await conn.prompt(session_id=session.session_id, prompt=[text_block(typed)])
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+    second = EditorClient()
+    async with acp_agent(app, model, second) as conn:
+        await conn.load_session(cwd=str(app), session_id=session.session_id, mcp_servers=[])
+    said = [
+        (u["sessionUpdate"], u["content"]["text"].split("\n")[0])
+        for u in second.updates
+        if u["sessionUpdate"] in ("user_message_chunk", "agent_message_chunk")
+    ]
+    assert said[0] == ("user_message_chunk", "Fix")
+    assert said[1] == ("agent_message_chunk", "Fixed.")
+    assert said[2:8] == [
+        ("user_message_chunk", "/undo"),
+        ("agent_message_chunk", "Undid turn 1: put back app.py."),
+        ("user_message_chunk", "/redo"),
+        ("agent_message_chunk", "Redid turn 1: put back app.py."),
+        ("user_message_chunk", "/undo"),
+        ("agent_message_chunk", "Undid turn 1: put back app.py."),
+    ]
+    assert said[8][1].startswith("What is main?")
+    assert said[9] == ("agent_message_chunk", "It returns 1.")
+
+
 async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: ModelServer) -> None:
     model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
     client = EditorClient(answers=["allow_once"])
@@ -263,6 +297,49 @@ async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: Mod
             await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
     assert answer.stop_reason == "end_turn"
     assert client.permissions == []
+    assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+
+
+async def test_a_client_reading_only_config_options_reaches_read_only_mode(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
+    client = EditorClient(answers=["allow_once"])
+    async with acp_agent(app, model, client) as conn:
+        session = await conn.new_session(cwd=str(app), mcp_servers=[])
+        assert session.config_options is not None
+        [option] = session.config_options
+        assert isinstance(option, schema.SessionConfigOptionSelect)
+        assert (option.id, option.category, option.current_value) == ("mode", "mode", "ask")
+        assert [o.value for o in option.options] == ["ask", "read-only"]
+        changed = await conn.set_config_option(
+            config_id="mode", session_id=session.session_id, value="read-only"
+        )
+        answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
+        with pytest.raises(RequestError, match="configId"):
+            await conn.set_config_option(
+                config_id="model", session_id=session.session_id, value="x"
+            )
+        with pytest.raises(RequestError, match="unknown mode 'yolo'"):
+            await conn.set_config_option(
+                config_id="mode", session_id=session.session_id, value="yolo"
+            )
+        # The modes follow: a client that reads modes sees the change too, and back.
+        await conn.set_session_mode(session_id=session.session_id, mode_id="ask")
+        loaded = await conn.load_session(
+            cwd=str(app), session_id=session.session_id, mcp_servers=[]
+        )
+    assert [o.current_value for o in changed.config_options] == ["read-only"]
+    assert [u["currentModeId"] for u in client.of("current_mode_update")] == ["read-only"]
+    [update] = client.of("config_option_update")
+    assert update["configOptions"][0]["currentValue"] == "ask"
+    assert loaded.modes is not None
+    assert loaded.modes.current_mode_id == "ask"
+    assert loaded.config_options is not None
+    assert loaded.config_options[0].current_value == "ask"
+    assert answer.stop_reason == "end_turn"
+    assert client.permissions == []
+    assert client.writes == []
     assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
 
 
@@ -381,18 +458,23 @@ async def test_mcp_servers_from_the_client_are_used_or_reported(
     assert client.text().startswith(f"[Foehn] {notes[0]}")
 
 
-async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
+async def test_undo_redo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
     model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
         [offered] = client.of("available_commands_update")
-        assert [c["name"] for c in offered["availableCommands"]] == ["undo", "compact"]
+        assert [c["name"] for c in offered["availableCommands"]] == ["undo", "redo", "compact"]
         assert (app / "app.py").read_text() == "def main():\n    return 2\n"
         undone = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")])
         said = client.of("agent_message_chunk")[-1]["content"]["text"]
         assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+        again = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo")])
+        further = client.of("agent_message_chunk")[-1]["content"]["text"]
+        redone = await conn.prompt(session_id=session.session_id, prompt=[text_block("/redo")])
+        said_redo = client.of("agent_message_chunk")[-1]["content"]["text"]
+        assert (app / "app.py").read_text() == "def main():\n    return 2\n"
         nothing = await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo 9")])
         refused = client.of("agent_message_chunk")[-1]["content"]["text"]
         compacted = await conn.prompt(
@@ -403,6 +485,14 @@ async def test_undo_and_compact_are_slash_commands(app: Path, model: ModelServer
             await conn.prompt(session_id=session.session_id, prompt=[text_block("/undo all")])
     assert (undone.stop_reason, nothing.stop_reason, compacted.stop_reason) == ("end_turn",) * 3
     assert said.startswith("Undid turn 1: put back app.py.")
-    assert client.writes[-1] == (str(app / "app.py"), "def main():\n    return 1  # TODO\n")
+    assert "/redo puts it back" in said
+    # A second /undo goes further back (there is nothing before turn 1); it does not redo.
+    assert (again.stop_reason, redone.stop_reason) == ("end_turn", "end_turn")
+    assert further == (
+        "Nothing was undone: every turn that changed files is undone already; redo takes the "
+        "last undo back."
+    )
+    assert said_redo.startswith("Redid turn 1: put back app.py.")
+    assert client.writes[-1] == (str(app / "app.py"), "def main():\n    return 2\n")
     assert refused.startswith("Nothing was undone: there is no turn 9")
     assert meter.startswith("Nothing to compact yet; context ")  # one short turn so far

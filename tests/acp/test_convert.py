@@ -331,18 +331,26 @@ def test_slash_commands_are_recognised_and_checked() -> None:
     assert convert.slash_command("/undo") == convert.Command(name="undo")
     assert convert.slash_command("/undo 3") == convert.Command(name="undo", turn=3)
     assert convert.slash_command(" /compact ") == convert.Command(name="compact")
+    assert convert.slash_command("/redo") == convert.Command(name="redo")
     assert convert.slash_command("/undone work") is None
     assert convert.slash_command("please /undo") is None
     with pytest.raises(convert.UnsupportedContent, match="turn number"):
         convert.slash_command("/undo everything")
     with pytest.raises(convert.UnsupportedContent, match="no argument"):
         convert.slash_command("/compact now")
+    with pytest.raises(convert.UnsupportedContent, match="/redo takes no argument"):
+        convert.slash_command("/redo 2")
 
 
 def test_an_undo_report_in_words() -> None:
     done = RestoreReport(applied=True, undone=(2, 3), turn=5, restored=("a.py", "b.py"))
     assert convert.undo_message(done) == (
-        "Undid turns 2, 3: put back a.py, b.py. /undo again to redo."
+        "Undid turns 2, 3: put back a.py, b.py. /undo again goes one turn further back; "
+        "/redo puts it back."
+    )
+    redone = RestoreReport(applied=True, undone=(5,), redone=(2, 3), turn=6, restored=("a.py",))
+    assert convert.undo_message(redone, redo=True) == (
+        "Redid turns 2, 3: put back a.py. /redo again for the undo before it."
     )
     partly = RestoreReport(
         applied=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -414,10 +415,11 @@ async def test_sequential_tools_never_overlap(ctx: ToolContext) -> None:
 
 
 async def test_a_trusted_workspace_adds_its_rules_to_the_system_message(
-    app: Path, ctx: ToolContext
+    app: Path, ctx: ToolContext, approve_all: Callable[[Path], None]
 ) -> None:
     (app / ".foehn").mkdir()
     (app / ".foehn" / "system.md").write_text("You are terse.")
+    approve_all(app)
     runner, provider = agent([say("k")], trust_workspace=True)
     await runner.run_turn(TurnRequest(task="x", context="File: app.py"), ctx, Recorder())
     system, user = provider.requests[0][0]

@@ -126,7 +126,7 @@ def test_the_terminal_prompt_shows_the_call_and_the_diff(
     assert "+    return 2" in done.stderr
     assert (
         "Allow? [y] once, [a] for this run (edit_file calls, at risk write), "
-        "[s] always: save a rule, [?] why, [N] deny:" in done.stderr
+        "[s] always: save a rule, [?] why, [n WHY] deny and say why, [N] deny:" in done.stderr
     )
     assert (app / "app.py").read_text().endswith("return 2\n")
 
@@ -163,6 +163,25 @@ def test_provider_errors_exit_with_1_and_one_clear_line(
     assert "sk-test-key" not in done.stdout + done.stderr
 
 
+def test_a_retry_is_one_line_of_foehn_s_own_above_the_spinner(
+    server: ModelServer, app: Path, tmp_path: Path
+) -> None:
+    import pexpect
+
+    server.script(Fault(status=503, retry_after="1"), Turn(text="Here."))
+    child = spawn(["run", "hello", "--workspace", str(app)], server, tmp_path)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)
+    assert "WARNING" not in plain
+    assert "foehn_lsp.providers" not in plain
+    [retry] = [line for line in plain.splitlines() if "retrying in 1.0 s" in line]
+    assert retry.strip().startswith("foehn: ")
+    assert "(503)" in retry
+    assert "Here." in plain
+
+
 def test_no_provider_and_no_local_model_is_one_message(app: Path, tmp_path: Path) -> None:
     done = foehn(
         "run",
@@ -183,6 +202,25 @@ def test_usage_errors_exit_with_2(app: Path, tmp_path: Path) -> None:
     assert foehn("run", "x", "--approve", "maybe", state=tmp_path).returncode == 2
     missing = foehn("run", "x", "--workspace", str(tmp_path / "nope"), state=tmp_path)
     assert missing.returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [(["rnu", "x"], "'run'"), (["sesions", "list"], "'sessions'"), (["sessions", "lst"], "'list'")],
+)
+def test_a_mistyped_command_gets_a_did_you_mean(
+    tmp_path: Path, typed: list[str], meant: str
+) -> None:
+    done = foehn(*typed, state=tmp_path)
+    assert done.returncode == 2
+    assert f"did you mean {meant}?" in done.stderr
+
+
+def test_a_word_close_to_no_command_gets_no_guess(tmp_path: Path) -> None:
+    done = foehn("xyzzy", state=tmp_path)
+    assert done.returncode == 2
+    assert "invalid choice: 'xyzzy'" in done.stderr
+    assert "did you mean" not in done.stderr
 
 
 @pytest.mark.parametrize(
@@ -411,7 +449,7 @@ def test_transcript_replay_and_audit(server: ModelServer, app: Path, tmp_path: P
     subprocess.run([sys.executable, "-c", "import xllamacpp"], capture_output=True).returncode != 0,
     reason="foehn-lsp[local] is not installed",
 )
-def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path) -> None:
+def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path, model_cache: Path) -> None:
     demo = Path(__file__).parents[2] / "demo" / "workspace"
     done = foehn(
         "run",
@@ -423,7 +461,7 @@ def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path) -> None:
         "--json",
         state=tmp_path,
         timeout=600,
-        env={"XDG_CACHE_HOME": str(Path.home() / ".cache")},
+        env={"XDG_CACHE_HOME": str(model_cache)},
     )
     assert done.returncode == 0, done.stderr
     stream = events(done.stdout)
@@ -448,9 +486,6 @@ def test_ctrl_c_at_the_approval_prompt_exits_130_at_once(
     assert "never reached" not in child.before
 
 
-COLOUR = re.compile(r"\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;[0-9;]+)m")
-
-
 @pytest.mark.parametrize("no_color", [False, True])
 def test_approve_all_shows_each_change_as_a_coloured_diff_unless_no_color(
     server: ModelServer, app: Path, tmp_path: Path, no_color: bool
@@ -470,7 +505,7 @@ def test_approve_all_shows_each_change_as_a_coloured_diff_unless_no_color(
     assert "-    return 1  # TODO" in plain
     assert "+    return 2" in plain
     if no_color:
-        assert not COLOUR.search(screen)
+        assert not re.search(r"\x1b\[[0-9;]*m", screen), screen  # no colour, bold nor dim
     else:
         assert re.search(r"\x1b\[[0-9;]*32m\+    return 2", screen), screen
         assert re.search(r"\x1b\[[0-9;]*31m-    return 1  # TODO", screen), screen
@@ -501,3 +536,28 @@ def test_each_prompt_reads_its_own_line_from_a_pipe(
     assert done.stderr.splitlines()[-1].endswith(
         "files changed: app.py · 1 call denied · tests run: none"
     )
+
+
+def test_the_summary_counts_files_git_ignores_instead_of_listing_them(
+    server: ModelServer, app: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(app)], check=True, timeout=60)
+    (app / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
+    server.script(
+        Turn(
+            tool_calls=[
+                ("write_file", {"path": "notes.txt", "content": "kept\n"}),
+                ("write_file", {"path": "__pycache__/app.cpython-311.pyc", "content": "x"}),
+                ("write_file", {"path": ".pytest_cache/v/cache/lastfailed", "content": "{}"}),
+            ]
+        ),
+        Turn(text="Done."),
+    )
+    done = foehn(
+        "run", "write", "--workspace", str(app), "--approve", "all", server=server, state=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    [summary] = [line for line in done.stderr.splitlines() if "files changed:" in line]
+    assert "files changed: notes.txt (and 2 ignored by git) ·" in summary
+    assert "__pycache__" not in summary
+    assert (app / "__pycache__" / "app.cpython-311.pyc").read_text() == "x"

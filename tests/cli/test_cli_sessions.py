@@ -172,9 +172,9 @@ def test_undo_puts_back_every_kind_of_change(
     assert tree(project) == before
     assert not (project / "pkg").exists()
     assert not (project / "gen").exists()
-    redo = foehn("undo", "--workspace", str(project), state=tmp_path)
-    assert redo.returncode == 0
-    assert "undid turn 2" in redo.stderr
+    redo = foehn("undo", "--redo", "--workspace", str(project), state=tmp_path)
+    assert redo.returncode == 0, redo.stderr
+    assert "redid turn 1" in redo.stderr
     assert (project / "renamed.txt").read_text() == "old name\n"
     audit = next((tmp_path / "foehn" / "audit").glob("*.jsonl")).read_text().splitlines()
     actions = [json.loads(line).get("action") for line in audit]
@@ -293,6 +293,35 @@ def test_ctrl_c_cancels_the_turn_and_a_second_one_leaves(
     assert session["turns"] == 2
 
 
+def test_two_quick_ctrl_c_leave_the_chat(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    import pexpect
+
+    released = threading.Event()
+
+    def slow(body: dict[str, Any]) -> Turn:
+        released.wait(60)
+        return Turn(text="too late")
+
+    server.script(slow)
+    child = spawn(["chat", "--workspace", str(project)], server, tmp_path)
+    try:
+        child.expect_exact("›")
+        child.sendline("a slow question")
+        assert server.wait_for_requests(1)
+        child.sendcontrol("c")
+        child.expect_exact("cancelling the turn… (Ctrl-C again to leave)")
+        child.expect_exact("›")  # the turn ended; the second Ctrl-C reaches the prompt
+        child.sendcontrol("c")
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        released.set()
+        child.close()
+    assert child.exitstatus == 0
+    assert "Ctrl-C again or Ctrl-D to leave" not in child.before
+
+
 def test_replay_plays_a_session_file_back(
     server: ModelServer, project: Path, tmp_path: Path
 ) -> None:
@@ -336,11 +365,35 @@ def test_chat_asks_for_approval_in_place_and_undoes(
         ),
         Turn(text="Fixed."),
     )
-    typed = "Fix the TODO.\ny\n/undo\n/undo\n"
+    typed = "Fix the TODO.\ny\n/undo\n/undo\n/redo\n"
     done = foehn("chat", "--workspace", str(project), server=server, state=tmp_path, stdin=typed)
     assert done.returncode == 0, done.stderr
     assert "Allow? [y] once" in done.stderr
     assert "Fixed." in done.stdout
     assert "undid turn 1: app.py" in done.stderr
-    assert "undid turn 2: app.py" in done.stderr
+    # The second /undo goes further back (there is nothing before turn 1); /redo comes forward.
+    assert "nothing undone: every turn that changed files is undone already" in done.stderr
+    assert "redid turn 1: app.py" in done.stderr
     assert (project / "app.py").read_text() == "def main():\n    return 2\n"
+
+
+def test_a_mention_sends_the_file_and_clear_starts_a_new_session(
+    server: ModelServer, project: Path, tmp_path: Path
+) -> None:
+    (project / "me@example.org").write_text("not a mention\n")
+    server.script(Turn(text="It returns 1."), Turn(text="A fresh start."))
+    typed = "What does @app.py, not @nope.txt, return? Mail me@example.org\n/clear\nHello\n"
+    done = foehn("chat", "--workspace", str(project), server=server, state=tmp_path, stdin=typed)
+    assert done.returncode == 0, done.stderr
+    first, second = (r.body["messages"] for r in server.requests)
+    asked = first[-1]["content"]
+    assert asked.startswith("What does @app.py, not @nope.txt, return?")
+    assert "The person mentioned app.py:\n```\ndef main():\n    return 1  # TODO\n```" in asked
+    assert "not a mention" not in asked
+    assert "(with app.py)" in done.stderr
+    assert "(@nope.txt is no file in the workspace; sent as typed)" in done.stderr
+    # After /clear the model hears nothing of the first conversation.
+    assert "It returns 1." not in json.dumps(second)
+    assert "new session " in done.stderr
+    listed = foehn("sessions", "list", "--json", "--workspace", str(project), state=tmp_path)
+    assert [s["turns"] for s in json.loads(listed.stdout)["sessions"]] == [1, 1]

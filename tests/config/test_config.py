@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -194,9 +195,12 @@ def rules(root: Path, *, trusted: bool, near: Path | None = None) -> str:
     return system_message(Settings(trust_workspace=trusted), Workspace([root]), near)
 
 
-def test_project_rules_are_added_after_foehns_only_in_a_trusted_workspace(root: Path) -> None:
+def test_project_rules_are_added_after_foehns_only_in_a_trusted_workspace(
+    root: Path, approve_all: Callable[[Path], None]
+) -> None:
     write(root / ".foehn" / "system.md", "Always answer in French.")
     write(root / "AGENTS.md", "Use tabs.")
+    approve_all(root)
     assert rules(root, trusted=False) == DEFAULT.format(root=root.name)
     assert "French" not in rules(root, trusted=False)
     trusted = rules(root, trusted=True)
@@ -205,10 +209,11 @@ def test_project_rules_are_added_after_foehns_only_in_a_trusted_workspace(root: 
     assert "Project rules from AGENTS.md" in trusted
 
 
-def test_the_nearest_agents_file_wins(root: Path) -> None:
+def test_the_nearest_agents_file_wins(root: Path, approve_all: Callable[[Path], None]) -> None:
     write(root / "AGENTS.md", "Root rules.")
     write(root / "pkg" / "AGENTS.md", "Package rules.")
     write(root / "pkg" / "sub" / "mod.py", "")
+    approve_all(root)
     near = root / "pkg" / "sub" / "mod.py"
     assert project_rules(Workspace([root]), near) == [root / "pkg" / "AGENTS.md"]
     assert project_rules(Workspace([root])) == [root / "AGENTS.md"]

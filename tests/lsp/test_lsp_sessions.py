@@ -139,6 +139,19 @@ async def test_a_conversation_is_saved_resumed_and_undone_in_the_editor(
         assert undone["restored"] == ["app.py"]
         assert labels[-1] == "Foehn: undo turn 2: restore 1 file"
         assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
+        further = await command(client, "foehn.session.undo", {"sessionId": session})
+        assert not further["applied"]
+        assert "undone already" in further["reason"]
+        redone = await command(client, "foehn.session.undo", {"sessionId": session, "redo": True})
+        assert (redone["applied"], redone["redone"], redone["undone"]) == (True, [2], [4])
+        assert (app / "app.py").read_text() == "def main():\n    return 2\n"
+        with pytest.raises(JsonRpcException, match="redo: true"):
+            await command(
+                client, "foehn.session.undo", {"sessionId": session, "redo": True, "toTurn": 1}
+            )
+        again = await command(client, "foehn.session.undo", {"sessionId": session})
+        assert again["undone"] == [2]
+        assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
 
     model.script(remembers)
     async with lsp_client(app, model, init_options=options) as client:
@@ -147,7 +160,7 @@ async def test_a_conversation_is_saved_resumed_and_undone_in_the_editor(
             client, "foehn.session.prompt", {"sessionId": session, "task": "And the codename?"}
         )
         assert again["answer"] == "The codename is HELIX."
-        assert again["turn"] == 5
+        assert again["turn"] == 7
         tasks = sent_tasks(model.requests[-1].body)
         assert tasks[0] == "Remember the codename HELIX."
         assert tasks[-1].startswith("And the codename?")

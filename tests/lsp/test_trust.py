@@ -152,15 +152,66 @@ async def test_workspace_settings_load_no_plugins(
     assert not (folder / "imported").exists()
 
 
-async def test_trust_given_at_user_level_loads_the_workspace_plugins(
+async def command(client: Any, name: str, *arguments: Any) -> Any:
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=list(arguments))
+    )
+
+
+async def approve_waiting(client: Any) -> None:
+    listed = await command(client, "foehn.trust.list")
+    wanted = [{"path": w["path"], "sha256": w["sha256"]} for w in listed["waiting"]]
+    answer = await command(client, "foehn.trust.approve", *wanted)
+    assert answer["refused"] == []
+
+
+async def test_trust_at_user_level_loads_the_workspace_plugins_once_approved_by_content(
     app: Path, model: ModelServer
 ) -> None:
     folder = plugin_folder(app)
     configuration = {"userLevel": {"trustWorkspace": True}}
     async with lsp_client(app, model, env=ENV, configuration=configuration) as client:
-        names = await tool_names(client)
-    assert "evil" in names
+        assert "evil" not in await tool_names(client)
+        assert not (folder / "imported").exists()
+        listed = await command(client, "foehn.trust.list")
+        (entry,) = listed["waiting"]
+        assert (entry["path"], entry["kind"], entry["status"]) == (
+            ".foehn/plugins/evil.py",
+            "plugin",
+            "new",
+        )
+        assert entry["after"] == EVIL_PLUGIN
+        assert "+def tools():\n" in entry["diff"]
+        wrong = await command(
+            client, "foehn.trust.approve", {"path": entry["path"], "sha256": "0" * 64}
+        )
+        assert "changed since it was shown" in wrong["refused"][0]["reason"]
+        assert not (folder / "imported").exists()
+        answer = await command(
+            client, "foehn.trust.approve", {"path": entry["path"], "sha256": entry["sha256"]}
+        )
+        assert [a["path"] for a in answer["approved"]] == [entry["path"]]
+        assert "evil" in await tool_names(client)
     assert (folder / "imported").exists()
+
+
+async def test_a_run_says_what_waits_once(app: Path, model: ModelServer) -> None:
+    plugin_folder(app)
+    model.script(Turn(text="one"), Turn(text="two"))
+    configuration = {"userLevel": {"trustWorkspace": True}}
+    waited: list[Any] = []
+    async with lsp_client(app, model, env=ENV, configuration=configuration) as client:
+        client.feature("foehn/trustWaiting")(lambda params: waited.append(params))
+        await run(client, "hello")
+        await run(client, "again")
+        said = [m.message for m in client.messages if "wait" in m.message]
+    assert said == [
+        "Foehn: 1 file of this trusted workspace waits for your approval and was not loaded: "
+        ".foehn/plugins/evil.py (new). Review the changes with the command foehn.trust.list "
+        "(or `foehn trust` in a terminal) and approve them to use them."
+    ]
+    (notified,) = waited
+    assert [w.path for w in notified.waiting] == [".foehn/plugins/evil.py"]
 
 
 async def test_workspace_rules_are_added_only_when_trusted_at_user_level(
@@ -184,6 +235,7 @@ async def test_workspace_rules_are_added_only_when_trusted_at_user_level(
     model.script(Turn(text="two"))
     user_level = {"userLevel": {"trustWorkspace": True}}
     async with lsp_client(app, model, env=ENV, configuration=user_level) as client:
+        await approve_waiting(client)
         await run(client, "hello")
     trusted = system_text(model, 1)
     assert trusted.startswith("You are Foehn")

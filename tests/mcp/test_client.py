@@ -388,7 +388,7 @@ async def test_progress_from_a_long_call_reaches_the_tools_progress_sink(
 
 @pytest.mark.parametrize("trusted", [True, False])
 def test_a_workspaces_mcp_json_counts_only_in_a_trusted_workspace(
-    root: Path, time_server: McpServerConfig, trusted: bool
+    root: Path, time_server: McpServerConfig, trusted: bool, approve_all: Callable[[Path], None]
 ) -> None:
     (root / ".vscode").mkdir()
     (root / ".vscode" / "mcp.json").write_text(
@@ -402,6 +402,7 @@ def test_a_workspaces_mcp_json_counts_only_in_a_trusted_workspace(
             }
         )
     )
+    approve_all(root)
     settings = Settings(trust_workspace=trusted, mcp=McpSettings(servers={"time": time_server}))
     found = discover(entry_points=False)
     add_servers(found, settings, root)

@@ -189,6 +189,7 @@ def test_foehn_tools_shows_servers_risks_and_where_they_came_from(
         "tool": "get_current_time",
         "risk_source": "readOnlyHint",
         "open_world": False,
+        "asks_each_call": False,
     }
     assert tools["mcp__awkward__plain_echo"]["risk"] == "destructive"
     assert tools["mcp__awkward__plain_echo"]["mcp"]["risk_source"] == "no annotations"

@@ -94,7 +94,15 @@ async def test_writes_are_refused_without_the_flag(root: Path, tmp_path: Path) -
     async with foehn_mcp(root, tmp_path) as session:
         unlisted = await session.call_tool("write_file", {"path": "a.txt", "content": "x"})
         assert unlisted.is_error
-        assert "unknown tool 'write_file'" in text(unlisted)
+        assert text(unlisted) == (
+            "write_file is not offered: it makes write calls and this foehn mcp server allows "
+            "read_only calls only. The person can offer it by starting the server with "
+            "--allow-writes."
+        )
+        destructive = await session.call_tool("delete_path", {"path": "a.txt"})
+        assert "--allow-destructive" in text(destructive)
+        unknown = await session.call_tool("no_such_tool", {})
+        assert "unknown tool 'no_such_tool'" in text(unknown)
         touched = await session.call_tool("run_command", {"command": ["touch", "made.txt"]})
         assert touched.is_error
         assert "--allow-writes" in text(touched)
@@ -146,6 +154,8 @@ async def test_without_elicitation_a_write_is_refused_with_how_to_allow_it(
     assert result.is_error
     assert "does not support elicitation" in text(result)
     assert 'approval.write = "allow"' in text(result)
+    assert "the person denied" not in text(result)
+    assert "nobody refused it" in text(result)
     assert not (root / "a.txt").exists()
 
 

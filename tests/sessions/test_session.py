@@ -230,8 +230,9 @@ async def test_undo_puts_back_edits_creations_moves_deletions_and_program_change
     assert tree(project) == before
     assert not (project / "pkg").exists()
     assert not (project / "gen").exists()
-    redo = await chat.undo()
+    redo = await chat.redo()
     assert redo.undone == (3,)
+    assert redo.redone == (2,)
     assert (project / "renamed.txt").read_text() == "old name\n"
     assert (project / "gen" / "deep" / "out.txt").read_text() == "y"
     assert (project / "data.txt").read_text() == "after\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from acp.interfaces import Client
 from foehn_lsp.acp import convert
 from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
+from foehn_lsp.acp.trust import review_waiting
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.agent.loop import TurnOutcome
@@ -36,7 +38,7 @@ from foehn_lsp.config import (
 )
 from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
 from foehn_lsp.providers.status import provider_status
-from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.builder import FrontEnd, build_session, load_tools
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
@@ -68,6 +70,20 @@ MODES: tuple[schema.SessionMode, ...] = (
         description="Every call that could change something is refused without asking.",
     ),
 )
+
+
+MODE_OPTION = "mode"
+"""The id of the session config option that mirrors the session modes, for clients that read
+only ``configOptions``."""
+
+
+def _mode(value: object, field_name: str) -> Mode:
+    """``value`` as a mode; InvalidParams naming ``field_name`` otherwise."""
+    if value == "read-only":
+        return "read-only"
+    if value == "ask":
+        return "ask"
+    raise invalid(field_name, f"unknown mode {value!r}; one of: ask, read-only")
 
 
 def invalid(field_name: str, message: str) -> RequestError:
@@ -124,6 +140,9 @@ class LiveSession:
     """Calls of the running turn announced and not yet finished, in order."""
     commands: CustomCommands = field(default_factory=CustomCommands)
     """The person's custom commands (``/NAME``), offered with Foehn's own."""
+    trust_reviewed: bool = False
+    """Whether the workspace's files that wait for approval were put to the person (once,
+    before the first turn)."""
 
     def emit(self, event: TurnEvent) -> None:
         applied: tuple[FilePreview, ...] = ()
@@ -239,6 +258,7 @@ class FoehnAgent:
         return schema.NewSessionResponse(
             session_id=live.session.id,
             modes=self._modes(live),
+            config_options=self._config_options(live),
             field_meta=self._meta(live),
         )
 
@@ -255,12 +275,18 @@ class FoehnAgent:
             live = await self._open(cwd, mcp_servers, resume=session_id)
         elif live.turn is not None:
             raise self._busy(session_id)
-        for update in convert.history_updates(live.session.messages, live.workspace):
+        for update in convert.history_updates(
+            live.session.messages, live.workspace, live.session.turns
+        ):
             live.updates.put(update)
         live.updates.put(convert.available_commands(live.commands))
         live.commands_sent = True
         await live.updates.flush()
-        return schema.LoadSessionResponse(modes=self._modes(live), field_meta=self._meta(live))
+        return schema.LoadSessionResponse(
+            modes=self._modes(live),
+            config_options=self._config_options(live),
+            field_meta=self._meta(live),
+        )
 
     async def _open(
         self, cwd: str, mcp_servers: list[Any] | None, resume: str | None
@@ -337,7 +363,8 @@ class FoehnAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> schema.ListSessionsResponse:
-        """The workspace's saved sessions, most recent first, a page at a time."""
+        """The workspace's saved sessions, most recent first, a page at a time; a session
+        nobody said anything in (no turn, no title) is not one to go back to, and is left out."""
         if cwd is None:
             raise invalid("cwd", "Foehn keeps sessions per workspace; name the workspace")
         root = Path(cwd)
@@ -345,7 +372,9 @@ class FoehnAgent:
             raise invalid("cwd", f"{cwd!r} is not an absolute path to a folder")
         start = int(cursor) if cursor and cursor.isdigit() else 0
         root = Workspace([root]).root
-        summaries = await asyncio.to_thread(SessionStore(root).list)
+        summaries = [
+            s for s in await asyncio.to_thread(SessionStore(root).list) if s.turns or s.title
+        ]
         page = summaries[start : start + LIST_PAGE]
         more = start + LIST_PAGE < len(summaries)
         return schema.ListSessionsResponse(
@@ -356,6 +385,25 @@ class FoehnAgent:
     def _modes(self, live: LiveSession) -> schema.SessionModeState:
         return schema.SessionModeState(current_mode_id=live.mode, available_modes=list(MODES))
 
+    def _config_options(self, live: LiveSession) -> list[schema.SessionConfigOptionSelect]:
+        """The modes again as a ``select`` config option: one state, two ways to reach it."""
+        return [
+            schema.SessionConfigOptionSelect(
+                type="select",
+                id=MODE_OPTION,
+                name="Mode",
+                description="How Foehn asks before a call that could change something",
+                category="mode",
+                current_value=live.mode,
+                options=[
+                    schema.SessionConfigSelectOption(
+                        value=mode.id, name=mode.name, description=mode.description
+                    )
+                    for mode in MODES
+                ],
+            )
+        ]
+
     def _meta(self, live: LiveSession) -> dict[str, Any] | None:
         """What the client should know about the session's MCP servers (``_meta``)."""
         return {"foehn": {"notes": list(live.notes)}} if live.notes else None
@@ -364,16 +412,40 @@ class FoehnAgent:
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> schema.SetSessionModeResponse:
         live = self._live(session_id)
-        if mode_id not in ("ask", "read-only"):
-            raise invalid("modeId", f"unknown mode {mode_id!r}; one of: ask, read-only")
-        live.mode = "read-only" if mode_id == "read-only" else "ask"
+        self._set_mode(live, _mode(mode_id, "modeId"))
+        live.updates.put(
+            schema.ConfigOptionUpdate(
+                session_update="config_option_update", config_options=self._config_options(live)
+            )
+        )
+        await live.updates.flush()
+        return schema.SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> schema.SetSessionConfigOptionResponse:
+        """The one config option, ``mode``; the new mode is also told as a
+        ``current_mode_update`` for clients that follow the modes."""
+        live = self._live(session_id)
+        if config_id != MODE_OPTION:
+            raise invalid("configId", f"unknown config option {config_id!r}; one of: mode")
+        self._set_mode(live, _mode(value, "value"))
+        live.updates.put(
+            schema.CurrentModeUpdate(
+                session_update="current_mode_update", current_mode_id=live.mode
+            )
+        )
+        await live.updates.flush()
+        return schema.SetSessionConfigOptionResponse(config_options=self._config_options(live))
+
+    def _set_mode(self, live: LiveSession, mode: Mode) -> None:
+        live.mode = mode
         live.approver.read_only = live.mode == "read-only"
         approval = live.settings.approval
         if live.mode == "read-only":
             approval = approval.refusing_changes()
         # A running turn keeps the mode it started with, the next one uses the new one.
         live.session.set_approval(approval)
-        return schema.SetSessionModeResponse()
 
     async def prompt(
         self, session_id: str, prompt: list[Any], **kwargs: Any
@@ -393,6 +465,8 @@ class FoehnAgent:
             raise invalid("prompt", str(exc)) from None
         if command is not None:
             return await self._command(live, command)
+        if live.settings.trust_workspace and not live.trust_reviewed:
+            await self._review_trust(live)
         task = live.commands.expand(asked.text) or asked.text
         if not live.commands_sent:
             live.updates.put(convert.available_commands(live.commands))
@@ -428,12 +502,38 @@ class FoehnAgent:
             raise RequestError(-32603, outcome.answer, {"stopReason": "error"})
         return schema.PromptResponse(stop_reason=convert.stop_reason(outcome.reason))
 
+    async def _review_trust(self, live: LiveSession) -> None:
+        """Put the workspace's waiting files to the person; with any approved, the session's
+        tools and commands are loaded again so this turn uses them."""
+        live.trust_reviewed = True
+        assert self.client is not None
+        await live.updates.flush()
+        approved, notes = await review_waiting(
+            self.client, live.session.id, live.workspace.root, within=self.permission_timeout
+        )
+        live.notes += notes
+        if not approved:
+            return
+        old = live.session.tools
+        found = await asyncio.to_thread(load_tools, live.settings, live.workspace.root)
+        toolbox = dataclasses.replace(live.session.parts.toolbox, tools=found)
+        live.session.parts = dataclasses.replace(live.session.parts, toolbox=toolbox)
+        if old.servers is not None:
+            await asyncio.to_thread(old.servers.close)
+        live.commands = await asyncio.to_thread(
+            load_commands, live.workspace.root, trusted=True, built_in=convert.BUILT_IN
+        )
+        live.updates.put(convert.available_commands(live.commands))
+
     async def _command(self, live: LiveSession, command: convert.Command) -> schema.PromptResponse:
-        """``/undo`` and ``/compact``: answered in words, as a turn that ends at once."""
+        """``/undo``, ``/redo`` and ``/compact``: answered in words, as a turn that ends at
+        once."""
         try:
             if command.name == "undo":
                 report = await live.session.undo(to_turn=command.turn)
                 said = convert.undo_message(report)
+            elif command.name == "redo":
+                said = convert.undo_message(await live.session.redo(), redo=True)
             else:
                 meter = await live.session.compact()
                 done = live.session.compacted

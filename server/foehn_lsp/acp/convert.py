@@ -55,9 +55,10 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.sessions.commands import CustomCommands
+from foehn_lsp.sessions.history import is_redo
 from foehn_lsp.sessions.session import RestoreReport
 from foehn_lsp.sessions.slash import parse
-from foehn_lsp.sessions.store import SessionSummary
+from foehn_lsp.sessions.store import SessionSummary, TurnRecord
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
@@ -69,6 +70,8 @@ Update = (
     | schema.ToolCallProgress
     | schema.UsageUpdate
     | schema.AvailableCommandsUpdate
+    | schema.ConfigOptionUpdate
+    | schema.CurrentModeUpdate
 )
 """The ``session/update`` payloads Foehn sends."""
 
@@ -329,6 +332,15 @@ def permission_options(request: ApprovalRequest) -> list[schema.PermissionOption
         always = f"Always allow: save the rule {request.proposed_rule.describe()} to your config"
     elif request.sandbox == "full":
         always = f"Always allow with FULL ACCESS (network, your files): {scope}"
+    if request.outside is not None and request.proposed_rule is None:
+        # Each call that sends data out is asked: there is no "always" to offer.
+        return [
+            schema.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+            schema.PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+            schema.PermissionOption(
+                option_id="reject_always", name=f"Always reject {scope}", kind="reject_always"
+            ),
+        ]
     return [
         schema.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
         schema.PermissionOption(option_id="allow_always", name=always, kind="allow_always"),
@@ -374,6 +386,9 @@ def decision_for(choice: PermissionChoice | None, request: ApprovalRequest) -> A
 def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> schema.ToolCallUpdate:
     """The call the person is asked about, with the diff of what it would change."""
     content: list[Any] = [*diff_content(request.files)]
+    if request.outside is not None:
+        where = f"These arguments go to {request.outside}: all of it may leave this computer."
+        content.insert(0, tool_content(text_block(where)))
     if request.preview and not request.files:
         content.append(tool_content(text_block(f"```diff\n{request.preview}\n```")))
     return schema.ToolCallUpdate(
@@ -387,12 +402,21 @@ def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> sche
     )
 
 
-def history_updates(messages: Sequence[Message], workspace: Workspace) -> Iterator[Update]:
+def history_updates(
+    messages: Sequence[Message], workspace: Workspace, turns: Sequence[TurnRecord] = ()
+) -> Iterator[Update]:
     """The updates that replay a saved conversation: what the person said, what Foehn
-    answered, and every tool call with its outcome. The system message is not replayed."""
+    answered, every tool call with its outcome, and each ``/undo`` and ``/redo`` where it
+    happened (they leave no message; ``turns`` places them before the next task, and any the
+    messages cannot place, after compaction say, come last). The system message is not
+    replayed."""
+    waiting = _restores_by_task(turns)
+    asked = 0
     for message in messages:
         match message:
             case UserMessage(content=text):
+                yield from waiting.pop(asked, [])
+                asked += 1
                 yield update_user_message_text(text)
             case AssistantMessage(content=text, tool_calls=calls):
                 if text:
@@ -414,6 +438,30 @@ def history_updates(messages: Sequence[Message], workspace: Workspace) -> Iterat
                 )
             case _:
                 continue
+    for remaining in sorted(waiting):
+        yield from waiting[remaining]
+
+
+def _restores_by_task(turns: Sequence[TurnRecord]) -> dict[int, list[Update]]:
+    """The undo and redo turns, replayed as the person's command and Foehn's answer, keyed by
+    how many asked turns came before each."""
+    placed: dict[int, list[Update]] = {}
+    asked = 0
+    for turn in turns:
+        if not turn.undo_of:
+            asked += 1
+            continue
+        redo = is_redo(turn, turns)
+        files = ", ".join(f.path for f in turn.files) or "no file needed it"
+        done = turn.task.removeprefix("redo ").removeprefix("undo ")
+        said = f"{'Redid' if redo else 'Undid'} {done}: put back {files}."
+        placed.setdefault(asked, []).extend(
+            [
+                update_user_message_text("/redo" if redo else "/undo"),
+                update_agent_message_text(said),
+            ]
+        )
+    return placed
 
 
 def _parsed(arguments: str) -> Any:
@@ -464,13 +512,17 @@ def session_info(summary: SessionSummary, root: Path) -> schema.SessionInfo:
     )
 
 
-SlashCommand = Literal["undo", "compact"]
+SlashCommand = Literal["undo", "redo", "compact"]
 
 COMMANDS: tuple[schema.AvailableCommand, ...] = (
     schema.AvailableCommand(
         name="undo",
-        description="Put back the files the last turn changed (or every turn from N on)",
+        description="Put back the files the last turn changed (again: one turn further back), "
+        "or every turn from N on",
         input=schema.AvailableCommandInput(root=schema.UnstructuredCommandInput(hint="[turn]")),
+    ),
+    schema.AvailableCommand(
+        name="redo", description="Take the last undo back: its turn's changes return"
     ),
     schema.AvailableCommand(
         name="compact",
@@ -505,17 +557,17 @@ class Command:
 
 
 def slash_command(text: str) -> Command | None:
-    """``/undo``, ``/undo N`` or ``/compact`` as a command; anything else (a custom command
-    too) is a prompt. A command with an argument it does not take is ``UnsupportedContent``
-    naming it."""
+    """``/undo``, ``/undo N``, ``/redo`` or ``/compact`` as a command; anything else (a custom
+    command too) is a prompt. A command with an argument it does not take is
+    ``UnsupportedContent`` naming it."""
     slash = parse(text)
     if slash is None or slash.name not in BUILT_IN:
         return None
     words = slash.words
-    if slash.name == "compact":
+    if slash.name in ("compact", "redo"):
         if words:
-            raise UnsupportedContent("prompt: /compact takes no argument")
-        return Command(name="compact")
+            raise UnsupportedContent(f"prompt: /{slash.name} takes no argument")
+        return Command(name="compact" if slash.name == "compact" else "redo")
     if not words:
         return Command(name="undo")
     if len(words) == 1 and words[0].isdigit():
@@ -523,15 +575,21 @@ def slash_command(text: str) -> Command | None:
     raise UnsupportedContent("prompt: /undo takes an optional turn number, e.g. /undo 2")
 
 
-def undo_message(report: RestoreReport) -> str:
-    """What an undo did, in words for the person."""
+def undo_message(report: RestoreReport, *, redo: bool = False) -> str:
+    """What an undo or a redo did, in words for the person, and what the next one does."""
     if not report.applied:
-        return f"Nothing was undone: {report.reason}."
-    turns = ", ".join(str(t) for t in report.undone)
+        return f"Nothing was {'redone' if redo else 'undone'}: {report.reason}."
+    done = report.redone if redo else report.undone
+    turns = ", ".join(str(t) for t in done)
+    verb = "Redid" if redo else "Undid"
     restored = f"put back {', '.join(report.restored)}" if report.restored else report.reason
-    text = f"Undid turn{'s' if len(report.undone) > 1 else ''} {turns}: {restored}."
+    text = f"{verb} turn{'s' if len(done) > 1 else ''} {turns}: {restored}."
     if report.unrestorable:
         text += f" Could not put back (a program changed them): {', '.join(report.unrestorable)}."
     if report.turn is not None:
-        text += " /undo again to redo."
+        text += (
+            " /redo again for the undo before it."
+            if redo
+            else " /undo again goes one turn further back; /redo puts it back."
+        )
     return text

@@ -26,6 +26,7 @@ from foehn_lsp.tools.plans import FilePreview, file_previews
 from foehn_lsp.workspace import ApplyOutcome, DiskApplier, EditPlan, Workspace, WriteFile
 from foehn_lsp.workspace.edits import StaleFileError
 from foehn_lsp.workspace.files import MAX_FILE_BYTES
+from foehn_lsp.workspace.paths import open_confined
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,11 @@ class ClientFiles:
         at a time, so the next result of that tool is the one that made them)."""
 
     def text(self, path: Path) -> str | None:
-        """The client's view of ``path`` (its unsaved buffer, else its disk), or ``None`` to read
-        the disk here. Called from a worker thread, as ``FileAccess.read`` runs reads there."""
+        """The client's unsaved buffer of ``path``, or ``None`` to read the disk here. ACP does not
+        say whether the client answered from a buffer or from its disk, so an answer equal to the
+        file on disk counts as the disk: the read is not called an unsaved buffer, and the disk
+        read gives the fingerprint later writes are checked against. Called from a worker
+        thread, as ``FileAccess.read`` runs reads there."""
         if not self.can_read or not self.workspace.contains(path):
             return None
         try:
@@ -69,11 +73,14 @@ class ClientFiles:
             return None  # on the event loop itself: waiting for the client would deadlock it
         future = asyncio.run_coroutine_threadsafe(self._read(path), self.loop)
         try:
-            return future.result(CLIENT_TIMEOUT)
+            text = future.result(CLIENT_TIMEOUT)
         except concurrent.futures.TimeoutError:
             future.cancel()
             log.warning("the client did not answer fs/read_text_file for %s", path)
             return None
+        if text is not None and _is_on_disk(self.workspace, path, text):
+            return None
+        return text
 
     async def _read(self, path: Path) -> str | None:
         try:
@@ -128,18 +135,19 @@ class ClientFiles:
         return ApplyOutcome(applied=True)
 
     async def _check(self, change: WriteFile) -> None:
-        """Refuse a write whose file changed since it was planned, as the editor sees it."""
+        """Refuse a write whose file changed since it was planned, as the editor sees it and,
+        when it was read from the disk, on the disk too (a buffer typed into since is not
+        overwritten, nor a file changed under an editor that had it open unchanged)."""
         shown = self.workspace.display(change.path)
-        if change.old_text is None or change.old_fingerprint is not None or not self.can_read:
-            await asyncio.to_thread(self.disk.check, change)
-            return
-        current = await self._read(change.path)
-        if current is None:
-            await asyncio.to_thread(self.disk.check, change)
-        elif current != change.old_text:
+        current = None
+        if change.old_text is not None and self.can_read:
+            current = await self._read(change.path)
+        if current is not None and current != change.old_text:
             raise StaleFileError(
                 f"{shown} changed in the editor since it was read; read it again and retry"
             )
+        if current is None or change.old_fingerprint is not None:
+            await asyncio.to_thread(self.disk.check, change)
 
     def _confine(self, path: Path) -> None:
         """The path still resolves to itself inside the workspace, with no link on the way."""
@@ -147,3 +155,14 @@ class ClientFiles:
             raise PathRefusedError(
                 f"{self.workspace.display(path)} now resolves elsewhere; nothing was written"
             )
+
+
+def _is_on_disk(workspace: Workspace, path: Path, text: str) -> bool:
+    """Whether ``text`` is exactly the content of ``path`` on disk (read confined)."""
+    try:
+        fd = open_confined(workspace, path)
+    except (OSError, PathRefusedError):
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    return data == text.encode("utf-8", errors="surrogatepass")

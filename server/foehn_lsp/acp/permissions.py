@@ -89,6 +89,6 @@ class ClientApprover:
         choice = convert.permission_choice(response)
         if choice == "reject_always":
             self.rejected.add(key)
-        elif choice == "allow_always" and request.proposed_rule is None:
+        elif choice == "allow_always" and request.proposed_rule is None and not request.outside:
             self.allowed.add(key)  # with a rule proposed, the saved rule decides from now on
         return convert.decision_for(choice, request)

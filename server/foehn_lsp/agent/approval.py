@@ -62,6 +62,9 @@ class Approved:
 @dataclass(frozen=True, kw_only=True)
 class Denied:
     reason: str = "denied"
+    asked: bool = True
+    """False: nobody could be asked (the front end has no way to), so the model must not read
+    the refusal as the person's."""
 
 
 ApprovalDecision = Approved | Denied
@@ -95,6 +98,10 @@ class ApprovalRequest:
     call; ``None`` when no rule should (then "always" is not offered, or means this run)."""
     why: Mapping[str, Any] | None = None
     """Why the call is asked about: the ``foehn explain`` object (``agent.rules.explain``)."""
+    outside: str | None = None
+    """For a call whose arguments may leave this computer: where they go. Front ends say so
+    next to the arguments (what would leave, in full); such a call is asked every time, so
+    "for this run" allows it once."""
 
     def describe(self) -> str:
         arguments = json.dumps(self.arguments, indent=2, ensure_ascii=False)
@@ -201,9 +208,16 @@ class ApprovalGate:
             remember=remember.describe(),
             proposed_rule=proposed,
             why=explanation(verdict, call, remember=remember.describe(), proposed=proposed),
+            outside=invocation.scope.outside,
         )
         async with self._asking:
             decision = await self.approver.ask(request)
+        if isinstance(decision, Denied) and not decision.asked:
+            self._decided(invocation, "deny", decision.reason)
+            return ToolResult.failure(
+                f"{tool.name} was not run: nobody could be asked, and nobody refused it "
+                f"({decision.reason})."
+            )
         if isinstance(decision, Denied):
             self._decided(invocation, "deny", decision.reason)
             return ToolResult.failure(
@@ -214,14 +228,20 @@ class ApprovalGate:
             mismatch = "its arguments differ from what was approved"
             self._decided(invocation, "deny", mismatch)
             return ToolResult.failure(f"{tool.name} was not run: {mismatch}")
-        remembered = decision.scope == "run" and (
-            invocation.scope.sandbox != "full" or decision.full_access
+        remembered = (
+            decision.scope == "run"
+            and (invocation.scope.sandbox != "full" or decision.full_access)
+            and invocation.scope.outside is None
         )
         if decision.save_rule and proposed is not None:
             why = self._save(proposed, call)  # the rule, no wider, decides from now on
         elif remembered:
             self.remembered.add(remember)
             why = "approved for this run"
+        elif decision.scope == "run" and invocation.scope.outside is not None:
+            why = (
+                "approved once (a call whose arguments may leave this computer is asked each time)"
+            )
         elif decision.scope == "run":
             why = "approved once (full access is remembered only when chosen explicitly)"
         else:

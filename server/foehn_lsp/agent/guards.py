@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from foehn_lsp.agent.approved import approved_text
 from foehn_lsp.agent.hooks import Hook, HookSet, notes_for, parse_hooks, payload
 from foehn_lsp.agent.rules.ruleset import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
 from foehn_lsp.agent.rules.store import append_rule
+from foehn_lsp.trust import approved_text, store_file
 
 if TYPE_CHECKING:
     from foehn_lsp.workspace import Workspace
@@ -74,7 +74,7 @@ class Guards:
         self.workspace_root = workspace_root
         self.trusted = trusted
         self._lock = threading.Lock()
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[tuple[int, int] | None, ...] | None = None
         self._loaded: Loaded | None = None
 
     @classmethod
@@ -90,14 +90,13 @@ class Guards:
                 self._stamp = stamp
             return self._loaded
 
-    def _file_stamp(self) -> tuple[int, int] | None:
-        if self.user_file is None:
-            return None
-        try:
-            status = self.user_file.stat()
-        except OSError:
-            return None
-        return (status.st_mtime_ns, status.st_size)
+    def _file_stamp(self) -> tuple[tuple[int, int] | None, ...]:
+        """What the rules are read from: the user file and, in a trusted workspace, its rules
+        file and the person's approvals of it (a change to either is read at the next call)."""
+        files = [self.user_file]
+        if self.trusted and self.workspace_root is not None:
+            files += [self.workspace_root / WORKSPACE_RULES, store_file(self.workspace_root)]
+        return tuple(_stamp(file) for file in files)
 
     @property
     def rules(self) -> RuleSet:
@@ -118,6 +117,16 @@ class Guards:
         with self._lock:
             self._loaded = None
         return saved
+
+
+def _stamp(file: Path | None) -> tuple[int, int] | None:
+    if file is None:
+        return None
+    try:
+        status = file.stat()
+    except OSError:
+        return None
+    return (status.st_mtime_ns, status.st_size)
 
 
 @dataclass(frozen=True, kw_only=True)

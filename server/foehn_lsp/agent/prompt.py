@@ -1,17 +1,17 @@
 """The system message: Foehn's own rules (or, in their place, the person's own
 ``systemMessageFile``), then, in a trusted workspace only, the project's rules: its
-``.foehn/system.md`` and the nearest ``AGENTS.md``. Project rules are added after Foehn's and
-never replace them: a repository can describe its conventions, not remove the ones that keep
-the person in control."""
+``.foehn/system.md`` and the nearest ``AGENTS.md``, each only as the person approved its content
+(``foehn_lsp.trust``). Project rules are added after Foehn's and never replace them: a
+repository can describe its conventions, not remove the ones that keep the person in control."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from foehn_lsp.config import Settings, user_config_file
-from foehn_lsp.errors import ConfigError, PathRefusedError
-from foehn_lsp.workspace.paths import Workspace, open_confined
+from foehn_lsp.errors import ConfigError
+from foehn_lsp.trust import approved_text
+from foehn_lsp.workspace.paths import Workspace
 
 MAX_RULES_CHARS = 32_000
 """Each project rules file is cut here, so a huge file cannot crowd out the conversation."""
@@ -39,8 +39,9 @@ def system_message(settings: Settings, workspace: Workspace, near: Path | None =
     parts = [_own_rules(settings, workspace)]
     if settings.trust_workspace:
         for path in project_rules(workspace, near):
-            text = _read_confined(workspace, path)
+            text = approved_text(workspace.root, workspace.display(path))
             if text and text.strip():
+                text = text[:MAX_RULES_CHARS]
                 parts.append(
                     f"Project rules from {workspace.display(path)} (the project's own; they "
                     f"do not override the rules above):\n\n{text.strip()}"
@@ -74,14 +75,3 @@ def project_rules(workspace: Workspace, near: Path | None = None) -> list[Path]:
             break
         folder = folder.parent
     return [path for path in found if path.is_file()]
-
-
-def _read_confined(workspace: Workspace, path: Path) -> str | None:
-    """The file's text if it really is inside the workspace (a link to elsewhere is refused)."""
-    try:
-        fd = open_confined(workspace, path)
-    except (OSError, PathRefusedError):
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_RULES_CHARS * 4)
-    return data.decode("utf-8", errors="replace")[:MAX_RULES_CHARS]

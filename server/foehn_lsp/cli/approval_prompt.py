@@ -1,17 +1,21 @@
 """The terminal's approval question and the one parser of its answers (``foehn run`` and
 ``foehn chat`` ask the same way; only where the line is read from differs).
 
-    Allow? [y] once, [a] for this run (…), [s] always: save a rule, [?] why, [N] deny:
+    Allow? [y] once, [a] for this run (…), [s] always: save a rule, [?] why,
+    [n WHY] deny and say why, [N] deny:
 
 ``?`` (or ``why``) prints why the call is asked about (the ``foehn explain`` object) and asks
 again. ``s`` (or ``always``) shows the narrowest rule that covers the call and saves it to the
 user config only on a second yes; it is offered only when such a rule exists. Anything else
-that is not a yes denies; no answer at all denies too.
+that is not a yes denies; no answer at all denies too. What follows ``n`` (``n use pathlib
+instead``), or any other text typed, is the person's reason: the model reads it with the
+denial.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Literal
 
 from rich.console import Console
@@ -36,23 +40,43 @@ ANSWERS: dict[str, Answer] = {
 }
 
 
-def parse(answer: str) -> Answer:
-    """One typed answer; anything not listed is a denial."""
-    return ANSWERS.get(answer.strip().lower(), "deny")
+DENY_WORDS = frozenset({"n", "no", "deny"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Typed:
+    """One typed line, understood."""
+
+    answer: Answer
+    said: str = ""
+    """With a denial: the person's reason, in their words (the model reads it)."""
+
+
+def parse(line: str) -> Typed:
+    """One typed line; anything not listed is a denial, and its words are the reason."""
+    text = line.strip()
+    known = ANSWERS.get(text.lower())
+    if known is not None:
+        return Typed(answer=known)
+    word, _, rest = text.partition(" ")
+    if word.lower().rstrip(",:;.!-") in DENY_WORDS:
+        return Typed(answer="deny", said=rest.strip(" ,:;-"))
+    return Typed(answer="deny", said=text)
 
 
 def choices(request: ApprovalRequest) -> str:
     """The question; "for this run" is not offered when a rule or hook asks (it asks every
-    time), nor "always" when no rule can be proposed."""
+    time) or the call's arguments may leave this computer (asked every time too), nor "always"
+    when no rule can be proposed."""
     asked_by_rule = request.why is not None and request.why.get("source") not in (
         "table",
         "default",
     )
     remember = f" ({request.remember})" if request.remember else ""
-    run = "" if asked_by_rule else f", [a] for this run{remember}"
+    run = "" if asked_by_rule or request.outside else f", [a] for this run{remember}"
     always = ", [s] always: save a rule" if request.proposed_rule is not None else ""
     why = ", [?] why" if request.why is not None else ""
-    return f"Allow? [y] once{run}{always}{why}, [N] deny: "
+    return f"Allow? [y] once{run}{always}{why}, [n WHY] deny and say why, [N] deny: "
 
 
 async def answer(
@@ -65,8 +89,8 @@ async def answer(
         try:
             typed = parse(await read(choices(request)))
         except EOFError:
-            typed = "none"
-        match typed:
+            typed = Typed(answer="none")
+        match typed.answer:
             case "once":
                 return Approved(scope="once")
             case "run":
@@ -79,10 +103,12 @@ async def answer(
                 try:
                     confirmed = parse(await read("Save it and allow this call? [y/N]: "))
                 except EOFError:
-                    confirmed = "none"
-                if confirmed == "once":
+                    confirmed = Typed(answer="none")
+                if confirmed.answer == "once":
                     return Approved(scope="once", save_rule=True)
             case "none":
                 return Denied(reason="no answer")
+            case _ if typed.said:
+                return Denied(reason=f'denied in the terminal; they said: "{typed.said}"')
             case _:
                 return Denied(reason="denied in the terminal")

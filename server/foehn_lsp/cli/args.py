@@ -8,6 +8,8 @@ before a model is asked or a file is touched.
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -22,7 +24,8 @@ exit codes:
   1    provider, configuration or runtime error
   2    usage error (a flag or argument to fix)
   3    stopped by a limit (iterations, token budget, repeated call)
-  130  cancelled (Ctrl-C)"""
+  130  cancelled (Ctrl-C)
+  141  stdout's reader went away (e.g. piped into head); the turn was stopped"""
 
 
 class UsageError(FoehnError):
@@ -33,8 +36,26 @@ class Parser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line on stderr and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        sys.stderr.write(
+            f"{self.prog}: {message}{did_you_mean(message)} (see {self.prog} --help)\n"
+        )
         sys.exit(EXIT_USAGE)
+
+
+INVALID_CHOICE = re.compile(
+    r"invalid choice: '?(?P<given>[^'\s]*)'? \(choose from (?P<choices>.*)\)"
+)
+"""argparse's message for a word that is none of the choices (3.11 quotes them, 3.12 not)."""
+
+
+def did_you_mean(message: str) -> str:
+    """``; did you mean 'run'?`` for an argparse ``invalid choice`` close to one of them."""
+    found = INVALID_CHOICE.search(message)
+    if found is None:
+        return ""
+    choices = [c.strip().strip("'") for c in found["choices"].split(",")]
+    close = difflib.get_close_matches(found["given"], choices, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def positive_int(text: str) -> int:

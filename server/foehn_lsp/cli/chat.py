@@ -3,14 +3,17 @@
 ``foehn chat`` holds a conversation: each line typed is a turn in one session (saved as it
 goes), the answer streams, approvals are asked in place, and a few commands act on the session:
 
-    /undo [N] [force]   put back what the last turn (or turns N on) changed
+    /undo [N] [force]   put back what the last turn (or turns N on) changed; again: further back
+    /redo [force]       take the last undo back
+    /clear              start a new session (the one left stays in /sessions)
     /sessions           this workspace's saved sessions
     /compact            shorten the conversation now
     /cost               context used, tokens spent and cost
     /help, /exit
     /NAME [arguments]   a custom command (sessions.commands): its prompt is the turn
 
-Ctrl-C cancels the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
+``@path`` in a line sends that workspace file with the turn (``cli.mentions``). Ctrl-C cancels
+the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
 terminal (prompt_toolkit, with history) or, when stdin is not one, line by line from it, so
 scripts and tests can drive a chat.
 """
@@ -37,23 +40,31 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
+from foehn_lsp.cli import trust as trust_cli
+from foehn_lsp.cli.mentions import mentions
 from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
 from foehn_lsp.config import load_settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
+from foehn_lsp.sessions.history import session_to_undo
 from foehn_lsp.sessions.session import RestoreReport, Session
 from foehn_lsp.sessions.slash import parse
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 HELP = """\
-/undo [N] [force]   put back what the last turn (or turns N and later) changed
+/undo [N] [force]   put back what the last turn (or turns N and later) changed;
+                    each /undo goes one turn further back
+/redo [force]       take the last undo back
+/clear              start a new session (the one left stays in /sessions)
 /sessions           this workspace's saved sessions
 /compact            shorten the conversation now
 /cost               context used, tokens spent and cost
 /exit               leave (or Ctrl-D); Ctrl-C cancels a running turn"""
-BUILT_IN = frozenset({"undo", "sessions", "compact", "cost", "help", "exit", "quit"})
+BUILT_IN = frozenset(
+    {"undo", "redo", "clear", "sessions", "compact", "cost", "help", "exit", "quit"}
+)
 
 
 class Lines:
@@ -104,18 +115,25 @@ class Chat:
         lines: Lines,
         err: Console,
         commands: CustomCommands | None = None,
+        fresh: Callable[[], Session] | None = None,
     ) -> None:
         self.session = session
+        self.fresh = fresh
+        """Makes a new session for ``/clear`` (``None``: ``/clear`` is not offered)."""
         self.commands = commands or CustomCommands()
         self.lines = lines
         self.err = err
         self.stop: asyncio.Event | None = None
         self.leaving = False
+        self.interrupted = False
+        """A Ctrl-C came since the last line typed: the next one leaves, whether it comes
+        while the turn is still cancelling or at the prompt after it."""
 
     def interrupt(self) -> None:
         """Ctrl-C while a turn runs: cancel it; a second one leaves."""
         if self.stop is not None and not self.stop.is_set():
             self.stop.set()
+            self.interrupted = True
             self.err.print(Text("cancelling the turn… (Ctrl-C again to leave)", style="yellow"))
         else:
             self.leaving = True
@@ -138,19 +156,18 @@ class Chat:
             running = await find_running()
             note = f"the local model is a small one: {STRENGTHS}"
             self.err.print(Text(note + (f"\n{running.line()}" if running else ""), style="dim"))
-        interrupted = False
         while not self.leaving:
             try:
                 line = (await self.lines.read("› ", self.err)).strip()
             except EOFError:
                 break
             except KeyboardInterrupt:
-                if interrupted:
+                if self.interrupted:
                     break
-                interrupted = True
+                self.interrupted = True
                 self.err.print(Text("(Ctrl-C again or Ctrl-D to leave)", style="dim"))
                 continue
-            interrupted = False
+            self.interrupted = False
             if not line:
                 continue
             if line.startswith("/"):
@@ -165,8 +182,20 @@ class Chat:
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, self.interrupt)
+        mentioned = mentions(text, self.session.workspace)
+        if mentioned.files:
+            self.err.print(Text(f"(with {', '.join(mentioned.files)})", style="dim"))
+        for word in mentioned.missing:
+            self.err.print(
+                Text(f"({word} is no file in the workspace; sent as typed)", style="dim")
+            )
         try:
-            await self.session.prompt(text, emit=HumanPrinter(err=self.err), stop=self.stop)
+            await self.session.prompt(
+                text,
+                context=mentioned.context,
+                emit=HumanPrinter(err=self.err, root=self.session.workspace.root),
+                stop=self.stop,
+            )
         except FoehnError as exc:
             self.err.print(Text(f"foehn: {exc}", style="red"))
         finally:
@@ -199,20 +228,30 @@ class Chat:
                 result = session.compacted
                 done = f"compacted: {result.note}" if result else "nothing to compact yet"
                 self.err.print(f"{done}; {meter.describe()}")
+            case "/clear" if self.fresh is not None:
+                left = session
+                self.session = self.fresh()
+                await close_session(left)
+                note = f"; session {left.id} stays in /sessions" if left.turns else ""
+                self.err.print(Text(f"new session {self.session.id}{note}", style="dim"))
             case "/sessions":
                 for summary in SessionStore(session.workspace.root).list():
                     mark = "*" if summary.id == session.id else " "
                     self.err.print(f"{mark} {_summary_line(summary)}")
-            case "/undo":
+            case "/undo" | "/redo":
                 numbers = [int(w) for w in words if w.isdigit()]
+                force = "force" in words
                 try:
-                    report = await session.undo(
-                        to_turn=numbers[0] if numbers else None, force="force" in words
-                    )
+                    if name == "/redo":
+                        report = await session.redo(force=force)
+                    else:
+                        report = await session.undo(
+                            to_turn=numbers[0] if numbers else None, force=force
+                        )
                 except FoehnError as exc:
                     self.err.print(Text(f"foehn: {exc}", style="red"))
                     return True
-                print_report(report, self.err, hint="/undo force")
+                print_report(report, self.err, hint=f"{name} force", redo="/redo")
             case _:
                 self.err.print(f"unknown command {name}; /help lists them")
         return True
@@ -224,13 +263,20 @@ def _summary_line(summary: Any) -> str:
     return f"{summary.id}  {when}  {turns:>9}  {summary.title or '(untitled)'}"
 
 
-def print_report(report: RestoreReport, err: Console, *, hint: str) -> None:
+def print_report(report: RestoreReport, err: Console, *, hint: str, redo: str) -> None:
+    """What an undo or a redo did, saying which it was and what the next one would do."""
     if report.applied:
-        undone = ", ".join(str(t) for t in report.undone)
         restored = ", ".join(report.restored) or "nothing needed restoring"
-        err.print(f"undid turn {undone}: {restored}")
+        if report.redone:
+            redone = ", ".join(str(t) for t in report.redone)
+            err.print(f"redid turn {redone}: {restored}")
+            next_step = "redo again for the undo before it"
+        else:
+            undone = ", ".join(str(t) for t in report.undone)
+            err.print(f"undid turn {undone}: {restored}")
+            next_step = f"undo again to go one turn further back; {redo} puts it back"
         if report.turn is not None:
-            err.print(Text(f"(the undo is turn {report.turn}; undo again to redo)", style="dim"))
+            err.print(Text(f"(this is turn {report.turn}; {next_step})", style="dim"))
     else:
         err.print(Text(f"foehn: nothing undone: {report.reason}", style="red"))
         if report.conflicts:
@@ -261,6 +307,8 @@ def chat_command(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_USAGE
     err = error_console()
+    asking = sys.stdin.isatty() and args.approve not in ("all", "never")
+    trust_cli.before_session(settings, root, ask=asking, err=err)
     lines = Lines()
 
     async def main() -> int:
@@ -287,19 +335,28 @@ def chat_command(args: argparse.Namespace) -> int:
         commands = load_commands(root, trusted=settings.trust_workspace, built_in=BUILT_IN)
         for skipped in commands.problems:
             err.print(f"foehn: skipped command {skipped}")
-        chat = Chat(session, lines, err, commands)
+
+        def fresh() -> Session:
+            return build_session(settings, root, FrontEnd(name="cli", approver=approver))
+
+        chat = Chat(session, lines, err, commands, fresh)
         try:
             return await chat.run()
         finally:
-            if not session.turns:
-                with contextlib.suppress(FoehnError):
-                    session.store.delete(session.id)
-            await session.aclose()
+            await close_session(chat.session)
 
     try:
         return asyncio.run(main())
     except KeyboardInterrupt:
         return EXIT_OK
+
+
+async def close_session(session: Session) -> None:
+    """End a session the chat leaves; one nothing was said in is not kept."""
+    if not session.turns:
+        with contextlib.suppress(FoehnError):
+            session.store.delete(session.id)
+    await session.aclose()
 
 
 def _fixed(decision: ApprovalDecision) -> FixedApprover:
@@ -363,9 +420,17 @@ def undo_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     settings = load_settings()
     store = SessionStore(root)
-    session_id = args.session or store.latest()
+    session_id = args.session or session_to_undo(store, redo=args.redo)
     if session_id is None:
-        raise SessionNotFound(f"no saved session in {root}")
+        raise SessionNotFound(
+            f"nothing to redo in {root}: no session has an undo still in effect"
+            if args.redo
+            else f"nothing to undo in {root}: no session has a change still in effect "
+            "(foehn undo --redo takes the last undo back)"
+        )
+    if args.redo and args.to_turn is not None:
+        print("foehn undo: --redo takes no --to-turn", file=sys.stderr)
+        return EXIT_USAGE
     err = error_console()
 
     async def main() -> RestoreReport:
@@ -376,10 +441,18 @@ def undo_command(args: argparse.Namespace) -> int:
             session_id=session_id,
             provider=NoModel("undo does not ask the model"),
         )
+        if args.redo:
+            return await session.redo(force=args.force)
         return await session.undo(to_turn=args.to_turn, force=args.force)
 
     report = asyncio.run(main())
-    print_report(report, err, hint=f"foehn undo --session {session_id} --force")
+    again = f"foehn undo --session {session_id}"
+    print_report(
+        report,
+        err,
+        hint=f"{again}{' --redo' if args.redo else ''} --force",
+        redo=f"{again} --redo",
+    )
     return EXIT_OK if report.applied else EXIT_ERROR
 
 
@@ -413,8 +486,19 @@ def add_parsers(commands: Any) -> None:
     sessions.add_argument("--json", action="store_true", help="machine-readable output")
     sessions.set_defaults(handler=sessions_command)
 
-    undo = commands.add_parser("undo", help="put back every file the last turn changed")
-    undo.add_argument("--session", metavar="ID", help="default: the latest session")
+    undo = commands.add_parser(
+        "undo",
+        help="put back every file the last turn changed (again: one turn further back); "
+        "--redo takes the last undo back",
+    )
+    undo.add_argument(
+        "--session",
+        metavar="ID",
+        help="default: the session that made the latest changes still in effect here",
+    )
+    undo.add_argument(
+        "--redo", action="store_true", help="take the last undo back (its changes return)"
+    )
     undo.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     undo.add_argument("--to-turn", type=int, metavar="N", help="put back everything from turn N on")
     undo.add_argument(

@@ -1,7 +1,8 @@
 """The ``foehn`` command: a thin parser that hands each subcommand to its own function.
 
 Exit codes (``args.EXIT_CODES``): 0 answered · 1 provider/config/runtime error · 2 usage error ·
-3 stopped by a limit · 130 cancelled. Flags are checked before anything runs; errors meant for
+3 stopped by a limit · 130 cancelled · 141 stdout's reader went away (``| head``: quietly, as
+Unix tools stop). Flags are checked before anything runs; errors meant for
 the person are one line on stderr; no traceback reaches the terminal (``FOEHN_DEBUG=1`` logs
 them). stdout carries only the answer or ``--json`` events.
 """
@@ -35,6 +36,8 @@ from foehn_lsp.cli.args import (
     task_text,
     writable_file,
 )
+from foehn_lsp.cli.output import EXIT_PIPE, Stdout, silence_stdout
+from foehn_lsp.cli.stdin import context_block, is_piped, read_piped
 from foehn_lsp.errors import FoehnError
 
 if TYPE_CHECKING:
@@ -49,13 +52,16 @@ if TYPE_CHECKING:
 
 
 def _tools_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.cli import trust as trust_cli
     from foehn_lsp.config import load_settings
     from foehn_lsp.sandbox import report as sandbox_report
     from foehn_lsp.sandbox import system_sandbox
     from foehn_lsp.sessions.builder import catalogue_json, load_tools
+    from foehn_lsp.trust import waiting
 
     workspace = folder(args.workspace)
-    found = load_tools(load_settings(), workspace, lazy=False)  # starts every MCP server
+    settings = load_settings()
+    found = load_tools(settings, workspace, lazy=False)  # starts every MCP server
     catalogue = catalogue_json(found)
     sandbox = system_sandbox()
     if args.json:
@@ -73,6 +79,8 @@ def _tools_command(args: argparse.Namespace) -> int:
                 print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
         for problem in found.problems:
             print(f"skipped plugin {problem}", file=sys.stderr)
+    if settings.trust_workspace and (items := waiting(workspace)):
+        print(f"foehn: {trust_cli.waiting_line(workspace, items)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -106,15 +114,37 @@ def _approver(mode: str, stop: asyncio.Event, printer: EventSink) -> Approver:
     return TerminalApprover(on_cancel=stop.set)
 
 
+def _task_and_context(task: str, mode: str) -> tuple[str, str]:
+    """The task and what a piped stdin adds (``cli.stdin``): the task itself for ``-``, else
+    the context; under ``--approve ask`` stdin carries the answers and is not read here."""
+    if task == "-" and mode == "ask" and is_piped():
+        raise UsageError(
+            "foehn run - reads the task from stdin, so no approval can be typed there; "
+            "add --approve never or --approve all"
+        )
+    piped = read_piped() if mode != "ask" else None
+    if piped is not None and piped.cut:
+        print(f"foehn: {piped.note()}", file=sys.stderr)
+    if task != "-":
+        return task_text(task), context_block(piped) if piped else ""
+    if piped is None:
+        raise UsageError("foehn run - reads the task from stdin, but nothing was piped in")
+    return task_text(piped.text.strip()), ""
+
+
 def _run_command(args: argparse.Namespace) -> int:
-    from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, run_header
+    from foehn_lsp.cli import trust as trust_cli
+    from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, error_console, run_header
     from foehn_lsp.config import load_settings
 
-    task = task_text(args.task)
+    mode = approve_mode(args.approve)
+    if args.task != "-":
+        task_text(args.task)
     root = folder(args.workspace)
     transcript = writable_file(args.transcript, "--transcript") if args.transcript else None
     if args.base_url is not None:
         base_url(args.base_url)
+    task, context = _task_and_context(args.task, mode)
     overrides = {
         "provider": args.provider,
         "model": args.model,
@@ -126,15 +156,20 @@ def _run_command(args: argparse.Namespace) -> int:
         raise UsageError(
             "with a base URL of your own, name the server's model: --model NAME (or FOEHN_MODEL)"
         )
-    mode = approve_mode(args.approve)
-    printer: EventSink = JsonPrinter() if args.json else HumanPrinter()
+    out = Stdout()
+    printer: EventSink = JsonPrinter(out) if args.json else HumanPrinter(out, root=root)
     print(run_header(settings, root, mode), file=sys.stderr)
+    trust_cli.before_session(
+        settings, root, ask=mode == "ask" and sys.stdin.isatty(), err=error_console()
+    )
     stop = asyncio.Event()
+    out.on_gone = stop.set  # nobody reads the rest of the turn: stop it
     outcome = _run_to_end(
         _run(
             settings,
             root,
             task,
+            context,
             _approver(mode, stop, printer),
             printer,
             transcript,
@@ -143,6 +178,9 @@ def _run_command(args: argparse.Namespace) -> int:
             continue_latest=args.continue_latest,
         )
     )
+    if out.gone:
+        silence_stdout()
+        return EXIT_PIPE
     if outcome.reason == "cancelled":
         # A call to the embedded model cannot be interrupted in its worker thread; exit now
         # rather than wait for it (the session and transcript are closed already).
@@ -174,6 +212,7 @@ async def _run(
     settings: Settings,
     root: Path,
     task: str,
+    context: str,
     approver: Approver,
     printer: EventSink,
     transcript_path: Path | None,
@@ -203,7 +242,7 @@ async def _run(
 
     loop.add_signal_handler(signal.SIGINT, interrupted)
     try:
-        return await session.prompt(task, emit=printer, stop=stop)
+        return await session.prompt(task, context=context, emit=printer, stop=stop)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await session.aclose()
@@ -277,7 +316,11 @@ def _add_run(commands: Any) -> None:
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("task", help="what to do, in words")
+    run.add_argument(
+        "task",
+        help="what to do, in words; - reads it from stdin. Text piped in with a task is what "
+        'the task is about (cat log | foehn run "explain")',
+    )
     run.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     run.add_argument(
         "--provider",
@@ -334,6 +377,12 @@ def _add_rules(commands: Any) -> None:
     add_parsers(commands)
 
 
+def _add_trust(commands: Any) -> None:
+    from foehn_lsp.cli.trust import add_parser
+
+    add_parser(commands)
+
+
 def _add_acp(commands: Any) -> None:
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
     acp.add_argument(
@@ -367,6 +416,7 @@ SUBCOMMANDS: tuple[tuple[frozenset[str], Callable[[Any], None]], ...] = (
     (frozenset({"replay"}), _add_replay),
     (frozenset({"chat", "sessions", "undo"}), _add_chat),
     (frozenset({"explain", "rules"}), _add_rules),
+    (frozenset({"trust"}), _add_trust),
     (frozenset({"acp"}), _add_acp),
     (frozenset({"mcp"}), _add_mcp),
 )
@@ -404,12 +454,28 @@ def _startup_warning() -> str | None:
     return startup_warning()
 
 
+class StderrNow(logging.StreamHandler):  # type: ignore[type-arg]
+    """Log lines go to whatever ``sys.stderr`` is when they are written, so that while the
+    spinner runs (rich redirects stderr then) they print above it instead of across it."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass  # the stream is always the current stderr
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(
-        level=logging.DEBUG if os.environ.get("FOEHN_DEBUG") else logging.WARNING,
-        stream=sys.stderr,
-        format="%(levelname)s %(name)s: %(message)s",
+    debug = bool(os.environ.get("FOEHN_DEBUG"))
+    handler = StderrNow()
+    # The person reads warnings (a retry, say) as Foehn's own lines; the logger's name and
+    # level are for debugging.
+    handler.setFormatter(
+        logging.Formatter("%(levelname)s %(name)s: %(message)s" if debug else "foehn: %(message)s")
     )
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, handlers=[handler])
     if not os.environ.get("FOEHN_DEBUG"):
         # The CLI prints plugin problems itself, once; the log line would repeat them.
         logging.getLogger("foehn_lsp.tools.discovery").setLevel(logging.ERROR)
@@ -428,4 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_CANCELLED
+    except BrokenPipeError:  # stdout's reader has read enough (``| head``): stop quietly
+        silence_stdout()
+        return EXIT_PIPE
     return code

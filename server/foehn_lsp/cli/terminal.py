@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 from rich.console import Console
 from rich.status import Status
@@ -34,6 +34,8 @@ from foehn_lsp.agent.events import (
     event_json,
 )
 from foehn_lsp.cli import approval_prompt
+from foehn_lsp.cli.ignored import git_ignored
+from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.providers.status import provider_status
@@ -43,8 +45,17 @@ FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory"
 
 
 def error_console() -> Console:
-    """stderr as rich sees it: colour only on a terminal and without ``NO_COLOR``."""
-    return Console(file=sys.stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    """stderr as rich sees it: styles only on a terminal and without ``NO_COLOR`` (which,
+    unlike rich's own reading of it, drops bold and dim too: no escape codes at all)."""
+    plain = bool(os.environ.get("NO_COLOR"))
+    return Console(
+        file=sys.stderr,
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+        emoji=False,
+        color_system=None if plain else "auto",
+    )
 
 
 def diff_text(diff: str) -> Text:
@@ -109,8 +120,8 @@ def run_header(settings: Settings, root: Path, approve: str) -> str:
 class JsonPrinter:
     """``--json``: one JSON object per event per line on stdout."""
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self.out = out
+    def __init__(self, out: Stdout | None = None) -> None:
+        self.out = out or Stdout()
 
     def __call__(self, event: TurnEvent) -> None:
         self.out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
@@ -124,10 +135,15 @@ class RunSummary:
     changed: dict[str, None] = field(default_factory=dict)
     denied: int = 0
     tests: list[str] = field(default_factory=list)
+    ignored: set[str] = field(default_factory=set)
+    """Changed files git ignores: counted, not listed."""
 
     def line(self, reason: str, iterations: int) -> str:
         steps = f"{iterations} tool iteration{'s' if iterations != 1 else ''}"
-        files = ", ".join(self.changed) if self.changed else "none"
+        shown = [path for path in self.changed if path not in self.ignored]
+        files = ", ".join(shown) if shown else "none"
+        if hidden := len(self.changed) - len(shown):
+            files += f" (and {hidden} ignored by git)"
         tests = "; ".join(self.tests) if self.tests else "none"
         denied = f"{self.denied} call{'s' if self.denied != 1 else ''} denied"
         return f"[{reason}, {steps}] files changed: {files} · {denied} · tests run: {tests}"
@@ -138,9 +154,13 @@ class HumanPrinter:
     change the person did not already see in a prompt, a spinner while the model thinks, and a
     summary at the end, on stderr."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: Console | None = None) -> None:
-        self.out = out
+    def __init__(
+        self, out: Stdout | None = None, err: Console | None = None, *, root: Path | None = None
+    ) -> None:
+        self.out = out or Stdout()
         self.err = err or error_console()
+        self.root = root
+        """The workspace, whose git-ignored files the summary counts instead of listing."""
         self.summary = RunSummary()
         self._status: Status | None = None
         self._calls: dict[str, ToolCallEvent] = {}
@@ -192,7 +212,7 @@ class HumanPrinter:
             case FilesChanged(files=files):
                 for changed in files:
                     self.summary.changed.setdefault(changed.path)
-            case Done():
+            case Done() if not self.out.gone:  # stopped by its reader: quiet, as Unix tools are
                 self._done(event)
         self.out.flush()
 
@@ -236,6 +256,8 @@ class HumanPrinter:
             self._end_text()
             self.err.print(Text(f"foehn: {stopped}", style="yellow"))
         self._streamed = ""
+        if self.root is not None:
+            self.summary.ignored = git_ignored(self.root, list(self.summary.changed))
         self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
 
 
@@ -292,6 +314,13 @@ class TerminalApprover:
             )
         title.append(":")
         self.err.print(title)
+        if request.outside is not None:
+            self.err.print(
+                Text(
+                    f"These arguments go to {request.outside}: all of it may leave this computer.",
+                    style="bold red",
+                )
+            )
         self.err.print(json.dumps(request.arguments, indent=2, ensure_ascii=False))
         if request.summary:
             self.err.print(Text(request.summary, style="bold"))

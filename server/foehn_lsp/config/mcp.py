@@ -1,5 +1,5 @@
 """How MCP servers are configured: ``[mcp.servers.NAME]`` in the user's ``config.toml``, and a
-trusted workspace's ``.vscode/mcp.json``.
+trusted workspace's ``.vscode/mcp.json`` (only as the person approved its content).
 
 A server is either a program Foehn starts and talks to over stdio (``command``, ``args``,
 ``env``) or an endpoint it reaches over streamable HTTP (``url``, ``headers``). What runs and
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
@@ -60,6 +59,11 @@ class McpServerConfig(_Section):
     """Every tool of this server at this risk, whatever its annotations say."""
     tools: dict[str, RiskOverride] = Field(default_factory=dict)
     """Per-tool risk by the server's own tool name; wins over ``risk``."""
+    allow_open_world: bool | tuple[str, ...] = False
+    """Tools that may reach outside this computer (``openWorldHint`` absent or true) but run
+    as their risk says, without asking each time: ``true`` for every tool of the server, or
+    the server's own names of the tools. Otherwise each call of such a tool is asked about,
+    with its arguments in full. Only the person's own config can set this."""
     start: StartMode | None = None
     """``lazy`` or ``startup``; default: the ``mcp.start`` setting."""
     startup_timeout_seconds: float = Field(default=30.0, gt=0)
@@ -81,6 +85,12 @@ class McpServerConfig(_Section):
                 "an HTTP server takes url and headers (args, env, cwd and sandbox are for command)"
             )
         return self
+
+    def allows_open_world(self, tool: str) -> bool:
+        """Whether the person let ``tool`` (the server's name for it) reach outside unasked."""
+        if isinstance(self.allow_open_world, bool):
+            return self.allow_open_world
+        return tool in self.allow_open_world
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
@@ -111,16 +121,18 @@ class McpSettings(_Section):
         return [secret for server in self.servers.values() for secret in server.secrets()]
 
 
-def workspace_servers(root: Path) -> tuple[dict[str, McpServerConfig], list[str]]:
-    """The servers a workspace's ``.vscode/mcp.json`` lists (VS Code's shape: ``servers`` with
-    ``command``/``args``/``env`` or ``url``/``headers``), and a problem per entry that does not
-    fit. Call only for a trusted workspace."""
-    path = root / ".vscode" / "mcp.json"
-    if not path.is_file():
-        return {}, []
+WORKSPACE_SERVERS = ".vscode/mcp.json"
+"""Where a workspace lists its own MCP servers (VS Code's file), relative to its root."""
+
+
+def workspace_servers(text: str, path: str) -> tuple[dict[str, McpServerConfig], list[str]]:
+    """The servers a workspace's ``mcp.json`` (its approved ``text``, read from ``path``) lists
+    (VS Code's shape: ``servers`` with ``command``/``args``/``env`` or ``url``/``headers``), and
+    a problem per entry that does not fit. Call only with the approved text of a trusted
+    workspace's file."""
     try:
-        document = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
         return {}, [f"{path}: not readable JSON ({exc})"]
     listed = document.get("servers") if isinstance(document, Mapping) else None
     if not isinstance(listed, Mapping):

@@ -111,23 +111,22 @@ class Settings(_Section):
     """Your own file whose text replaces Foehn's default system message (a relative path is
     read from the user config directory, never from the workspace)."""
     trust_workspace: bool = False
-    """Trust the workspace: load its ``.foehn/plugins/``, and add its ``.foehn/system.md`` and
-    ``AGENTS.md`` to the system message."""
+    """Trust the workspace: use its plugins, MCP servers, rules, hooks, commands, and its
+    ``.foehn/system.md`` and ``AGENTS.md``, each only as the person approved its content."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP servers whose tools Foehn offers the model (``[mcp.servers.NAME]``)."""
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     """What sandboxed programs may also read or may not, and their limits (``[sandbox]``);
     the sandbox reads it from the user's config file only."""
 
-    def plugin_folders(self, workspace: Path | None) -> list[Path]:
-        """Folders to load plugin files from: ``pluginPaths``, and the workspace's own
-        ``.foehn/plugins/`` if the workspace is trusted."""
-        folders = [Path(p).expanduser() for p in self.plugin_paths]
-        if workspace is not None and self.trust_workspace:
-            local = workspace / ".foehn" / "plugins"
-            if local.is_dir():
-                folders.append(local)
-        return folders
+    def plugin_folders(self) -> list[Path]:
+        """The person's folders to load plugin files from (``pluginPaths``). A trusted
+        workspace's own ``.foehn/plugins/`` loads only as approved (``foehn_lsp.trust``)."""
+        return [Path(p).expanduser() for p in self.plugin_paths]
+
+    def trusted_root(self, workspace: Path | None) -> Path | None:
+        """``workspace`` if the person trusts it (its approved files may then be used)."""
+        return workspace if self.trust_workspace else None
 
     def resolved_base_url(self) -> str:
         if self.base_url:

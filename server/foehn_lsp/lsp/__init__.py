@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from foehn_lsp.lsp import chat, code_actions, commands, lifecycle, rules, sessions
+from foehn_lsp.lsp import chat, code_actions, commands, lifecycle, rules, sessions, trust
 from foehn_lsp.lsp.server import FoehnServer
 
 
@@ -23,6 +23,7 @@ def create_server() -> FoehnServer:
     chat.register(server)
     sessions.register(server)
     rules.register(server)
+    trust.register(server)
     return server
 
 

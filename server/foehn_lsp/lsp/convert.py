@@ -199,6 +199,7 @@ def confirm_params(run_id: str, request: ApprovalRequest) -> dict[str, Any]:
         "remember": request.remember,
         "proposedRule": request.proposed_rule.json() if request.proposed_rule else None,
         "why": dict(request.why) if request.why is not None else None,
+        "outside": request.outside,
     }
     if request.preview is not None:
         params["preview"] = {
@@ -213,12 +214,16 @@ def confirm_params(run_id: str, request: ApprovalRequest) -> dict[str, Any]:
 
 def message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
     text = f"Foehn wants to run {request.describe()}"
+    if request.outside is not None:
+        text += f"\nThese arguments go to {request.outside}: all of it may leave this computer."
     if request.summary:
         text += f"\n{request.summary}"
     if request.preview:
         text += f"\n{request.preview[:2000]}"
     if request.sandbox == "full":
         text += f"\n'{ALLOW_RUN}' allows this call once: full access is asked for every time."
+    elif request.outside is not None:
+        text += f"\n'{ALLOW_RUN}' allows this call once: each call that sends data out is asked."
     elif request.remember:
         text += f"\n'{ALLOW_RUN}' also allows {request.remember}."
     titles = [ALLOW, ALLOW_RUN, DENY]

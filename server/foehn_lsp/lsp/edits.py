@@ -94,6 +94,8 @@ class EditorApplier:
             convert.apply_params(f"Foehn: {plan.summary}", edit),
             self.server.timeouts.apply_edit,
         )
+        if isinstance(reply, client.NoAnswer) and not reply.timed_out:
+            return answers.not_applied(reply.reason)
         if isinstance(reply, client.NoAnswer):
             return ApplyOutcome(
                 applied=False,

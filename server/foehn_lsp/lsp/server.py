@@ -46,6 +46,8 @@ class FoehnServer(LanguageServer):
         self.protocol.on_cancel = self.running.cancel_request
         self._configured: asyncio.Task[None] | None = None
         self._providers: ProviderCache | None = None
+        self.trust_told: tuple[tuple[str, str | None], ...] = ()
+        """The waiting workspace files the person was last told about (``lsp.trust``)."""
 
     def serve_stdio(self) -> int:
         """Serve over stdin/stdout; returns the exit status (see ``lsp/wire/transport.py``)."""
@@ -138,6 +140,11 @@ class FoehnServer(LanguageServer):
             or previous.mcp != current.mcp
         ):
             self.tools = self._discover()
+
+    def rediscover(self) -> None:
+        """Discover the tools again (the person approved a workspace plugin or MCP list); runs
+        already under way keep the tools they started with."""
+        self.tools = self._discover()
 
     def _discover(self) -> LoadedTools:
         from foehn_lsp.sessions.builder import load_tools

@@ -7,7 +7,9 @@
     foehn.session.load     [sessionId] or [{sessionId}]             -> {id, title, turns, messages}
                            (also registered as foehn.session.show)
     foehn.session.rename   [sessionId, title] or [{sessionId, title}]
-    foehn.session.undo     [{sessionId, toTurn?, force?}]           -> the RestoreReport
+    foehn.session.undo     [{sessionId, toTurn?, force?, redo?}]    -> the RestoreReport
+                           (no toTurn: one turn further back each time; redo: the last
+                           undo taken back)
     foehn.session.compact  [sessionId] or [{sessionId}]   -> {compacted, note, used, window, cost}
     foehn.session.delete   [sessionId] or [{sessionId}]             -> {deleted}
 
@@ -170,13 +172,24 @@ async def rename(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 async def undo(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     session_id, value = _arguments(args, "foehn.session.undo")
-    to_turn, force = value.get("toTurn"), value.get("force", False)
-    if (to_turn is not None and not isinstance(to_turn, int)) or not isinstance(force, bool):
-        raise JsonRpcInvalidParams("foehn.session.undo takes [{sessionId, toTurn?, force?}]")
+    to_turn, force, redo = value.get("toTurn"), value.get("force", False), value.get("redo", False)
+    if (
+        (to_turn is not None and not isinstance(to_turn, int))
+        or not isinstance(force, bool)
+        or not isinstance(redo, bool)
+        or (redo and to_turn is not None)
+    ):
+        raise JsonRpcInvalidParams(
+            "foehn.session.undo takes [{sessionId, toTurn?, force?}] or [{sessionId, redo: "
+            "true, force?}]"
+        )
     await ls.ready()
     session = _session(ls, session_id, _workspace(ls))
     try:
-        report = await session.undo(to_turn=to_turn, force=force)
+        if redo:
+            report = await session.redo(force=force)
+        else:
+            report = await session.undo(to_turn=to_turn, force=force)
     except FoehnError as exc:
         raise _failed(exc) from None
     return report.json() | {"sessionId": session_id}

@@ -17,7 +17,7 @@ from foehn_lsp.agent import TurnEvent, TurnOutcome
 from foehn_lsp.agent.editor_context import editor_context
 from foehn_lsp.agent.events import TurnStarted, event_json
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.lsp import convert
+from foehn_lsp.lsp import convert, trust
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
@@ -56,6 +56,7 @@ async def start(server: FoehnServer, arguments: RunArguments, request_id: Any) -
 async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments) -> TurnOutcome:
     workspace = Workspace(server.workspace_roots())
     assert server.tools is not None
+    await trust.tell_waiting(server, workspace.root)
     buffers = EditorBuffers(server)
     try:
         session = build_session(

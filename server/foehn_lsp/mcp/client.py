@@ -33,13 +33,14 @@ import httpx2
 import mcp_types as types
 import platformdirs
 import pydantic
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from foehn_lsp.config.mcp import McpServerConfig
+from foehn_lsp.mcp.stdio import stdio_transport
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.workspace import Workspace
@@ -219,7 +220,7 @@ class ServerConnection:
                 )
                 errlog = await asyncio.to_thread(_open_log, self.log_file)
                 try:
-                    async with stdio_client(params, errlog=errlog) as streams:
+                    async with stdio_transport(params, errlog) as streams:
                         yield streams
                 finally:
                     errlog.close()

@@ -5,7 +5,10 @@ in a way the spec defines counts, and a missing hint means the worst: ``readOnly
 read-only; ``destructiveHint: false`` (without ``readOnlyHint``) is a write; anything else,
 including no annotations at all, is destructive. A person can pin the risk for a whole server
 or for one tool in the user config; the pin wins either way (up or down), because the person
-decided it. ``openWorldHint`` does not change the risk; it is told to the model and the person.
+decided it. ``openWorldHint`` does not change the risk; it decides whether each call is asked
+about (``asks_each_call``): a tool that may reach outside is a way out for whatever the model
+read, so unless the person allowed it in their config (``allow_open_world``) every call asks,
+read-only or not.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ class AssessedRisk:
     """Safe to send again after a transient failure: read-only, or ``idempotentHint: true``."""
     open_world: bool
     """The tool may reach outside (the internet, other systems): ``openWorldHint`` not false."""
+    asks_each_call: bool
+    """Open-world and not allowed by the person's ``allow_open_world``: every call is asked."""
 
 
 def assess(tool: str, annotations: ToolAnnotations | None, config: McpServerConfig) -> AssessedRisk:
@@ -51,10 +56,12 @@ def assess(tool: str, annotations: ToolAnnotations | None, config: McpServerConf
         risk, source = _PINNED[config.tools[tool]], "config: tool"
     elif config.risk is not None:
         risk, source = _PINNED[config.risk], "config: server"
+    # The spec's default for openWorldHint is true: only an explicit false is closed.
+    open_world = hints.open_world_hint is not False
     return AssessedRisk(
         risk=risk,
         source=source,
         idempotent=risk is RiskLevel.READ_ONLY or hints.idempotent_hint is True,
-        # The spec's default for openWorldHint is true: only an explicit false is closed.
-        open_world=hints.open_world_hint is not False,
+        open_world=open_world,
+        asks_each_call=open_world and not config.allows_open_world(tool),
     )

@@ -26,7 +26,12 @@ import mcp_types as types
 import platformdirs
 
 from foehn_lsp.config import Settings
-from foehn_lsp.config.mcp import McpServerConfig, McpSettings, workspace_servers
+from foehn_lsp.config.mcp import (
+    WORKSPACE_SERVERS,
+    McpServerConfig,
+    McpSettings,
+    workspace_servers,
+)
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp.client import (
@@ -40,16 +45,20 @@ from foehn_lsp.mcp.client import (
 )
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
+from foehn_lsp.mcp.stdio import CUT_META
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import CallScope, ScopeOf, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import LoadedTools, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
+from foehn_lsp.trust import approved_text
 
 log = logging.getLogger(__name__)
 
 MAX_OUTPUT_CHARS = 60_000
-"""What one result may put in front of the model; the rest is cut with a note saying so."""
+"""What one result may put in front of the model, the note saying what was cut included: the
+turn's own cap (``agent.execution.MAX_RESULT_CHARS``, the same number) then never cuts it
+again, and the note stays true."""
 RETRIES = 2
 """Extra attempts for a read-only or idempotent call after a transient failure."""
 RETRY_BACKOFF = 0.5
@@ -65,6 +74,8 @@ class McpToolOrigin:
     risk: RiskLevel
     risk_source: str
     open_world: bool
+    asks_each_call: bool
+    """Open-world and not allowed unasked in the person's config (``allow_open_world``)."""
     idempotent: bool
 
 
@@ -107,6 +118,7 @@ class McpCatalogue:
                 "tool": origin.tool,
                 "risk_source": origin.risk_source,
                 "open_world": origin.open_world,
+                "asks_each_call": origin.asks_each_call,
             }
         }
 
@@ -161,6 +173,7 @@ class McpCatalogue:
             risk=assessed.risk,
             risk_source=assessed.source,
             open_world=assessed.open_world,
+            asks_each_call=assessed.asks_each_call,
             idempotent=assessed.idempotent,
         )
         call_timeout = config.call_timeout_seconds or self.default_timeout
@@ -170,6 +183,7 @@ class McpCatalogue:
             description=_description(server, listing, assessed),
             parameters=dict(listing.input_schema),
             risk=assessed.risk,
+            scope=_reaching_outside(server) if assessed.asks_each_call else None,
             execute=_Caller(
                 hub=self.hub,
                 origin=origin,
@@ -181,6 +195,19 @@ class McpCatalogue:
         if problems := check_tool(tool):
             raise ToolDefinitionError(name, problems)
         return tool, origin
+
+
+def _reaching_outside(server: str) -> ScopeOf:
+    """The scope of every call of an open-world tool: its arguments go to ``server``, which
+    may pass them on beyond this computer."""
+    outside = CallScope(
+        outside=f"the MCP server {server!r}, which may send them beyond this computer"
+    )
+
+    def scope(arguments: object, ctx: ToolContext) -> CallScope:
+        return outside
+
+    return scope
 
 
 def _description(server: str, listing: types.Tool, assessed: AssessedRisk) -> str:
@@ -252,32 +279,35 @@ class _Caller:
 
 def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
     """What the model reads: text as is; images, audio and binary resources as a line with
-    their type and size; the structured content as JSON when the text does not carry it."""
+    their type and size; the structured content as JSON only when no text carries the result
+    (the spec asks servers to send it as text too, so it is never shown twice). At most
+    ``MAX_OUTPUT_CHARS`` in all, the note saying how much was cut included. A result the
+    transport cut (``stdio.CUT_META``) says so and fails."""
     parts = [_content(block) for block in result.content]
     structured = result.structured_content
     data: dict[str, Any] = {"server": server}
     if structured is not None:
         data["structured"] = structured
-        serialised = json.dumps(structured, ensure_ascii=False)
-        if not any(_same_json(part, structured) for part in parts):
-            parts.append(serialised)
-    text = "\n".join(parts) if parts else "(no content)"
-    if len(text) > MAX_OUTPUT_CHARS:
-        text = (
-            text[:MAX_OUTPUT_CHARS]
-            + f"\n... the result was {len(text):,} characters; only the first "
-            f"{MAX_OUTPUT_CHARS:,} are shown. Ask for less if you need the rest."
-        )
+        if not any(isinstance(block, types.TextContent) for block in result.content):
+            parts.append(json.dumps(structured, ensure_ascii=False))
+    text = _capped("\n".join(parts) if parts else "(no content)")
+    if result.meta and CUT_META in result.meta:
+        data["cut"] = result.meta[CUT_META]
+        return ToolResult.failure(text, data)
     if result.is_error:
         return ToolResult.failure(f"MCP server {server!r} reported an error: {text}", data)
     return ToolResult.success(text, data)
 
 
-def _same_json(text: str, value: Any) -> bool:
-    try:
-        return bool(json.loads(text) == value)
-    except (json.JSONDecodeError, RecursionError):
-        return False
+def _capped(text: str) -> str:
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    note = (
+        f"\n... the result was {len(text):,} characters; the first {{kept:,}} are shown and "
+        f"{{cut:,}} were cut. Ask for less if you need the rest."
+    )
+    kept = MAX_OUTPUT_CHARS - len(note.format(kept=MAX_OUTPUT_CHARS, cut=len(text)))
+    return text[:kept] + note.format(kept=kept, cut=len(text) - kept)
 
 
 def _content(block: types.ContentBlock) -> str:
@@ -358,13 +388,18 @@ def add_servers(
     found: LoadedTools, settings: Settings, root: Path | None, *, lazy: bool = True
 ) -> None:
     """The one way in: the MCP servers ``settings`` configures (and, in a trusted workspace,
-    those of its ``.vscode/mcp.json``), their tools added to ``found``'s registry. ``lazy=False``
-    starts every server now whatever its ``start`` setting (``foehn tools`` reports on them).
+    those of its ``.vscode/mcp.json`` as the person approved it), their tools added to
+    ``found``'s registry. ``lazy=False`` starts every server now whatever its ``start``
+    setting (``foehn tools`` reports on them).
     Servers that fail and tools left out become problems in ``found.problems`` (the live list
     is ``found.servers.problems``); nothing here raises for them."""
     extra: dict[str, McpServerConfig] = {}
     if root is not None and settings.trust_workspace:
-        extra, problems = workspace_servers(root)
+        text = approved_text(root, WORKSPACE_SERVERS)
+        if text is not None:
+            extra, problems = workspace_servers(text, str(root / WORKSPACE_SERVERS))
+        else:
+            problems = []
         found.problems.extend(
             PluginProblem(plugin="MCP servers of the workspace", problems=(p,)) for p in problems
         )

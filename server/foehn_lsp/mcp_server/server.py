@@ -55,6 +55,7 @@ from foehn_lsp.sessions.store import SessionBusy
 from foehn_lsp.tools.contract import Tool, ToolResult
 from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
+from foehn_lsp.trust import waiting, waiting_summary
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,8 @@ class ElicitingApprover:
             return Denied(
                 reason=f"policy asks before {request.risk} calls and this MCP client cannot "
                 "ask the person (it does not support elicitation); to allow such calls without "
-                f'asking, set {setting} = "allow" in Foehn\'s config.toml'
+                f'asking, set {setting} = "allow" in Foehn\'s config.toml',
+                asked=False,
             )
         message = f"Foehn: allow {request.describe()}?"
         if request.preview:
@@ -141,7 +143,13 @@ class FoehnMcpServer:
         found = load_tools(own, root)
         for problem in found.problems:
             log.warning("plugin skipped: %s", problem)
+        if settings.trust_workspace and (items := waiting(root)):
+            log.warning(
+                "%s; approve them with: foehn trust --workspace %s", waiting_summary(items), root
+            )
         self.allowed = allowed
+        self.withheld = {t.name: t.risk for t in found.registry if t.risk > allowed}
+        """Foehn's tools not offered for their risk, so a call to one can name the flag."""
         self.registry = ToolRegistry(
             (t for t in found.registry if t.risk <= allowed),
             default_timeout=settings.tool_timeout_seconds,
@@ -180,6 +188,14 @@ class FoehnMcpServer:
         self, name: str, arguments: dict[str, Any] | None, *, client: str = "an MCP client"
     ) -> types.CallToolResult:
         """Run one call as (part of) a turn of the connection's session."""
+        if name in self.withheld:
+            risk = self.withheld[name]
+            flag = FLAGS[RiskLevel.DESTRUCTIVE if risk > RiskLevel.WRITE else RiskLevel.WRITE]
+            return _failed(
+                f"{name} is not offered: it makes {risk.value} calls and this foehn mcp server "
+                f"allows {self.allowed.value} calls only. The person can offer it by starting "
+                f"the server with {flag}."
+            )
         call = ToolCall(
             id=f"mcp-{next(self._ids)}", name=name, arguments=json.dumps(arguments or {})
         )

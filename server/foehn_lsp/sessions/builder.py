@@ -43,6 +43,7 @@ from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.sessions.toolbox import Toolbox
 from foehn_lsp.tools.discovery import LoadedTools, discover
 from foehn_lsp.tools.registry import Middleware
+from foehn_lsp.trust import approved_plugins
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
@@ -141,7 +142,9 @@ def load_tools(
     ``lazy`` and their settings allow; ``tools.servers.close()`` stops them), with each server
     that failed to start in ``problems`` too."""
     found = discover(
-        folders=settings.plugin_folders(root), default_timeout=settings.tool_timeout_seconds
+        folders=settings.plugin_folders(),
+        approved=approved_plugins(settings.trusted_root(root)),
+        default_timeout=settings.tool_timeout_seconds,
     )
     if servers and (settings.mcp.servers or settings.trust_workspace):
         from foehn_lsp.mcp.tools import add_servers  # loads the MCP SDK only when needed

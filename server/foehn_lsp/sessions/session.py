@@ -6,10 +6,11 @@ A turn is what a run used to be (same limits, stop reasons, approvals and events
 owns the messages and hands them to the agent as history, so nothing about the conversation
 hides in the loop. Every turn is appended to the session file as it happens and closed by a
 ``turn`` record; a crash loses at most the turn that was running. Each turn's checkpoint records
-the files it changed, so ``undo`` can put them back; an undo is itself a turn, so it can be
-undone. A turn's calls run through the session's toolbox (``sessions.toolbox``), whether the
-model made them (``prompt``) or someone outside did (``calls_from``: an MCP client). Build
-sessions with ``foehn_lsp.sessions.builder.build_session``.
+the files it changed, so ``undo`` can put them back, one turn further back each time; an undo
+is itself a turn, which ``redo`` takes back (``sessions.history``). A turn's calls run through
+the session's toolbox (``sessions.toolbox``), whether the model made them (``prompt``) or
+someone outside did (``calls_from``: an MCP client). Build sessions with
+``foehn_lsp.sessions.builder.build_session``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message, ToolCall, ToolResultMessage
 from foehn_lsp.sessions.audit import AuditLog
 from foehn_lsp.sessions.checkpoints import Checkpoint, merge, plan_restore
+from foehn_lsp.sessions.history import redo_target, redone, undo_target
 from foehn_lsp.sessions.store import (
     MESSAGES,
     FileState,
@@ -66,6 +68,9 @@ class RestoreReport:
     """The turns whose changes were put back."""
     turn: int | None = None
     """The undo's own turn (undo it to redo), when it changed files."""
+    redone: tuple[int, ...] = ()
+    """For a redo: the asked turns whose changes came back (``undone`` is the undo taken
+    back)."""
     restored: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
     """Files changed by someone else since; the undo refused (unless forced)."""
@@ -79,6 +84,7 @@ class RestoreReport:
             "applied": self.applied,
             "undone": list(self.undone),
             "turn": self.turn,
+            "redone": list(self.redone),
             "restored": list(self.restored),
             "conflicts": list(self.conflicts),
             "unrestorable": list(self.unrestorable),
@@ -350,28 +356,55 @@ class Session:
         )
 
     async def undo(self, *, to_turn: int | None = None, force: bool = False) -> RestoreReport:
-        """Put back every file the last turn that changed files changed (or every turn from
-        ``to_turn`` on), through the session's applier, as one edit. Refuses, listing them, if
-        files were changed since by someone else, unless ``force``."""
+        """Put back every file the latest turn still in effect changed (each undo goes one
+        turn further back; ``sessions.history``), or every turn from ``to_turn`` on, through
+        the session's applier, as one edit. Refuses, listing them, if files were changed since
+        by someone else, unless ``force``."""
         with self._hold():
-            return await self._undo(to_turn, force)
-
-    async def _undo(self, to_turn: int | None, force: bool) -> RestoreReport:
-        changed = [t for t in self._turns if t.files]
-        if to_turn is not None:
-            if not 1 <= to_turn <= len(self._turns):
+            if to_turn is not None:
+                if not 1 <= to_turn <= len(self._turns):
+                    return RestoreReport(
+                        applied=False,
+                        reason=f"there is no turn {to_turn} (1-{len(self._turns)})",
+                    )
+                targets = [t for t in self._turns if t.files and t.index >= to_turn]
+            else:
+                target = undo_target(self._turns)
+                targets = [target] if target is not None else []
+            if not targets:
+                undone_all = to_turn is None and any(t.files for t in self._turns)
                 return RestoreReport(
-                    applied=False, reason=f"there is no turn {to_turn} (1-{len(self._turns)})"
+                    applied=False,
+                    reason="every turn that changed files is undone already; redo takes the "
+                    "last undo back"
+                    if undone_all
+                    else "no turn changed any file; nothing to undo",
                 )
-            targets = [t for t in changed if t.index >= to_turn]
-        else:
-            targets = changed[-1:]
-        if not targets:
-            return RestoreReport(applied=False, reason="no turn changed any file; nothing to undo")
+            undone = tuple(t.index for t in targets)
+            label = f"undo turn {undone[0]}" if len(undone) == 1 else f"undo turns {undone[0]}-"
+            if len(undone) > 1:
+                label += str(undone[-1])
+            return await self._restore(targets, label, force, redo=False)
+
+    async def redo(self, *, force: bool = False) -> RestoreReport:
+        """Take back the latest undo still in effect (``sessions.history``): its turns'
+        changes come back. Refuses as ``undo`` does."""
+        with self._hold():
+            target = redo_target(self._turns)
+            if target is None:
+                return RestoreReport(applied=False, reason="no undo to redo")
+            back = redone(target, self._turns)
+            shown = ", ".join(str(t) for t in back) or str(target.index)
+            label = f"redo turn{'s' if len(back) > 1 else ''} {shown}"
+            report = await self._restore([target], label, force, redo=True)
+            return dataclasses.replace(report, redone=back)
+
+    async def _restore(
+        self, targets: Sequence[TurnRecord], label: str, force: bool, *, redo: bool
+    ) -> RestoreReport:
+        """Put every file ``targets`` changed back as it was before them, as a turn of its
+        own (``undo_of``: the targets) that the model hears about at its next turn."""
         undone = tuple(t.index for t in targets)
-        label = f"undo turn {undone[0]}" if len(undone) == 1 else f"undo turns {undone[0]}-"
-        if len(undone) > 1:
-            label += str(undone[-1])
         toolbox = self.parts.toolbox
         checkpoint = Checkpoint(self.workspace, self.store.blobs, toolbox.buffers)
         merged = merge([t.files for t in targets])
@@ -399,10 +432,16 @@ class Session:
         files = await asyncio.to_thread(checkpoint.finish)
         index = len(self._turns) + 1
         listed = ", ".join(restore.restored) or "no file"
-        note = (
-            f"[Foehn] The person undid {label.removeprefix('undo ')}: {listed} "
-            "put back as before. Read files again before relying on what you saw."
-        )
+        if redo:
+            note = (
+                f"[Foehn] The person redid {label.removeprefix('redo ')}: {listed} changed "
+                "again as that turn left them. Read files again before relying on what you saw."
+            )
+        else:
+            note = (
+                f"[Foehn] The person undid {label.removeprefix('undo ')}: {listed} "
+                "put back as before. Read files again before relying on what you saw."
+            )
         transcript = self._transcript()
         transcript.start(
             task=label,

@@ -257,12 +257,13 @@ class SessionStore:
         sessions = self.list()
         return sessions[0].id if sessions else None
 
-    def load(self, session_id: str) -> SessionData:
-        """The session with its messages and turns; ``SessionNotFound`` if there is none."""
+    def load(self, session_id: str, *, messages: bool = True) -> SessionData:
+        """The session with its turns and (unless ``messages`` is false) its messages;
+        ``SessionNotFound`` if there is none."""
         path = self.path(session_id)
         if not path.is_file():
             raise SessionNotFound(f"no session {session_id!r} in {self.root}")
-        return self._read(path, messages=True)
+        return self._read(path, messages=messages)
 
     def before(self, session_id: str, turn: int, path: str) -> FileBefore | None:
         """``path`` (relative, with "/") as it was before turn ``turn`` of the session changed

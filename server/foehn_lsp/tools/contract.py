@@ -58,6 +58,10 @@ class CallScope:
     argv: tuple[str, ...] | None = None
     """For calls that start a program: the whole argument list (argv[0] as written), which
     rules match on."""
+    outside: str | None = None
+    """For a call whose arguments may leave this computer (an MCP tool that does not declare
+    itself closed-world): where they go, in words. Such a call is asked about every time, with
+    its arguments in full, unless the person allowed it in their own config."""
     note: str | None = None
     """What the person must know about the call beyond its arguments, in one line (that it
     runs the repository's own code); shown when they are asked."""

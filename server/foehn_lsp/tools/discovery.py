@@ -1,6 +1,8 @@
-"""Plugin discovery: entry points in the group ``foehn_lsp.plugins`` and ``*.py`` files from
-plugin folders. Each plugin is a callable (a module-level ``tools()`` for files) that returns
-tools. A plugin that fails to import, raises, or returns anything invalid is reported with every
+"""Plugin discovery: entry points in the group ``foehn_lsp.plugins``, ``*.py`` files from the
+person's plugin folders, and a trusted workspace's plugin files as the person approved them
+(``foehn_lsp.trust.approved_plugins``: imported from the approved text, never read again from
+the file). Each plugin is a callable (a module-level ``tools()`` for files) that returns tools.
+A plugin that fails to import, raises, or returns anything invalid is reported with every
 problem at once and skipped whole; the others load.
 """
 
@@ -12,6 +14,7 @@ import importlib.util
 import logging
 import os
 import sys
+import types
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +22,7 @@ from typing import Any, Protocol
 
 from foehn_lsp.tools.contract import Tool
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
+from foehn_lsp.trust import ApprovedPlugin
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +71,14 @@ class LoadedTools:
 
 
 def discover(
-    *, folders: Sequence[Path] = (), entry_points: bool = True, default_timeout: float = 120.0
+    *,
+    folders: Sequence[Path] = (),
+    approved: Sequence[ApprovedPlugin] = (),
+    entry_points: bool = True,
+    default_timeout: float = 120.0,
 ) -> LoadedTools:
-    """Load every plugin; never raises for a broken one."""
+    """Load every plugin; never raises for a broken one. ``approved`` are a workspace's plugin
+    files with the content the person approved."""
     found = LoadedTools(registry=ToolRegistry(default_timeout=default_timeout))
     sources: list[tuple[str, Any]] = []
     if entry_points:
@@ -86,6 +95,7 @@ def discover(
         for file in sorted(folder.glob("*.py")):
             if not file.name.startswith("_"):
                 sources.append((str(file), file))
+    sources += [(str(plugin.path), plugin) for plugin in approved]
     for label, source in sources:
         tools, problems = _load(label, source)
         problems = problems or _duplicates(found.registry, tools)
@@ -101,8 +111,9 @@ def discover(
 
 def _load(label: str, source: Any) -> tuple[list[Tool], list[str]]:
     try:
-        if isinstance(source, Path):
-            provider = getattr(_import_file(source), "tools", None)
+        if isinstance(source, Path | ApprovedPlugin):
+            module = _import_file(source) if isinstance(source, Path) else _import_text(source)
+            provider = getattr(module, "tools", None)
             if provider is None:
                 return [], ["defines no module-level tools() function"]
         else:
@@ -135,9 +146,13 @@ def _duplicates(registry: ToolRegistry, tools: list[Tool]) -> list[str]:
     ]
 
 
-def _import_file(path: Path) -> Any:
+def _module_name(path: Path) -> str:
     digest = hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:12]
-    name = f"foehn_plugin_{path.stem}_{digest}"
+    return f"foehn_plugin_{path.stem}_{digest}"
+
+
+def _import_file(path: Path) -> Any:
+    name = _module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")
@@ -145,6 +160,21 @@ def _import_file(path: Path) -> Any:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _import_text(plugin: ApprovedPlugin) -> Any:
+    """The module made from the approved text itself: the file may have changed since."""
+    name = _module_name(plugin.path)
+    code = compile(plugin.text, str(plugin.path), "exec", dont_inherit=True)
+    module = types.ModuleType(name)
+    module.__file__ = str(plugin.path)
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise

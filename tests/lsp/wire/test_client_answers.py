@@ -4,6 +4,7 @@ times out, and a wait given up (timed out, or its run cancelled) is withdrawn wi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -288,3 +289,91 @@ async def test_cancel_request_for_a_run_answers_it_once_as_cancelled(
         )
         assert done["params"]["reason"] == "cancelled"
         assert await client.absent(lambda m: m.get("id") == "r" and m is not reply, wait=0.5)
+
+
+@pytest.mark.parametrize(
+    ("answer", "because"),
+    [
+        ({"applied": False}, "it gave no reason"),
+        ({"applied": False, "failureReason": "the file is read-only"}, "the file is read-only"),
+        (Raw({"error": {"code": -32603, "message": "no"}}), "no"),
+        (None, "null"),
+        ({}, "{}"),
+        ({"applied": "yes"}, '"yes"'),
+        ({"applied": "false"}, '"false"'),
+        ({"applied": 0}, "0"),
+        ({"applied": []}, "[]"),
+    ],
+)
+async def test_an_edit_the_editor_did_not_apply_is_not_told_as_a_denial(
+    app: Path, model: ModelServer, answer: Any, because: str
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="It did not land."))
+    async with raw_server(app, model) as client:
+        client.handlers["foehn/confirm"] = lambda params: {"decision": "allow"}
+        client.handlers["workspace/applyEdit"] = lambda params: answer
+        await initialized(client, app, confirm_request=True)
+        assert (await run(client))["stopReason"] == "answer"
+    told = tool_result(model)
+    assert "denied" not in told
+    assert "the editor did not apply the edit" in told
+    assert because in told
+    assert "nobody refused it" in told
+    assert (app / "app.py").read_text() == BEFORE
+
+
+def audit_decisions(app: Path) -> list[dict[str, Any]]:
+    """Every approval decision the server's audit log recorded."""
+    return [
+        record
+        for path in (app.parent / "state" / "foehn" / "audit").glob("*.jsonl")
+        for line in path.read_text().splitlines()
+        if "decision" in (record := json.loads(line))
+    ]
+
+
+@pytest.mark.parametrize(
+    "garbled",
+    [
+        b'{"jsonrpc": "2.0", "id": "ID", "result": {decision: allow}}',
+        b'{"jsonrpc": "2.0", "id": "ID", "result": {"decision": "allow"',
+        b'{"jsonrpc":"2.0","id":"ID","result":"\xff\xfe"}',
+    ],
+)
+async def test_a_confirmation_that_is_not_json_is_a_recorded_denial_at_once(
+    app: Path, model: ModelServer, garbled: bytes
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="It was denied."))
+    async with raw_server(app, model) as client:
+        client.handlers["foehn/confirm"] = lambda params: NO_REPLY
+        # The run would wait out a confirmation for ten minutes; the test waits one.
+        await initialized(client, app, confirm_request=True)
+        pending = client.request(
+            "workspace/executeCommand", {"command": "foehn.run", "arguments": ["fix"]}
+        )
+        [asked] = await client.wait_for(is_method("foehn/confirm"), within=60)
+        body = garbled.replace(b"ID", asked["id"].encode())
+        client.send_bytes(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        reply = await client.reply(pending, within=60)
+    assert reply["result"]["stopReason"] == "answer"
+    assert "not JSON" in tool_result(model)
+    assert "denied" in tool_result(model)
+    assert (app / "app.py").read_text() == BEFORE
+    assert [r["decision"] for r in audit_decisions(app)] == ["deny"]
+
+
+@pytest.mark.parametrize(
+    "answer", [{"decision": ["allow"]}, {"decision": {"allow": True}}, {"decision": 1}]
+)
+async def test_a_decision_of_the_wrong_type_is_a_recorded_denial(
+    app: Path, model: ModelServer, answer: Any
+) -> None:
+    model.script(Turn(tool_calls=[EDIT]), Turn(text="It was denied."))
+    async with raw_server(app, model) as client:
+        client.handlers["foehn/confirm"] = lambda params: answer
+        await initialized(client, app, confirm_request=True)
+        result = await run(client)
+    assert result["stopReason"] == "answer"
+    assert "the editor's answer was not understood" in tool_result(model)
+    assert (app / "app.py").read_text() == BEFORE
+    assert [r["decision"] for r in audit_decisions(app)] == ["deny"]

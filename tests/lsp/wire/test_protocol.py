@@ -132,7 +132,10 @@ def test_only_applied_true_is_an_applied_edit(answer: Any, applied: bool) -> Non
 
 def test_the_editor_reason_for_a_refused_edit_is_kept() -> None:
     outcome = answers.apply_outcome({"applied": False, "failureReason": "read-only file"})
-    assert outcome.reason == "read-only file"
+    assert outcome.reason == (
+        "the editor did not apply the edit: read-only file (nobody refused it; read the file "
+        "again before retrying)"
+    )
 
 
 @pytest.mark.parametrize(

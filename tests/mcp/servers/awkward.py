@@ -1,7 +1,8 @@
 """A real MCP server (the official SDK's low-level Server, over stdio) with the awkward cases
 the published servers do not have: an unannotated tool, a tool whose schema is not a schema,
 a tool that crashes the server mid-call, one that hangs, one that answers with invalid JSON,
-one far over the output cap, one that records whether it was cancelled, and one that changes
+one far over the output cap, one of fifty megabytes, one that sends a file's text twice (as
+text and as structured content), one that records whether it was cancelled, and one that changes
 the tool list.
 
     python awkward.py STATE_DIR            (stdio)
@@ -61,6 +62,18 @@ def _tools() -> list[types.Tool]:
         types.Tool(name="hang", description="Never answers.", input_schema=EMPTY),
         types.Tool(name="garbage", description="Writes invalid JSON.", input_schema=EMPTY),
         types.Tool(name="huge", description="A megabyte of text.", input_schema=EMPTY),
+        types.Tool(
+            name="flood",
+            description="Fifty megabytes of text (read-only).",
+            input_schema=EMPTY,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        ),
+        types.Tool(
+            name="file_like",
+            description="A file's text as text and as structured content, as file servers do.",
+            input_schema=EMPTY,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+        ),
         types.Tool(name="slow", description="Sleeps; notes cancellation.", input_schema=EMPTY),
         types.Tool(name="fail", description="Returns isError.", input_schema=EMPTY),
         types.Tool(name="grow", description="Adds a tool.", input_schema=EMPTY),
@@ -108,6 +121,14 @@ async def call_tool(
         await anyio.sleep_forever()
     if name == "huge":
         return _text("x" * 1_000_000)
+    if name == "flood":
+        return _text("start of the flood " + "x" * 50_000_000)
+    if name == "file_like":
+        text = "line one\nline two\n"
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content={"content": text},
+        )
     if name == "slow":
         try:
             await anyio.sleep(60)

@@ -58,7 +58,9 @@ async def test_the_first_server_with_a_model_is_offered(closed_port: int) -> Non
                 (hanging.server_address[1], "Hanging"),
                 (serving.server_address[1], "Ollama"),
             ],
-            seconds=0.3,
+            # The probes run at once, so this is how long the hanging one costs; a busy machine
+            # can take longer than a fraction of a second to answer from the serving one.
+            seconds=10,
         )
     finally:
         for server in (empty, hanging, serving):

@@ -12,8 +12,11 @@ applies wins:
    runs already); a program runs under the rule's sandbox (read-only unless it says more, and
    ``full`` only when it says so); a call that starts no program needs a rule whose sandbox
    covers what the call does (``workspace-write`` for a write, ``full`` for an MCP tool);
-5. an approval remembered for this run: allow;
-6. the policy: allow (never a call that asks for the ``full`` sandbox) or ask.
+5. an approval remembered for this run: allow (never a call whose arguments may leave this
+   computer: each of those is asked about);
+6. the policy: allow (never a call that asks for the ``full`` sandbox, nor one whose arguments
+   may leave this computer, which only an allow rule or the server's ``allow_open_world`` in
+   the person's config lets run unasked) or ask.
 
 A hook's allow means "no objection": it never lets a call run unasked that the rules and the
 policy would ask about.
@@ -89,6 +92,7 @@ def call_of(invocation: Invocation) -> Call:
         argv=scope.argv,
         sandbox=scope.sandbox,
         cwd=cwd if isinstance(cwd, str) and cwd else ".",
+        outside=scope.outside,
         workspace=invocation.ctx.workspace,
     )
 
@@ -162,9 +166,9 @@ def decide(
         allowed, sandbox = _allow_sandbox(rule, call, sandbox_available)
         if allowed:
             return verdict("allow", rule.source, f"rule {rule.source}", rule=rule, sandbox=sandbox)
-    if remembered:
+    if remembered and call.outside is None:
         return verdict("allow", risk_source, "allowed for this run", remembered=True)
-    if mode is ApprovalMode.ALLOW and call.sandbox != "full":
+    if mode is ApprovalMode.ALLOW and call.sandbox != "full" and call.outside is None:
         return verdict("allow", risk_source, "policy")
     return verdict("ask", risk_source, "policy")
 

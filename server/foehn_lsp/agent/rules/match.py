@@ -53,6 +53,8 @@ class Call:
     """For calls that start a program: the policy the assessment chose."""
     cwd: str = "."
     """For calls that start a program: where, relative to the workspace root."""
+    outside: str | None = None
+    """For a call whose arguments may leave this computer: where they go (``CallScope``)."""
     workspace: Workspace
 
 

@@ -42,6 +42,8 @@ def confirm_decision(answer: Any) -> ApprovalDecision:
     ):
         return Denied(reason=f"the editor's answer was not understood: {shown(answer)}")
     decision = answer.get("decision")
+    if not isinstance(decision, str):
+        return Denied(reason=f"the editor's answer was not understood: {shown(answer)}")
     if decision == ALWAYS:
         return Approved(scope="once", save_rule=True)
     if decision in CONFIRM_DECISIONS:
@@ -64,9 +66,18 @@ def message_decision(answer: Any, choices: Mapping[str, ApprovalDecision]) -> Ap
     return Denied(reason=f"the editor's answer was not understood: {shown(answer)}")
 
 
+NOT_APPLIED = (
+    "the editor did not apply the edit: {why} (nobody refused it; read the file again before "
+    "retrying)"
+)
+"""What the model reads about an edit the editor did not make: an editor's failure, never a
+person's refusal, so the model does not conclude that it was told no."""
+
+
 def apply_outcome(answer: Any) -> ApplyOutcome:
     """``workspace/applyEdit``: ``{applied: boolean, failureReason?: string, failedChange?:
-    uinteger}``. Only ``applied: true`` is an applied edit."""
+    uinteger}``. Only ``applied: true`` is an applied edit; anything else is the editor's
+    failure, with its reason."""
     from foehn_lsp.workspace.edits import ApplyOutcome
 
     well_formed = (
@@ -76,20 +87,15 @@ def apply_outcome(answer: Any) -> ApplyOutcome:
         and _is_uinteger(answer.get("failedChange", 0))
     )
     if not well_formed:
-        return ApplyOutcome(
-            applied=False,
-            reason=(
-                f"the editor's answer was not understood ({shown(answer)}), so the edit counts "
-                "as not applied; read the file again before retrying"
-            ),
-        )
+        return not_applied(f"its answer was not understood ({shown(answer)})")
     if answer["applied"]:
         return ApplyOutcome(applied=True)
-    return ApplyOutcome(
-        applied=False,
-        reason=answer.get("failureReason")
-        or "the editor refused the edit (the file may have changed)",
-    )
+    return not_applied(answer.get("failureReason") or "it gave no reason")
+
+
+def not_applied(why: str) -> ApplyOutcome:
+    """An edit the editor did not make, and ``why``."""
+    return ApplyOutcome(applied=False, reason=NOT_APPLIED.format(why=why))
 
 
 def configuration(answer: Any, items: int) -> list[Mapping[str, Any] | None] | str:

@@ -1,5 +1,6 @@
 """The stdio transport: frames in (``lsp/wire/framing.py``), JSON decoded, messages handed to the
-protocol; -32700 for a frame that is not JSON, -32600 for a frame whose length was wrong.
+protocol; -32700 for a frame that is not JSON, -32600 for a frame whose length was wrong. A
+frame that is not JSON but names one of Foehn's pending requests fails that request at once.
 
 Replaces pygls's ``start_io`` loop, which cannot recover from a bad frame. The exit status
 follows the LSP: 0 after ``shutdown`` then ``exit``, 1 for ``exit`` alone, for the client
@@ -13,6 +14,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import select
 import sys
 import threading
@@ -201,7 +203,7 @@ class Reader:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             log.warning("a frame that is not JSON (%s): %s", frame.problem or "length ok", exc)
             protocol.reply_error(None, JsonRpcParseError(f"Parse error: {exc}"))
-            return SKIP
+            return _failed_answer(frame.body, exc)
         if frame.problem is not None:
             request_id = data.get("id") if isinstance(data, dict) and "method" in data else None
             log.warning("a bad frame: %s", frame.problem)
@@ -217,3 +219,21 @@ END = object()
 """The client closed the stream."""
 SKIP = object()
 """A frame that was answered (or dropped) where it was read."""
+
+
+OUR_ID = re.compile(rb'"id"\s*:\s*"(foehn-[0-9]+)"')
+"""The id of one of Foehn's own requests (``lsp.wire.client``) in a body that is not JSON."""
+
+
+def _failed_answer(body: bytes, exc: ValueError) -> Any:
+    """A body that is not JSON but names one of Foehn's pending requests is that request's
+    answer, garbled: it becomes an error answer to it, so whoever waits (a confirmation, an
+    edit) goes on at once with a recorded failure instead of waiting out its timeout."""
+    named = OUR_ID.search(body)
+    if named is None or b'"method"' in body:
+        return SKIP
+    return {
+        "jsonrpc": "2.0",
+        "id": named[1].decode(),
+        "error": {"code": -32700, "message": f"its answer was not JSON ({exc})"},
+    }
