@@ -95,6 +95,8 @@ def apply_outcome(answer: Any) -> ApplyOutcome:
 
 def not_applied(why: str) -> ApplyOutcome:
     """An edit the editor did not make, and ``why``."""
+    from foehn_lsp.workspace.edits import ApplyOutcome
+
     return ApplyOutcome(applied=False, reason=NOT_APPLIED.format(why=why))
 
 
