@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from foehn_lsp.agent.plan_mode import TurnMode
+if TYPE_CHECKING:
+    from foehn_lsp.agent.plan_mode import TurnMode
 
 
 class BadArguments(ValueError):

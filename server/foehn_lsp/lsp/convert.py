@@ -11,34 +11,17 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls import uris
 from pygls.workspace import PositionCodec
 
-from foehn_lsp.agent.approval import ApprovalRequest
-from foehn_lsp.agent.events import (
-    ApprovalEvent,
-    Checked,
-    Done,
-    PlanEvent,
-    Thinking,
-    TodoEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    TurnEvent,
-)
-from foehn_lsp.agent.plan_mode import ProposedPlan
-from foehn_lsp.workspace.edits import (
-    DeletePath,
-    EditPlan,
-    FileChange,
-    MakeDirectory,
-    MovePath,
-    WriteFile,
-)
-from foehn_lsp.workspace.textdiff import changed_region
+if TYPE_CHECKING:
+    from foehn_lsp.agent.approval import ApprovalRequest
+    from foehn_lsp.agent.events import TurnEvent
+    from foehn_lsp.agent.plan_mode import ProposedPlan
+    from foehn_lsp.workspace.edits import EditPlan, FileChange
 
 ANNOTATION = "foehn"
 ALLOW, ALLOW_RUN, DENY = "Allow", "Allow for this run", "Deny"
@@ -93,6 +76,8 @@ def _document_changes(
     open_document: Callable[[Path], OpenDocument | None],
     annotation: str | None,
 ) -> list[Any]:
+    from foehn_lsp.workspace.edits import DeletePath, MakeDirectory, MovePath, WriteFile
+
     match change:
         case WriteFile(path=path, text=text, old_text=None):
             uri = uri_of(path)
@@ -164,6 +149,8 @@ def _text_edit(
 def minimal_edit(old: str, new: str, codec: PositionCodec) -> tuple[types.Range, str]:
     """The smallest single replacement that turns ``old`` into ``new``, as an LSP range in the
     client's position encoding."""
+    from foehn_lsp.workspace.textdiff import changed_region
+
     region = changed_region(old, new)
     lines = old.splitlines(keepends=True) or [""]
     return (
@@ -283,6 +270,17 @@ def plan_message(plan: ProposedPlan) -> types.ShowMessageRequestParams:
 
 
 def progress_message(event: TurnEvent) -> str | None:
+    from foehn_lsp.agent.events import (
+        ApprovalEvent,
+        Checked,
+        Done,
+        PlanEvent,
+        Thinking,
+        TodoEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+    )
+
     match event:
         case Thinking(detail=detail):
             return detail.capitalize() if detail else "Thinking…"
