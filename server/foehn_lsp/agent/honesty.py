@@ -25,6 +25,7 @@ NOT_THE_MODELS_FAILURE = (
     "the person denied this call",
     "was not run: policy denies",
     "plan mode:",
+    "investigate is read-only:",
 )
 """Beginnings and pieces of failures that are no fault to act on: a denial, a refusal."""
 

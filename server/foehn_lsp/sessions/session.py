@@ -250,7 +250,7 @@ class Session:
         try:
             outcome = await agent.run_turn(
                 TurnRequest(task=text, context=context, mode=mode),
-                turn.tools.executor(turn.record, checks),
+                turn.tools.executor(turn.record, checks, provider=parts.provider),
                 turn.record,
                 stop,
                 history=self._messages,

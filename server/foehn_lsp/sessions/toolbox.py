@@ -14,6 +14,7 @@ executor its calls run through. ``sessions.builder.build_toolbox`` makes a toolb
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,15 +25,17 @@ from foehn_lsp.agent.checking import EditChecks, ProblemSource
 from foehn_lsp.agent.events import EventSink
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.guards import Guards, TurnGuards
+from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.config import Settings
+from foehn_lsp.providers import Provider
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import AuditLog
 from foehn_lsp.sessions.checkpoints import Checkpoint, CheckpointingApplier, ProgramWatch
 from foehn_lsp.sessions.store import BlobStore, FileState
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import LoadedTools
-from foehn_lsp.tools.registry import Middleware
+from foehn_lsp.tools.registry import Middleware, ToolRegistry
 from foehn_lsp.tools.tasks import TaskList
 from foehn_lsp.workspace.edits import EditApplier
 from foehn_lsp.workspace.files import BufferSource, FileAccess, ReadLedger
@@ -135,9 +138,43 @@ class ToolTurn:
         workspace = self.toolbox.workspace
         return EditChecks(self.toolbox.problems or SandboxCheckers(workspace), workspace)
 
-    def executor(self, emit: EventSink, checks: EditChecks | None = None) -> TurnExecutor:
+    def executor(
+        self,
+        emit: EventSink,
+        checks: EditChecks | None = None,
+        *,
+        provider: Provider | None = None,
+    ) -> TurnExecutor:
         """The executor of the turn's calls; ``emit`` gets their events (and should pass them
-        to ``audit``); ``checks`` joins the chain after approval."""
+        to ``audit``); ``checks`` joins the chain after approval. With ``provider`` (the
+        model's turns) the tools gain ``investigate``, whose read-only sub-runs ask it."""
+        registry = self.toolbox.tools.registry
+        if provider is not None:
+            tool = investigate_tool(
+                provider=provider,
+                settings=self.toolbox.settings,
+                tools=registry,
+                calls=self._sub_run_calls,
+            )
+            registry = with_investigate(registry, tool)
+        return self._executor(registry, self.ctx, emit, checks)
+
+    def _sub_run_calls(self, registry: ToolRegistry) -> TurnExecutor:
+        """A sub-run's chain: this turn's, without the task list and with reads of its own
+        (what the sub-run was shown lets the parent edit nothing); its events go only to the
+        audit log."""
+        files = self.ctx.files
+        own = FileAccess(self.toolbox.workspace, applier=files.applier, buffers=files.buffers)
+        ctx = dataclasses.replace(self.ctx, files=own, tasks=None)
+        return self._executor(registry, ctx, self.audit)
+
+    def _executor(
+        self,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        emit: EventSink,
+        checks: EditChecks | None = None,
+    ) -> TurnExecutor:
         toolbox = self.toolbox
         gate = ApprovalGate(
             toolbox.settings.approval,
@@ -147,8 +184,8 @@ class ToolTurn:
             toolbox.remembered,
         )
         return TurnExecutor(
-            toolbox.tools.registry,
-            self.ctx,
+            registry,
+            ctx,
             emit,
             [*toolbox.checks, gate, self._watch, *([checks] if checks is not None else [])],
         )
