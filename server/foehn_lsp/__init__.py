@@ -17,12 +17,10 @@ plugin file), that returns tools::
         return [shout]
 """
 
-from __future__ import annotations
-
 import importlib
-from typing import TYPE_CHECKING
+import typing
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from foehn_lsp.risk import RiskLevel
     from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
     from foehn_lsp.tools.decorator import tool
