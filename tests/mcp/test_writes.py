@@ -13,6 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from acp import schema, text_block
+
+from acp_harness import EditorClient, acp_agent
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 
@@ -119,3 +122,29 @@ def test_a_preview_that_cannot_be_made_says_why_and_still_asks(
     assert approvals(stream)[0]["decision"] == "deny"
     assert "no preview: edit 1's oldText is not found exactly in the file" in done.stderr
     assert source.read_text() == "x = 1\n"
+
+
+async def test_acp_permission_request_shows_the_diff_and_the_outside_path(
+    model: ModelServer, tmp_path: Path, root: Path, filesystem: Callable[..., McpServerConfig]
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = outside / "notes.txt"
+    target.write_text("keep me\n")
+    server = filesystem(root, outside)
+    stdio = schema.McpServerStdio(name="fs", command=server.command, args=list(server.args), env=[])
+    model.script(
+        Turn(
+            tool_calls=[("mcp__fs__write_file", {"path": str(target), "content": "overwritten\n"})]
+        ),
+        Turn(text="It was rejected."),
+    )
+    client = EditorClient(answers=["reject_once"])
+    async with acp_agent(root, model, client) as conn:
+        session = await conn.new_session(cwd=str(root), mcp_servers=[stdio])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("Write it")])
+    (asked,) = client.permissions
+    shown = [c["content"]["text"] for c in asked["toolCall"]["content"]]
+    assert f"writes {target.resolve()}, which is OUTSIDE the workspace" in shown
+    assert any("-keep me\n+overwritten\n" in text for text in shown)
+    assert target.read_text() == "keep me\n"
