@@ -18,6 +18,7 @@ BENCHMARKS = [
     "server",
     "sandbox",
     "effectiveness",
+    "reading",
     "local",
     "sessions",
     "acp",

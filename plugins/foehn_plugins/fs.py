@@ -22,6 +22,8 @@ from foehn_lsp.errors import FileReadError, PathRefusedError
 from foehn_lsp.tools.plans import execute_plan
 from foehn_lsp.workspace import DeletePath, EditPlan, FileChange, MakeDirectory, MovePath, WriteFile
 from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
+from foehn_lsp.workspace.symbols import outline
+from foehn_plugins import _syntax
 from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
 from foehn_plugins._suggest import suggestion
 
@@ -173,6 +175,7 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
         size += len(entry) + 1
         last = number
     name = ctx.workspace.display(path)
+    ctx.files.shown.saw_file(path)
     source = " (unsaved editor buffer)" if document.from_buffer else ""
     header = f"{name}{source}: lines {first}-{last} of {total}"
     footer = ""
@@ -205,7 +208,7 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
             changes=(*_missing_parents(path), change),
             summary=f"create {name} ({lines} line{'' if lines == 1 else 's'})",
         )
-    if path not in ctx.files.seen:
+    if not ctx.files.shown.read_whole(path):
         return ToolResult.failure(
             f"{name} already exists and has not been read in this session, so it was not "
             f"replaced. read_file {name} first; then use edit_file to change or add lines "
@@ -217,6 +220,8 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         text = text.replace("\n", "\r\n")
     if text == current.text:
         return ToolResult.success(f"{name} already has exactly this content; nothing changed")
+    if broken := _syntax.breaks(name, current.text, text):
+        return ToolResult.failure(_unparsable(name, broken, text))
     change = WriteFile(
         path=path, text=text, old_text=current.text, old_fingerprint=current.fingerprint
     )
@@ -242,8 +247,55 @@ class EditArguments(BaseModel):
     ]
 
 
+def _unparsable(name: str, broken: _syntax.SyntaxProblem, text: str) -> str:
+    return (
+        f"no change was made to {name}: the result would not parse as {broken.kind} "
+        f"({broken.describe(text)})\nFix new_text (its indentation, brackets, quotes, "
+        "commas) and try again."
+    )
+
+
+def _not_read(name: str) -> str:
+    return (
+        f"no change was made to {name}: it has not been read in this session. read_file {name} "
+        "(or read_symbol the definition you mean to change) first, then copy old_text from "
+        "what it shows"
+    )
+
+
+def _outside(
+    name: str, text: str, spans: list[tuple[int, int, str, int]], ctx: ToolContext, path: Path
+) -> str | None:
+    """Why an edit of a file known only by some of its definitions reaches outside them, or
+    ``None`` when every block lies inside a definition the model was shown (as it is now)."""
+    known = ctx.files.shown.symbols_of(path)
+    found = outline(name, text)
+    symbols = {found.find(known_name) for known_name in known} - {None}
+    ranges = sorted((s.start, s.end, s.name) for s in symbols if s is not None)
+    outside = []
+    for start, end, _, number in spans:
+        first = text.count("\n", 0, start) + 1
+        last = text.count("\n", 0, max(end - 1, start)) + 1
+        if not any(low <= first and last <= high for low, high, _ in ranges):
+            outside.append(f"block {number} (lines {first}-{last})")
+    if not outside:
+        return None
+    seen = ", ".join(f"{n} (lines {low}-{high})" for low, high, n in ranges) or "none as it is now"
+    return (
+        f"no change was made to {name}: {', '.join(outside)} lies outside what this session "
+        f"has read of it (read_symbol: {seen}). read_file {name}, or read_symbol the "
+        "definition that holds those lines, first"
+    )
+
+
 async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | ToolResult:
     path = ctx.workspace.resolve(arguments.path, write=True)
+    name = ctx.workspace.display(path)
+    whole = ctx.files.shown.read_whole(path)
+    if not whole and not ctx.files.shown.symbols_of(path):
+        if not path.is_file():
+            await ctx.files.read(path)  # the read's own message: not there, a folder, …
+        return ToolResult.failure(_not_read(name))
     document = await ctx.files.read(path)
     text = document.text
     crlf = document.newline == "\r\n"
@@ -271,7 +323,6 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
     for (_, end, _, first), (start, _, _, second) in itertools.pairwise(spans):
         if start < end:
             problems.append(f"blocks {first} and {second} overlap; merge them into one block")
-    name = ctx.workspace.display(path)
     if problems:
         listed = "\n".join(f"- {p}" for p in problems)
         return ToolResult.failure(f"no change was made to {name}:\n{listed}")
@@ -282,6 +333,10 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
     updated = "".join([*pieces, text[cursor:]])
     if updated == text:
         return ToolResult.failure(f"the edits leave {name} unchanged (new_text equals old_text)")
+    if not whole and (why := _outside(name, text, spans, ctx, path)):
+        return ToolResult.failure(why)
+    if broken := _syntax.breaks(name, text, updated):
+        return ToolResult.failure(_unparsable(name, broken, updated))
     change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
     blocks = len(spans)
     return EditPlan(
@@ -431,8 +486,10 @@ def tools() -> list[Tool]:
         _file_tool(
             "edit_file",
             "Change parts of a text file by exact replacement: each old_text must occur exactly "
-            "once (copy it from read_file, without the line numbers). All blocks apply or none "
-            "does. Returns the diff.",
+            "once (copy it from read_file, without the line numbers, or from read_symbol). The "
+            "file must have been read in this session (read_symbol counts for edits inside "
+            "that definition). All blocks apply or none does; a result that no longer parses "
+            "(Python, JSON, TOML, YAML) is refused. Returns the diff.",
             EditArguments,
             plan_edit,
             RiskLevel.WRITE,

@@ -14,7 +14,7 @@ from acp import schema, text_block
 from acp.exceptions import RequestError
 
 from acp_harness import NEVER, EditorClient, acp_agent
-from agent.turns import EDIT
+from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
 
 
@@ -133,7 +133,7 @@ async def test_a_turn_reads_the_buffer_and_writes_an_approved_edit_through_the_c
 async def test_a_denied_call_changes_nothing_and_the_model_hears_why(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Understood, I left it."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Understood, I left it."))
     client = EditorClient(answers=["reject_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -143,14 +143,14 @@ async def test_a_denied_call_changes_nothing_and_the_model_hears_why(
     assert client.writes == []
     [failed] = [u for u in client.of("tool_call_update") if u.get("status") == "failed"]
     assert "denied" in failed["rawOutput"]["output"]
-    [result] = tool_results(model, 1)
+    result = tool_results(model, 1)[-1]
     assert "denied" in result["content"]
 
 
 async def test_cancel_while_a_permission_request_waits_ends_the_turn(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="unused"))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="unused"))
     client = EditorClient(answers=[NEVER])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -190,7 +190,7 @@ async def test_allow_always_saves_a_rule_for_exactly_its_scope(
         return ("edit_file", {"path": "app.py", "edits": [{"old_text": old, "new_text": new}]})
 
     model.script(
-        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[READ, EDIT]),
         Turn(tool_calls=[edit("return 2", "return 3")]),
         Turn(tool_calls=[("write_file", {"path": "new.py", "content": "x = 1\n"})]),
         Turn(text="Done."),
@@ -255,7 +255,7 @@ async def test_load_replays_the_history_in_a_new_process(app: Path, model: Model
 async def test_load_replays_undo_and_redo_where_they_happened(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."), Turn(text="It returns 1."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Fixed."), Turn(text="It returns 1."))
     first = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, first) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -285,7 +285,7 @@ async def test_load_replays_undo_and_redo_where_they_happened(
 
 
 async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: ModelServer) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="I cannot edit in read-only mode."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -303,7 +303,7 @@ async def test_read_only_mode_refuses_edits_without_asking(app: Path, model: Mod
 async def test_a_client_reading_only_config_options_reaches_read_only_mode(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="I cannot edit in read-only mode."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="I cannot edit in read-only mode."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
@@ -311,7 +311,7 @@ async def test_a_client_reading_only_config_options_reaches_read_only_mode(
         [option] = session.config_options
         assert isinstance(option, schema.SessionConfigOptionSelect)
         assert (option.id, option.category, option.current_value) == ("mode", "mode", "ask")
-        assert [o.value for o in option.options] == ["ask", "read-only"]
+        assert [o.value for o in option.options] == ["ask", "read-only", "plan"]
         changed = await conn.set_config_option(
             config_id="mode", session_id=session.session_id, value="read-only"
         )
@@ -401,14 +401,14 @@ async def test_bad_requests_get_clear_errors(app: Path, model: ModelServer) -> N
 async def test_an_unanswered_permission_request_times_out_as_a_denial(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="No answer, so I left it."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="No answer, so I left it."))
     client = EditorClient(answers=[NEVER])
     async with acp_agent(app, model, client, args=("--permission-timeout", "1")) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])
         answer = await conn.prompt(session_id=session.session_id, prompt=[text_block("Fix")])
     assert answer.stop_reason == "end_turn"
     assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
-    [result] = tool_results(model, 1)
+    result = tool_results(model, 1)[-1]
     assert "no answer within 1 seconds" in result["content"]
 
 
@@ -459,7 +459,7 @@ async def test_mcp_servers_from_the_client_are_used_or_reported(
 
 
 async def test_undo_redo_and_compact_are_slash_commands(app: Path, model: ModelServer) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Fixed."))
     client = EditorClient(answers=["allow_once"])
     async with acp_agent(app, model, client) as conn:
         session = await conn.new_session(cwd=str(app), mcp_servers=[])

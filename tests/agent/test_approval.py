@@ -248,6 +248,7 @@ async def test_an_approved_edit_is_planned_once_and_that_plan_applied(
     registry: ToolRegistry, ctx: ToolContext, root: Path
 ) -> None:
     (root / "app.py").write_text("def main():\n    return 1\n")
+    ctx.files.shown.saw_file(root / "app.py")
     plans: list[int] = []
     edit = counting(registry.get("edit_file"), plans)  # type: ignore[arg-type]
     person = Person(lambda request: Approved())
@@ -264,6 +265,7 @@ async def test_an_allowed_edit_is_planned_once_and_the_tool_never_plans_again(
     registry: ToolRegistry, ctx: ToolContext, root: Path
 ) -> None:
     (root / "app.py").write_text("def main():\n    return 1\n")
+    ctx.files.shown.saw_file(root / "app.py")
     plans: list[int] = []
     edit = counting(registry.get("edit_file"), plans)  # type: ignore[arg-type]
 
@@ -298,6 +300,7 @@ async def test_a_file_changed_between_approval_and_apply_is_refused(
 ) -> None:
     app = root / "app.py"
     app.write_text("def main():\n    return 1\n")
+    ctx.files.shown.saw_file(app)
 
     def change_it(request: ApprovalRequest) -> ApprovalDecision:
         app.write_text("def main():\n    return 1\n# edited meanwhile\n")

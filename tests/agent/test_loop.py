@@ -16,6 +16,7 @@ from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalReq
 from foehn_lsp.agent.events import ApprovalEvent, Done, EventSink, ToolCallEvent, ToolResultEvent
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.loop import TurnOutcome
+from foehn_lsp.agent.plan_mode import PlanReviewer
 from foehn_lsp.config import ApprovalMode, ApprovalSettings, Settings
 from foehn_lsp.errors import ProviderUnavailableError
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
@@ -60,10 +61,12 @@ def agent(
     **settings: Any,
 ) -> tuple[Runner, ScriptedProvider]:
     provider = ScriptedProvider(turns)
+    approver = approver or FixedApprover(Approved())
+    reviewer = approver if isinstance(approver, PlanReviewer) else None
     built = Runner(
-        agent=Agent(provider=provider, settings=Settings(**settings)),
+        agent=Agent(provider=provider, settings=Settings(**settings), reviewer=reviewer),
         registry=registry or discover().registry,
-        approver=approver or FixedApprover(Approved()),
+        approver=approver,
     )
     return built, provider
 
@@ -195,18 +198,20 @@ async def test_a_file_changed_after_approval_is_a_denial(app: Path, ctx: ToolCon
     runner, _ = agent(
         [
             calls(
+                ("read_file", {"path": "app.py"}),
                 (
                     "edit_file",
                     {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 3"}]},
-                )
+                ),
             ),
             say("ok"),
+            say("It was changed by someone else meanwhile; I left it alone."),
         ],
         approver=ChangesTheFile(),
     )
     events = Recorder()
     await runner.run_turn(TurnRequest(task="x"), ctx, events)
-    [result] = events.of(ToolResultEvent)
+    [result] = [r for r in events.of(ToolResultEvent) if r.tool == "edit_file"]
     assert "changed on disk since it was read" in result.output
     assert "return 1" in (app / "app.py").read_text()
 

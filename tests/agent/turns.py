@@ -1,6 +1,6 @@
 """Scripted model turns shared by the tiers: answers and tool calls for the scripted provider
-(``say``, ``calls``), and the call that fixes the ``app`` fixture's TODO (``EDIT``, for the model
-server's ``Turn``)."""
+(``say``, ``calls``), and the calls that read and fix the ``app`` fixture's TODO (``READ``,
+``EDIT``, for the model server's ``Turn``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ EDIT = (
     {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
 )
 """Fixes the TODO in the ``app`` fixture's ``app.py``."""
+READ = ("read_file", {"path": "app.py"})
+"""Reads the ``app`` fixture's ``app.py``: an edit is refused in a session that has not read
+the file, so ``READ`` goes before ``EDIT``."""
 
 
 def say(text: str, tokens: int = 10) -> ModelResponse:

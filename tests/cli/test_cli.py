@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.turns import EDIT
+from agent.turns import EDIT, READ
 from cli.harness import events, foehn, foehn_environment, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
 
@@ -69,6 +69,7 @@ def test_approve_never_leaves_the_workspace_untouched(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
     script_fix(server)
+    server.script(Turn(text="The edit was denied, so app.py still has its TODO."))
     before = (app / "app.py").read_bytes()
     done = foehn(
         "run",
@@ -95,9 +96,12 @@ def test_approve_never_leaves_the_workspace_untouched(
     assert stream[-1] == {
         "event": "done",
         "reason": "answer",
-        "answer": "Fixed the TODO.",
+        "answer": "The edit was denied, so app.py still has its TODO.",
         "iterations": 3,
     }
+    sent_back = server.requests[-1].body["messages"][-1]["content"]
+    assert sent_back.startswith("[Foehn] Your answer says you changed files")
+    assert "Fixed the TODO." not in "".join(e.get("text", "") for e in stream)
     kinds = {e["event"] for e in stream}
     assert kinds >= {"text", "tool_call", "approval", "tool_result", "usage", "done"}
     call = next(e for e in stream if e["event"] == "tool_call")
@@ -108,7 +112,7 @@ def test_approve_never_leaves_the_workspace_untouched(
 def test_the_terminal_prompt_shows_the_call_and_the_diff(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="ok"))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="ok"))
     done = foehn(
         "run",
         "fix",
@@ -475,7 +479,7 @@ def test_ctrl_c_at_the_approval_prompt_exits_130_at_once(
 ) -> None:
     import pexpect
 
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="never reached"))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="never reached"))
     child = spawn(["run", "fix", "--workspace", str(app), "--approve", "ask"], server, tmp_path)
     child.expect_exact("[N] deny:")
     child.sendcontrol("c")
@@ -492,7 +496,7 @@ def test_approve_all_shows_each_change_as_a_coloured_diff_unless_no_color(
 ) -> None:
     import pexpect
 
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Fixed."))
     env = {"NO_COLOR": "1"} if no_color else {}
     child = spawn(
         ["run", "fix", "--workspace", str(app), "--approve", "all"], server, tmp_path, env
@@ -515,7 +519,7 @@ def test_each_prompt_reads_its_own_line_from_a_pipe(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
     server.script(
-        Turn(tool_calls=[EDIT]),
+        Turn(tool_calls=[READ, EDIT]),
         Turn(tool_calls=[("write_file", {"path": "new.txt", "content": "x\n"})]),
         Turn(text="done"),
     )

@@ -128,7 +128,7 @@ def test_undo_puts_back_every_kind_of_change(
         "os.makedirs('gen'); open('gen/out.txt','w').write('y')"
     )
     server.script(
-        Turn(tool_calls=[("read_file", {"path": "data.txt"})]),
+        Turn(tool_calls=[("read_file", {"path": "data.txt"}), ("read_file", {"path": "app.py"})]),
         Turn(
             tool_calls=[
                 (

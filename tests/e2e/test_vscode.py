@@ -18,7 +18,6 @@ FOEHN_E2E_REQUIRED=1, so a missing install fails rather than skips)."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import re
@@ -529,10 +528,6 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
         assert (SHOTS / name).stat().st_size > 10_000, name
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("foehn_lsp.agent.plan_mode") is None,
-    reason="plan mode and the todo tool come with the planning work",
-)
 def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
     code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:

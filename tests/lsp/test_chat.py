@@ -60,7 +60,7 @@ async def test_file_before_a_turn_comes_from_the_sessions_checkpoint(
     (root / "app.py").write_text("def main():\n    return 1  # TODO\n")
     fix = {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]}
     model.script(
-        Turn(tool_calls=[("edit_file", fix)]),
+        Turn(tool_calls=[("read_file", {"path": "app.py"}), ("edit_file", fix)]),
         Turn(tool_calls=[("write_file", {"path": "new.py", "content": "x = 1\n"})]),
         Turn(text="Done."),
     )

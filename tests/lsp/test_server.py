@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from agent.turns import EDIT
+from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client, run
 
@@ -141,7 +141,7 @@ async def test_confirm_request_shows_the_diff_and_the_edit_goes_through_the_edit
 async def test_show_message_request_is_the_fallback(
     app: Path, model: ModelServer, answer: str | None, applied: bool
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="ok"))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="ok"))
     async with lsp_client(app, model) as client:
         asked: list[types.ShowMessageRequestParams] = []
 
@@ -175,7 +175,9 @@ async def test_show_message_request_is_the_fallback(
 async def test_a_rejected_edit_is_a_failed_result_the_model_sees(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="It was rejected."))
+    model.script(
+        Turn(tool_calls=[READ, EDIT]), Turn(text="It was rejected."), Turn(text="It was rejected.")
+    )
     async with lsp_client(app, model, init_options={"confirmRequest": True}) as client:
         client.feature("foehn/confirm")(lambda params: {"decision": "allow"})
         client.feature(types.WORKSPACE_APPLY_EDIT)(
@@ -184,7 +186,7 @@ async def test_a_rejected_edit_is_a_failed_result_the_model_sees(
             )
         )
         await run(client, "fix")
-    tool_result = next(m for m in model.requests[1].body["messages"] if m["role"] == "tool")
+    tool_result = [m for m in model.requests[1].body["messages"] if m["role"] == "tool"][-1]
     assert "not applied (read-only file). No file was changed." in tool_result["content"]
     assert "TODO" in (app / "app.py").read_text()
 
@@ -221,7 +223,7 @@ async def test_reads_and_edits_use_the_unsaved_buffer(app: Path, model: ModelSer
             )
         )
         await run(client, "edit")
-    tool_result = next(m for m in model.requests[1].body["messages"] if m["role"] == "tool")
+    tool_result = [m for m in model.requests[1].body["messages"] if m["role"] == "tool"][-1]
     assert "(unsaved editor buffer)" in tool_result["content"]
     assert "x = 'unsaved'" in tool_result["content"]
     [applied] = edits
@@ -342,9 +344,9 @@ async def test_settings_come_from_the_editor_and_follow_changes(
         client.set_configuration({"userLevel": {"approval": {"write": "deny"}}}, section="foehn")
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
         await asyncio.sleep(0.5)
-        model.script(Turn(tool_calls=[EDIT]), Turn(text="denied"))
+        model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="denied"))
         await run(client, "fix")
-    tool_result = next(m for m in model.requests[-1].body["messages"] if m["role"] == "tool")
+    tool_result = [m for m in model.requests[-1].body["messages"] if m["role"] == "tool"][-1]
     assert "policy denies write calls" in tool_result["content"]
 
 

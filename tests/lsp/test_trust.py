@@ -121,7 +121,9 @@ async def test_workspace_approval_settings_do_not_remove_the_prompt(
     app: Path, model: ModelServer, approval: dict[str, Any]
 ) -> None:
     edit = {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]}
-    model.script(Turn(tool_calls=[("edit_file", edit)]), Turn(text="ok"))
+    model.script(
+        Turn(tool_calls=[("read_file", {"path": "app.py"}), ("edit_file", edit)]), Turn(text="ok")
+    )
     asked: list[types.ShowMessageRequestParams] = []
     async with lsp_client(app, model, env=ENV, configuration={"approval": approval}) as client:
 

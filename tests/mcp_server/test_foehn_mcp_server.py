@@ -178,6 +178,26 @@ async def test_allow_for_this_session_asks_once_for_the_same_scope(
     assert (root / "b.txt").read_text() == "x\n"
 
 
+async def test_an_edit_needs_a_read_in_an_earlier_call_of_the_same_server(
+    root: Path, tmp_path: Path
+) -> None:
+    async def allow_once(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"decision": "allow once"})
+
+    (root / "app.py").write_text("X = 1\n")
+    edit = {"path": "app.py", "edits": [{"old_text": "X = 1", "new_text": "X = 2"}]}
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=allow_once) as session:
+        refused = await session.call_tool("edit_file", edit)
+        assert "has not been read in this session" in text(refused)
+        assert (root / "app.py").read_text() == "X = 1\n"
+        await session.call_tool("read_file", {"path": "app.py"})
+        edited = await session.call_tool("edit_file", edit)
+    assert not edited.is_error, text(edited)
+    assert (root / "app.py").read_text() == "X = 2\n"
+
+
 def allowing(asked: list[str]) -> ElicitationFnT:
     async def allow_once(
         context: ClientRequestContext, params: types.ElicitRequestParams
@@ -216,15 +236,16 @@ async def test_each_call_is_a_turn_that_foehn_undo_puts_back(root: Path, tmp_pat
         )
         assert undone.returncode == 0, undone.stderr
         assert not (root / "a.txt").exists()
-        # ...and the client's next call is the session's next turn, after the undo.
+        # ...and the client's next calls are the session's next turns, after the undo.
+        await session.call_tool("read_file", {"path": "notes.txt"})
         edited = await session.call_tool("edit_file", edit)
         assert not edited.is_error, text(edited)
     assert (root / "notes.txt").read_text() == "two\n"
     (saved,) = sessions(root, tmp_path)
     assert saved["title"].startswith("tool calls from ")
     shown = turns(root, tmp_path, saved["id"])
-    assert [(t["index"], t["undoOf"]) for t in shown] == [(1, []), (2, [1]), (3, [])]
-    assert [f["path"] for f in shown[2]["files"]] == ["notes.txt"]
+    assert [(t["index"], t["undoOf"]) for t in shown] == [(1, []), (2, [1]), (3, []), (4, [])]
+    assert [f["path"] for f in shown[3]["files"]] == ["notes.txt"]
     undone = foehn("undo", "--workspace", str(root), state=tmp_path / "state")
     assert undone.returncode == 0, undone.stderr
     assert (root / "notes.txt").read_text() == "one\n"

@@ -52,6 +52,7 @@ def test_edit_file_applies_exactly_or_changes_nothing(
         path.write_text(text)
         workspace = Workspace([folder])
         ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+        ctx.files.shown.saw_file(workspace.resolve("f.txt"))  # the model has read it
         blocks = [{"old_text": old, "new_text": new} for old, new in edits]
         result = asyncio.run(registry.call("edit_file", {"path": "f.txt", "edits": blocks}, ctx))
         expected = expected_result(text, edits)

@@ -218,6 +218,7 @@ async def test_write_file_with_identical_content_changes_nothing(
 async def test_edit_file_applies_every_block_and_shows_the_diff(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
+    await call(registry, ctx, "read_file", path="src/app.py")
     result = await call(
         registry,
         ctx,
@@ -239,6 +240,7 @@ async def test_edit_file_is_all_or_nothing_and_names_the_failing_block(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     before = (project / "src" / "app.py").read_bytes()
+    await call(registry, ctx, "read_file", path="src/app.py")
     result = await call(
         registry,
         ctx,
@@ -260,6 +262,7 @@ async def test_edit_file_is_all_or_nothing_and_names_the_failing_block(
 async def test_edit_file_reports_whitespace_only_differences(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
+    await call(registry, ctx, "read_file", path="src/app.py")
     result = await call(
         registry,
         ctx,
@@ -274,6 +277,7 @@ async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     (root / "r.txt").write_text("a = 1\nb = 1\na = 1\n")
+    await call(registry, ctx, "read_file", path="r.txt")
     result = await call(
         registry, ctx, "edit_file", path="r.txt", edits=[{"old_text": "a = 1", "new_text": "a = 2"}]
     )
@@ -302,6 +306,7 @@ async def test_edit_file_matches_lf_blocks_in_crlf_files(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     (root / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    await call(registry, ctx, "read_file", path="w.txt")
     result = await call(
         registry,
         ctx,
@@ -316,6 +321,7 @@ async def test_edit_file_matches_lf_blocks_in_crlf_files(
 async def test_a_file_changed_between_planning_and_applying_is_not_overwritten(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
+    await call(registry, ctx, "read_file", path="src/app.py")
     tool = registry.get("edit_file")
     assert tool is not None
     assert tool.plan is not None
@@ -342,6 +348,7 @@ async def test_plans_preview_without_applying(
         ("make_directory", {"path": "docs"}),
     ]
     await call(registry, ctx, "read_file", path="notes.md")
+    await call(registry, ctx, "read_file", path="src/util.py")
     for name, arguments in cases:
         tool = registry.get(name)
         assert tool is not None

@@ -161,7 +161,7 @@ def project(root: Path) -> Path:
 
 def changing_turn() -> list[ModelResponse]:
     return [
-        calls(("read_file", {"path": "data.txt"})),
+        calls(("read_file", {"path": "data.txt"}), ("read_file", {"path": "app.py"})),
         calls(
             (
                 "edit_file",

@@ -6,7 +6,9 @@ import { ContextChips } from "./chat/context";
 import { ChatView, VIEW_ID } from "./chatView";
 import { registerCommands } from "./commands";
 import { Conversation } from "./conversation";
+import { DIAGNOSTICS } from "./diagnostics";
 import { DIFF_SCHEME, DiffDocuments } from "./diffs";
+import { answerDiagnostics } from "./editorDiagnostics";
 import { withEditSync } from "./editSync";
 import { Mentions, SlashCommands, lightbulbContext, postRecent, routeViewMessage, shownStatus, trackEditor } from "./wiring";
 import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
@@ -71,6 +73,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     conversation.onBusy((busy) => (busy ? undefined : walkthrough.done(["demo"]))),
     server.onClientStarted((client) => {
       client.onRequest(CONFIRM, (params: ConfirmParams, token) => conversation.confirm(params, token));
+      client.onRequest(DIAGNOSTICS, answerDiagnostics);
       client.onNotification(RUN_EVENT, (event: unknown) => conversation.onEvent(event));
     }),
     ...trackEditor(chips, view),

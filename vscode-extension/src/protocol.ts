@@ -127,6 +127,25 @@ export interface Todo {
   items: TodoItem[];
 }
 
+/** A problem the turn's edits added (one the file did not have before the turn). */
+export interface CheckedProblem {
+  /** Workspace-relative. */
+  path: string;
+  /** 1-based. */
+  line: number;
+  message: string;
+  /** The checker: a language server's name, `editor`, or a program such as `mypy`. */
+  source: string;
+}
+
+/** The files the turn changed were checked before the answer: the new problems (which went
+ * back to the model) and the checkers that were skipped, one line each. */
+export interface Checked {
+  event: "checked";
+  problems: CheckedProblem[];
+  skipped: string[];
+}
+
 export type RunEvent =
   | TextDelta
   | Thinking
@@ -138,6 +157,7 @@ export type RunEvent =
   | FilesChanged
   | Compacted
   | Todo
+  | Checked
   | Done;
 
 /** The foehn/runEvent notification: one event of the run the client named. */
@@ -157,6 +177,7 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   compacted: { before_tokens: "number", after_tokens: "number", summary: "string" },
   done: { reason: "string", answer: "string", iterations: "number" },
   todo: { items: "array" },
+  checked: { problems: "array", skipped: "array" },
 };
 
 const TODO_STATUSES: readonly string[] = ["pending", "in_progress", "done"] satisfies TodoStatus[];
@@ -169,6 +190,18 @@ function isTodoItem(raw: unknown): raw is TodoItem {
     typeof item["id"] === "string" &&
     typeof item["text"] === "string" &&
     TODO_STATUSES.includes(item["status"] as string)
+  );
+}
+
+function isCheckedProblem(raw: unknown): raw is CheckedProblem {
+  const problem = raw as Record<string, unknown> | null;
+  return (
+    typeof problem === "object" &&
+    problem !== null &&
+    typeof problem["path"] === "string" &&
+    Number.isInteger(problem["line"]) &&
+    typeof problem["message"] === "string" &&
+    typeof problem["source"] === "string"
   );
 }
 
@@ -195,6 +228,12 @@ export function parseRunEvent(raw: unknown): RunEventMessage | undefined {
     }
   }
   if (value["event"] === "todo" && !(value["items"] as unknown[]).every(isTodoItem)) {
+    return undefined;
+  }
+  if (
+    value["event"] === "checked" &&
+    !((value["problems"] as unknown[]).every(isCheckedProblem) && (value["skipped"] as unknown[]).every((s) => typeof s === "string"))
+  ) {
     return undefined;
   }
   if (value["event"] === "approval" && typeof value["reason"] !== "string") {

@@ -120,7 +120,8 @@ export class Server implements vscode.Disposable {
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
-      initializationOptions: { confirmRequest: true, runEvents: true, restrictedMode: restricted },
+      // diagnostics: the server checks a turn's edits with VS Code's language servers.
+      initializationOptions: { confirmRequest: true, runEvents: true, diagnostics: true, restrictedMode: restricted },
       outputChannel: this.output,
       connectionOptions: { maxRestartCount: 4 },
       middleware: this.middleware,

@@ -57,7 +57,7 @@ SHUTDOWN_GRACE = 10.0
 LIST_PAGE = 50
 """Sessions per ``session/list`` page."""
 
-Mode = Literal["ask", "read-only"]
+Mode = Literal["ask", "read-only", "plan"]
 MODES: tuple[schema.SessionMode, ...] = (
     schema.SessionMode(
         id="ask",
@@ -69,7 +69,14 @@ MODES: tuple[schema.SessionMode, ...] = (
         name="Read-only",
         description="Every call that could change something is refused without asking.",
     ),
+    schema.SessionMode(
+        id="plan",
+        name="Plan first",
+        description="Each prompt is planned with read-only tools; once you approve the plan, "
+        "the same turn carries it out (asking before changes as usual).",
+    ),
 )
+MODE_IDS: tuple[Mode, ...] = ("ask", "read-only", "plan")
 
 
 MODE_OPTION = "mode"
@@ -79,11 +86,10 @@ only ``configOptions``."""
 
 def _mode(value: object, field_name: str) -> Mode:
     """``value`` as a mode; InvalidParams naming ``field_name`` otherwise."""
-    if value == "read-only":
-        return "read-only"
-    if value == "ask":
-        return "ask"
-    raise invalid(field_name, f"unknown mode {value!r}; one of: ask, read-only")
+    chosen = next((mode for mode in MODE_IDS if mode == value), None)
+    if chosen is None:
+        raise invalid(field_name, f"unknown mode {value!r}; one of: {', '.join(MODE_IDS)}")
+    return chosen
 
 
 def invalid(field_name: str, message: str) -> RequestError:
@@ -279,6 +285,11 @@ class FoehnAgent:
             live.session.messages, live.workspace, live.session.turns
         ):
             live.updates.put(update)
+        if live.session.todo:
+            items = live.session.todo
+            live.updates.put(
+                convert.plan_update([(i.text, convert.PLAN_STATUS[i.status]) for i in items])
+            )
         live.updates.put(convert.available_commands(live.commands))
         live.commands_sent = True
         await live.updates.flush()
@@ -477,7 +488,13 @@ class FoehnAgent:
         stop = asyncio.Event()
         live.stop = stop
         live.turn = asyncio.create_task(
-            live.session.prompt(task, context=asked.context, emit=live.emit, stop=stop)
+            live.session.prompt(
+                task,
+                context=asked.context,
+                emit=live.emit,
+                stop=stop,
+                mode="plan" if live.mode == "plan" else "act",
+            )
         )
         try:
             outcome = await asyncio.shield(live.turn)

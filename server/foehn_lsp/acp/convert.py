@@ -39,13 +39,16 @@ from foehn_lsp.agent.approval import (
 from foehn_lsp.agent.events import (
     ApprovalEvent,
     Compacted,
+    PlanEvent,
     StopReason,
     TextDelta,
+    TodoEvent,
     ToolCallEvent,
     ToolResultEvent,
     TurnEvent,
     UsageEvent,
 )
+from foehn_lsp.agent.plan_mode import ProposedPlan
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.providers.messages import (
@@ -60,6 +63,7 @@ from foehn_lsp.sessions.session import RestoreReport
 from foehn_lsp.sessions.slash import parse
 from foehn_lsp.sessions.store import SessionSummary, TurnRecord
 from foehn_lsp.tools.plans import FilePreview
+from foehn_lsp.tools.tasks import TaskStatus
 from foehn_lsp.workspace import Workspace
 
 Update = (
@@ -70,6 +74,7 @@ Update = (
     | schema.ToolCallProgress
     | schema.UsageUpdate
     | schema.AvailableCommandsUpdate
+    | schema.AgentPlanUpdate
     | schema.ConfigOptionUpdate
     | schema.CurrentModeUpdate
 )
@@ -240,8 +245,53 @@ def event_updates(
             return [update] if update is not None else []
         case Compacted(summary=summary):
             return [update_agent_thought_text(f"Compacted the conversation: {summary}")]
+        case TodoEvent(items=items):
+            return [plan_update([(i.text, PLAN_STATUS[i.status]) for i in items])]
+        case PlanEvent(status="proposed" | "edited", steps=steps):
+            return [plan_update([(step, "pending") for step in steps])]
+        case PlanEvent(status="rejected", reason=reason):
+            return [update_agent_thought_text(f"The plan was rejected: {reason}")]
         case _:
             return []
+
+
+PLAN_STATUS: Mapping[TaskStatus, schema.PlanEntryStatus] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "done": "completed",
+}
+
+
+def plan_update(entries: Sequence[tuple[str, schema.PlanEntryStatus]]) -> schema.AgentPlanUpdate:
+    """A ``plan`` update: the whole list, each step with its status (ACP clients replace the
+    plan they show with every update)."""
+    return schema.AgentPlanUpdate(
+        session_update="plan",
+        entries=[
+            schema.PlanEntry(content=text, priority="medium", status=status)
+            for text, status in entries
+        ],
+    )
+
+
+def plan_permission(plan: ProposedPlan, call_id: str) -> schema.ToolCallUpdate:
+    """The plan as the call the person is asked to allow: its steps and the files it names."""
+    steps = "\n".join(f"{n}. {step}" for n, step in enumerate(plan.steps, 1))
+    files = ", ".join(plan.files) or "none named"
+    return schema.ToolCallUpdate(
+        tool_call_id=call_id,
+        title="Carry out this plan?",
+        kind="think",
+        status="pending",
+        content=[tool_content(text_block(f"{steps}\n\nFiles: {files}"))],
+        raw_input={"plan": plan.text, "steps": list(plan.steps), "files": list(plan.files)},
+    )
+
+
+PLAN_OPTIONS = [
+    schema.PermissionOption(option_id="allow_once", name="Approve the plan", kind="allow_once"),
+    schema.PermissionOption(option_id="reject_once", name="Keep planning", kind="reject_once"),
+]
 
 
 def stop_reason(reason: StopReason) -> schema.StopReason:

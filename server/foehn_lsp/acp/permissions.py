@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from foehn_lsp.acp import convert
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,8 @@ class ClientApprover:
         self.rejected: set[ScopeKey] = set()
         self.read_only = False
         """The session's read-only mode: anything that is not a read is refused unasked."""
+        self.plans = 0
+        """Plans asked about so far (each permission request gets its own call id)."""
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         key = scope_key(request)
@@ -92,3 +95,25 @@ class ClientApprover:
         elif choice == "allow_always" and request.proposed_rule is None and not request.outside:
             self.allowed.add(key)  # with a rule proposed, the saved rule decides from now on
         return convert.decision_for(choice, request)
+
+    async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
+        """Plan mode's plan as a permission request: approve it, or keep planning. ACP has no
+        way to edit it or say why; a rejection says it came from the client."""
+        self.plans += 1
+        call_id = f"plan-{self.plans}"
+        await self.before_asking()
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await self.client.request_permission(
+                    session_id=self.session_id,
+                    tool_call=convert.plan_permission(plan, call_id),
+                    options=convert.PLAN_OPTIONS,
+                )
+        except TimeoutError:
+            return RejectPlan(reason=f"no answer within {self.timeout:g} seconds")
+        except (RequestError, ConnectionError, ValidationError) as exc:
+            log.warning("session %s: plan review failed: %s", self.session_id, exc)
+            return RejectPlan(reason=f"the editor could not ask ({exc})")
+        if convert.permission_choice(response) == "allow_once":
+            return ApprovePlan()
+        return RejectPlan(reason="rejected in the editor")

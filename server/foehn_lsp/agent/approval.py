@@ -32,6 +32,7 @@ from typing import Any, Literal, Protocol
 from foehn_lsp.agent.events import ApprovalEvent, EventSink
 from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.agent.hooks import payload, post_tool, pre_tool
+from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan
 from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.agent.rules.decision import Verdict, call_of, decide, risk_source
 from foehn_lsp.agent.rules.explain import explanation
@@ -115,15 +116,21 @@ class Approver(Protocol):
 
 
 class FixedApprover:
-    """Always the same answer: ``--approve all|never`` and tests."""
+    """Always the same answer: ``--approve all|never`` and tests. A plan is approved when
+    calls are (``--approve all``), and reviewed by nobody otherwise (the turn ends with it)."""
 
     def __init__(self, decision: ApprovalDecision) -> None:
         self.decision = decision
         self.asked: list[ApprovalRequest] = []
+        self.plans: list[ProposedPlan] = []
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.asked.append(request)
         return self.decision
+
+    async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
+        self.plans.append(plan)
+        return ApprovePlan() if isinstance(self.decision, Approved) else None
 
 
 class ApprovalGate:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from foehn_lsp.errors import ErrorKind
+from foehn_lsp.tools.tasks import TaskItem
 
 StopReason = Literal["answer", "max_iterations", "budget", "repeated_call", "cancelled", "error"]
 Decision = Literal["allow", "deny"]
@@ -141,6 +142,52 @@ class Compacted:
     event: Literal["compacted"] = "compacted"
 
 
+@dataclass(frozen=True, kw_only=True)
+class TodoEvent:
+    """The task list changed (the ``todo`` tool, or an approved plan): the whole list."""
+
+    items: tuple[TaskItem, ...]
+    event: Literal["todo"] = "todo"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedProblem:
+    path: str
+    line: int
+    message: str
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checked:
+    """The files the turn changed were checked before the answer: the problems its edits
+    added (which go back to the model) and the checkers that were skipped, one line each."""
+
+    problems: tuple[CheckedProblem, ...]
+    skipped: tuple[str, ...]
+    event: Literal["checked"] = "checked"
+
+
+PlanStatus = Literal["proposed", "approved", "edited", "rejected", "unreviewed"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanEvent:
+    """Plan mode: the plan the model proposes (``proposed``), then what the person decided:
+    ``approved`` (as proposed) or ``edited`` (their version) and the same turn carries it out,
+    ``rejected`` (with ``reason``; the model plans again, and a second rejection ends the
+    turn), or ``unreviewed`` (nobody could be asked: the turn ends with the plan)."""
+
+    status: PlanStatus
+    plan: str
+    """The plan in words (for ``edited``, the person's version)."""
+    steps: tuple[str, ...]
+    files: tuple[str, ...]
+    """The files the plan names."""
+    reason: str = ""
+    event: Literal["plan"] = "plan"
+
+
 TurnEvent = (
     TextDelta
     | Thinking
@@ -152,6 +199,9 @@ TurnEvent = (
     | TurnStarted
     | FilesChanged
     | Compacted
+    | TodoEvent
+    | PlanEvent
+    | Checked
 )
 EventSink = Callable[[TurnEvent], None]
 

@@ -40,6 +40,11 @@ class TurnExecutor:
         self.middleware = [self._announce, *middleware]
         self._announced: set[str] = set()
 
+    def before(self, step: Middleware) -> TurnExecutor:
+        """An executor of the same turn whose calls go through ``step`` first, before the
+        rest of the chain and so before approval (plan mode refuses what it may not run)."""
+        return TurnExecutor(self.registry, self.ctx, self.emit, [step, *self.middleware[1:]])
+
     async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         self._announce_call(
             invocation.call_id,

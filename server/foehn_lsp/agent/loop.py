@@ -9,6 +9,13 @@
 A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
 
+An answer is checked before it ends the turn (``agent.honesty``): right after a failed change
+it goes back once, asking for a tool call; after edits, the problems they added to the changed
+files (``agent.checking``) go back with it; one that claims a change the turn did not make goes
+back once with what changed, and is withheld if it claims again. In plan mode
+(``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
+turn carries it out.
+
 This is one turn of a conversation. History goes in (``history``) and comes out
 (``TurnOutcome.messages``); the agent keeps nothing between turns, so a ``Session`` (or anyone)
 owns the conversation. Before each request the optional ``ContextWindow`` may compact the
@@ -22,20 +29,40 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from foehn_lsp.agent import checking, honesty
 from foehn_lsp.agent.events import (
+    Checked,
+    CheckedProblem,
     Compacted,
     Done,
     EventSink,
+    PlanEvent,
+    PlanStatus,
     StopReason,
     TextDelta,
     Thinking,
     UsageEvent,
 )
 from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.plan_mode import (
+    MAX_REJECTIONS,
+    PLAN_NOTE,
+    ApprovePlan,
+    PlanGuard,
+    PlanReviewer,
+    ProposedPlan,
+    RejectPlan,
+    TurnMode,
+    approved_note,
+    as_tasks,
+    propose,
+    read_only_tools,
+    rejected_note,
+)
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
@@ -50,6 +77,8 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.tasks import TaskItem
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow
@@ -64,6 +93,8 @@ class TurnRequest:
     task: str
     context: str = ""
     """What the editor adds: the active file, the selection, a diagnostic."""
+    mode: TurnMode = "act"
+    """``plan``: plan first (read-only tools), and carry the plan out once it is approved."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,6 +120,14 @@ class ResponseLog(Protocol):
 @dataclass
 class _State:
     messages: list[Message]
+    text: honesty.HeldText
+    task: str
+    mode: TurnMode
+    guard: PlanGuard
+    start: int
+    """Where this turn's messages begin."""
+    changed: Callable[[], Sequence[str]] | None
+    earlier: Sequence[str]
     iterations: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -96,6 +135,18 @@ class _State:
     last_output: str | None = None
     repeats: int = 0
     warned: set[str] = field(default_factory=set)
+    failure: ToolResultMessage | None = None
+    """The last step's failed change, which the next reply must act on."""
+    acted: set[str] = field(default_factory=set)
+    """Failed changes an answer was already sent back for."""
+    attempted: bool = False
+    """The turn called a tool that changes files."""
+    claimed: bool = False
+    """An answer was sent back for a false claim."""
+    rejections: int = 0
+    planned_from: tuple[TaskItem, ...] = ()
+    """The task list when planning began (a list made while planning holds the steps)."""
+    checks: checking.EditChecks | None = None
 
     @property
     def tokens(self) -> int:
@@ -121,11 +172,14 @@ class Agent:
         settings: Settings,
         transcript: ResponseLog | None = None,
         context: ContextWindow | None = None,
+        reviewer: PlanReviewer | None = None,
     ) -> None:
         self.provider = provider
         self.settings = settings
         self.transcript = transcript
         self.context = context
+        self.reviewer = reviewer
+        """Who reviews a plan (plan mode); ``None``: nobody, the turn ends with the plan."""
 
     async def run_turn(
         self,
@@ -135,16 +189,38 @@ class Agent:
         stop: asyncio.Event | None = None,
         *,
         history: Sequence[Message] = (),
+        changed: Callable[[], Sequence[str]] | None = None,
+        earlier_changes: Sequence[str] = (),
+        checks: checking.EditChecks | None = None,
     ) -> TurnOutcome:
         """Run ``request`` to its end after ``history``, the model's tool calls through
-        ``calls``; ``emit`` gets every event, ``Done`` last."""
+        ``calls``; ``emit`` gets every event, ``Done`` last. ``changed`` gives the files the
+        turn has changed so far (the checkpoint's record; without it, the files its successful
+        file tools named), ``earlier_changes`` those of the session's earlier turns: the claim
+        check compares answers with them. ``checks`` (in the executor's chain too) checks the
+        changed files before an answer ends the turn."""
+        ctx = calls.ctx
         task = request.task + (f"\n\n{request.context}" if request.context else "")
-        system = SystemMessage(content=system_message(self.settings, calls.ctx.workspace))
+        if request.mode == "plan":
+            task += f"\n\n{PLAN_NOTE}"
+        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
         earlier = list(history)
         if earlier and isinstance(earlier[0], SystemMessage):
             earlier = earlier[1:]
-        state = _State(messages=[system, *earlier, UserMessage(content=task)])
-        body = asyncio.create_task(self._loop(state, calls, emit))
+        messages: list[Message] = [system, *earlier, UserMessage(content=task)]
+        state = _State(
+            messages=messages,
+            text=honesty.HeldText(lambda piece: emit(TextDelta(text=piece))),
+            task=request.task,
+            mode=request.mode,
+            guard=PlanGuard(request.mode == "plan"),
+            start=len(messages) - 1,
+            changed=changed,
+            earlier=tuple(earlier_changes),
+            planned_from=ctx.tasks.items if ctx.tasks is not None else (),
+            checks=checks,
+        )
+        body = asyncio.create_task(self._loop(state, calls.before(state.guard), emit))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
         if stopper is not None:
@@ -193,40 +269,161 @@ class Agent:
             error=error,
         )
 
-    async def _loop(self, state: _State, calls: TurnExecutor, emit: EventSink) -> TurnOutcome:
-        tools = calls.registry.definitions()
+    async def _loop(self, state: _State, executor: TurnExecutor, emit: EventSink) -> TurnOutcome:
+        ctx = executor.ctx
         try:
             while True:
-                response = await self._ask(state, tools, emit)
-                asked = response.message.tool_calls
-                if not asked:
-                    return self._outcome(state, "answer", response.message.content)
-                limit = self._limit_reached(state, asked)
+                tools = (
+                    read_only_tools(executor.registry)
+                    if state.mode == "plan"
+                    else executor.registry.definitions()
+                )
+                response = await self._ask(state, tools, emit, ctx)
+                calls = response.message.tool_calls
+                if not calls:
+                    ended = await self._answered(state, response.message.content, ctx, emit)
+                    if ended is not None:
+                        return ended
+                    continue
+                state.text.release()
+                limit = self._limit_reached(state, calls)
                 if limit is not None:
                     reason, why = limit
                     state.messages += [
                         ToolResultMessage(
                             call_id=c.id, name=c.name, is_error=True, content=f"not run: {why}"
                         )
-                        for c in asked
+                        for c in calls
                     ]
-                    return await self._wrap_up(state, reason, why, emit)
+                    return await self._wrap_up(state, reason, why, emit, ctx)
                 state.iterations += 1
-                results = await calls.run(asked)
+                state.attempted |= any(c.name in honesty.CHANGE_TOOLS for c in calls)
+                results = await executor.run(calls)
                 state.messages += results
-                self._track_repeats(state, asked, results)
+                state.failure = honesty.failed_change(results)
+                self._track_repeats(state, calls, results)
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
         except ProviderError as exc:
             log.info("turn ended by a provider error: %s", exc)
             return self._outcome(state, "error", str(exc), error_kind(exc))
 
+    async def _answered(
+        self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
+    ) -> TurnOutcome | None:
+        """The turn's outcome for an answer, or ``None`` when the answer went back to the
+        model with a note (or an approved plan is to be carried out) and the loop goes on."""
+        if state.mode == "plan":
+            state.text.release()
+            return await self._review(state, answer, ctx, emit)
+        failure = state.failure
+        if failure is not None and failure.call_id not in state.acted:
+            state.acted.add(failure.call_id)
+            state.text.drop()
+            state.messages.append(UserMessage(content=honesty.act_on_failure_note(failure)))
+            return None
+        if await self._new_problems(state, emit):
+            state.text.drop()
+            return None
+        check = self._check_claim(state, answer)
+        if check is None:
+            state.text.release()
+            return self._outcome(state, "answer", answer)
+        state.text.drop()
+        if not state.claimed:
+            state.claimed = True
+            state.messages.append(UserMessage(content=check.note))
+            return None
+        state.messages[-1] = AssistantMessage(content=check.statement)
+        emit(TextDelta(text=check.statement))
+        return self._outcome(state, "answer", check.statement)
+
+    async def _new_problems(self, state: _State, emit: EventSink) -> bool:
+        """Whether the turn's edits added problems to the files it changed; if so the model
+        is told (and the person sees them, with any checker that was skipped)."""
+        if state.checks is None:
+            return False
+        report = await state.checks.after(self._changed(state))
+        if report is None or not (report.problems or report.skipped):
+            return False
+        shown = tuple(
+            CheckedProblem(path=p.path, line=p.line, message=p.message, source=p.source)
+            for p in report.problems
+        )
+        emit(Checked(problems=shown, skipped=report.skipped))
+        if not report.problems:
+            return False
+        state.messages.append(UserMessage(content=checking.note(report)))
+        return True
+
+    def _changed(self, state: _State) -> Sequence[str]:
+        return (
+            state.changed()
+            if state.changed is not None
+            else honesty.changed_by_calls(state.messages[state.start :])
+        )
+
+    def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
+        if state.mode == "plan" or not (state.attempted or honesty.asks_for_change(state.task)):
+            return None
+        return honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
+
+    async def _review(
+        self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
+    ) -> TurnOutcome | None:
+        """Plan mode's answer: the person approves, edits or rejects the plan."""
+        listed = ctx.tasks.items if ctx.tasks is not None else ()
+        made = listed if listed != state.planned_from else ()
+        plan = propose(answer, made, attempt=state.rejections + 1)
+
+        def told(status: PlanStatus, shown: ProposedPlan, reason: str = "") -> None:
+            emit(
+                PlanEvent(
+                    status=status,
+                    plan=shown.text,
+                    steps=shown.steps,
+                    files=shown.files,
+                    reason=reason,
+                )
+            )
+
+        told("proposed", plan)
+        reviewer = self.reviewer
+        decision = await reviewer.review_plan(plan) if reviewer is not None else None
+        match decision:
+            case None:
+                told("unreviewed", plan)
+                return self._outcome(state, "answer", answer)
+            case RejectPlan(reason=reason):
+                state.rejections += 1
+                told("rejected", plan, reason)
+                if state.rejections >= MAX_REJECTIONS:
+                    ended = f"The person rejected the plan twice ({reason}); nothing was changed."
+                    emit(TextDelta(text=f"\n\n{ended}"))
+                    return self._outcome(state, "answer", ended)
+                state.messages.append(UserMessage(content=rejected_note(reason)))
+                return None
+            case ApprovePlan(edited=edited):
+                final = propose(edited) if edited else plan
+                told("edited" if edited else "approved", final)
+                if ctx.tasks is not None:
+                    ctx.tasks.replace(as_tasks(final.steps))
+                state.mode, state.guard.active = "act", False
+                state.messages.append(
+                    UserMessage(content=approved_note(final, edited=edited is not None))
+                )
+                return None
+
     async def _ask(
-        self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink
+        self,
+        state: _State,
+        tools: Sequence[ToolDefinition],
+        emit: EventSink,
+        ctx: ToolContext | None = None,
     ) -> ModelResponse:
         emit(Thinking(iteration=state.iterations))
         if self.context is not None:
-            await self._fit(state, tools, emit, force=False)
+            await self._fit(state, tools, emit, force=False, ctx=ctx)
         started = time.monotonic()
         try:
             response = await self._complete(state, tools, emit)
@@ -234,12 +431,12 @@ class Agent:
             if self.context is None or not self.context.is_too_long(exc):
                 raise
             log.info("the provider refused the request as too long; compacting once: %s", exc)
-            if not await self._fit(state, tools, emit, force=True):
+            if not await self._fit(state, tools, emit, force=True, ctx=ctx):
                 raise
             started = time.monotonic()
             response = await self._complete(state, tools, emit)
         if not self.settings.enable_streaming and response.message.content:
-            emit(TextDelta(text=response.message.content))
+            state.text.feed(response.message.content)
         if self.transcript is not None:
             self.transcript.response(response, time.monotonic() - started)
         state.messages.append(response.message)
@@ -268,20 +465,30 @@ class Agent:
             state.messages,
             tools,
             stream=self.settings.enable_streaming,
-            on_text=lambda piece: emit(TextDelta(text=piece)),
+            on_text=state.text.feed,
             on_status=lambda detail: emit(Thinking(iteration=state.iterations, detail=detail)),
         )
 
     async def _fit(
-        self, state: _State, tools: Sequence[ToolDefinition], emit: EventSink, *, force: bool
+        self,
+        state: _State,
+        tools: Sequence[ToolDefinition],
+        emit: EventSink,
+        *,
+        force: bool,
+        ctx: ToolContext | None,
     ) -> bool:
         """Compact the conversation if the next request would not fit (or ``force``);
-        whether anything was compacted."""
+        whether anything was compacted. The task list survives it verbatim: the model gets
+        it again right after."""
         assert self.context is not None
         result = await self.context.fit(state.messages, tools, force=force)
         if result is None:
             return False
         state.messages = list(result.messages)
+        state.start = min(state.start, len(state.messages))
+        if ctx is not None and ctx.tasks is not None and ctx.tasks.unfinished:
+            state.messages.append(UserMessage(content=ctx.tasks.note()))
         emit(
             Compacted(
                 before_tokens=result.before_tokens,
@@ -342,7 +549,7 @@ class Agent:
         return None
 
     async def _wrap_up(
-        self, state: _State, reason: StopReason, why: str, emit: EventSink
+        self, state: _State, reason: StopReason, why: str, emit: EventSink, ctx: ToolContext
     ) -> TurnOutcome:
         """Ask, without tools, for a summary of what was done and what is left."""
         state.messages.append(
@@ -354,11 +561,16 @@ class Agent:
             )
         )
         try:
-            response = await self._ask(state, [], emit)
+            response = await self._ask(state, [], emit, ctx)
             summary = response.message.content.strip()
         except ProviderError as exc:
             summary = ""
             log.info("no summary after %s: %s", reason, exc)
+        if summary and (check := self._check_claim(state, summary)) is not None:
+            state.text.drop()
+            summary = check.statement
+        else:
+            state.text.release()
         answer = f"Stopped: {why}." + (f"\n\n{summary}" if summary else "")
         return self._outcome(state, reason, answer)
 

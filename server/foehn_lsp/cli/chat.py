@@ -9,6 +9,7 @@ goes), the answer streams, approvals are asked in place, and a few commands act 
     /sessions           this workspace's saved sessions
     /compact            shorten the conversation now
     /cost               context used, tokens spent and cost
+    /plan TASK          plan first (read-only), then carry the plan out once approved
     /help, /exit
     /NAME [arguments]   a custom command (sessions.commands): its prompt is the turn
 
@@ -40,6 +41,7 @@ from foehn_lsp.agent.approval import (
     Denied,
     FixedApprover,
 )
+from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.cli import trust as trust_cli
 from foehn_lsp.cli.mentions import mentions
 from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
@@ -61,9 +63,10 @@ HELP = """\
 /sessions           this workspace's saved sessions
 /compact            shorten the conversation now
 /cost               context used, tokens spent and cost
+/plan TASK          plan with read-only tools; approve, edit or reject the plan, then it runs
 /exit               leave (or Ctrl-D); Ctrl-C cancels a running turn"""
 BUILT_IN = frozenset(
-    {"undo", "redo", "clear", "sessions", "compact", "cost", "help", "exit", "quit"}
+    {"undo", "redo", "clear", "sessions", "compact", "cost", "help", "exit", "quit", "plan"}
 )
 
 
@@ -177,7 +180,7 @@ class Chat:
             await self.turn(line)
         return EXIT_OK
 
-    async def turn(self, text: str) -> None:
+    async def turn(self, text: str, mode: TurnMode = "act") -> None:
         self.stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -195,6 +198,7 @@ class Chat:
                 context=mentioned.context,
                 emit=HumanPrinter(err=self.err, root=self.session.workspace.root),
                 stop=self.stop,
+                mode=mode,
             )
         except FoehnError as exc:
             self.err.print(Text(f"foehn: {exc}", style="red"))
@@ -223,6 +227,12 @@ class Chat:
                     self.err.print(f"{usage:<19} {custom.description}")
             case "/cost":
                 self.err.print(session.meter().describe())
+            case "/plan":
+                task = line.removeprefix("/plan").strip()
+                if not task:
+                    self.err.print("/plan needs a task: /plan add a --verbose flag")
+                else:
+                    await self.turn(task, mode="plan")
             case "/compact":
                 meter = await session.compact()
                 result = session.compacted

@@ -16,17 +16,11 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foehn_lsp import __version__
-from foehn_lsp.agent import TurnOutcome
-from foehn_lsp.agent.approval import Approved, Approver, Denied, FixedApprover
-from foehn_lsp.agent.events import EventSink
-from foehn_lsp.cli import chat, replay
-from foehn_lsp.cli import rules as rules_cli
-from foehn_lsp.cli import trust as trust_cli
 from foehn_lsp.cli.args import (
     EXIT_CANCELLED,
     EXIT_CODES,
@@ -42,25 +36,30 @@ from foehn_lsp.cli.args import (
     task_text,
     writable_file,
 )
-from foehn_lsp.cli.config_report import add_parser as add_config_parser
 from foehn_lsp.cli.output import EXIT_PIPE, Stdout, silence_stdout
 from foehn_lsp.cli.stdin import context_block, is_piped, read_piped
-from foehn_lsp.cli.terminal import (
-    HumanPrinter,
-    JsonPrinter,
-    TerminalApprover,
-    error_console,
-    run_header,
-)
-from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.sandbox import report as sandbox_report
-from foehn_lsp.sandbox import startup_warning, system_sandbox
-from foehn_lsp.sessions.builder import FrontEnd, build_session, catalogue_json, load_tools
-from foehn_lsp.trust import waiting
+
+if TYPE_CHECKING:
+    from foehn_lsp.agent import TurnOutcome
+    from foehn_lsp.agent.approval import Approver
+    from foehn_lsp.agent.events import EventSink
+    from foehn_lsp.agent.plan_mode import TurnMode
+    from foehn_lsp.config import Settings
+
+# Each subcommand's module is imported by the function that runs it (and its flags are built
+# only when it is named), so that ``foehn serve`` loads no front end: the language server
+# answers ``initialize`` about as fast as an empty pygls server.
 
 
 def _tools_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.cli import trust as trust_cli
+    from foehn_lsp.config import load_settings
+    from foehn_lsp.sandbox import report as sandbox_report
+    from foehn_lsp.sandbox import system_sandbox
+    from foehn_lsp.sessions.builder import catalogue_json, load_tools
+    from foehn_lsp.trust import waiting
+
     workspace = folder(args.workspace)
     settings = load_settings()
     found = load_tools(settings, workspace, lazy=False)  # starts every MCP server
@@ -102,6 +101,9 @@ def approve_mode(requested: str | None) -> str:
 
 
 def _approver(mode: str, stop: asyncio.Event, printer: EventSink) -> Approver:
+    from foehn_lsp.agent.approval import Approved, Denied, FixedApprover
+    from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover
+
     if mode == "all":
         return FixedApprover(Approved(scope="run"))
     if mode == "never":
@@ -132,6 +134,10 @@ def _task_and_context(task: str, mode: str) -> tuple[str, str]:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    from foehn_lsp.cli import trust as trust_cli
+    from foehn_lsp.cli.terminal import HumanPrinter, JsonPrinter, error_console, run_header
+    from foehn_lsp.config import load_settings
+
     mode = approve_mode(args.approve)
     if args.task != "-":
         task_text(args.task)
@@ -171,6 +177,7 @@ def _run_command(args: argparse.Namespace) -> int:
             stop,
             session_id=args.session,
             continue_latest=args.continue_latest,
+            mode="plan" if args.plan else "act",
         )
     )
     if out.gone:
@@ -215,7 +222,10 @@ async def _run(
     *,
     session_id: str | None = None,
     continue_latest: bool = False,
+    mode: TurnMode = "act",
 ) -> TurnOutcome:
+    from foehn_lsp.sessions.builder import FrontEnd, build_session
+
     session = build_session(
         settings,
         root,
@@ -235,7 +245,7 @@ async def _run(
 
     loop.add_signal_handler(signal.SIGINT, interrupted)
     try:
-        return await session.prompt(task, context=context, emit=printer, stop=stop)
+        return await session.prompt(task, context=context, emit=printer, stop=stop, mode=mode)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await session.aclose()
@@ -275,29 +285,33 @@ def tool_parameters(schema: Any) -> list[str]:
     return list(properties)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="foehn",
-        description="A tool-using LLM agent for editors, as a language server.",
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"foehn {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _add_serve(commands: Any) -> None:
     serve = commands.add_parser("serve", help="run the language server")
     serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     serve.set_defaults(handler=_serve_command)
 
+
+def _add_tools(commands: Any) -> None:
     tools = commands.add_parser("tools", help="print the tool catalogue")
     tools.add_argument("--json", action="store_true", help="machine-readable output")
     tools.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     tools.set_defaults(handler=_tools_command)
 
-    add_config_parser(commands)
-    sandbox_report.add_parser(commands)
 
+def _add_config(commands: Any) -> None:
+    from foehn_lsp.cli.config_report import add_parser
+
+    add_parser(commands)
+
+
+def _add_sandbox(commands: Any) -> None:
+    from foehn_lsp.sandbox.report import add_parser
+
+    add_parser(commands)
+
+
+def _add_run(commands: Any) -> None:
     run = commands.add_parser(
         "run",
         help="run one task headless",
@@ -335,6 +349,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop after N rounds of tool calls (default 30; at least 1)",
     )
+    run.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan first with read-only tools; the plan is asked about like a call "
+        "(--approve ask: on the terminal; all: approved; never: the turn ends with the plan)",
+    )
     run.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     run.add_argument("--transcript", metavar="FILE", help="record the run for foehn replay")
     resume = run.add_mutually_exclusive_group()
@@ -347,11 +367,32 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--session", metavar="ID", help="one more turn in this saved session")
     run.set_defaults(handler=_run_command)
 
-    replay.add_parser(commands)
-    chat.add_parsers(commands)
-    rules_cli.add_parsers(commands)
-    trust_cli.add_parser(commands)
 
+def _add_replay(commands: Any) -> None:
+    from foehn_lsp.cli.replay import add_parser
+
+    add_parser(commands)
+
+
+def _add_chat(commands: Any) -> None:
+    from foehn_lsp.cli.chat import add_parsers
+
+    add_parsers(commands)
+
+
+def _add_rules(commands: Any) -> None:
+    from foehn_lsp.cli.rules import add_parsers
+
+    add_parsers(commands)
+
+
+def _add_trust(commands: Any) -> None:
+    from foehn_lsp.cli.trust import add_parser
+
+    add_parser(commands)
+
+
+def _add_acp(commands: Any) -> None:
     acp = commands.add_parser("acp", help="Agent Client Protocol agent on stdio (Zed, Emacs, …)")
     acp.add_argument(
         "--permission-timeout",
@@ -362,6 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     acp.set_defaults(handler=_acp_command)
 
+
+def _add_mcp(commands: Any) -> None:
     mcp = commands.add_parser("mcp", help="Foehn's tools as an MCP server on stdio")
     mcp.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     mcp.add_argument("--allow-writes", action="store_true", help="offer tools that write too")
@@ -371,7 +414,53 @@ def build_parser() -> argparse.ArgumentParser:
         help="offer destructive tools too (deleting, replacing; implies --allow-writes)",
     )
     mcp.set_defaults(handler=_mcp_command)
+
+
+SUBCOMMANDS: tuple[tuple[frozenset[str], Callable[[Any], None]], ...] = (
+    (frozenset({"serve"}), _add_serve),
+    (frozenset({"tools"}), _add_tools),
+    (frozenset({"config"}), _add_config),
+    (frozenset({"sandbox"}), _add_sandbox),
+    (frozenset({"run"}), _add_run),
+    (frozenset({"replay"}), _add_replay),
+    (frozenset({"chat", "sessions", "undo"}), _add_chat),
+    (frozenset({"explain", "rules"}), _add_rules),
+    (frozenset({"trust"}), _add_trust),
+    (frozenset({"acp"}), _add_acp),
+    (frozenset({"mcp"}), _add_mcp),
+)
+"""Every subcommand, in the order ``foehn --help`` lists them, with what adds its parser."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command`` (a subcommand's name), only that subcommand's part,
+    which parses that subcommand's arguments exactly as the whole parser does."""
+    parser = Parser(
+        prog="foehn",
+        description="A tool-using LLM agent for editors, as a language server.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"foehn {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for names, add in SUBCOMMANDS:
+        if command is None or command in names:
+            add(commands)
     return parser
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names first, if it is one; else ``None`` (options such as
+    ``--help`` or ``--version``, an unknown word, nothing), for which the whole parser answers."""
+    if argv and any(argv[0] in names for names, _ in SUBCOMMANDS):
+        return argv[0]
+    return None
+
+
+def _startup_warning() -> str | None:
+    from foehn_lsp.sandbox import startup_warning
+
+    return startup_warning()
 
 
 class StderrNow(logging.StreamHandler):  # type: ignore[type-arg]
@@ -399,9 +488,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not os.environ.get("FOEHN_DEBUG"):
         # The CLI prints plugin problems itself, once; the log line would repeat them.
         logging.getLogger("foehn_lsp.tools.discovery").setLevel(logging.ERROR)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command != "tools" and (warning := startup_warning()):
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(named_command(arguments)).parse_args(arguments)
+    # ``tools`` prints the sandbox report itself; ``serve`` warns once ``initialize`` is answered.
+    if args.command not in ("tools", "serve") and (warning := _startup_warning()):
         print(f"foehn: {warning}", file=sys.stderr)
     try:
         code: int = args.handler(args)

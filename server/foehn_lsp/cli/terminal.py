@@ -24,23 +24,29 @@ from rich.text import Text
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
 from foehn_lsp.agent.events import (
     ApprovalEvent,
+    Checked,
     Done,
     FilesChanged,
+    PlanEvent,
     TextDelta,
     Thinking,
+    TodoEvent,
     ToolCallEvent,
     ToolResultEvent,
     TurnEvent,
     event_json,
 )
+from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.cli import approval_prompt
 from foehn_lsp.cli.ignored import git_ignored
 from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.providers.status import provider_status
+from foehn_lsp.tools.tasks import TaskItem
 
 MAX_ARGUMENT_CHARS = 160
+MAX_PROBLEMS_SHOWN = 10
 FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 
 
@@ -212,9 +218,50 @@ class HumanPrinter:
             case FilesChanged(files=files):
                 for changed in files:
                     self.summary.changed.setdefault(changed.path)
+            case TodoEvent(items=items):
+                self._end_text()
+                self.err.print(task_list(items))
+            case PlanEvent():
+                self._plan(event)
+            case Checked():
+                self._checked(event)
             case Done() if not self.out.gone:  # stopped by its reader: quiet, as Unix tools are
                 self._done(event)
         self.out.flush()
+
+    def _checked(self, event: Checked) -> None:
+        self._end_text()
+        if event.problems:
+            count = len(event.problems)
+            self.err.print(
+                Text(f"checks: {count} new problem{'s' if count != 1 else ''}", style="yellow")
+            )
+            for problem in event.problems[:MAX_PROBLEMS_SHOWN]:
+                self.err.print(
+                    Text(f"  {problem.path}:{problem.line}: {problem.message} ({problem.source})")
+                )
+        for line in event.skipped:
+            self.err.print(Text(f"checks: {line}", style="dim"))
+
+    def _plan(self, event: PlanEvent) -> None:
+        self._end_text()
+        match event.status:
+            case "proposed":
+                files = ", ".join(event.files) or "none named"
+                steps = f"{len(event.steps)} step{'s' if len(event.steps) != 1 else ''}"
+                self.err.print(Text(f"plan: {steps}; files: {files}", style="bold"))
+            case "approved" | "edited":
+                self.err.print(Text(f"plan {event.status}: carrying it out", style="green"))
+            case "rejected":
+                self.err.print(Text(f"plan rejected: {event.reason}", style="yellow"))
+            case "unreviewed":
+                self.err.print(
+                    Text(
+                        "plan not reviewed (nobody to ask: --approve never or no terminal); "
+                        "nothing was changed",
+                        style="yellow",
+                    )
+                )
 
     def _end_text(self) -> None:
         if self._streamed and not self._streamed.endswith("\n"):
@@ -259,6 +306,20 @@ class HumanPrinter:
         if self.root is not None:
             self.summary.ignored = git_ignored(self.root, list(self.summary.changed))
         self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
+
+
+TASK_MARKS = {"pending": ("○", "dim"), "in_progress": ("▸", "bold yellow"), "done": ("✓", "green")}
+
+
+def task_list(items: tuple[TaskItem, ...]) -> Text:
+    """The task list as the terminal shows it, one line per step."""
+    done = sum(item.status == "done" for item in items)
+    text = Text(f"tasks ({done}/{len(items)} done):", style="bold")
+    for item in items:
+        mark, style = TASK_MARKS[item.status]
+        text.append(f"\n  {mark} ", style=style)
+        text.append(item.text, style="dim" if item.status == "done" else "")
+    return text
 
 
 async def _pipe_reader() -> asyncio.StreamReader:
@@ -332,7 +393,9 @@ class TerminalApprover:
         """One answer: prompt_toolkit on a terminal, else a line of the piped stdin (an input
         that is gone is the end of input)."""
         try:
-            if sys.stdin.isatty():
+            # Once the pipe reader has seen the end of the input it closes stdin, so stdin is
+            # asked whether it is a terminal only before there is a reader.
+            if self._pipe is None and sys.stdin.isatty():
                 return await _prompt_terminal(message)
             self.err.print(message, end="")
             self.err.file.flush()
@@ -344,6 +407,41 @@ class TerminalApprover:
         if not line:
             raise EOFError
         return line.decode("utf-8", "replace")
+
+    async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
+        """Show the plan's steps and files; approve, edit (type the steps) or reject (why)."""
+        self.before_prompt()
+        last = " (the last try: a second rejection ends the turn)" if plan.attempt > 1 else ""
+        self.err.print(Text(f"\nFoehn's plan{last}:", style="bold"))
+        for number, step in enumerate(plan.steps, 1):
+            self.err.print(f"  {number}. {step}")
+        self.err.print(Text(f"files: {', '.join(plan.files) or 'none named'}", style="dim"))
+        try:
+            answer = await self.read("Carry it out? [y] yes, [e] edit the steps, [n WHY] no: ")
+            word, _, rest = answer.strip().partition(" ")
+            match word.lower():
+                case "y" | "yes":
+                    return ApprovePlan()
+                case "e" | "edit":
+                    return await self._edited()
+                case "":
+                    return RejectPlan(reason="no answer")
+                case _:
+                    return RejectPlan(reason=rest.strip() or "rejected in the terminal")
+        except KeyboardInterrupt:
+            self.on_cancel()
+            return RejectPlan(reason="cancelled at the prompt")
+        except (EOFError, OSError, ValueError):
+            return RejectPlan(reason="no answer")
+
+    async def _edited(self) -> PlanDecision:
+        self.err.print("Type the steps, one per line; an empty line ends:")
+        steps: list[str] = []
+        while line := (await self.read("  ")).strip():
+            steps.append(line)
+        if not steps:
+            return RejectPlan(reason="the edited plan was empty")
+        return ApprovePlan(edited="\n".join(f"{n}. {s}" for n, s in enumerate(steps, 1)))
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.before_prompt()

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from foehn_lsp.agent.plan_mode import TurnMode
 
 
 class BadArguments(ValueError):
@@ -31,10 +34,13 @@ class RunArguments:
     """The client's id for the turn, correlating ``foehn/runEvent`` and confirmations."""
     context: str = ""
     """Context the person chose (mentioned files, a selection), added to the editor's."""
+    mode: TurnMode = "act"
+    """``plan``: plan with read-only tools first; the plan is confirmed like a call."""
 
 
 def run_arguments(args: Sequence[Any]) -> RunArguments:
-    """``[task]`` or ``[{task, uri?, range?, diagnostic?, session?, runId?, context?}]``."""
+    """``[task]`` or ``[{task, uri?, range?, diagnostic?, session?, runId?, context?,
+    mode?}]`` (``mode``: ``"act"``, the default, or ``"plan"``)."""
     if len(args) != 1:
         raise BadArguments("foehn.run takes one argument: a task, or {task, uri?, range?}")
     value = args[0]
@@ -56,6 +62,9 @@ def run_arguments(args: Sequence[Any]) -> RunArguments:
     for key, given in extra.items():
         if given is not None and not (isinstance(given, str) and (given or key == "context")):
             raise BadArguments(f"{key} must be a non-empty string")
+    mode = value.get("mode", "act")
+    if mode not in ("act", "plan"):
+        raise BadArguments('mode must be "act" or "plan"')
     return RunArguments(
         task=value["task"],
         uri=uri,
@@ -64,6 +73,7 @@ def run_arguments(args: Sequence[Any]) -> RunArguments:
         session=extra["session"],
         run_id=extra["runId"],
         context=extra["context"] or "",
+        mode="plan" if mode == "plan" else "act",
     )
 
 

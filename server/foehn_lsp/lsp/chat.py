@@ -6,17 +6,15 @@ content before a turn, from the session's checkpoint, for a per-file diff and un
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.providers.status import provider_status as which_provider
-from foehn_lsp.sessions.store import SessionStore
-from foehn_lsp.workspace import Workspace
-from foehn_lsp.workspace.listing import list_files
+
+if TYPE_CHECKING:
+    from foehn_lsp.config import Settings
 
 REQUEST_FAILED = -32803
 MAX_FILES = 20_000
@@ -26,8 +24,10 @@ LIST_TIMEOUT = 10.0
 def provider_status(
     settings: Settings, settings_error: str | None, local_available: bool | None = None
 ) -> dict[str, Any]:
-    """``{provider, model, embedded, needsKey, keyless, error}``: the rule of
-    ``providers.status``, answered without creating (or loading) the provider."""
+    """``{provider, model, embedded, needsKey, keyless, error}``: the rule of ``providers.status``,
+    answered without creating (or loading) the provider."""
+    from foehn_lsp.providers.status import provider_status as which_provider
+
     status: dict[str, Any] = {
         "provider": settings.provider or "",
         "model": settings.model or "",
@@ -60,6 +60,9 @@ async def status(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 async def files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     """``{files: [relative paths with "/"]}``, at most ``MAX_FILES``, sorted."""
+    from foehn_lsp.workspace import Workspace
+    from foehn_lsp.workspace.listing import list_files
+
     roots = ls.workspace_roots()
     if not roots:
         return {"files": []}
@@ -75,6 +78,8 @@ async def files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 def file_before(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     """``[{session, turn, path}]`` -> ``{before: text | null, lost, binary}``: the file as it
     was before that turn (``null``: it did not exist)."""
+    from foehn_lsp.sessions.store import SessionStore
+
     if len(args) != 1 or not isinstance(args[0], dict):
         raise JsonRpcInvalidParams("foehn.chat.fileDiff takes [{session, turn, path}]")
     session, turn, path = args[0].get("session"), args[0].get("turn"), args[0].get("path")

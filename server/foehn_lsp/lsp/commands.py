@@ -8,17 +8,16 @@ from typing import Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.lsp import turns
 from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.sessions.audit import audit_path
-from foehn_lsp.sessions.builder import catalogue_json
 
 REQUEST_FAILED = -32803
 """LSP 3.17's RequestFailed: the request was well formed but cannot be served."""
 
 
 async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.lsp import turns
+
     try:
         arguments = run_arguments(args)
     except BadArguments as exc:
@@ -42,6 +41,9 @@ def cancel(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def tools(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.sessions.audit import audit_path
+    from foehn_lsp.sessions.builder import catalogue_json
+
     await ls.ready()
     assert ls.tools is not None
     return {

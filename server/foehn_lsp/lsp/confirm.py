@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.wire import answers, client
 
@@ -27,6 +28,7 @@ class EditorApprover:
         self.server = server
         self.run_id = run_id
         self.report = report
+        self.plans = 0
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.report(f"Waiting for your approval of {request.tool}…")
@@ -57,3 +59,32 @@ class EditorApprover:
                 )
             )
         return Denied(reason=f"the editor could not ask ({reply.reason})")
+
+    async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
+        """The plan through ``foehn/confirm`` (tool ``plan``), else a message with "Approve
+        plan" and "Reject"; no answer in time is a rejection."""
+        self.report("Waiting for your review of the plan…")
+        self.plans += 1
+        timeout = self.server.timeouts.confirm
+        decision: ApprovalDecision
+        if self.server.init_options.get("confirmRequest"):
+            params = convert.plan_confirm_params(self.run_id, f"plan-{self.plans}", plan)
+            reply = await client.request(self.server.protocol, "foehn/confirm", params, timeout)
+            if not isinstance(reply, client.Answer):
+                return RejectPlan(reason=f"the editor could not ask ({reply.reason})")
+            decision = answers.confirm_decision(reply.value)
+        else:
+            reply = await client.request(
+                self.server.protocol,
+                "window/showMessageRequest",
+                convert.plan_message(plan),
+                timeout,
+            )
+            if not isinstance(reply, client.Answer):
+                return RejectPlan(reason=f"the editor could not ask ({reply.reason})")
+            decision = answers.message_decision(
+                reply.value, {convert.APPROVE_PLAN: Approved(), convert.REJECT_PLAN: Denied()}
+            )
+        if isinstance(decision, Approved):
+            return ApprovePlan()
+        return RejectPlan(reason=decision.reason if decision.reason != "denied" else "rejected")

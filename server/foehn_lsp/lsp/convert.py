@@ -11,30 +11,17 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls import uris
 from pygls.workspace import PositionCodec
 
-from foehn_lsp.agent.approval import ApprovalRequest
-from foehn_lsp.agent.events import (
-    ApprovalEvent,
-    Done,
-    Thinking,
-    ToolCallEvent,
-    ToolResultEvent,
-    TurnEvent,
-)
-from foehn_lsp.workspace.edits import (
-    DeletePath,
-    EditPlan,
-    FileChange,
-    MakeDirectory,
-    MovePath,
-    WriteFile,
-)
-from foehn_lsp.workspace.textdiff import changed_region
+if TYPE_CHECKING:
+    from foehn_lsp.agent.approval import ApprovalRequest
+    from foehn_lsp.agent.events import TurnEvent
+    from foehn_lsp.agent.plan_mode import ProposedPlan
+    from foehn_lsp.workspace.edits import EditPlan, FileChange
 
 ANNOTATION = "foehn"
 ALLOW, ALLOW_RUN, DENY = "Allow", "Allow for this run", "Deny"
@@ -89,6 +76,8 @@ def _document_changes(
     open_document: Callable[[Path], OpenDocument | None],
     annotation: str | None,
 ) -> list[Any]:
+    from foehn_lsp.workspace.edits import DeletePath, MakeDirectory, MovePath, WriteFile
+
     match change:
         case WriteFile(path=path, text=text, old_text=None):
             uri = uri_of(path)
@@ -160,6 +149,8 @@ def _text_edit(
 def minimal_edit(old: str, new: str, codec: PositionCodec) -> tuple[types.Range, str]:
     """The smallest single replacement that turns ``old`` into ``new``, as an LSP range in the
     client's position encoding."""
+    from foehn_lsp.workspace.textdiff import changed_region
+
     region = changed_region(old, new)
     lines = old.splitlines(keepends=True) or [""]
     return (
@@ -247,10 +238,49 @@ def message_request(request: ApprovalRequest) -> types.ShowMessageRequestParams:
     )
 
 
+APPROVE_PLAN, REJECT_PLAN = "Approve plan", "Reject"
+
+
+def plan_confirm_params(run_id: str, call_id: str, plan: ProposedPlan) -> dict[str, Any]:
+    """Plan mode's plan through ``foehn/confirm``, as a call of the tool ``plan`` whose
+    arguments are the plan: allow approves it, deny rejects it (with the reason given)."""
+    return {
+        "runId": run_id,
+        "callId": call_id,
+        "tool": "plan",
+        "arguments": {"plan": plan.text, "steps": list(plan.steps), "files": list(plan.files)},
+        "risk": "write",
+        "program": None,
+        "sandbox": None,
+        "remember": "",
+    }
+
+
+def plan_message(plan: ProposedPlan) -> types.ShowMessageRequestParams:
+    steps = "\n".join(f"{n}. {step}" for n, step in enumerate(plan.steps, 1))
+    files = ", ".join(plan.files) or "none named"
+    return types.ShowMessageRequestParams(
+        type=types.MessageType.Info,
+        message=f"Foehn's plan:\n{steps}\nFiles: {files}\nCarry it out?",
+        actions=[types.MessageActionItem(title=t) for t in (APPROVE_PLAN, REJECT_PLAN)],
+    )
+
+
 # Progress --------------------------------------------------------------------------------------
 
 
 def progress_message(event: TurnEvent) -> str | None:
+    from foehn_lsp.agent.events import (
+        ApprovalEvent,
+        Checked,
+        Done,
+        PlanEvent,
+        Thinking,
+        TodoEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+    )
+
     match event:
         case Thinking(detail=detail):
             return detail.capitalize() if detail else "Thinking…"
@@ -262,6 +292,13 @@ def progress_message(event: TurnEvent) -> str | None:
             return f"{tool} {'done' if ok else 'failed'}"
         case Done(reason=reason):
             return f"Finished: {reason.replace('_', ' ')}"
+        case TodoEvent(items=items):
+            done = sum(item.status == "done" for item in items)
+            return f"Tasks: {done} of {len(items)} done"
+        case PlanEvent(status="proposed"):
+            return "Waiting for your review of the plan…"
+        case Checked(problems=problems) if problems:
+            return f"Checks: {len(problems)} new problem{'s' if len(problems) != 1 else ''}"
     return None
 
 

@@ -19,20 +19,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.agent.guards import load
-from foehn_lsp.agent.rules.explain import CannotExplain, explain_call
-from foehn_lsp.agent.rules.ruleset import RULE_KEYS, parse_rules
-from foehn_lsp.agent.rules.store import append_rule, listed, remove_rule
-from foehn_lsp.config import user_config_file
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.sessions.commands import load_commands
-from foehn_lsp.sessions.slash import SESSION_COMMANDS
-from foehn_lsp.workspace import Workspace
+
+if TYPE_CHECKING:
+    from foehn_lsp.workspace import Workspace
 
 REQUEST_FAILED = -32803
 
@@ -42,6 +37,8 @@ def _failed(message: str) -> JsonRpcException:
 
 
 def _workspace(ls: FoehnServer) -> Workspace:
+    from foehn_lsp.workspace import Workspace
+
     roots = ls.workspace_roots()
     if not roots:
         raise _failed("Foehn needs a workspace folder: open a folder first")
@@ -49,6 +46,10 @@ def _workspace(ls: FoehnServer) -> Workspace:
 
 
 async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.agent.guards import load
+    from foehn_lsp.agent.rules.explain import CannotExplain, explain_call
+    from foehn_lsp.config import user_config_file
+
     if (
         len(args) != 1
         or not isinstance(args[0], Mapping)
@@ -77,6 +78,10 @@ async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def list_rules(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.agent.guards import load
+    from foehn_lsp.agent.rules.store import listed
+    from foehn_lsp.config import user_config_file
+
     await ls.ready()
     assert ls.tools is not None
     workspace = _workspace(ls)
@@ -94,6 +99,10 @@ async def list_rules(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def add_rule(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.agent.rules.ruleset import RULE_KEYS, parse_rules
+    from foehn_lsp.agent.rules.store import append_rule
+    from foehn_lsp.config import user_config_file
+
     shape = (
         "foehn.rules.add takes "
         "[{rule: {tool, decision, program?, args?, paths?, sandbox?, message?}}]"
@@ -119,6 +128,9 @@ async def add_rule(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def remove(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.agent.rules.store import remove_rule
+    from foehn_lsp.config import user_config_file
+
     if (
         len(args) != 1
         or not isinstance(args[0], Mapping)
@@ -136,6 +148,9 @@ async def remove(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def list_commands(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.sessions.commands import load_commands
+    from foehn_lsp.sessions.slash import SESSION_COMMANDS
+
     await ls.ready()
     workspace = _workspace(ls)
     commands = await asyncio.to_thread(

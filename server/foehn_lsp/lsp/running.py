@@ -13,8 +13,6 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from foehn_lsp.sessions.store import SessionBusy
-
 
 @dataclass
 class RunningTurn:
@@ -57,6 +55,8 @@ class RunningTurns:
 
     def begin(self, turn_id: str, request_id: Any) -> RunningTurn:
         """A new running turn; ``SessionBusy`` if one with that id is running."""
+        from foehn_lsp.sessions.store import SessionBusy
+
         if turn_id in self.active:
             raise SessionBusy(f"a run with id {turn_id!r} is already running")
         turn = self.active[turn_id] = RunningTurn(id=turn_id)

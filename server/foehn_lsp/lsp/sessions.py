@@ -1,7 +1,7 @@
 """Session commands: start, prompt, list, load, rename, undo, compact and delete saved sessions.
 
     foehn.session.new      [{title?}]                               -> {sessionId, title}
-    foehn.session.prompt   [{sessionId, task, context?, runId?, uri?, range?}]
+    foehn.session.prompt   [{sessionId, task, context?, runId?, uri?, range?, mode?}]
                            -> {runId, answer, stopReason, iterations, sessionId, turn}
     foehn.session.list     []                                       -> {sessions, problems}
     foehn.session.load     [sessionId] or [{sessionId}]             -> {id, title, turns, messages}
@@ -23,20 +23,18 @@ busy session) come back as RequestFailed with the message.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from foehn_lsp.agent.approval import Denied, FixedApprover
 from foehn_lsp.errors import FoehnError
-from foehn_lsp.lsp import turns
 from foehn_lsp.lsp.arguments import BadArguments, run_arguments
-from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
-from foehn_lsp.sessions.session import Session
-from foehn_lsp.sessions.store import SessionStore, new_id
-from foehn_lsp.workspace import Workspace
+
+if TYPE_CHECKING:
+    from foehn_lsp.sessions.session import Session
+    from foehn_lsp.sessions.store import SessionStore
+    from foehn_lsp.workspace import Workspace
 
 REQUEST_FAILED = -32803
 
@@ -46,6 +44,8 @@ def _failed(exc: Exception) -> JsonRpcException:
 
 
 def _workspace(ls: FoehnServer) -> Workspace:
+    from foehn_lsp.workspace import Workspace
+
     roots = ls.workspace_roots()
     if not roots:
         raise _failed(FoehnError("Foehn needs a workspace folder: open a folder first"))
@@ -64,8 +64,18 @@ def _arguments(args: Sequence[Any], command: str) -> tuple[str, dict[str, Any]]:
     raise JsonRpcInvalidParams(f"{command} takes [sessionId] or [{{sessionId, ...}}]")
 
 
+def _store(ls: FoehnServer) -> SessionStore:
+    from foehn_lsp.sessions.store import SessionStore
+
+    return SessionStore(_workspace(ls).root)
+
+
 def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
     """The saved session, with the editor as applier (for undo) and no approvals."""
+    from foehn_lsp.agent.approval import Denied, FixedApprover
+    from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
+    from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+
     try:
         provider = ls.provider()
     except FoehnError as exc:
@@ -91,15 +101,19 @@ def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
 
 
 async def new(ls: FoehnServer, *args: Any) -> dict[str, Any]:
-    workspace = _workspace(ls)
+    from foehn_lsp.sessions.store import new_id
+
+    store = _store(ls)
     title = ""
     if args and isinstance(args[0], Mapping) and isinstance(args[0].get("title"), str):
         title = args[0]["title"]
-    data = SessionStore(workspace.root).create(new_id(), title=title)
+    data = store.create(new_id(), title=title)
     return {"sessionId": data.id, "title": data.title}
 
 
 async def prompt(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.lsp import turns
+
     if len(args) != 1 or not isinstance(args[0], Mapping):
         raise JsonRpcInvalidParams(
             "foehn.session.prompt takes [{sessionId, task, context?, runId?, uri?, range?}]"
@@ -119,7 +133,7 @@ async def prompt(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def list_sessions(ls: FoehnServer, *args: Any) -> dict[str, Any]:
-    store = SessionStore(_workspace(ls).root)
+    store = _store(ls)
     sessions = store.list()
     return {
         "sessions": [summary.json() for summary in sessions],
@@ -150,7 +164,7 @@ async def rename(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     if not isinstance(title, str) or not title.strip():
         raise JsonRpcInvalidParams("foehn.session.rename needs a non-empty title")
     try:
-        SessionStore(_workspace(ls).root).rename(session_id, title)
+        _store(ls).rename(session_id, title)
     except FoehnError as exc:
         raise _failed(exc) from None
     return {"sessionId": session_id, "title": title.strip()}
@@ -202,7 +216,7 @@ async def compact(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 async def delete(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     session_id, _ = _arguments(args, "foehn.session.delete")
     try:
-        SessionStore(_workspace(ls).root).delete(session_id)
+        _store(ls).delete(session_id)
     except FoehnError as exc:
         raise _failed(exc) from None
     return {"deleted": session_id}

@@ -20,6 +20,7 @@ from foehn_lsp.errors import FoehnError, error_kind
 from foehn_lsp.lsp import convert, trust
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
+from foehn_lsp.lsp.diagnostics import EditorDiagnostics, serves_diagnostics
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.running import RunningTurn
 from foehn_lsp.lsp.server import FoehnServer
@@ -69,6 +70,11 @@ async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments)
                 approver=EditorApprover(server, turn.id, lambda m: _report(server, turn, m)),
                 applier=EditorApplier(server, workspace, buffers),
                 buffers=buffers.text,
+                problems=(
+                    EditorDiagnostics(server, turn.id, workspace)
+                    if serves_diagnostics(server)
+                    else None
+                ),
             ),
             session_id=arguments.session,
             provider=server.provider(),
@@ -103,7 +109,7 @@ async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments)
     task = commands.expand(arguments.task) or arguments.task
     try:
         outcome = await session.prompt(
-            task, context=context, emit=emit, stop=turn.stop, turn_id=turn.id
+            task, context=context, emit=emit, stop=turn.stop, turn_id=turn.id, mode=arguments.mode
         )
     finally:
         await session.aclose()  # the provider is the server's; this ends the session's watch

@@ -56,7 +56,7 @@ from foehn_lsp.tools.contract import Tool, ToolResult
 from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 from foehn_lsp.trust import waiting, waiting_summary
-from foehn_lsp.workspace import Workspace
+from foehn_lsp.workspace import ReadLedger, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +166,9 @@ class FoehnMcpServer:
         self.guards = Guards(
             user_config_file(), self.workspace.root, trusted=settings.trust_workspace
         )
+        self.shown = ReadLedger()
+        """What the client was shown of files, for the connection's life: a file read in one
+        call may be edited in the next."""
         self.session_id: str | None = None
         """The connection's session, once its first call made it."""
         self._ids = itertools.count(1)
@@ -233,7 +236,7 @@ class FoehnMcpServer:
             guards=self.guards,
         )
         self.session_id = session.id
-        return session, session.calls_from(client, emit=_nowhere)
+        return session, session.calls_from(client, emit=_nowhere, shown=self.shown)
 
     async def _leave(self) -> None:
         """One call less; the last one out saves the turn."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.checking import ProblemSource
 from foehn_lsp.agent.guards import Guards
 from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.config import Settings, user_config_file
@@ -125,6 +126,9 @@ class FrontEnd:
     """Applies edits (the editor's ``workspace/applyEdit``); ``None``: atomic disk writes."""
     buffers: BufferSource | None = None
     """The text of open, unsaved editor buffers, if any."""
+    problems: ProblemSource | None = None
+    """Where the problems of files come from to check a turn's edits (the editor's language
+    servers); ``None``: the workspace's own checkers in the sandbox."""
     checks: tuple[Middleware, ...] = ()
     """The front end's own steps in the call chain, before approval (``foehn mcp``: the risk
     it was started for)."""
@@ -213,6 +217,7 @@ def build_toolbox(
         guards=guards,
         checks=front.checks,
         remembered=front.remembered,
+        problems=front.problems,
     )
     risks = {tool.name: tool.risk for tool in toolbox.tools.registry}
     for warning in guards.rules.warnings(risks):

@@ -30,11 +30,15 @@ from foehn_lsp.agent.events import (
     Done,
     EventSink,
     FilesChanged,
+    TodoEvent,
     TurnEvent,
     TurnStarted,
 )
 from foehn_lsp.agent.guards import session_started, turn_ended
 from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
+from foehn_lsp.agent.plan_mode import PlanReviewer, TurnMode
+from foehn_lsp.agent.reads import replay_reads
+from foehn_lsp.agent.repomap import map_budget, repo_map
 from foehn_lsp.config import ApprovalSettings, Settings
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message, ToolCall, ToolResultMessage
@@ -53,7 +57,9 @@ from foehn_lsp.sessions.store import (
 from foehn_lsp.sessions.toolbox import Toolbox, ToolTurn
 from foehn_lsp.sessions.transcript import Transcript
 from foehn_lsp.tools.discovery import LoadedTools
+from foehn_lsp.tools.tasks import TaskItem, TaskList
 from foehn_lsp.workspace.edits import atomic_write
+from foehn_lsp.workspace.files import ReadLedger
 from foehn_lsp.workspace.watch import WatchKeeper
 
 __all__ = ["RestoreReport", "Session", "SessionBusy"]
@@ -119,6 +125,7 @@ class Session:
         self.store = store
         self.parts = parts
         self._messages: tuple[Message, ...] = tuple(data.messages)
+        self._todo: tuple[TaskItem, ...] = tuple(data.todo)
         self._turns: list[TurnRecord] = list(data.turns)
         self._running = False
         self.context = ContextWindow(
@@ -140,6 +147,11 @@ class Session:
     def messages(self) -> tuple[Message, ...]:
         """The whole conversation so far (system message first)."""
         return self._messages
+
+    @property
+    def todo(self) -> tuple[TaskItem, ...]:
+        """The task list as the last turn left it (saved with each turn)."""
+        return self._todo
 
     @property
     def turns(self) -> tuple[TurnRecord, ...]:
@@ -190,11 +202,13 @@ class Session:
         emit: EventSink,
         stop: asyncio.Event | None = None,
         turn_id: str | None = None,
+        mode: TurnMode = "act",
     ) -> TurnOutcome:
         """Run one turn: ``text`` (and the editor's ``context``) after the history. ``emit``
-        gets ``turn`` first and ``done`` last. Raises ``SessionBusy`` if a turn is running."""
+        gets ``turn`` first and ``done`` last. ``mode="plan"`` plans first and carries the
+        plan out once the person approves it. Raises ``SessionBusy`` if a turn is running."""
         with self._hold():
-            return await self._turn(text, context, emit, stop, turn_id)
+            return await self._turn(text, context, emit, stop, turn_id, mode)
 
     async def _turn(
         self,
@@ -203,6 +217,7 @@ class Session:
         emit: EventSink,
         stop: asyncio.Event | None,
         turn_id: str | None,
+        mode: TurnMode,
     ) -> TurnOutcome:
         parts = self.parts
         index = len(self._turns) + 1
@@ -211,22 +226,37 @@ class Session:
             self._hook_notes = await session_started(guards, self.id, index, self.workspace)
         notes = [*self._pending_notes(), *self._hook_notes]
         self._hook_notes = []
+        if (earlier_list := TaskList(self._todo)).unfinished:
+            notes.append(earlier_list.note())
+        if not self._turns and not self._messages:
+            budget = map_budget(self.context.window)
+            if workspace_map := await asyncio.to_thread(repo_map, self.workspace, budget):
+                notes.append(workspace_map)
         context = "\n\n".join(p for p in [*notes, context] if p)
         task = text + (f"\n\n{context}" if context else "")
-        turn = self._begin(task, text, emit, turn_id)
+        turn = self._begin(task, text, emit, turn_id, model_turn=True)
+        approver = parts.toolbox.approver
         agent = Agent(
             provider=parts.provider,
             settings=self.settings,
             transcript=turn.transcript,
             context=self.context,
+            reviewer=approver if isinstance(approver, PlanReviewer) else None,
         )
+        tasks = turn.tools.ctx.tasks
+        if tasks is not None and tasks.unfinished:
+            turn.record(TodoEvent(items=tasks.items))
+        checks = turn.tools.edit_checks()
         try:
             outcome = await agent.run_turn(
-                TurnRequest(task=text, context=context),
-                turn.tools.executor(turn.record),
+                TurnRequest(task=text, context=context, mode=mode),
+                turn.tools.executor(turn.record, checks, provider=parts.provider),
                 turn.record,
                 stop,
                 history=self._messages,
+                changed=lambda: [f.path for f in _changed(turn.tools.checkpoint.finish())],
+                earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
+                checks=checks,
             )
         except BaseException:
             outcome = TurnOutcome(
@@ -242,25 +272,39 @@ class Session:
         self._hook_notes += await turn_ended(guards, self.id, turn.index, self.workspace, outcome)
         return outcome
 
-    def calls_from(self, who: str, *, emit: EventSink) -> CallsTurn:
+    def calls_from(
+        self, who: str, *, emit: EventSink, shown: ReadLedger | None = None
+    ) -> CallsTurn:
         """Open a turn whose tool calls come from ``who``, outside (an MCP client), rather than
         from the model: they run through the same toolbox (approval, checkpoint, audit) and the
         turn is saved, to be undone like any other, when ``CallsTurn.end`` is called. No hooks
-        of the session or turn run (there is no model to tell). Raises ``SessionBusy`` if a
-        turn is running."""
+        of the session or turn run (there is no model to tell). ``shown``: what ``who`` was
+        shown of files by earlier calls (a read in one turn lets an edit in the next). Raises
+        ``SessionBusy`` if a turn is running."""
         task = f"tool calls from {who}"
         hold = contextlib.ExitStack()
         hold.enter_context(self._hold())
         try:
-            turn = self._begin(task, task, emit, None)
+            turn = self._begin(task, task, emit, None, shown=shown)
         except BaseException:
             hold.close()
             raise
         return CallsTurn(self, turn, task, hold)
 
-    def _begin(self, task: str, text: str, emit: EventSink, turn_id: str | None) -> _OpenTurn:
+    def _begin(
+        self,
+        task: str,
+        text: str,
+        emit: EventSink,
+        turn_id: str | None,
+        *,
+        model_turn: bool = False,
+        shown: ReadLedger | None = None,
+    ) -> _OpenTurn:
         """Start the next turn's records: ``task`` as the model reads it (with its context),
-        ``text`` as the person wrote it (the session's title, if it has none)."""
+        ``text`` as the person wrote it (the session's title, if it has none). A model's turn
+        (``model_turn``) gets what the model was shown of files before and the task list;
+        another gets ``shown``."""
         index = len(self._turns) + 1
         transcript = self._transcript()
         transcript.start(
@@ -276,6 +320,10 @@ class Session:
             for f in t.files
             if f.after is not None and not f.folder
         }
+        opened: list[_OpenTurn] = []
+        tasks = TaskList(
+            self._todo, on_change=lambda items: opened[0].record(TodoEvent(items=items))
+        )
         tools = self.parts.toolbox.turn(
             self.store.blobs,
             session=self.id,
@@ -283,10 +331,13 @@ class Session:
             turn_id=turn_id or f"{self.id}#{index}",
             watches=self._watches,
             held=earlier,
+            shown=replay_reads(self._messages, self.workspace) if model_turn else shown,
+            tasks=tasks if model_turn else None,
         )
         turn = _OpenTurn(
             session=self.id, index=index, transcript=transcript, tools=tools, emit=emit
         )
+        opened.append(turn)
         if not self._turns and not self.title:
             self.rename(title_of(text))
         turn.record(TurnStarted(session=self.id, turn=index))
@@ -294,7 +345,16 @@ class Session:
         return turn
 
     def _end(self, turn: _OpenTurn, task: str, outcome: TurnOutcome) -> None:
-        self._close(turn.transcript, turn.tools.audit, turn.index, task, outcome, turn.files())
+        tasks = turn.tools.ctx.tasks
+        self._close(
+            turn.transcript,
+            turn.tools.audit,
+            turn.index,
+            task,
+            outcome,
+            turn.files(),
+            todo=tasks.items if tasks is not None else None,
+        )
 
     def _close(
         self,
@@ -307,9 +367,11 @@ class Session:
         *,
         undo_of: tuple[int, ...] = (),
         note: str = "",
+        todo: tuple[TaskItem, ...] | None = None,
     ) -> None:
         """Append the turn's checkpoint and its closing record (``task``: the person's words;
-        the ``run`` record has them with the context); the turn is now saved."""
+        the ``run`` record has them with the context); the turn is now saved, with the task
+        list as the turn left it (``None``: unchanged)."""
         old, new = self._messages, outcome.messages or self._messages
         base = 0
         while base < min(len(old), len(new)) and old[base] == new[base]:
@@ -336,8 +398,11 @@ class Session:
             undo_of=list(undo_of),
             note=note,
             time=time.time(),
+            **({"todo": [dataclasses.asdict(item) for item in todo]} if todo is not None else {}),
         )
         transcript.close()
+        if todo is not None:
+            self._todo = todo
         self._messages = tuple(new)
         self._turns.append(
             TurnRecord(

@@ -30,8 +30,10 @@ from pydantic import TypeAdapter, ValidationError
 from foehn_lsp.agent.events import StopReason
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.providers.messages import Message
+from foehn_lsp.tools.tasks import TaskItem
 
 MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+TASKS: TypeAdapter[list[TaskItem]] = TypeAdapter(list[TaskItem])
 FORMAT = 1
 _NOT_NEEDED = ('{"kind": "event"', '{"kind": "response"', '{"kind": "run"')
 """How the records a load skips begin (``kind`` is always written first)."""
@@ -191,6 +193,8 @@ class SessionData:
     """Damaged lines that were skipped."""
     input_tokens: int = 0
     output_tokens: int = 0
+    todo: list[TaskItem] = field(default_factory=list)
+    """The task list as the last turn that saved one left it."""
 
 
 def new_id() -> str:
@@ -380,6 +384,11 @@ class SessionStore:
         messages: bool,
     ) -> None:
         index = int(record["turn"])
+        if "todo" in record:
+            try:
+                data.todo = TASKS.validate_python(record["todo"])
+            except ValidationError:
+                data.problems.append(f"turn {index}: its task list is damaged and was left out")
         if messages:
             added = MESSAGES.validate_python(record.get("messages") or [])
             base = int(record.get("base", len(data.messages)))

@@ -1,7 +1,8 @@
 """What every tool call runs through, for one workspace: the one assembly that a session's turns
 (the model's calls) and ``foehn mcp`` (an MCP client's calls) share.
 
-    validate → assess → plan → [the front end's checks] → approval → program watch → execute
+    validate → assess → plan → [the front end's checks] → approval → program watch
+      → [the turn's edit checks] → execute
 
 A ``Toolbox`` holds the tools, the approval policy and who is asked, the person's rules and
 hooks, where edits go (the editor, the ACP client, the disk), the secret scrubber and the audit
@@ -13,25 +14,31 @@ executor its calls run through. ``sessions.builder.build_toolbox`` makes a toolb
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from foehn_lsp.agent.approval import ApprovalGate, Approver
+from foehn_lsp.agent.checkers import SandboxCheckers
+from foehn_lsp.agent.checking import EditChecks, ProblemSource
 from foehn_lsp.agent.events import EventSink
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.guards import Guards, TurnGuards
+from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.config import Settings
+from foehn_lsp.providers import Provider
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import AuditLog
 from foehn_lsp.sessions.checkpoints import Checkpoint, CheckpointingApplier, ProgramWatch
 from foehn_lsp.sessions.store import BlobStore, FileState
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import LoadedTools
-from foehn_lsp.tools.registry import Middleware
+from foehn_lsp.tools.registry import Middleware, ToolRegistry
+from foehn_lsp.tools.tasks import TaskList
 from foehn_lsp.workspace.edits import EditApplier
-from foehn_lsp.workspace.files import BufferSource, FileAccess
+from foehn_lsp.workspace.files import BufferSource, FileAccess, ReadLedger
 from foehn_lsp.workspace.paths import Workspace
 from foehn_lsp.workspace.watch import WatchKeeper
 
@@ -58,6 +65,9 @@ class Toolbox:
     remembered: set[RememberedScope] | None = None
     """Where "allow for this run" is remembered when it should outlast one turn (``foehn
     mcp``: the client's connection); ``None``: each turn remembers its own."""
+    problems: ProblemSource | None = None
+    """Where a turn's changed files are checked (the editor's language servers); ``None``:
+    the workspace's own checkers in the sandbox (``agent.checkers``)."""
 
     def turn(
         self,
@@ -68,12 +78,23 @@ class Toolbox:
         turn_id: str,
         watches: WatchKeeper,
         held: Iterable[Path] = (),
+        shown: ReadLedger | None = None,
+        tasks: TaskList | None = None,
     ) -> ToolTurn:
         """Turn ``index`` of ``session``: its checkpoint keeps contents in ``blobs``; programs
         are watched through ``watches`` (kept by the session); ``held`` are files earlier turns
-        changed, whose content is kept before a program may overwrite them."""
+        changed, whose content is kept before a program may overwrite them; ``shown`` is what
+        the model was shown of files before (the edit rule), ``tasks`` the session's task list."""
         return ToolTurn(
-            self, blobs, session=session, index=index, turn_id=turn_id, watches=watches, held=held
+            self,
+            blobs,
+            session=session,
+            index=index,
+            turn_id=turn_id,
+            watches=watches,
+            held=held,
+            shown=shown,
+            tasks=tasks,
         )
 
 
@@ -91,6 +112,8 @@ class ToolTurn:
         turn_id: str,
         watches: WatchKeeper,
         held: Iterable[Path],
+        shown: ReadLedger | None = None,
+        tasks: TaskList | None = None,
     ) -> None:
         self.toolbox = toolbox
         self.session = session
@@ -101,16 +124,57 @@ class ToolTurn:
             workspace,
             applier=CheckpointingApplier(toolbox.applier, checkpoint=self.checkpoint),
             buffers=toolbox.buffers,
+            shown=shown,
         )
-        self.ctx = ToolContext(workspace=workspace, files=files)
+        self.ctx = ToolContext(workspace=workspace, files=files, tasks=tasks)
         """What the turn's tools may touch; every edit goes through the checkpoint."""
         self.audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=turn_id)
         earlier = tuple(held)
         self._watch = ProgramWatch(self.checkpoint, lambda: [*files.seen, *earlier], keeper=watches)
 
-    def executor(self, emit: EventSink) -> TurnExecutor:
+    def edit_checks(self) -> EditChecks:
+        """Checking the turn's edits (the model's turns): in the chain of ``executor``'s calls
+        to check files before their first change, then asked before the answer."""
+        workspace = self.toolbox.workspace
+        return EditChecks(self.toolbox.problems or SandboxCheckers(workspace), workspace)
+
+    def executor(
+        self,
+        emit: EventSink,
+        checks: EditChecks | None = None,
+        *,
+        provider: Provider | None = None,
+    ) -> TurnExecutor:
         """The executor of the turn's calls; ``emit`` gets their events (and should pass them
-        to ``audit``)."""
+        to ``audit``); ``checks`` joins the chain after approval. With ``provider`` (the
+        model's turns) the tools gain ``investigate``, whose read-only sub-runs ask it."""
+        registry = self.toolbox.tools.registry
+        if provider is not None:
+            tool = investigate_tool(
+                provider=provider,
+                settings=self.toolbox.settings,
+                tools=registry,
+                calls=self._sub_run_calls,
+            )
+            registry = with_investigate(registry, tool)
+        return self._executor(registry, self.ctx, emit, checks)
+
+    def _sub_run_calls(self, registry: ToolRegistry) -> TurnExecutor:
+        """A sub-run's chain: this turn's, without the task list and with reads of its own
+        (what the sub-run was shown lets the parent edit nothing); its events go only to the
+        audit log."""
+        files = self.ctx.files
+        own = FileAccess(self.toolbox.workspace, applier=files.applier, buffers=files.buffers)
+        ctx = dataclasses.replace(self.ctx, files=own, tasks=None)
+        return self._executor(registry, ctx, self.audit)
+
+    def _executor(
+        self,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        emit: EventSink,
+        checks: EditChecks | None = None,
+    ) -> TurnExecutor:
         toolbox = self.toolbox
         gate = ApprovalGate(
             toolbox.settings.approval,
@@ -120,7 +184,10 @@ class ToolTurn:
             toolbox.remembered,
         )
         return TurnExecutor(
-            toolbox.tools.registry, self.ctx, emit, [*toolbox.checks, gate, self._watch]
+            registry,
+            ctx,
+            emit,
+            [*toolbox.checks, gate, self._watch, *([checks] if checks is not None else [])],
         )
 
     def finish(self) -> tuple[FileState, ...]:

@@ -21,6 +21,7 @@ from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.validation import ModelValidator, SchemaValidator, check_schema
 
 if TYPE_CHECKING:
+    from foehn_lsp.tools.tasks import TaskList
     from foehn_lsp.workspace.edits import EditPlan
     from foehn_lsp.workspace.files import FileAccess
     from foehn_lsp.workspace.paths import Workspace
@@ -93,6 +94,8 @@ class ToolContext:
     scope: CallScope = CallScope()
     """The scope of the call being run, as the registry fixed it (and the person saw it): a
     tool that starts a program runs it under exactly ``scope.sandbox``."""
+    tasks: TaskList | None = None
+    """The session's task list (``todo``); ``None`` outside a session (``foehn mcp``)."""
 
 
 Execute = Callable[[Any, ToolContext], Awaitable[ToolResult]]

@@ -12,7 +12,7 @@ from foehn_lsp.workspace.edits import (
     MovePath,
     WriteFile,
 )
-from foehn_lsp.workspace.files import BufferSource, FileAccess, TextFile
+from foehn_lsp.workspace.files import BufferSource, FileAccess, ReadLedger, TextFile
 from foehn_lsp.workspace.paths import Workspace
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "FileChange",
     "MakeDirectory",
     "MovePath",
+    "ReadLedger",
     "TextFile",
     "Workspace",
     "WriteFile",

@@ -4,7 +4,9 @@
 the file is open there (the language server supplies ``buffers``) and the disk otherwise; text
 must be UTF-8. Writes go through ``apply``, which hands an ``EditPlan`` to the host's applier:
 the editor in a language-server run, the atomic disk applier headless. One ``FileAccess`` lives
-for one run and remembers which files the run has read.
+for one run and remembers which files the run has read (``seen``: any read, the host's own
+included) and what the model was shown of them (``shown``, a ``ReadLedger`` the session
+carries from turn to turn), which the edit tools check before they change a file.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from foehn_lsp.workspace.edits import (
     DiskApplier,
     EditApplier,
     EditPlan,
+    WriteFile,
     fingerprint,
 )
 from foehn_lsp.workspace.paths import Workspace, open_confined
@@ -66,6 +69,31 @@ def decode_text(data: bytes, shown: str) -> str:
         ) from None
 
 
+class ReadLedger:
+    """What the model has been shown of each file in a session: whole files (``read_file``,
+    or a file it wrote whole) and single definitions by name (``read_symbol``). The edit tools
+    consult it: a file is changed only where the model has seen what it changes."""
+
+    def __init__(self) -> None:
+        self.whole: set[Path] = set()
+        self.symbols: dict[Path, set[str]] = {}
+
+    def saw_file(self, path: Path) -> None:
+        """The model was shown the file's text (any part of it, through ``read_file``)."""
+        self.whole.add(path)
+
+    def saw_symbol(self, path: Path, name: str) -> None:
+        """The model was shown the exact text of the definition ``name`` in ``path``."""
+        self.symbols.setdefault(path, set()).add(name)
+
+    def read_whole(self, path: Path) -> bool:
+        return path in self.whole
+
+    def symbols_of(self, path: Path) -> frozenset[str]:
+        """The definitions of ``path`` the model was shown (empty if none)."""
+        return frozenset(self.symbols.get(path, ()))
+
+
 class FileAccess:
     """Reads and edits for one run."""
 
@@ -76,6 +104,7 @@ class FileAccess:
         applier: EditApplier | None = None,
         buffers: BufferSource = _no_buffers,
         max_file_bytes: int = MAX_FILE_BYTES,
+        shown: ReadLedger | None = None,
     ) -> None:
         self.workspace = workspace
         self.applier = applier or DiskApplier(workspace)
@@ -83,6 +112,8 @@ class FileAccess:
         self.max_file_bytes = max_file_bytes
         self.seen: set[Path] = set()
         """Files read (or written) in this run."""
+        self.shown = shown if shown is not None else ReadLedger()
+        """What the model has been shown of files (the session's, when it passes one)."""
 
     def read_text(self, path: Path) -> TextFile:
         """The text of the resolved ``path``: the open buffer if there is one, else the disk."""
@@ -116,5 +147,11 @@ class FileAccess:
         return await asyncio.to_thread(self.read_text, path)
 
     async def apply(self, plan: EditPlan) -> ApplyOutcome:
-        """Apply ``plan`` through the host's applier, all or nothing."""
-        return await self.applier.apply(plan)
+        """Apply ``plan`` through the host's applier, all or nothing. A file written whole
+        (``write_file``) counts as shown: the model wrote every line of it."""
+        outcome = await self.applier.apply(plan)
+        if outcome.applied and plan.tool == "write_file":
+            for change in plan.changes:
+                if isinstance(change, WriteFile):
+                    self.shown.saw_file(change.path)
+        return outcome

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent.turns import EDIT
+from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from lsp.wire.raw import NO_REPLY, Raw, RawClient, initialized, is_method, raw_server
 
@@ -28,9 +28,9 @@ async def run(client: RawClient, task: str = "fix the TODO") -> dict[str, Any]:
 
 
 def tool_result(model: ModelServer) -> str:
-    """What the model was told about its (only) tool call."""
+    """What the model was told about its last tool call (the edit, after reading the file)."""
     messages = model.requests[1].body["messages"]
-    content: str = next(m for m in messages if m["role"] == "tool")["content"]
+    content: str = [m for m in messages if m["role"] == "tool"][-1]["content"]
     return content
 
 
@@ -58,7 +58,7 @@ def withdrawn(client: RawClient, method: str) -> list[Any]:
 async def test_a_confirmation_of_the_wrong_shape_is_a_denial(
     app: Path, model: ModelServer, answer: Any
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="It was denied."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="It was denied."))
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: answer
         await initialized(client, app, confirm_request=True, apply_edit=False)
@@ -69,7 +69,7 @@ async def test_a_confirmation_of_the_wrong_shape_is_a_denial(
 
 
 async def test_an_allowed_confirmation_runs_the_call(app: Path, model: ModelServer) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Done."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Done."))
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: {"decision": "allow"}
         await initialized(client, app, confirm_request=True, apply_edit=False)
@@ -93,7 +93,7 @@ async def test_an_allowed_confirmation_runs_the_call(app: Path, model: ModelServ
 async def test_only_an_offered_action_is_an_answer_to_show_message_request(
     app: Path, model: ModelServer, answer: Any, allowed: bool
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="ok"))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="ok"))
     async with raw_server(app, model) as client:
         client.handlers["window/showMessageRequest"] = lambda params: answer
         await initialized(client, app, apply_edit=False)
@@ -116,7 +116,9 @@ async def test_only_an_offered_action_is_an_answer_to_show_message_request(
 async def test_an_edit_answer_of_the_wrong_shape_is_not_applied(
     app: Path, model: ModelServer, answer: Any
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="It did not land."))
+    model.script(
+        Turn(tool_calls=[READ, EDIT]), Turn(text="It did not land."), Turn(text="It did not land.")
+    )
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: {"decision": "allow"}
         client.handlers["workspace/applyEdit"] = lambda params: answer
@@ -130,7 +132,7 @@ async def test_an_edit_answer_of_the_wrong_shape_is_not_applied(
 async def test_an_edit_the_editor_applied_is_reported_as_applied(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Done."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Done."))
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: {"decision": "allow"}
         client.handlers["workspace/applyEdit"] = lambda params: {"applied": True}
@@ -142,7 +144,7 @@ async def test_an_edit_the_editor_applied_is_reported_as_applied(
 async def test_an_unanswered_confirmation_times_out_as_a_denial_the_person_sees(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="Denied."))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Denied."))
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: NO_REPLY
         await initialized(client, app, confirm_request=True, settings={"clientTimeouts": FAST})
@@ -161,7 +163,9 @@ async def test_an_unanswered_confirmation_times_out_as_a_denial_the_person_sees(
 async def test_an_unanswered_edit_times_out_and_the_model_is_told(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="It did not land."))
+    model.script(
+        Turn(tool_calls=[READ, EDIT]), Turn(text="It did not land."), Turn(text="It did not land.")
+    )
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: {"decision": "allow"}
         client.handlers["workspace/applyEdit"] = lambda params: NO_REPLY
@@ -188,7 +192,7 @@ async def test_an_unanswered_progress_creation_costs_the_run_nothing(
 async def test_cancelling_a_run_withdraws_its_confirmation_and_resolves_the_run(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="never asked"))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="never asked"))
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: NO_REPLY
         await initialized(client, app, confirm_request=True)
@@ -259,7 +263,7 @@ async def test_a_configuration_of_the_wrong_shape_leaves_the_settings_as_they_we
 async def test_a_client_that_leaves_during_a_confirmation_leaves_no_edit(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Turn(tool_calls=[EDIT]), Turn(text="never"))
+    model.script(Turn(tool_calls=[READ, EDIT]), Turn(text="never"))
     async with raw_server(app, model) as client:
         client.handlers["foehn/confirm"] = lambda params: NO_REPLY
         await initialized(client, app, confirm_request=True, apply_edit=False)

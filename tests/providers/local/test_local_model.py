@@ -51,11 +51,15 @@ LONG = "Write a story of about 300 words about a lighthouse keeper and a storm."
 
 
 @pytest.fixture(scope="session")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A user cache (``XDG_CACHE_HOME``) holding the assembled model and, once the first
-    test has run, the fixed prompt's saved state."""
+def cache(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
+    """A user cache (``XDG_CACHE_HOME``) of its own, holding the run's one assembled model
+    (linked, not copied) and, once the first test has run, the fixed prompt's saved state."""
     root = tmp_path_factory.mktemp("cache")
-    ensure_model(root / "foehn" / "models")
+    models = root / "foehn" / "models"
+    models.mkdir(parents=True)
+    for name in (f"{MODEL_NAME}.gguf", f"{MODEL_NAME}.verified"):
+        os.link(model_cache / "foehn" / "models" / name, models / name)
+    ensure_model(models)  # verifies the link by its stamp, as a later process would
     return root
 
 

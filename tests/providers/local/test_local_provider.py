@@ -127,6 +127,28 @@ async def test_after_a_failed_change_the_next_step_must_act(
     assert any("answer" in choice["properties"] for choice in second["anyOf"])
 
 
+async def test_a_note_from_foehn_after_a_failed_change_does_not_lift_the_rule(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """The loop's request to act on a failure (or a budget warning) comes after the failed
+    result; the step after it still admits only tool calls."""
+    provider = fake_provider(_call({"tool": "read_file", "arguments": {"path": "notes.txt"}}))
+    failed = ToolCall(id="c1", name="edit_file", arguments='{"path": "notes.txt", "edits": []}')
+    history: list[Message] = [
+        UserMessage(content="Add x to notes.txt"),
+        AssistantMessage(tool_calls=(failed,)),
+        ToolResultMessage(
+            call_id="c1", name="edit_file", is_error=True, content="block 1: old_text not found"
+        ),
+        UserMessage(content="[Foehn] Your last change (edit_file) failed and changed nothing"),
+    ]
+    await provider.complete(history, registry.definitions())
+    (schema,) = (
+        b["response_format"]["json_schema"]["schema"] for b in _chat_bodies(tmp_path / "states")
+    )
+    assert all("tool" in choice["properties"] for choice in schema["anyOf"])
+
+
 async def test_a_repeated_call_after_a_failed_change_is_re_asked_without_an_answer(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:

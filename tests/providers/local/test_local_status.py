@@ -18,8 +18,10 @@ from providers.local.local_fakes import MakeProvider, answer_chunks
 async def test_the_wait_and_the_answer_reach_the_run_events(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:
-    text = "Two files: app.py and the tests next to it, both small enough to read at once."
-    provider = fake_provider({"chunks": answer_chunks(text), "delay": 0.01})
+    # Two sentences: answers stream a sentence at a time (honesty holds back claims).
+    text = "Two files: app.py and the tests next to it. Both are small enough to read at once."
+    # Chunks a quarter second apart: a busy machine may read close chunks in one go.
+    provider = fake_provider({"chunks": answer_chunks(text, size=16), "delay": 0.25})
     settings = Settings(provider="local")
     agent = Agent(provider=provider, settings=settings)
     events: list[TurnEvent] = []

@@ -2,7 +2,7 @@
 // tool-call cards, then its stop reason and the files it changed. The extension host owns it
 // and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
 import { rememberText } from "../confirm";
-import type { ChangedFile, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason, TodoItem } from "../protocol";
+import type { ChangedFile, CheckedProblem, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason, TodoItem } from "../protocol";
 import type { Failure } from "./errors";
 import { notApplied, ruleLine, whyAsked } from "./rules";
 
@@ -41,7 +41,13 @@ export interface PendingApproval {
   steps?: string[];
 }
 
-export type Block = { kind: "text"; text: string } | { kind: "tool"; card: ToolCard };
+/** What checking the turn's edits found: the new problems and the checkers skipped. */
+export interface Checks {
+  problems: CheckedProblem[];
+  skipped: string[];
+}
+
+export type Block = { kind: "text"; text: string } | { kind: "tool"; card: ToolCard } | { kind: "checks"; checks: Checks };
 
 /** `reverted`: the person put the file back in the editor (Ctrl+Z), not through Foehn. */
 export type FileState = "changed" | "kept" | "undone" | "reverted";
@@ -133,6 +139,13 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
       break;
     case "todo":
       next.todo = event.items;
+      break;
+    case "checked":
+      // A check that found nothing and skipped nothing has nothing to say (as in the terminal).
+      if (!event.problems.length && !event.skipped.length) {
+        return turn;
+      }
+      next.blocks.push({ kind: "checks", checks: { problems: event.problems, skipped: event.skipped } });
       break;
     case "compacted":
       next.blocks.push({ kind: "text", text: `_Older messages were summarised to fit the context window (${event.before_tokens} → ${event.after_tokens} tokens)._` });

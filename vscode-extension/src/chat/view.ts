@@ -8,7 +8,7 @@ import { type Failure, failureView } from "./errors";
 import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
 import type { RecentChat, ServerStatus } from "./messages";
 import type { TodoItem } from "../protocol";
-import type { Block, PendingApproval, ReviewFile, ToolCard, Turn } from "./state";
+import type { Block, Checks, PendingApproval, ReviewFile, ToolCard, Turn } from "./state";
 
 const MAX_SUMMARY = 120;
 const MAX_OUTPUT = 20_000;
@@ -74,7 +74,33 @@ export function renderTodo(items: readonly TodoItem[]): string {
 }
 
 function renderBlock(block: Block): string {
-  return block.kind === "text" ? `<div class="markdown">${renderMarkdown(block.text)}</div>` : renderCard(block.card);
+  switch (block.kind) {
+    case "text":
+      return `<div class="markdown">${renderMarkdown(block.text)}</div>`;
+    case "tool":
+      return renderCard(block.card);
+    case "checks":
+      return renderChecks(block.checks);
+  }
+}
+
+/** As many problems as the terminal shows; the model was sent them all. */
+export const MAX_PROBLEMS_SHOWN = 10;
+
+/** What checking the edits found, in the terminal's words: `checks: N new problems`, then each
+ * as FILE:LINE: MESSAGE (SOURCE), then one line per skipped checker. */
+export function renderChecks(checks: Checks): string {
+  const count = checks.problems.length;
+  const shown = checks.problems.slice(0, MAX_PROBLEMS_SHOWN);
+  const more = count - shown.length;
+  const problems = count
+    ? `<div class="label">checks: ${count} new problem${count === 1 ? "" : "s"}</div><ul>` +
+      shown.map((p) => `<li><code>${esc(p.path)}:${p.line}</code>: ${esc(p.message)} <span class="source">(${esc(p.source)})</span></li>`).join("") +
+      (more ? `<li>… and ${more} more</li>` : "") +
+      `</ul>`
+    : "";
+  const skipped = checks.skipped.map((line) => `<div class="skipped">checks: ${esc(line)}</div>`).join("");
+  return `<div class="checks${count ? " found" : ""}" role="status">${problems}${skipped}</div>`;
 }
 
 /** A failed turn: what went wrong in VS Code's words, and the buttons that fix it. */

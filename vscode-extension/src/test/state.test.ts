@@ -31,7 +31,7 @@ test("streamed text joins into one block until a tool call splits it", () => {
     { event: "done", reason: "answer", answer: "It sets x.", iterations: 1 },
   ]);
   assert.deepEqual(
-    turn.blocks.map((b) => (b.kind === "text" ? b.text : b.card.tool)),
+    turn.blocks.map((b) => (b.kind === "text" ? b.text : b.kind === "tool" ? b.card.tool : b.kind)),
     ["Let me look.", "read_file", "It sets x."],
   );
   const card = turn.blocks[1]!.kind === "tool" ? turn.blocks[1]!.card : undefined;

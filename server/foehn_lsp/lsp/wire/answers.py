@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from foehn_lsp.agent.approval import ApprovalDecision, Approved, Denied
-from foehn_lsp.workspace.edits import ApplyOutcome
+if TYPE_CHECKING:
+    from foehn_lsp.agent.approval import ApprovalDecision
+    from foehn_lsp.workspace.edits import ApplyOutcome
 
 CONFIRM_DECISIONS = {"allow": "once", "allowRun": "run"}
 ALWAYS = "allowAlways"
@@ -30,6 +31,8 @@ def shown(value: Any, limit: int = 120) -> str:
 def confirm_decision(answer: Any) -> ApprovalDecision:
     """``foehn/confirm``: ``{decision: "allow" | "allowRun" | "allowAlways" | "deny", reason?:
     string}``; ``allowAlways`` saves the request's ``proposedRule`` (when it had one)."""
+    from foehn_lsp.agent.approval import Approved, Denied
+
     if answer is None:
         return Denied(reason="dismissed")
     if (
@@ -53,6 +56,8 @@ def confirm_decision(answer: Any) -> ApprovalDecision:
 def message_decision(answer: Any, choices: Mapping[str, ApprovalDecision]) -> ApprovalDecision:
     """``window/showMessageRequest``: ``null`` (dismissed) or one of the offered actions,
     ``{title, ...}`` (clients may add properties to an action item)."""
+    from foehn_lsp.agent.approval import Denied
+
     if answer is None:
         return Denied(reason="dismissed")
     title = answer.get("title") if isinstance(answer, Mapping) else None
@@ -73,6 +78,8 @@ def apply_outcome(answer: Any) -> ApplyOutcome:
     """``workspace/applyEdit``: ``{applied: boolean, failureReason?: string, failedChange?:
     uinteger}``. Only ``applied: true`` is an applied edit; anything else is the editor's
     failure, with its reason."""
+    from foehn_lsp.workspace.edits import ApplyOutcome
+
     well_formed = (
         isinstance(answer, Mapping)
         and isinstance(answer.get("applied"), bool)
@@ -88,6 +95,8 @@ def apply_outcome(answer: Any) -> ApplyOutcome:
 
 def not_applied(why: str) -> ApplyOutcome:
     """An edit the editor did not make, and ``why``."""
+    from foehn_lsp.workspace.edits import ApplyOutcome
+
     return ApplyOutcome(applied=False, reason=NOT_APPLIED.format(why=why))
 
 

@@ -37,10 +37,14 @@ class ClientTimeouts:
     """Creating the progress indicator; the run never waits for it."""
     configuration: float = 5.0
     """Pulling the ``foehn`` settings; the settings stay as they were."""
+    diagnostics: float = 30.0
+    """The editor's diagnostics of changed files (``foehn/diagnostics``), which it answers
+    once they settle; timing out skips the check after the edits."""
 
     @classmethod
     def from_editor(cls, settings: Mapping[str, Any]) -> ClientTimeouts:
-        """``{confirmSeconds, applyEditSeconds, progressSeconds, configurationSeconds}``;
+        """``{confirmSeconds, applyEditSeconds, progressSeconds, configurationSeconds,
+        diagnosticsSeconds}``;
         a missing or invalid value keeps its default."""
         raw = settings.get("clientTimeouts")
         raw = raw if isinstance(raw, Mapping) else {}
@@ -50,6 +54,7 @@ class ClientTimeouts:
             ("apply_edit", "applyEditSeconds"),
             ("progress", "progressSeconds"),
             ("configuration", "configurationSeconds"),
+            ("diagnostics", "diagnosticsSeconds"),
         ):
             value = raw.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:

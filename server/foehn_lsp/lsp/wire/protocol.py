@@ -61,9 +61,12 @@ def raw_converter() -> Any:
         converter.register_structure_hook(cls, lambda obj, cls: cls(**obj))
 
     def is_model(kind: Any) -> bool:
-        from pydantic import BaseModel
-
-        return isinstance(kind, type) and issubclass(kind, BaseModel)
+        # A model class exists only once pydantic is loaded; asking here must not load it,
+        # or registering the first handler would pay for pydantic before ``initialize``.
+        pydantic = sys.modules.get("pydantic")
+        return (
+            pydantic is not None and isinstance(kind, type) and issubclass(kind, pydantic.BaseModel)
+        )
 
     converter.register_unstructure_hook_func(is_model, lambda value: value.model_dump(mode="json"))
     return converter

@@ -58,6 +58,7 @@ from foehn_lsp.providers.messages import (
     ToolDefinition,
     ToolResultMessage,
     Usage,
+    UserMessage,
 )
 
 WINDOW = 16_384
@@ -103,8 +104,16 @@ class StepTiming:
 def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
     """Whether the next step must be a tool call: right after a change that failed (not one the
     person denied), a small model tends to answer as if it had worked; it has to act on what
-    the failure says (read the file first, fix the old_text) before it may answer."""
-    last = messages[-1] if messages else None
+    the failure says (read the file first, fix the old_text) before it may answer. Foehn's own
+    notes after the failure (a budget warning, the loop's request to act) do not lift it."""
+    last = next(
+        (
+            m
+            for m in reversed(messages)
+            if not (isinstance(m, UserMessage) and m.content.startswith("[Foehn]"))
+        ),
+        None,
+    )
     return (
         bool(tools)
         and isinstance(last, ToolResultMessage)

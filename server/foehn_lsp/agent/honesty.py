@@ -1,0 +1,225 @@
+"""No claims without effects: the loop's checks on what a model says it did, for every model.
+
+- A change that failed (not one the person denied or plan mode refused) must be followed by a
+  tool call: an answer right after it is sent back once with the failure.
+- An answer that claims a change (created, fixed, updated, …) is checked against the files the
+  turn really changed (the checkpoint's record): when it changed none, or none of those the
+  claim names, the answer is sent back once with what actually changed; claimed again, it is
+  withheld and the person reads what happened instead. The check applies when the task asks
+  for a change or the turn tried one.
+- While text streams, a sentence that claims a change (and everything after it) is held back
+  until the loop has checked the answer, so a withheld claim never reaches the person.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
+
+CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
+NOT_THE_MODELS_FAILURE = (
+    "the person denied this call",
+    "was not run: policy denies",
+    "plan mode:",
+    "investigate is read-only:",
+)
+"""Beginnings and pieces of failures that are no fault to act on: a denial, a refusal."""
+
+_DONE = (
+    r"changed|created|fixed|added|updated|modified|edited|wrote|written|replaced|removed|"
+    r"deleted|renamed|moved|bumped|set|inserted|appended|implemented|refactored|corrected|"
+    r"guarded|made|put|adjusted|converted|rewritten|rewrote|cleaned"
+)
+_FIRST_PERSON = re.compile(
+    rf"\b(?:I|we)(?:'ve|'d| have| had)?(?:\s+(?:also|now|just|successfully|then|already|"
+    rf"finally|went ahead and))?\s+(?:{_DONE})\b",
+    re.IGNORECASE,
+)
+_PASSIVE = re.compile(
+    rf"\b(?:has|have|was|were|is|are)\s+(?:now\s+)?(?:been\s+)?(?:successfully\s+)?(?:{_DONE})\b",
+    re.IGNORECASE,
+)
+_LEADING = re.compile(
+    r"(?:^|[.!?]\s+|\n\s*(?:[-*]|\d+\.)?\s*)(?:Added|Created|Fixed|Updated|Changed|Set|Renamed|"
+    r"Removed|Deleted|Bumped|Replaced|Modified|Edited|Wrote|Moved|Inserted|Appended|"
+    r"Implemented|Refactored)\b"
+)
+_ASKS = re.compile(
+    r"\b(?:add|change|create|fix|edit|update|set|replace|rename|delete|remove|bump|write|"
+    r"append|insert|implement|refactor|move|guard|make|put|convert|rewrite|clean)\b",
+    re.IGNORECASE,
+)
+_QUESTION = re.compile(
+    r"^\s*(?:what|which|where|when|who|whom|why|how|did|does|do|is|are|was|were|has|have|"
+    r"explain|show|list|find|tell)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_FILE = re.compile(
+    r"(?<![\w/.-])(?:[\w-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}|\.[A-Za-z][\w-]*)"
+    r"(?![\w/])"
+)
+_SUFFIXES = (
+    "py pyi js jsx ts tsx mjs cjs json jsonc toml yaml yml md rst txt cfg ini csv tsv html htm "
+    "css scss less rs go java kt kts c h cc cpp hpp cs rb php sh bash zsh fish ps1 sql xml lock "
+    "env mk gradle swift lua pl r vue svelte tf conf properties ipynb gitignore dockerignore "
+    "editorconfig nvmrc"
+)
+KNOWN_SUFFIXES = frozenset(_SUFFIXES.split())
+
+
+def failed_change(results: Sequence[ToolResultMessage]) -> ToolResultMessage | None:
+    """The last failed change among a step's results that the model must act on."""
+    for result in reversed(results):
+        if result.is_error and result.name in CHANGE_TOOLS:
+            if any(piece in result.content for piece in NOT_THE_MODELS_FAILURE):
+                return None
+            return result
+    return None
+
+
+def changed_by_calls(messages: Sequence[Message]) -> list[str]:
+    """The files that the successful file tools in ``messages`` named: what a turn changed,
+    for a loop run without a checkpoint."""
+    ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
+    named: list[str] = []
+    for message in messages:
+        if not isinstance(message, AssistantMessage):
+            continue
+        for call in message.tool_calls:
+            if call.name not in CHANGE_TOOLS or call.id not in ok:
+                continue
+            try:
+                arguments = json.loads(call.arguments)
+            except json.JSONDecodeError:
+                continue
+            for key in ("path", "source", "destination"):
+                value = arguments.get(key) if isinstance(arguments, dict) else None
+                if isinstance(value, str) and value not in named:
+                    named.append(value)
+    return named
+
+
+def act_on_failure_note(result: ToolResultMessage) -> str:
+    """What the model is told when it answers right after a failed change."""
+    said = " ".join(result.content.split())[:400] or "it failed"
+    return (
+        f"[Foehn] Your last change ({result.name}) failed and changed nothing: {said} "
+        "Do not answer yet: act on what the failure says with a tool call (read the file "
+        "again, fix old_text or the path). If it cannot be done, try another way; answer only "
+        "once you have done it, or with what failed."
+    )
+
+
+def asks_for_change(task: str) -> bool:
+    """Whether the person's task asks for a change (an imperative, not a question about one)."""
+    first_line = task.strip().splitlines()[0] if task.strip() else ""
+    return bool(_ASKS.search(first_line)) and not _QUESTION.match(first_line)
+
+
+def claims_change(text: str) -> bool:
+    """Whether ``text`` says a change was made."""
+    return bool(_FIRST_PERSON.search(text) or _PASSIVE.search(text) or _LEADING.search(text))
+
+
+def mentioned_files(text: str) -> tuple[str, ...]:
+    """File names ``text`` mentions: paths, or names with the suffix of a known kind of file."""
+    names: list[str] = []
+    for match in _FILE.finditer(text.replace("`", " ")):
+        name = match.group(0).strip(".")
+        suffix = name.rsplit(".", 1)[-1].lower()
+        if ("/" in name or suffix in KNOWN_SUFFIXES) and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def named_files(text: str) -> tuple[str, ...]:
+    """File names the sentences of ``text`` that claim a change mention."""
+    names: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        if claims_change(sentence):
+            names += [n for n in mentioned_files(sentence) if n not in names]
+    return tuple(names)
+
+
+def _same_file(named: str, changed: str) -> bool:
+    named, changed = named.removeprefix("./"), changed.removeprefix("./")
+    return named == changed or changed.endswith("/" + named) or named.endswith("/" + changed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimCheck:
+    """A false claim found in an answer: what to tell the model, and, if it claims again, what
+    the person reads instead."""
+
+    note: str
+    statement: str
+
+
+def check_claim(
+    answer: str, *, changed: Sequence[str], earlier: Sequence[str]
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` claims a change the turn did not make: it changed no
+    file (``changed``: this turn's files), or none of the files the claim names (files changed
+    by earlier turns of the session count for a claim that names them)."""
+    if not claims_change(answer):
+        return None
+    files = named_files(answer)
+    if files:
+        if any(_same_file(f, c) for f in files for c in [*changed, *earlier]):
+            return None
+    elif changed:
+        return None
+    really = ", ".join(changed) if changed else "none"
+    named = f" (it names {', '.join(files)})" if files else ""
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says you changed files{named}, but this turn changed "
+            f"{'only: ' + really if changed else 'no file'}. Never report a change that was not "
+            "made: make the change now with a tool, or answer with what you actually did and "
+            "what failed."
+        ),
+        statement=(
+            f"[Foehn] The model's answer said it had changed files{named}, but this turn "
+            f"changed {'only: ' + really if changed else 'no file'}; the answer is withheld. "
+            + ("Nothing was changed." if not changed else "Check those files before relying on it.")
+        ),
+    )
+
+
+class HeldText:
+    """A response's text on its way to the person: sentences stream at once, except that from
+    the first sentence that claims a change on, the text waits until the loop ``release``s it
+    (the answer stands) or ``drop``s it (the answer goes back to the model, or is withheld)."""
+
+    def __init__(self, send: Callable[[str], None]) -> None:
+        self._send = send
+        self._pending = ""
+        self._held = ""
+
+    def feed(self, piece: str) -> None:
+        self._pending += piece
+        while (end := _SENTENCE_END.search(self._pending)) is not None:
+            sentence, self._pending = (
+                self._pending[: end.end()],
+                self._pending[end.end() :],
+            )
+            if self._held or claims_change(sentence):
+                self._held += sentence
+            else:
+                self._send(sentence)
+
+    def release(self) -> None:
+        """Send whatever waits."""
+        rest = self._held + self._pending
+        self._held = self._pending = ""
+        if rest:
+            self._send(rest)
+
+    def drop(self) -> None:
+        """Forget the sentences that wait; the ones sent before them stay sent."""
+        self._held = self._pending = ""

@@ -1,0 +1,182 @@
+"""The loop's honesty guards with the scripted provider, the real tools and a real workspace,
+counted by their effects: what the model was sent, what streamed to the person, the files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.test_loop import Recorder, agent
+from agent.turns import calls, say
+from foehn_lsp import ToolContext
+from foehn_lsp.agent import TurnRequest
+from foehn_lsp.agent.events import TextDelta
+from foehn_lsp.agent.honesty import asks_for_change, check_claim, claims_change
+from foehn_lsp.providers.messages import UserMessage
+from foehn_lsp.providers.scripted import ScriptedProvider
+
+
+@pytest.fixture
+def app(root: Path) -> Path:
+    (root / "tasks.txt").write_text("build\ntest\n")
+    (root / "app.py").write_text("def main():\n    return 1\n")
+    return root
+
+
+def streamed(events: Recorder) -> str:
+    return "".join(e.text for e in events.of(TextDelta))
+
+
+def notes(provider: ScriptedProvider, request: int) -> list[str]:
+    messages, _ = provider.requests[request]
+    return [m.content for m in messages if isinstance(m, UserMessage)]
+
+
+READ = ("read_file", {"path": "tasks.txt"})
+BAD_EDIT = ("edit_file", {"path": "tasks.txt", "edits": [{"old_text": "tset", "new_text": "x"}]})
+GOOD_EDIT = (
+    "edit_file",
+    {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "test\nlint"}]},
+)
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_a_false_claim_is_sent_back_once_and_never_reaches_the_person(
+    app: Path, ctx: ToolContext, streaming: bool
+) -> None:
+    runner, provider = agent(
+        [
+            say("I added the line lint at the end of tasks.txt."),
+            calls(READ),
+            calls(GOOD_EDIT),
+            say("I added the line lint at the end of tasks.txt."),
+        ],
+        enable_streaming=streaming,
+    )
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add the line lint to tasks.txt"), ctx, events)
+    assert outcome.answer == "I added the line lint at the end of tasks.txt."
+    assert streamed(events).count("I added") == 1, "the first, false claim never streamed"
+    sent_back = notes(provider, 1)[-1]
+    assert sent_back.startswith("[Foehn] Your answer says you changed files (it names tasks.txt)")
+    assert "this turn changed no file" in sent_back
+    assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
+
+
+async def test_a_claim_made_twice_is_withheld_and_the_person_reads_what_happened(
+    app: Path, ctx: ToolContext
+) -> None:
+    runner, provider = agent([say("I have updated tasks.txt."), say("Done: I updated tasks.txt.")])
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, events)
+    assert outcome.answer.startswith("[Foehn] The model's answer said it had changed files")
+    assert "this turn changed no file; the answer is withheld. Nothing was changed." in (
+        outcome.answer
+    )
+    assert "updated" not in streamed(events)
+    assert streamed(events) == outcome.answer
+    assert len(provider.requests) == 2
+    assert outcome.messages[-1].content == outcome.answer
+    assert (app / "tasks.txt").read_text() == "build\ntest\n"
+
+
+async def test_a_claim_about_another_file_than_the_one_changed_is_sent_back(
+    app: Path, ctx: ToolContext
+) -> None:
+    runner, provider = agent(
+        [
+            calls(READ),
+            calls(GOOD_EDIT),
+            say("I set the version in app.py."),
+            say("I added lint to tasks.txt; app.py is unchanged."),
+        ]
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Bump the version"), ctx, Recorder())
+    assert "this turn changed only: tasks.txt" in notes(provider, 3)[-1]
+    assert outcome.answer == "I added lint to tasks.txt; app.py is unchanged."
+
+
+async def test_true_claims_and_questions_pass_unchecked(app: Path, ctx: ToolContext) -> None:
+    runner, provider = agent([calls(READ), calls(GOOD_EDIT), say("I added lint to tasks.txt.")])
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    assert outcome.answer == "I added lint to tasks.txt."
+    assert len(provider.requests) == 3
+    runner, provider = agent([say("Version 0.4.1 added the export command.")])
+    outcome = await runner.run_turn(
+        TurnRequest(task="What changed in 0.4.1 according to the changelog?"), ctx, Recorder()
+    )
+    assert outcome.answer == "Version 0.4.1 added the export command."
+    assert len(provider.requests) == 1
+
+
+async def test_an_answer_right_after_a_failed_change_is_sent_back_for_a_tool_call(
+    app: Path, ctx: ToolContext
+) -> None:
+    runner, provider = agent(
+        [
+            calls(READ, BAD_EDIT),
+            say("The file now ends with lint."),
+            calls(GOOD_EDIT),
+            say("I added lint to tasks.txt."),
+        ]
+    )
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, events)
+    told = notes(provider, 2)[-1]
+    assert told.startswith("[Foehn] Your last change (edit_file) failed and changed nothing:")
+    assert "block 1: old_text not found" in told
+    assert "act on what the failure says with a tool call" in told
+    assert "now ends" not in streamed(events)
+    assert outcome.answer == "I added lint to tasks.txt."
+    assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
+
+
+async def test_a_denied_change_may_be_answered_at_once(app: Path, ctx: ToolContext) -> None:
+    from foehn_lsp.agent import Denied, FixedApprover
+
+    runner, provider = agent(
+        [calls(READ, GOOD_EDIT), say("You denied the edit, so tasks.txt is as it was.")],
+        approver=FixedApprover(Denied(reason="no")),
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    assert outcome.answer == "You denied the edit, so tasks.txt is as it was."
+    assert len(provider.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("I added the --verbose flag.", True),
+        ("I've now bumped the version to 1.4.0.", True),
+        ("The file has been updated.", True),
+        ("Updated src/app.py to guard the division.", True),
+        ("I could not change the file: old_text did not match.", False),
+        ("The file was not changed.", False),
+        ("Version 1.2 made startup faster.", False),
+    ],
+)
+def test_what_counts_as_a_claim(text: str, claims: bool) -> None:
+    assert claims_change(text) is claims
+
+
+@pytest.mark.parametrize(
+    ("task", "asks"),
+    [
+        ("Add a --verbose flag", True),
+        ("In config/settings.toml set debug to false.", True),
+        ("Can you fix the off-by-one?", True),
+        ("What changed in version 0.4.1?", False),
+        ("How do I add a flag?", False),
+        ("Which file defines restock?", False),
+    ],
+)
+def test_what_counts_as_a_change_request(task: str, asks: bool) -> None:
+    assert asks_for_change(task) is asks
+
+
+def test_earlier_turns_changes_count_for_claims_that_name_them() -> None:
+    earlier: dict[str, Any] = {"changed": [], "earlier": ["src/cli.py"]}
+    assert check_claim("Yes: I added the flag to cli.py in the last turn.", **earlier) is None
+    assert check_claim("I added the flag.", **earlier) is not None
