@@ -94,7 +94,7 @@ def test_an_approved_edit_in_the_workspace_shows_the_diff_the_server_then_makes(
     edits = [{"oldText": "'hi'", "newText": "'hello'"}]
     model.script(
         Turn(tool_calls=[("mcp__fs__edit_file", {"path": str(source), "edits": edits})]),
-        Turn(text="Edited."),
+        Turn(text="The server has the edit."),
     )
     done, stream = run_asked(model, tmp_path, root, "y\n")
     assert done.returncode == 0, done.stderr
