@@ -139,6 +139,7 @@ PROCESS_TIER = (
     "mcp/test_lsp.py",
     "mcp/test_run.py",
     "mcp/test_ways_out.py",
+    "mcp/test_writes.py",
     "mcp_server/",
     "providers/local/test_local_model.py",
     "sandbox/test_anywhere.py",

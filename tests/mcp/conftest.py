@@ -16,6 +16,7 @@ from foehn_lsp.config.mcp import McpServerConfig
 
 HERE = Path(__file__).parent
 EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
+FILESYSTEM = HERE / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist"
 BIN = Path(sys.executable).parent
 
 
@@ -42,6 +43,19 @@ def everything_js() -> Path:
 def everything() -> McpServerConfig:
     """``@modelcontextprotocol/server-everything`` over stdio."""
     return McpServerConfig(command="node", args=(str(everything_js()), "stdio"))
+
+
+@pytest.fixture
+def filesystem() -> Callable[..., McpServerConfig]:
+    """``@modelcontextprotocol/server-filesystem`` over stdio, allowed into the folders given."""
+    script = FILESYSTEM / "index.js"
+    assert script.is_file(), "the npm test server is not installed: (cd tests/mcp && npm ci)"
+    assert shutil.which("node"), "the MCP tests need Node 20 on PATH"
+
+    def configure(*allowed: Path) -> McpServerConfig:
+        return McpServerConfig(command="node", args=(str(script), *map(str, allowed)))
+
+    return configure
 
 
 @pytest.fixture

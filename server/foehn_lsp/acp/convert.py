@@ -440,6 +440,10 @@ def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> sche
         where = f"These arguments go to {request.outside}: all of it may leave this computer."
         content.insert(0, tool_content(text_block(where)))
     if request.preview and not request.files:
+        # A diff without files is one a tool makes itself (an MCP server's write): its summary
+        # says which file, and whether it is outside the workspace.
+        if request.summary:
+            content.append(tool_content(text_block(request.summary)))
         content.append(tool_content(text_block(f"```diff\n{request.preview}\n```")))
     return schema.ToolCallUpdate(
         tool_call_id=request.call_id,

@@ -207,7 +207,7 @@ class ApprovalGate:
             tool=tool.name,
             arguments=copy.deepcopy(shown),
             risk=invocation.risk.value,
-            preview=planned.diff if planned else None,
+            preview=planned.diff if planned else invocation.scope.preview,
             summary=planned.plan.summary if planned else invocation.scope.note,
             files=planned.files if planned else (),
             program=invocation.scope.program,

@@ -46,6 +46,7 @@ from foehn_lsp.mcp.client import (
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
 from foehn_lsp.mcp.stdio import CUT_META
+from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import CallScope, ScopeOf, Tool, ToolContext, ToolResult
@@ -183,7 +184,7 @@ class McpCatalogue:
             description=_description(server, listing, assessed),
             parameters=dict(listing.input_schema),
             risk=assessed.risk,
-            scope=_reaching_outside(server) if assessed.asks_each_call else None,
+            scope=_scope_of(server, listing.name, config, reaching_outside=assessed.asks_each_call),
             execute=_Caller(
                 hub=self.hub,
                 origin=origin,
@@ -197,15 +198,32 @@ class McpCatalogue:
         return tool, origin
 
 
-def _reaching_outside(server: str) -> ScopeOf:
-    """The scope of every call of an open-world tool: its arguments go to ``server``, which
-    may pass them on beyond this computer."""
-    outside = CallScope(
-        outside=f"the MCP server {server!r}, which may send them beyond this computer"
+def _scope_of(
+    server: str, tool: str, config: McpServerConfig, *, reaching_outside: bool
+) -> ScopeOf | None:
+    """The scope of each call: for an open-world tool, that its arguments go to ``server``,
+    which may pass them on beyond this computer; for a file write in a shape ``writes`` knows,
+    the diff it would make and whether its path is outside the workspace."""
+    outside = (
+        f"the MCP server {server!r}, which may send them beyond this computer"
+        if reaching_outside
+        else None
     )
+    if tool not in WRITE_SHAPES:
+        if outside is None:
+            return None
+        fixed = CallScope(outside=outside)
+        return lambda arguments, ctx: fixed
 
     def scope(arguments: object, ctx: ToolContext) -> CallScope:
-        return outside
+        shown = (
+            preview_write(tool, arguments, ctx.workspace, cwd=config.cwd)
+            if isinstance(arguments, Mapping)
+            else None
+        )
+        if shown is None:
+            return CallScope(outside=outside)
+        return CallScope(outside=outside, note=shown.note, preview=shown.diff)
 
     return scope
 

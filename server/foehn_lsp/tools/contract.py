@@ -66,6 +66,9 @@ class CallScope:
     note: str | None = None
     """What the person must know about the call beyond its arguments, in one line (that it
     runs the repository's own code); shown when they are asked."""
+    preview: str | None = None
+    """For a call whose tool writes a file itself (an MCP server's): the unified diff of that
+    write, computed read-only from the file as it is now; shown when the person is asked."""
 
 
 class ProgressSink(Protocol):
