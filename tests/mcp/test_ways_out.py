@@ -177,7 +177,7 @@ def test_the_prompt_shows_what_would_leave_and_asks_each_time(
     child.expect("mcp__fetch__fetch")
     child.expect("These arguments go to the MCP server 'fetch', which may send them beyond")
     child.expect(f"/c\\?k={SECRET}")
-    child.expect_exact("Allow? [y] once, [?] why, [N] deny:")
+    child.expect_exact("Allow? [y] once, [?] why, [n WHY] deny and say why, [N] deny:")
     child.sendline("n")
     child.expect(pexpect.EOF, timeout=120)
     assert listener.paths == []
