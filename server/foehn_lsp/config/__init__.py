@@ -1,5 +1,6 @@
 """Settings: the models (``settings``), how the layers merge (``layers``), the MCP servers'
-settings (``mcp``). The names below are the ones the rest of Foehn imports."""
+settings (``mcp``), where the person's file lives (``paths``). The names below are the ones the
+rest of Foehn imports."""
 
 from foehn_lsp.config.layers import (
     SENSITIVE,
@@ -9,8 +10,8 @@ from foehn_lsp.config.layers import (
     merge_layers,
     origin_of,
     settings_layers,
-    user_config_file,
 )
+from foehn_lsp.config.paths import user_config_file
 from foehn_lsp.config.settings import (
     PROVIDER_DEFAULTS,
     PROVIDER_KEY_VARIABLES,

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
+from foehn_lsp.config.paths import user_config_file
 from foehn_lsp.config.settings import (
     CHOSEN_PROVIDERS,
     PROVIDER_KEY_VARIABLES,
@@ -63,10 +63,6 @@ CLIENT_ONLY = frozenset({"server_path", "python_path"})
 OWN_TABLES = frozenset({"rules", "hooks"})
 """``[[rules]]`` and ``[[hooks]]`` in the user file: read, with their lines, by
 ``agent.guards``; never settings, and never from any other layer."""
-
-
-def user_config_file() -> Path:
-    return Path(platformdirs.user_config_dir("foehn")) / "config.toml"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -44,8 +44,9 @@ class SandboxSettings(BaseModel):
 def user_sandbox_settings() -> SandboxSettings:
     """The person's ``[sandbox]`` settings (defaults without a file or a table). Raises
     ``ConfigError`` naming the file when it cannot be read or the table does not fit."""
-    # The config module imports this one (for the settings model), so it is looked up late.
-    from foehn_lsp.config import user_config_file
+    # Importing foehn_lsp.config here at the top would import the settings, which import
+    # this module: the file is looked up when first needed.
+    from foehn_lsp.config.paths import user_config_file
 
     path = user_config_file()
     try:

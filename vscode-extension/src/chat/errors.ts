@@ -3,7 +3,7 @@
 // environment variables, and the buttons that fix it. The server says what kind of failure it
 // was (protocol.ts's ErrorKind); the wording is this front end's. No VS Code or DOM API here.
 import type { ErrorKind } from "../protocol";
-import type { StatusCommand } from "./messages";
+import type { StatusCommand } from "./actions";
 
 /** `server`: the request never reached a running server (not started, crashed). `saved`: a
  * failed turn of a saved session, whose kind was not saved. */
@@ -26,9 +26,6 @@ export interface FailureView {
   detail: string;
   actions: FixAction[];
 }
-
-/** What the settings search opens on: one setting, or all of Foehn's. */
-export const SETTINGS_QUERIES = ["foehn.baseUrl", "foehn.model", "@ext:foehn.foehn"] as const;
 
 const RETRY: FixAction = { kind: "retry", label: "Retry" };
 const SET_KEY: FixAction = { kind: "command", label: "Set API key…", command: "foehn.setApiKey" };

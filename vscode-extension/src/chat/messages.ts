@@ -2,7 +2,7 @@
 // unions. The host owns the state (chat/state.ts) and posts it; the webview draws it and posts
 // back what the person did. No VS Code or DOM API here.
 import type { CustomCommand, Decision } from "../protocol";
-import { SETTINGS_QUERIES } from "./errors";
+import { SETTINGS_QUERIES, STATUS_COMMANDS, type StatusCommand } from "./actions";
 import type { Meter, Turn } from "./state";
 
 /** What the view says about the server before the first question. */
@@ -80,17 +80,6 @@ export type ViewMessage =
   | { type: "command"; command: StatusCommand };
 
 const DECISIONS: readonly string[] = ["allow", "allowRun", "allowAlways", "deny"] satisfies Decision[];
-
-/** Buttons in the status banners run these commands, nothing else. */
-export const STATUS_COMMANDS = [
-  "foehn.setApiKey",
-  "foehn.chooseProvider",
-  "foehn.locateServer",
-  "foehn.openWalkthrough",
-  "foehn.restartServer",
-  "workbench.trust.manage",
-] as const;
-export type StatusCommand = (typeof STATUS_COMMANDS)[number];
 
 /** The webview's message, or undefined if it is not one (the host trusts nothing it posts). */
 export function parseViewMessage(raw: unknown): ViewMessage | undefined {
