@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent.turns import EDIT
+from agent.turns import EDIT, READ
 from cli.harness import foehn, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
 
@@ -54,7 +54,7 @@ def test_a_denial_on_a_terminal_carries_the_reason_to_the_model(
 ) -> None:
     import pexpect
 
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="Left it."))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Left it."))
     child = spawn(["run", "fix", "--workspace", str(app), "--approve", "ask"], server, tmp_path)
     child.expect_exact("[N] deny:")
     child.send(typed + "\r")
@@ -71,7 +71,7 @@ def test_a_denial_on_a_terminal_carries_the_reason_to_the_model(
 def test_a_denial_through_a_pipe_carries_the_reason_too(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="Left it."))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Left it."))
     done = foehn(
         "run", "fix", "--workspace", str(app), "--approve", "ask", "--json",
         stdin="n: not before the release\n", server=server, state=tmp_path,
@@ -84,7 +84,7 @@ def test_a_denial_through_a_pipe_carries_the_reason_too(
 
 
 def test_a_plain_n_denies_without_a_reason(server: ModelServer, app: Path, tmp_path: Path) -> None:
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="Left it."))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Left it."))
     done = foehn(
         "run", "fix", "--workspace", str(app), "--approve", "ask",
         stdin="n\n", server=server, state=tmp_path,
@@ -101,7 +101,7 @@ def test_answers_typed_ahead_on_a_terminal_are_all_used(
 
     # The second call comes while the person has typed both answers already.
     server.script(
-        Turn(tool_calls=[EDIT]), Fault(delay=1, then=Turn(tool_calls=[WRITE])), Turn(text="done")
+        Turn(tool_calls=[READ, EDIT]), Fault(delay=1, then=Turn(tool_calls=[WRITE])), Turn(text="done")
     )
     child = spawn(["run", "fix", "--workspace", str(app), "--approve", "ask"], server, tmp_path)
     child.send("y\ry\r")
@@ -118,7 +118,7 @@ def test_answers_typed_ahead_in_a_chat_are_all_used(
     import pexpect
 
     server.script(
-        Turn(tool_calls=[EDIT]), Fault(delay=1, then=Turn(tool_calls=[WRITE])), Turn(text="done")
+        Turn(tool_calls=[READ, EDIT]), Fault(delay=1, then=Turn(tool_calls=[WRITE])), Turn(text="done")
     )
     child = spawn(["chat", "--workspace", str(app)], server, tmp_path)
     child.expect_exact("/help for commands")
@@ -132,7 +132,7 @@ def test_answers_typed_ahead_in_a_chat_are_all_used(
 
 
 def test_answers_piped_ahead_are_all_used(server: ModelServer, app: Path, tmp_path: Path) -> None:
-    server.script(Turn(tool_calls=[EDIT]), Turn(tool_calls=[WRITE]), Turn(text="done"))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(tool_calls=[WRITE]), Turn(text="done"))
     done = foehn(
         "chat", "--workspace", str(app),
         stdin="fix it\ny\ny\n", server=server, state=tmp_path,

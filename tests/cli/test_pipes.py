@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.turns import EDIT
+from agent.turns import EDIT, READ
 from cli.harness import foehn, foehn_environment
 from foehn_lsp.testing import ModelServer, Turn
 
@@ -64,7 +64,7 @@ def test_listings_into_a_reader_that_stopped_exit_quietly(
 def test_run_json_into_a_reader_that_stopped_stops_the_turn(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Fixed."))
     done = into_gone_reader(
         ["run", "fix", "--json", "--approve", "all", "--workspace", str(app)], server, tmp_path
     )
@@ -180,7 +180,7 @@ def test_stdin_that_cannot_work_is_a_usage_error(
 def test_with_approve_ask_a_piped_stdin_carries_the_answers(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
-    server.script(Turn(tool_calls=[EDIT]), Turn(text="Fixed."))
+    server.script(Turn(tool_calls=[READ, EDIT]), Turn(text="Fixed."))
     done = foehn(
         "run", "fix", "--approve", "ask", "--workspace", str(app),
         stdin="y\n", server=server, state=tmp_path,

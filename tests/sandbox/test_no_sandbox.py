@@ -4,9 +4,11 @@ asks, whatever the risk table or the approval policy says."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -113,15 +115,57 @@ def test_foehn_tools_and_start_up_say_there_is_no_sandbox(tmp_path: Path) -> Non
     assert first.startswith("sandbox: the sandbox is turned off")
     assert "every program Foehn runs asks first" in first
     assert "run_command      assessed per call" in listed.stdout
-    started = _foehn("serve", "--tcp", "nonsense", sandbox="off")
-    assert started.returncode == 2
-    assert started.stderr.count("every program Foehn runs asks first") == 1
+    told = _serve_until_warned(tmp_path, sandbox="off")
+    assert told.count("every program Foehn runs asks first") == 1
 
 
-def test_with_a_sandbox_start_up_is_quiet_and_tools_names_it(tmp_path: Path) -> None:
+def test_with_a_sandbox_tools_names_it(tmp_path: Path) -> None:
     if not system_sandbox().available:
         pytest.skip(system_sandbox().note)
     listed = _foehn("tools", "--workspace", str(tmp_path), sandbox="auto")
     assert listed.stdout.splitlines()[0].startswith("sandbox: programs run in a bubblewrap")
-    started = _foehn("serve", "--tcp", "nonsense", sandbox="auto")
-    assert "sandbox" not in started.stderr
+
+
+def _serve_until_warned(root: Path, *, sandbox: str) -> str:
+    """``foehn serve`` on stdio through initialize and initialized, until it warns that there
+    is no sandbox (it tells once it has answered initialize); its stderr up to then."""
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+    ]  # fmt: skip
+    framed = "".join(
+        f"Content-Length: {len(body.encode())}\r\n\r\n{body}"
+        for body in (json.dumps(message) for message in messages)
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-m", "foehn_lsp", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "FOEHN_SANDBOX": sandbox},
+    )
+    assert server.stdin is not None
+    assert server.stderr is not None
+    told: list[str] = []
+    warned = threading.Event()
+
+    def read() -> None:
+        assert server.stderr is not None
+        for line in server.stderr:
+            told.append(line)
+            if "every program Foehn runs asks first" in line:
+                warned.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        server.stdin.write(framed)
+        server.stdin.flush()
+        warned.wait(timeout=120)
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
+        reader.join(timeout=10)
+    return "".join(told)
