@@ -187,7 +187,8 @@ async def test_a_rejected_edit_is_a_failed_result_the_model_sees(
         )
         await run(client, "fix")
     tool_result = [m for m in model.requests[1].body["messages"] if m["role"] == "tool"][-1]
-    assert "not applied (read-only file). No file was changed." in tool_result["content"]
+    assert "the editor did not apply the edit: read-only file" in tool_result["content"]
+    assert "No file was changed." in tool_result["content"]
     assert "TODO" in (app / "app.py").read_text()
 
 
