@@ -78,7 +78,8 @@ def test_a_denial_through_a_pipe_carries_the_reason_too(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert 'they said: "not before the release"' in told(server)
-    approval = next(json.loads(line) for line in done.stdout.splitlines() if '"approval"' in line)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    approval = next(e for e in events if e["event"] == "approval" and e["tool"] == "edit_file")
     assert approval["decision"] == "deny"
     assert "not before the release" in approval["reason"]
 
@@ -101,7 +102,9 @@ def test_answers_typed_ahead_on_a_terminal_are_all_used(
 
     # The second call comes while the person has typed both answers already.
     server.script(
-        Turn(tool_calls=[READ, EDIT]), Fault(delay=1, then=Turn(tool_calls=[WRITE])), Turn(text="done")
+        Turn(tool_calls=[READ, EDIT]),
+        Fault(delay=1, then=Turn(tool_calls=[WRITE])),
+        Turn(text="done"),
     )
     child = spawn(["run", "fix", "--workspace", str(app), "--approve", "ask"], server, tmp_path)
     child.send("y\ry\r")
@@ -118,7 +121,9 @@ def test_answers_typed_ahead_in_a_chat_are_all_used(
     import pexpect
 
     server.script(
-        Turn(tool_calls=[READ, EDIT]), Fault(delay=1, then=Turn(tool_calls=[WRITE])), Turn(text="done")
+        Turn(tool_calls=[READ, EDIT]),
+        Fault(delay=1, then=Turn(tool_calls=[WRITE])),
+        Turn(text="done"),
     )
     child = spawn(["chat", "--workspace", str(app)], server, tmp_path)
     child.expect_exact("/help for commands")
