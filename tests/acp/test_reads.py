@@ -71,7 +71,8 @@ async def test_a_buffer_typed_into_after_a_disk_read_is_not_written_over(
     on_disk = (app / "app.py").read_text()
     typed = on_disk + "# typed while asked, not saved\n"
     client = TypingWhileAsked(path, typed)
-    model.script(READ, Turn(tool_calls=[EDIT]), Turn(text="ok"))
+    # The failed edit is asked once more for a tool call; the model answers again.
+    model.script(READ, Turn(tool_calls=[EDIT]), Turn(text="ok"), Turn(text="ok"))
     assert await turn(app, model, client) == "end_turn"
     assert len(client.permissions) == 1
     assert client.writes == []

@@ -54,7 +54,7 @@ async def test_allow_always_saves_the_narrow_rule_and_rm_still_asks(
     users = [m["content"] for m in model.requests[0].body["messages"] if m["role"] == "user"]
     assert users == ["Tidy up the notes, then say done."]
     [offered] = client.of("available_commands_update")
-    assert [c["name"] for c in offered["availableCommands"]] == ["undo", "compact", "tidy"]
+    assert [c["name"] for c in offered["availableCommands"]] == ["undo", "redo", "compact", "tidy"]
     asked = [p["toolCall"]["rawInput"]["command"] for p in client.permissions]
     assert asked == [["touch", "notes.txt"], ["rm", "-rf", "keep"]]
     always = client.permissions[0]["options"][1]

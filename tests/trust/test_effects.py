@@ -117,7 +117,8 @@ def test_a_workspace_deny_rule_stops_calls_only_while_approved(
     note.unlink()
 
     approve_now(root, RULES)
-    (result,) = results(run(model, root, state, write, Turn(text="ok")))
+    # A refused change is asked once more for a tool call; the model answers again.
+    (result,) = results(run(model, root, state, write, Turn(text="ok"), Turn(text="ok")))
     assert not note.exists()
     assert not result["ok"]
     assert "Not in this repository." in json.dumps(result)
