@@ -357,11 +357,13 @@ class Agent:
         return True
 
     def _changed(self, state: _State) -> Sequence[str]:
-        return (
-            state.changed()
-            if state.changed is not None
-            else honesty.changed_by_calls(state.messages[state.start :])
-        )
+        # The checkpoint sees the disk; an edit the editor applied to an open buffer reaches
+        # the disk only when saved, so the successful file tools' own record counts too.
+        by_calls = honesty.changed_by_calls(state.messages[state.start :])
+        if state.changed is None:
+            return by_calls
+        on_disk = list(state.changed())
+        return [*on_disk, *(path for path in by_calls if path not in on_disk)]
 
     def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
         if state.mode == "plan" or not (state.attempted or honesty.asks_for_change(state.task)):
