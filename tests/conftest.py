@@ -143,6 +143,7 @@ PROCESS_TIER = (
     "mcp_server/",
     "providers/local/test_local_model.py",
     "sandbox/test_anywhere.py",
+    "sandbox/test_attacks.py",
     "sandbox/test_no_sandbox.py",
     "sandbox/test_toolchains.py",
     "tools/test_discovery.py",
@@ -152,18 +153,21 @@ PROCESS_TIER = (
     "trust/test_trust_cli.py",
 )
 """Test files (or folders, ending in ``/``) that start Foehn, an MCP server or an editor as a
-process, or run the embedded model; every other test is marked ``unit`` (``pytest -m unit``).
+process, run the embedded model, or run the attack campaign (hundreds of sandboxed programs);
+every other test is marked ``unit`` (``pytest -m unit``).
 A file that starts such a process belongs here, or the unit tier stops being quick."""
 
 GROUPS = {
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
+    "tests/sandbox/test_attacks.py": "attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
 slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
-screenshot folder."""
+screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
+worker given one of them would run again."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
