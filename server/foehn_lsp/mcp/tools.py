@@ -43,9 +43,9 @@ from foehn_lsp.mcp.client import (
     TransientError,
     describe,
 )
+from foehn_lsp.mcp.cut import CUT_META
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
-from foehn_lsp.mcp.stdio import CUT_META
 from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
@@ -300,7 +300,7 @@ def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
     their type and size; the structured content as JSON only when no text carries the result
     (the spec asks servers to send it as text too, so it is never shown twice). At most
     ``MAX_OUTPUT_CHARS`` in all, the note saying how much was cut included. A result the
-    transport cut (``stdio.CUT_META``) says so and fails."""
+    transport cut (``cut.CUT_META``) says so and fails."""
     parts = [_content(block) for block in result.content]
     structured = result.structured_content
     data: dict[str, Any] = {"server": server}
