@@ -170,6 +170,18 @@ screenshot folder; the attack suite's tests share one campaign (a module fixture
 worker given one of them would run again."""
 
 
+LONGEST = (
+    "tests/lsp/test_load.py::test_finished_runs_leave_nothing_behind",
+    "tests/trust/test_effects.py",
+    "tests/acp/test_agent.py::test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved",
+    "tests/trust/test_trust_attacks.py",
+    "tests/mcp/test_ways_out.py",
+)
+"""Tests (by node id prefix, longest first) that took longest in ``--durations``: collected
+first, so that the scheduler hands them out first (after the groups) and none is left running
+alone at the end."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
     for item in items:
@@ -178,6 +190,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         relative = item.path.relative_to(tests).as_posix()
         if not any(relative.startswith(prefix) for prefix in PROCESS_TIER):
             item.add_marker(pytest.mark.unit)
+    items.sort(key=_longest_first)
+
+
+def _longest_first(item: pytest.Item) -> int:
+    """The rank of ``item``'s entry in ``LONGEST``; every other test after them all."""
+    ranks = (rank for rank, prefix in enumerate(LONGEST) if item.nodeid.startswith(prefix))
+    return next(ranks, len(LONGEST))
 
 
 def pytest_configure(config: pytest.Config) -> None:
