@@ -21,11 +21,13 @@ from pytest_lsp import LanguageClient
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client, run
 from lsp.test_lsp_plans import event_of
+from lsp.test_lsp_sessions import command
 
 LANGUAGE_TOOLS = {"definition", "references", "workspace_symbols", "rename_symbol"}
 LIB = "def helper(x):\n    return x\n"
 APP = 'from lib import helper\n\nmark = "😋"; print(helper(1))\n'
 SECRET = "SECRET-OUTSIDE-0123"
+OTHER = f"from lib import helper  # {SECRET}\n"
 
 
 @pytest.fixture
@@ -45,7 +47,7 @@ def app(root: Path) -> Path:
 def outside(root: Path) -> Path:
     folder = root.parent / "elsewhere"
     folder.mkdir()
-    (folder / "other.py").write_text(f"from lib import helper  # {SECRET}\n")
+    (folder / "other.py").write_text(OTHER)
     return folder / "other.py"
 
 
@@ -69,6 +71,10 @@ def uses(path: Path, word: str) -> list[dict[str, Any]]:
                 }
             )
     return found
+
+
+def text_of(path: Path) -> str:
+    return path.read_text()
 
 
 def tool_names(body: dict[str, Any]) -> set[str]:
@@ -104,7 +110,7 @@ async def test_the_language_tools_are_offered_only_to_a_client_that_declares_the
         await run(client, {"task": "Hello"})
     without, declared = (tool_names(r.body) for r in model.requests)
     assert not LANGUAGE_TOOLS & without
-    assert LANGUAGE_TOOLS <= declared
+    assert declared >= LANGUAGE_TOOLS
     assert declared - LANGUAGE_TOOLS == without
 
 
@@ -255,11 +261,7 @@ async def test_a_rename_is_approved_from_its_diff_applied_through_the_editor_and
         assert (app / "app.py").read_text() == "from lib import assist\n\nprint(assist(1))\n"
         assert "+def assist(x):" in told(model, 1)
 
-        undone = await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(
-                command="foehn.session.undo", arguments=[{"sessionId": result["session"]}]
-            )
-        )
+        undone = await command(client, "foehn.session.undo", {"sessionId": result["session"]})
     assert undone["applied"]
     assert sorted(undone["restored"]) == ["app.py", "lib.py"]
     assert (app / "lib.py").read_text() == LIB
@@ -286,7 +288,7 @@ async def test_a_rename_that_reaches_outside_the_workspace_is_refused_whole(
     assert (confirmed, labels) == ([], [])
     assert (app / "lib.py").read_text() == LIB
     assert (app / "app.py").read_text() == APP
-    assert outside.read_text() == f"from lib import helper  # {SECRET}\n"
+    assert text_of(outside) == OTHER
     assert told(model, 1) == (
         "rename_symbol refused: the rename would also change files outside the workspace "
         f"({outside}); nothing was changed"
@@ -322,7 +324,12 @@ async def test_a_symbol_that_is_not_where_the_model_says_is_a_clear_error(
     model.script(Turn(tool_calls=[("references", arguments)]), Turn(text="Hm."))
     asked: list[Any] = []
     async with lsp_client(app, model, init_options={"languageTools": True}) as client:
-        client.feature("foehn/references")(lambda params: asked.append(params) or {"locations": []})
+
+        @client.feature("foehn/references")
+        def references(params: Any) -> dict[str, Any]:
+            asked.append(params)
+            return {"locations": []}
+
         await run(client, {"task": "Who uses helper?"})
     assert asked == []
     assert error in told(model, 1)
