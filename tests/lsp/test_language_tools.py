@@ -334,3 +334,37 @@ async def test_a_symbol_that_is_not_where_the_model_says_is_a_clear_error(
     assert asked == []
     assert error in told(model, 1)
     assert SECRET not in told(model, 1)
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        (
+            {
+                "edit": {
+                    "documentChanges": [{"kind": "rename", "oldUri": "file:///x", "newUri": "y"}]
+                }
+            },
+            "rename_symbol refused: the editor's rename would also create, rename or delete "
+            "files (file:///x); nothing was changed",
+        ),
+        ({"edit": None}, "the editor's rename provider changed nothing for helper at lib.py:1:5"),
+        ({"changes": {}}, "the editor's answer to foehn/rename was not {edit: WorkspaceEdit"),
+    ],
+)
+async def test_a_rename_answer_that_cannot_be_applied_changes_nothing(
+    app: Path, model: ModelServer, answer: dict[str, Any], error: str
+) -> None:
+    rename = ("rename_symbol", {"path": "lib.py", "line": 1, "name": "helper", "new_name": "x2"})
+    model.script(Turn(tool_calls=[rename]), Turn(text="No."), Turn(text="No."))
+    confirmed: list[Any] = []
+    labels: list[str] = []
+    async with lsp_client(
+        app, model, init_options={"languageTools": True, "confirmRequest": True}
+    ) as client:
+        approving(client, confirmed, labels)
+        client.feature("foehn/rename")(lambda params: answer)
+        await run(client, {"task": "Rename helper to x2"})
+    assert (confirmed, labels) == ([], [])
+    assert (text_of(app / "lib.py"), text_of(app / "app.py")) == (LIB, APP)
+    assert told(model, 1).startswith(error)
