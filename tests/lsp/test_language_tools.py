@@ -230,10 +230,18 @@ async def test_a_rename_is_approved_from_its_diff_applied_through_the_editor_and
     confirmed: list[Any] = []
     labels: list[str] = []
     renames: list[Any] = []
-    options = {"languageTools": True, "confirmRequest": True}
+    checked: list[list[str]] = []
+    options = {"languageTools": True, "confirmRequest": True, "diagnostics": True}
     async with lsp_client(app, model, init_options=options) as client:
         approving(client, confirmed, labels)
         renaming(client, renames)
+
+        @client.feature("foehn/diagnostics")
+        def diagnostics(params: Any) -> dict[str, Any]:
+            uris = event_of(params)["uris"]
+            checked.append(sorted(uris))
+            return {"files": [{"uri": uri, "diagnostics": []} for uri in uris]}
+
         result = await run(client, {"task": "Rename helper to assist", "runId": "r1"})
         assert result["answer"] == "Renamed helper to assist in lib.py and app.py."
         assert len(model.requests) == 2  # the claim is true: it is not sent back
@@ -260,6 +268,8 @@ async def test_a_rename_is_approved_from_its_diff_applied_through_the_editor_and
         assert (app / "lib.py").read_text() == "def assist(x):\n    return x\n"
         assert (app / "app.py").read_text() == "from lib import assist\n\nprint(assist(1))\n"
         assert "+def assist(x):" in told(model, 1)
+        # Both files were checked before the rename and after it, as an edit's are.
+        assert checked == [sorted([(app / "app.py").as_uri(), (app / "lib.py").as_uri()])] * 2
 
         undone = await command(client, "foehn.session.undo", {"sessionId": result["session"]})
     assert undone["applied"]
