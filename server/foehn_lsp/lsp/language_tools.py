@@ -26,10 +26,9 @@ turn's checkpoint, so undo reverts it.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -51,8 +50,6 @@ from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer
-
-log = logging.getLogger(__name__)
 
 DEFINITION = "foehn/definition"
 REFERENCES = "foehn/references"
@@ -131,10 +128,8 @@ class RenameArguments(SymbolAt):
 
 @dataclass(frozen=True, kw_only=True)
 class Target:
-    """Where the model pointed: the resolved file, its uri and the position as the client
-    counts it."""
+    """Where the model pointed: its uri and the position as the client counts it."""
 
-    path: Path
     shown: str
     """``path:line:col`` as the model reads it."""
     uri: str
@@ -179,7 +174,6 @@ async def target(arguments: SymbolAt, ctx: ToolContext, codec: PositionCodec) ->
         lines, types.Position(line=arguments.line - 1, character=column)
     )
     return Target(
-        path=path,
         shown=f"{name}:{arguments.line}:{column + 1}",
         uri=convert.uri_of(path),
         position={"line": position.line, "character": position.character},
@@ -295,7 +289,7 @@ async def _symbols(
     return ToolResult.success("\n".join([header, *listed]) + _more(len(found)))
 
 
-def _offsets(text: str, codec: PositionCodec) -> Any:
+def _offsets(text: str, codec: PositionCodec) -> Callable[[answers.Spot], int]:
     """A function from a client's position in ``text`` to the string offset it names."""
     lines = text.splitlines(keepends=True)
     starts = [0]
