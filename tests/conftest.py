@@ -143,6 +143,7 @@ PROCESS_TIER = (
     "mcp_server/",
     "providers/local/test_local_model.py",
     "sandbox/test_anywhere.py",
+    "sandbox/test_attacks.py",
     "sandbox/test_no_sandbox.py",
     "sandbox/test_toolchains.py",
     "tools/test_discovery.py",
@@ -152,18 +153,33 @@ PROCESS_TIER = (
     "trust/test_trust_cli.py",
 )
 """Test files (or folders, ending in ``/``) that start Foehn, an MCP server or an editor as a
-process, or run the embedded model; every other test is marked ``unit`` (``pytest -m unit``).
+process, run the embedded model, or run the attack campaign (hundreds of sandboxed programs);
+every other test is marked ``unit`` (``pytest -m unit``).
 A file that starts such a process belongs here, or the unit tier stops being quick."""
 
 GROUPS = {
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
+    "tests/sandbox/test_attacks.py": "attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
 slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
-screenshot folder."""
+screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
+worker given one of them would run again."""
+
+
+LONGEST = (
+    "tests/lsp/test_load.py::test_finished_runs_leave_nothing_behind",
+    "tests/trust/test_effects.py",
+    "tests/acp/test_agent.py::test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved",
+    "tests/trust/test_trust_attacks.py",
+    "tests/mcp/test_ways_out.py",
+)
+"""Tests (by node id prefix, longest first) that took longest in ``--durations``: collected
+first, so that the scheduler hands them out first (after the groups) and none is left running
+alone at the end."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -174,6 +190,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         relative = item.path.relative_to(tests).as_posix()
         if not any(relative.startswith(prefix) for prefix in PROCESS_TIER):
             item.add_marker(pytest.mark.unit)
+    items.sort(key=_longest_first)
+
+
+def _longest_first(item: pytest.Item) -> int:
+    """The rank of ``item``'s entry in ``LONGEST``; every other test after them all."""
+    ranks = (rank for rank, prefix in enumerate(LONGEST) if item.nodeid.startswith(prefix))
+    return next(ranks, len(LONGEST))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,3 +1,3 @@
-from foehn_lsp.cli.main import main
+from foehn_lsp.cli.main import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -97,14 +97,27 @@ def _free_port() -> int:
         return port
 
 
+@pytest.fixture(scope="session")
+def packaged() -> Path:
+    """``foehn.vsix`` packaged afresh once per run (a stale one would test old code); these
+    tests share one worker (``GROUPS``), so they share the package too."""
+    assert INSTALLED, "run scripts/setup-vscode-e2e first"
+    subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True)
+    return VSIX
+
+
 @pytest.fixture
-def code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
+def code_server(
+    tmp_path: Path, packaged: Path
+) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
     with _code_server(tmp_path, trust=False) as started:
         yield started
 
 
 @pytest.fixture
-def trusting_code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
+def trusting_code_server(
+    tmp_path: Path, packaged: Path
+) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
     """code-server that asks whether to trust the folder (Restricted Mode if not)."""
     with _code_server(tmp_path, trust=True) as started:
         yield started
@@ -114,9 +127,6 @@ def trusting_code_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], 
 def _code_server(
     tmp_path: Path, *, trust: bool
 ) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
-    assert INSTALLED, "run scripts/setup-vscode-e2e first"
-    # Always packaged afresh: a stale .vsix would test old code.
-    subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True)
     data, extensions = tmp_path / "data", tmp_path / "extensions"
     (data / "User").mkdir(parents=True)
     foehn = Path(sys.executable).with_name("foehn")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import os
@@ -474,6 +475,17 @@ class StderrNow(logging.StreamHandler):  # type: ignore[type-arg]
     @stream.setter
     def stream(self, value: Any) -> None:
         pass  # the stream is always the current stderr
+
+
+def run() -> int:
+    """``main`` as the process itself (the ``foehn`` script, ``python -m foehn_lsp``): the same
+    exit status, then an exit that skips the collector's walks over what the process loaded."""
+    code = main()
+    # What is left lives until the process ends. The interpreter's exit would collect it
+    # object by object first (a second or more for the protocol and settings models, in every
+    # server a client starts); frozen, the collector skips it and files still close as usual.
+    gc.freeze()
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
