@@ -1,7 +1,9 @@
 """Start-up and settings. ``initialize`` only keeps the initialization options, so that it is
-answered at once; ``initialized`` loads the settings and plugins (``FoehnServer.ready``) and
-warns on stderr when programs cannot be sandboxed; each ``workspace/didChangeConfiguration``
-pulls the ``foehn`` section once and reloads. Runs never pull."""
+answered at once; ``initialized`` loads the settings and plugins and pulls the editor's
+settings (``FoehnServer.ready``), and warns on stderr when programs cannot be sandboxed; each
+``workspace/didChangeConfiguration`` pulls the ``foehn`` section once and reloads. Runs never
+pull: they start on the settings known so far and decide their calls once the first pull is
+answered or given up (``FoehnServer.settled_policy``)."""
 
 from __future__ import annotations
 
