@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,9 +82,10 @@ class FoehnServer(LanguageServer):
         return self._settings
 
     async def known(self) -> None:
-        """The settings known without the editor's answer (initialization options, the user's
-        config file, defaults) and the plugins, loaded once: what a run starts on. The pull
-        of the editor's settings starts here and goes on in the background (``ready``)."""
+        """Start-up, once: the settings known without the editor's answer (initialization
+        options, the user's config file, defaults), the plugins, and the warning on stderr
+        when programs cannot be sandboxed; what a run starts on. The pull of the editor's
+        settings starts here and goes on in the background (``ready``)."""
         self._start_configuring()
         assert self._known is not None
         await asyncio.shield(self._known)  # a cancelled turn must not cancel it
@@ -109,8 +111,18 @@ class FoehnServer(LanguageServer):
 
     def _start_configuring(self) -> None:
         if self._known is None:
-            self._known = asyncio.ensure_future(asyncio.to_thread(self.reload_settings))
+            self._known = asyncio.ensure_future(self._start_up())
             self._configured = asyncio.ensure_future(self._configure(self._known))
+
+    async def _start_up(self) -> None:
+        from foehn_lsp.sandbox import startup_warning
+
+        await asyncio.to_thread(self.reload_settings)
+        # ``foehn`` prints this before other commands run; the server once ``initialize`` is
+        # answered (finding the sandbox would double the time to that answer), and before
+        # answering anything that waits for start-up.
+        if warning := await asyncio.to_thread(startup_warning):
+            print(f"foehn: {warning}", file=sys.stderr)
 
     async def _configure(self, known: asyncio.Future[None]) -> None:
         await known
