@@ -101,10 +101,22 @@ def free_port() -> int:
 @pytest.fixture
 def awkward_over_http(state: Path) -> Iterator[str]:
     """``servers/awkward.py`` over streamable HTTP; yields its ``/mcp`` URL."""
+    yield from _awkward_over_http(state, json_bodies=False)
+
+
+@pytest.fixture(params=["sse", "json"])
+def awkward_over_http_both(state: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """``servers/awkward.py`` over streamable HTTP, answering with server-sent events and then
+    with JSON bodies; yields its ``/mcp`` URL."""
+    yield from _awkward_over_http(state, json_bodies=request.param == "json")
+
+
+def _awkward_over_http(state: Path, *, json_bodies: bool) -> Iterator[str]:
     port = free_port()
     script = str(HERE / "servers" / "awkward.py")
     process = subprocess.Popen(
-        [sys.executable, script, str(state), "--http", str(port)],
+        [sys.executable, script, str(state), "--http", str(port)]
+        + (["--json"] if json_bodies else []),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -243,6 +243,21 @@ async def test_a_hanging_call_times_out_the_server_is_told_and_others_go_on(
     assert echo.output == "next"
 
 
+async def test_a_call_over_http_is_bounded_in_time_as_it_arrives_and_the_server_is_told(
+    connect: Connect, ctx: ToolContext, awkward_over_http_both: str, state: Path
+) -> None:
+    catalogue = connect(
+        {"remote": McpServerConfig(url=awkward_over_http_both, call_timeout_seconds=2)}
+    )
+    hung = await call(catalogue, "mcp__remote__slow", ctx)
+    assert not hung.ok
+    assert "no answer within 2 s" in hung.output
+    # Its request's POST is closed (or the server told to cancel, at older versions).
+    await eventually(lambda: lines(state / "cancelled") == ["slow"], within=60)
+    echo = await call(catalogue, "mcp__remote__plain_echo", ctx, text="next")
+    assert echo.output == "next"
+
+
 async def test_cancelling_the_caller_cancels_the_call_on_the_server(
     connect: Connect, ctx: ToolContext, awkward: Awkward, state: Path
 ) -> None:

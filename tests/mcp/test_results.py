@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,8 +16,8 @@ import pytest
 from foehn_lsp.agent.events import TurnEvent
 from foehn_lsp.agent.execution import MAX_RESULT_CHARS, TurnExecutor
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
+from foehn_lsp.mcp.cut import MAX_MESSAGE_BYTES
 from foehn_lsp.mcp.naming import tool_name
-from foehn_lsp.mcp.stdio import MAX_MESSAGE_BYTES
 from foehn_lsp.mcp.tools import MAX_OUTPUT_CHARS, McpCatalogue, connect_servers
 from foehn_lsp.providers.messages import ToolCall
 from foehn_lsp.tools.contract import ToolContext
@@ -66,6 +67,43 @@ async def test_a_fifty_megabyte_result_is_cut_as_it_arrives_and_said_truly(
     )
     assert after.output == "still here"
     assert len((state / "started").read_text().splitlines()) == 1  # the same connection
+
+
+async def test_a_fifty_megabyte_result_over_http_is_cut_as_it_arrives_in_bounded_memory(
+    awkward_over_http_both: str, root: Path, ctx: ToolContext, state: Path
+) -> None:
+    catalogue = connect_servers(
+        McpSettings(servers={"remote": McpServerConfig(url=awkward_over_http_both)}),
+        ToolRegistry(),
+        root=root,
+        default_timeout=60,
+    )
+    assert catalogue is not None
+    try:
+        tracemalloc.start()
+        told = await through_the_turn(catalogue, ctx, "mcp__remote__flood")
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        said = re.match(
+            r"\[Foehn stopped reading this result at ([\d,]+) bytes: the server was sending "
+            r"more than Foehn reads from one MCP result, and the rest was not read\. The start of "
+            r"its text follows\.\]\nstart of the flood xxx",
+            told,
+        )
+        assert said is not None, told[:300]
+        assert int(said[1].replace(",", "")) == MAX_MESSAGE_BYTES
+        assert peak < 4 * MAX_MESSAGE_BYTES < 50_000_000  # never the whole result in memory
+        after = await catalogue.registry.call(
+            tool_name("remote", "read.echo"), json.dumps({"text": "still here"}), ctx
+        )
+        assert after.output == "still here"
+        assert lines_of(state / "started") == 1  # the same server, never restarted
+    finally:
+        catalogue.close()
+
+
+def lines_of(path: Path) -> int:
+    return len(path.read_text().splitlines())
 
 
 async def test_text_and_structured_content_of_one_file_reach_the_model_once(

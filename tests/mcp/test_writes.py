@@ -32,10 +32,7 @@ def write_config(home: Path, server: McpServerConfig) -> None:
     )
 
 
-def run_asked(
-    model: ModelServer, home: Path, root: Path, answers: str, *extra: str
-) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
-    """``foehn run --json --approve ask`` with ``answers`` on stdin."""
+def foehn_environment(model: ModelServer, home: Path) -> dict[str, str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
     environment |= {
         "XDG_STATE_HOME": str(home / "state"),
@@ -47,12 +44,19 @@ def run_asked(
         "NO_COLOR": "1",
         "COLUMNS": "200",
     }
+    return environment
+
+
+def run_asked(
+    model: ModelServer, home: Path, root: Path, answers: str, *extra: str
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """``foehn run --json --approve ask`` with ``answers`` on stdin."""
     done = subprocess.run(
         [*FOEHN_RUN, "--workspace", str(root), "--json", "--approve", "ask", *extra],
         input=answers,
         capture_output=True,
         text=True,
-        env=environment,
+        env=foehn_environment(model, home),
         timeout=180,
     )
     return done, [json.loads(line) for line in done.stdout.splitlines()]
@@ -148,3 +152,44 @@ async def test_acp_permission_request_shows_the_diff_and_the_outside_path(
     assert f"writes {target.resolve()}, which is OUTSIDE the workspace" in shown
     assert any("-keep me\n+overwritten\n" in text for text in shown)
     assert target.read_text() == "keep me\n"
+
+
+def test_an_approved_write_is_in_the_checkpoint_its_claim_stands_and_foehn_undo_reverts_it(
+    model: ModelServer, tmp_path: Path, root: Path, filesystem: Callable[..., McpServerConfig]
+) -> None:
+    source = root / "app.py"
+    source.write_text("def greet():\n    return 'hi'\n")
+    created = root / "docs" / "notes.txt"
+    write_config(tmp_path, filesystem(root))
+    edits = [{"oldText": "'hi'", "newText": "'hello'"}]
+    answer = "I updated app.py and created docs/notes.txt."
+    model.script(
+        Turn(
+            tool_calls=[
+                ("mcp__fs__edit_file", {"path": str(source), "edits": edits}),
+                ("mcp__fs__create_directory", {"path": str(created.parent)}),
+            ]
+        ),
+        Turn(tool_calls=[("mcp__fs__write_file", {"path": str(created), "content": "new\n"})]),
+        Turn(text=answer),
+        Turn(text="(a false claim was sent back)"),
+    )
+    done, stream = run_asked(model, tmp_path, root, "y\ny\ny\n")
+    assert done.returncode == 0, done.stderr
+    assert [a["decision"] for a in approvals(stream)] == ["allow", "allow", "allow"]
+    assert source.read_text() == "def greet():\n    return 'hello'\n"  # the server wrote it
+    assert created.read_text() == "new\n", [e for e in stream if e["event"] == "tool_result"]
+    assert stream[-1]["event"] == "done"
+    assert stream[-1]["answer"] == answer  # a true claim: not sent back, not withheld
+    assert len(model.requests) == 3
+    undo = subprocess.run(
+        [sys.executable, "-m", "foehn_lsp", "undo", "--workspace", str(root)],
+        capture_output=True,
+        text=True,
+        env=foehn_environment(model, tmp_path),
+        timeout=120,
+    )
+    assert undo.returncode == 0, undo.stderr
+    assert source.read_text() == "def greet():\n    return 'hi'\n"
+    assert not created.exists()
+    assert not created.parent.exists()  # the folder the server made for it goes too

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 
-CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
+CHANGE_TOOLS = frozenset(
+    {"write_file", "edit_file", "move_path", "make_directory", "delete_path", "rename_symbol"}
+)
 NOT_THE_MODELS_FAILURE = (
     "the person denied this call",
     "was not run: policy denies",

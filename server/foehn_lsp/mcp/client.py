@@ -40,6 +40,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from foehn_lsp.config.mcp import McpServerConfig
+from foehn_lsp.mcp.http import CappedTransport
 from foehn_lsp.mcp.stdio import stdio_transport
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment
@@ -228,9 +229,13 @@ class ServerConnection:
         assert config.url is not None
         headers = {key: value.get_secret_value() for key, value in config.headers.items()}
         timeout = httpx2.Timeout(30.0, read=300.0)
+        capped = CappedTransport(httpx2.AsyncHTTPTransport())
         async with (
-            httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
-            streamable_http_client(config.url, http_client=http) as streams,
+            httpx2.AsyncClient(headers=headers, timeout=timeout, transport=capped) as http,
+            # The transport caps each message, at the same size as over stdio.
+            streamable_http_client(
+                config.url, http_client=http, max_sse_event_size=None
+            ) as streams,
         ):
             yield streams
 

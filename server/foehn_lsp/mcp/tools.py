@@ -43,9 +43,9 @@ from foehn_lsp.mcp.client import (
     TransientError,
     describe,
 )
+from foehn_lsp.mcp.cut import CUT_META
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
-from foehn_lsp.mcp.stdio import CUT_META
 from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber
@@ -184,7 +184,13 @@ class McpCatalogue:
             description=_description(server, listing, assessed),
             parameters=dict(listing.input_schema),
             risk=assessed.risk,
-            scope=_scope_of(server, listing.name, config, reaching_outside=assessed.asks_each_call),
+            scope=_scope_of(
+                server,
+                listing.name,
+                config,
+                reaching_outside=assessed.asks_each_call,
+                changes_files=assessed.risk is not RiskLevel.READ_ONLY,
+            ),
             execute=_Caller(
                 hub=self.hub,
                 origin=origin,
@@ -199,20 +205,28 @@ class McpCatalogue:
 
 
 def _scope_of(
-    server: str, tool: str, config: McpServerConfig, *, reaching_outside: bool
+    server: str,
+    tool: str,
+    config: McpServerConfig,
+    *,
+    reaching_outside: bool,
+    changes_files: bool,
 ) -> ScopeOf | None:
     """The scope of each call: for an open-world tool, that its arguments go to ``server``,
-    which may pass them on beyond this computer; for a file write in a shape ``writes`` knows,
-    the diff it would make and whether its path is outside the workspace."""
+    which may pass them on beyond this computer; for a tool that is not read-only, that it may
+    change files (so the turn's checkpoint sees what it changes); for a file write in a shape
+    ``writes`` knows, the file, the diff it would make and whether its path is outside the
+    workspace."""
     outside = (
         f"the MCP server {server!r}, which may send them beyond this computer"
         if reaching_outside
         else None
     )
+    writes: tuple[Path, ...] | None = () if changes_files else None
     if tool not in WRITE_SHAPES:
-        if outside is None:
+        if outside is None and writes is None:
             return None
-        fixed = CallScope(outside=outside)
+        fixed = CallScope(outside=outside, writes=writes)
         return lambda arguments, ctx: fixed
 
     def scope(arguments: object, ctx: ToolContext) -> CallScope:
@@ -222,8 +236,8 @@ def _scope_of(
             else None
         )
         if shown is None:
-            return CallScope(outside=outside)
-        return CallScope(outside=outside, note=shown.note, preview=shown.diff)
+            return CallScope(outside=outside, writes=writes)
+        return CallScope(outside=outside, note=shown.note, preview=shown.diff, writes=(shown.path,))
 
     return scope
 
@@ -300,7 +314,7 @@ def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
     their type and size; the structured content as JSON only when no text carries the result
     (the spec asks servers to send it as text too, so it is never shown twice). At most
     ``MAX_OUTPUT_CHARS`` in all, the note saying how much was cut included. A result the
-    transport cut (``stdio.CUT_META``) says so and fails."""
+    transport cut (``cut.CUT_META``) says so and fails."""
     parts = [_content(block) for block in result.content]
     structured = result.structured_content
     data: dict[str, Any] = {"server": server}

@@ -40,6 +40,8 @@ WRITE_SHAPES: Mapping[str, WriteShape] = {
 
 @dataclass(frozen=True, kw_only=True)
 class WritePreview:
+    path: Path
+    """The file written, resolved (links followed) as the server will find it."""
     note: str
     """One line for the person: which file, and plainly whether it is outside the workspace."""
     diff: str | None
@@ -71,10 +73,10 @@ def preview_write(
     )
     before, why_not = _current(real)
     if why_not is not None:
-        return WritePreview(note=f"{where}; no preview: {why_not}", diff=None)
+        return WritePreview(path=real, note=f"{where}; no preview: {why_not}", diff=None)
     after, why_not = _after(shape, arguments, before)
     if after is None:
-        return WritePreview(note=f"{where}; no preview: {why_not}", diff=None)
+        return WritePreview(path=real, note=f"{where}; no preview: {why_not}", diff=None)
     name = str(real)
     diff = "".join(
         difflib.unified_diff(
@@ -87,7 +89,7 @@ def preview_write(
     if len(diff) > MAX_DIFF_CHARS:
         diff = diff[:MAX_DIFF_CHARS] + "\n… (diff cut)\n"
     created = " (a new file)" if before is None else ""
-    return WritePreview(note=f"{where}{created}", diff=diff or "(no change)\n")
+    return WritePreview(path=real, note=f"{where}{created}", diff=diff or "(no change)\n")
 
 
 def _current(path: Path) -> tuple[str | None, str | None]:

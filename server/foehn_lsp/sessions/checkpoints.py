@@ -4,9 +4,10 @@ Before a turn first changes a file, its previous content goes to the blob store 
 an unchanged file costs nothing twice); a file the turn creates is recorded as created. Edits
 are seen where they are applied (``CheckpointingApplier`` wraps the front end's applier: editor
 edits, disk writes, moves, deletes). Programs that may write (a call whose sandbox policy is
-``workspace-write`` or ``full``) are seen by comparing a stat snapshot of the workspace before
-and after the call (``ProgramWatch``); the previous content of a file a program changed is known
-when the session held it (read or written it), and otherwise recorded as lost.
+``workspace-write`` or ``full``), and tools that change files themselves (an MCP server's that is
+not read-only), are seen by watching the workspace during the call (``ProgramWatch``); the
+previous content of a file such a call changed is known when the session held it (read or
+written it) or the call named it (an MCP file write), and otherwise recorded as lost.
 
 ``plan_restore`` turns checkpoints back into one ``EditPlan`` applied through the session's
 applier, so in an editor an undo is one undoable workspace edit. It refuses, listing them, when
@@ -228,7 +229,9 @@ class CheckpointingApplier:
 
 
 class ProgramWatch:
-    """Middleware: for calls whose sandbox may write, find what they changed. On Linux an
+    """Middleware: for calls whose sandbox may write, and calls of tools that change files
+    themselves (``CallScope.writes``: an MCP server's; the files they name are recorded first),
+    find what they changed. On Linux an
     inotify watch on the workspace's folders, set up at the first such call of the session,
     says which files changed during the call, so a call costs nothing more however large the
     tree; elsewhere (or when the watch cannot be set up) a stat snapshot before and after the
@@ -250,7 +253,8 @@ class ProgramWatch:
         self._lock = asyncio.Lock()
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
-        if invocation.scope.sandbox not in WRITING_POLICIES:
+        writes = invocation.scope.writes
+        if invocation.scope.sandbox not in WRITING_POLICIES and writes is None:
             return await next_step(invocation)
         checkpoint = self.checkpoint
         root = checkpoint.workspace.root
@@ -262,6 +266,10 @@ class ProgramWatch:
         def prepare() -> dict[str, Stat] | None:
             for path in self.held():
                 checkpoint.hold(checkpoint.relative(path))
+            for path in writes or ():
+                if checkpoint.workspace.contains(path):
+                    checkpoint.new_folders(path.parent)
+                    checkpoint.remember_file(checkpoint.relative(path))
             if watch is not None and watch.usable:
                 watch.drain(record=self.active > 0, checkpoint=checkpoint)
                 return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
@@ -69,6 +70,11 @@ class CallScope:
     preview: str | None = None
     """For a call whose tool writes a file itself (an MCP server's): the unified diff of that
     write, computed read-only from the file as it is now; shown when the person is asked."""
+    writes: tuple[Path, ...] | None = None
+    """For a call whose tool may change files itself (an MCP server's tool that is not
+    read-only): the files it is known to write (from its arguments; may be none). Their content
+    goes into the turn's checkpoint before the call, and the workspace is watched during it as
+    for a program that may write, so the change can be undone and counts as the turn's."""
 
 
 class ProgressSink(Protocol):

@@ -8,6 +8,8 @@ the tool list.
     python awkward.py STATE_DIR            (stdio)
     python awkward.py STATE_DIR --http PORT (streamable HTTP on 127.0.0.1; the first tools/call
                                              of ``flaky`` is answered with HTTP 503)
+    python awkward.py STATE_DIR --http PORT --json (the same, answering with JSON bodies, not
+                                                    server-sent events)
 
 STATE_DIR collects evidence for the tests: ``started`` (one line per start), ``cancelled``
 (written when a call is cancelled by the client), ``calls`` (one line per tools/call).
@@ -161,7 +163,7 @@ async def main() -> None:
     )
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
-        app = _flaky_first(server.streamable_http_app())
+        app = _flaky_first(server.streamable_http_app(json_response="--json" in sys.argv))
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         await uvicorn.Server(config).serve()
         return

@@ -1,0 +1,156 @@
+"""The HTTP side of the streamable-HTTP transport, reading what a server sends with a cap on
+each message as it arrives.
+
+The SDK reads a JSON answer whole into memory, and ends a server-sent-events stream with an
+error (which Foehn took for a lost connection) at its own, smaller, limit on one event. Here the
+HTTP client's transport wraps every response body: a JSON body, or one event of an event
+stream, longer than ``max_message_bytes`` is not read on. Its start is kept, the response is
+closed (only that request's: the session goes on), and the SDK reads, in its place, the answer
+``cut.answer_for_cut`` makes of it for the request that POST carried. Bodies come uncompressed
+(``Accept-Encoding: identity``), so the bytes counted are the bytes kept; a compressed body is
+refused the same way, unread. How long a call may take is the call's own timeout: when it
+passes, the SDK aborts the request's POST (or, with servers of older protocol versions, tells the
+server to cancel), and what was read stays within the cap.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import httpx2
+import mcp_types as types
+
+from foehn_lsp.mcp.cut import KEPT_BYTES, MAX_MESSAGE_BYTES, CutMessage, answer_for_cut
+
+log = logging.getLogger(__name__)
+
+EVENT_END = (b"\n\n", b"\r\n\r\n", b"\r\r")
+
+
+class CappedTransport(httpx2.AsyncBaseTransport):
+    """An HTTP transport whose responses carry at most ``max_message_bytes`` per message."""
+
+    def __init__(
+        self, inner: httpx2.AsyncBaseTransport, *, max_message_bytes: int = MAX_MESSAGE_BYTES
+    ) -> None:
+        self.inner = inner
+        self.limit = max_message_bytes
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.headers["accept-encoding"] = "identity"
+        asked = _request_id(request)
+        response = await self.inner.handle_async_request(request)
+        kind = response.headers.get("content-type", "").lower()
+        encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
+        if kind.startswith("text/event-stream"):
+            body: httpx2.AsyncByteStream = _CappedEvents(response, asked, self.limit, encoded)
+        else:
+            body = _CappedBody(response, asked, self.limit, encoded)
+        headers = [
+            (key, value)
+            for key, value in response.headers.multi_items()
+            if key.lower() not in ("content-length", "content-encoding")
+        ]
+        return httpx2.Response(
+            status_code=response.status_code,
+            headers=headers,
+            stream=body,
+            extensions=response.extensions,
+            request=request,
+        )
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _request_id(request: httpx2.Request) -> types.RequestId | None:
+    """The id of the JSON-RPC request a POST carries: what its response answers."""
+    if request.method != "POST":
+        return None
+    try:
+        sent = json.loads(request.content)
+    except (ValueError, httpx2.RequestNotRead):
+        return None
+    found = sent.get("id") if isinstance(sent, dict) and "method" in sent else None
+    return found if isinstance(found, int | str) and not isinstance(found, bool) else None
+
+
+def _in_place_of(
+    kept: bytes | bytearray, asked: types.RequestId | None, limit: int, encoded: bool
+) -> bytes | None:
+    """The JSON of the answer Foehn makes for a cut message, or ``None`` if it answers no
+    request (a notification stream's event: it is dropped)."""
+    if encoded:
+        kept = b""  # compressed bytes show nothing of the text
+    answer = answer_for_cut(
+        CutMessage(head=bytes(kept[:KEPT_BYTES])), [] if asked is None else [asked], limit
+    )
+    if isinstance(answer, ValueError):
+        log.warning("MCP over HTTP: %s; it was dropped", answer)
+        return None
+    return answer.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+
+
+class _CappedBody(httpx2.AsyncByteStream):
+    """A whole body as one message: passed on whole when within the cap, else replaced."""
+
+    def __init__(
+        self, response: httpx2.Response, asked: types.RequestId | None, limit: int, encoded: bool
+    ) -> None:
+        self.response, self.asked, self.limit, self.encoded = response, asked, limit, encoded
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        kept = bytearray()
+        async for chunk in self.response.aiter_raw():
+            kept += chunk
+            if len(kept) > self.limit or self.encoded:
+                await self.response.aclose()
+                yield _in_place_of(kept, self.asked, self.limit, self.encoded) or b""
+                return
+        yield bytes(kept)
+
+    async def aclose(self) -> None:
+        await self.response.aclose()
+
+
+class _CappedEvents(httpx2.AsyncByteStream):
+    """An event stream passed on event by event; an event over the cap is replaced by one
+    carrying Foehn's answer, and the stream ends there."""
+
+    def __init__(
+        self, response: httpx2.Response, asked: types.RequestId | None, limit: int, encoded: bool
+    ) -> None:
+        self.response, self.asked, self.limit, self.encoded = response, asked, limit, encoded
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        pending = bytearray()
+        searched = 0  # where the search for an event's end goes on (each byte looked at once)
+        async for chunk in self.response.aiter_raw():
+            pending += chunk
+            while (end := _event_end(pending, max(0, searched - 3))) is not None:
+                yield bytes(pending[:end])
+                del pending[:end]
+                searched = 0
+            searched = len(pending)
+            if len(pending) > self.limit or self.encoded:
+                await self.response.aclose()
+                instead = _in_place_of(pending, self.asked, self.limit, self.encoded)
+                if instead is not None:
+                    yield b"event: message\ndata: " + instead + b"\n\n"
+                return
+        if pending:
+            yield bytes(pending)
+
+    async def aclose(self) -> None:
+        await self.response.aclose()
+
+
+def _event_end(buffer: bytearray, start: int) -> int | None:
+    """Where the first whole event in ``buffer`` ends (after its blank line), if one does."""
+    ends = [(at, len(mark)) for mark in EVENT_END if (at := buffer.find(mark, start)) >= 0]
+    if not ends:
+        return None
+    at, length = min(ends)
+    return at + length
