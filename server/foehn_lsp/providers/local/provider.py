@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.errors import ProviderProtocolError
+from foehn_lsp.folders import cache_folder
 from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import (
     Engine,
@@ -34,7 +35,6 @@ from foehn_lsp.providers.local.engine import (
 from foehn_lsp.providers.local.model import (
     MODEL_NAME,
     MODEL_SHA256,
-    cache_folder,
     ensure_model,
     runtime_version,
 )
@@ -60,6 +60,7 @@ from foehn_lsp.providers.messages import (
     Usage,
     UserMessage,
 )
+from foehn_lsp.risk import CHANGE_TOOLS
 
 WINDOW = 16_384
 """The context window in tokens (see README: 8k, 16k and 32k measured on 2 cores)."""
@@ -78,7 +79,6 @@ STRENGTHS = (
 """What the header says the model is for (README: measured with bench/bench_effectiveness.py
 and bench/bench_local.py)."""
 
-CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 DENIED = "the person denied this call"
 NO_ANSWER = (
     "The local model could not put what it found into words; ask again more specifically, "
