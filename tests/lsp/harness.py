@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Union
@@ -36,7 +36,11 @@ async def lsp_client(
     init_options: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    answer_configuration: Callable[[types.ConfigurationParams], Awaitable[list[Any]]] | None = None,
 ) -> AsyncIterator[LanguageClient]:
+    """The server started and initialized. With ``configuration`` the editor's answer to
+    ``workspace/configuration`` has been taken in before this yields (runs start without
+    waiting for it); ``answer_configuration`` answers that request instead, when it likes."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
     environment.update(
         {
@@ -56,6 +60,9 @@ async def lsp_client(
     assert isinstance(client, LanguageClient)
     _fix_code_action_parsing(client)
     client.set_configuration(configuration or {}, section="foehn")
+    if answer_configuration is not None:
+        client.protocol.fm.features.pop(types.WORKSPACE_CONFIGURATION)
+        client.feature(types.WORKSPACE_CONFIGURATION)(answer_configuration)
     client.initialize_result = await client.initialize_session(  # type: ignore[attr-defined]
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
@@ -64,6 +71,11 @@ async def lsp_client(
             initialization_options=init_options or {},
         )
     )
+    if configuration and answer_configuration is None:
+        # foehn.tools is answered once the first pull of the settings is done.
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="foehn.tools", arguments=[])
+        )
     try:
         yield client
     finally:

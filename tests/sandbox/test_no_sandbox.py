@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -115,57 +116,90 @@ def test_foehn_tools_and_start_up_say_there_is_no_sandbox(tmp_path: Path) -> Non
     assert first.startswith("sandbox: the sandbox is turned off")
     assert "every program Foehn runs asks first" in first
     assert "run_command      assessed per call" in listed.stdout
-    told = _serve_until_warned(tmp_path, sandbox="off")
+    told = _serve_through_start_up(tmp_path, sandbox="off")
     assert told.count("every program Foehn runs asks first") == 1
 
 
-def test_with_a_sandbox_tools_names_it(tmp_path: Path) -> None:
+def test_with_a_sandbox_tools_names_it_and_start_up_is_quiet(tmp_path: Path) -> None:
     if not system_sandbox().available:
         pytest.skip(system_sandbox().note)
     listed = _foehn("tools", "--workspace", str(tmp_path), sandbox="auto")
     assert listed.stdout.splitlines()[0].startswith("sandbox: programs run in a bubblewrap")
+    told = _serve_through_start_up(tmp_path, sandbox="auto")
+    assert "sandbox" not in told.lower()
 
 
-def _serve_until_warned(root: Path, *, sandbox: str) -> str:
-    """``foehn serve`` on stdio through initialize and initialized, until it warns that there
-    is no sandbox (it tells once it has answered initialize); its stderr up to then."""
-    messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}},
-        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
-    ]  # fmt: skip
-    framed = "".join(
-        f"Content-Length: {len(body.encode())}\r\n\r\n{body}"
-        for body in (json.dumps(message) for message in messages)
-    )
+def _serve_through_start_up(root: Path, *, sandbox: str) -> str:
+    """``foehn serve`` on stdio through the whole lifecycle: ``initialize``, ``initialized``,
+    a request that waits for start-up (``foehn.tools``, answered only after the start-up
+    warning, if any, is on stderr), then ``shutdown`` and ``exit``; its stderr."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")},
+        "FOEHN_SANDBOX": sandbox,
+        "XDG_STATE_HOME": str(root / "state"),
+        "XDG_CONFIG_HOME": str(root / "config"),
+    }
     server = subprocess.Popen(
         [sys.executable, "-m", "foehn_lsp", "serve"],
         stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "FOEHN_SANDBOX": sandbox},
+        env=env,
     )
     assert server.stdin is not None
-    assert server.stderr is not None
-    told: list[str] = []
-    warned = threading.Event()
+    replies: queue.Queue[dict[str, Any]] = queue.Queue()
+    told: list[bytes] = []
+    readers = [
+        threading.Thread(target=_read_replies, args=(server.stdout, replies), daemon=True),
+        threading.Thread(target=lambda: told.extend(server.stderr or ()), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
 
-    def read() -> None:
-        assert server.stderr is not None
-        for line in server.stderr:
-            told.append(line)
-            if "every program Foehn runs asks first" in line:
-                warned.set()
+    def call(msg_id: int, method: str, params: Any) -> dict[str, Any]:
+        _send(server, {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        while True:
+            reply = replies.get(timeout=600)
+            if reply.get("id") == msg_id and "method" not in reply:
+                return reply
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
     try:
-        server.stdin.write(framed)
-        server.stdin.flush()
-        warned.wait(timeout=120)
+        initialize: dict[str, Any] = {
+            "processId": None,
+            "rootUri": root.as_uri(),
+            "capabilities": {},
+        }
+        assert "result" in call(1, "initialize", initialize)
+        _send(server, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        tools = call(2, "workspace/executeCommand", {"command": "foehn.tools", "arguments": []})
+        assert "run_command" in {tool["name"] for tool in tools["result"]["tools"]}
+        assert call(3, "shutdown", None)["result"] is None
+        _send(server, {"jsonrpc": "2.0", "method": "exit"})
+        assert server.wait(timeout=60) == 0
     finally:
-        server.stdin.close()
-        server.wait(timeout=60)
-        reader.join(timeout=10)
-    return "".join(told)
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=60)
+        for reader in readers:
+            reader.join(timeout=10)
+    return b"".join(told).decode()
+
+
+def _send(server: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert server.stdin is not None
+    body = json.dumps(message).encode()
+    server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    server.stdin.flush()
+
+
+def _read_replies(stdout: IO[bytes], replies: queue.Queue[dict[str, Any]]) -> None:
+    while True:
+        length = None
+        while (line := stdout.readline()) not in (b"\r\n", b"\n"):
+            if not line:
+                return
+            name, _, value = line.decode().partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        assert length is not None
+        replies.put(json.loads(stdout.read(length)))

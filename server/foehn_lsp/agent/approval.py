@@ -25,7 +25,7 @@ import asyncio
 import copy
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -133,9 +133,15 @@ class FixedApprover:
         return ApprovePlan() if isinstance(self.decision, Approved) else None
 
 
+PendingPolicy = Callable[[], Awaitable[ApprovalSettings]]
+"""The policy a front end is still waiting for (the editor's answer to
+``workspace/configuration``), given once it is known or given up."""
+
+
 class ApprovalGate:
     """The middleware that decides and asks; one per turn (it remembers 'allow for this run',
-    the person's words for the turn)."""
+    the person's words for the turn). With ``pending``, no call is decided (nor its hooks
+    run) before that policy is given; it then replaces ``policy`` for the rest of the turn."""
 
     def __init__(
         self,
@@ -144,8 +150,10 @@ class ApprovalGate:
         emit: EventSink,
         guards: TurnGuards | None = None,
         remembered: set[RememberedScope] | None = None,
+        pending: PendingPolicy | None = None,
     ) -> None:
         self.policy = policy
+        self._pending = pending
         self.approver = approver
         self.emit = emit
         self.guards = guards or TurnGuards(guards=Guards.none())
@@ -179,6 +187,9 @@ class ApprovalGate:
         )
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        if self._pending is not None:
+            self.policy = await self._pending()
+            self._pending = None
         tool = invocation.tool
         call = call_of(invocation)
         verdict = self._verdict(invocation, call)

@@ -27,7 +27,7 @@ async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
             code=REQUEST_FAILED, message="Foehn needs a workspace folder: open a folder first"
         )
     request_id = ls.protocol.msg_id
-    await ls.ready()
+    await ls.known()  # a run starts without waiting for the editor's settings
     try:
         return await turns.start(ls, arguments, request_id)
     except FoehnError as exc:  # a busy session, an unknown session id

@@ -1,13 +1,14 @@
 """Start-up and settings. ``initialize`` only keeps the initialization options, so that it is
-answered at once; ``initialized`` loads the settings and plugins (``FoehnServer.ready``) and
-warns on stderr when programs cannot be sandboxed; each ``workspace/didChangeConfiguration``
-pulls the ``foehn`` section once and reloads. Runs never pull."""
+answered at once; ``initialized`` starts up (settings, plugins, and a warning on stderr when
+programs cannot be sandboxed) and pulls the editor's settings (``FoehnServer.ready``); each
+``workspace/didChangeConfiguration`` pulls the ``foehn`` section once and reloads. Runs never
+pull: they start on the settings known so far and decide their calls once the first pull is
+answered or given up (``FoehnServer.settled_policy``)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import Mapping
 
 from lsprotocol import types
@@ -26,13 +27,7 @@ def initialize(ls: FoehnServer, params: types.InitializeParams) -> None:
 
 
 async def initialized(ls: FoehnServer, params: types.InitializedParams) -> None:
-    from foehn_lsp.sandbox import startup_warning
-
     await ls.ready()
-    # ``foehn`` prints this before other commands run; the server, once ``initialize`` is
-    # answered, since finding the sandbox would double the time to that answer.
-    if warning := await asyncio.to_thread(startup_warning):
-        print(f"foehn: {warning}", file=sys.stderr)
     assert ls.tools is not None
     for problem in ls.tools.problems:
         ls.window_log_message(convert.log(f"Foehn skipped plugin {problem}", error=True))

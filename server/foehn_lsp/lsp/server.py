@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from foehn_lsp.lsp.wire import answers, client
 from foehn_lsp.lsp.wire.protocol import FoehnProtocol, raw_converter
 
 if TYPE_CHECKING:
-    from foehn_lsp.config import Settings
+    from foehn_lsp.config import ApprovalSettings, Settings
     from foehn_lsp.providers import Provider
     from foehn_lsp.sessions.builder import ProviderCache
     from foehn_lsp.tools.discovery import LoadedTools
@@ -48,7 +49,8 @@ class FoehnServer(LanguageServer):
         self.timeouts = client.ClientTimeouts()
         self.running = RunningTurns()
         self.protocol.on_cancel = self.running.cancel_request
-        self._configured: asyncio.Task[None] | None = None
+        self._known: asyncio.Future[None] | None = None
+        self._configured: asyncio.Future[None] | None = None
         self._providers: ProviderCache | None = None
         self.trust_told: tuple[tuple[str, str | None], ...] = ()
         """The waiting workspace files the person was last told about (``lsp.trust``)."""
@@ -79,22 +81,60 @@ class FoehnServer(LanguageServer):
             self._settings = Settings()
         return self._settings
 
+    async def known(self) -> None:
+        """Start-up, once: the settings known without the editor's answer (initialization
+        options, the user's config file, defaults), the plugins, and the warning on stderr
+        when programs cannot be sandboxed; what a run starts on. The pull of the editor's
+        settings starts here and goes on in the background (``ready``)."""
+        self._start_configuring()
+        assert self._known is not None
+        await asyncio.shield(self._known)  # a cancelled turn must not cancel it
+
     async def ready(self) -> None:
-        """Settings and plugins, loaded once: the first pull of the editor's settings (bounded
-        by its timeout) and the plugin discovery. Later turns find it done and never wait."""
-        if self._configured is None:
-            self._configured = asyncio.ensure_future(self._configure())
-        await asyncio.shield(self._configured)  # a cancelled turn must not cancel it
+        """``known``, then the first pull of the editor's settings (bounded by its timeout)
+        applied. Later requests find it done and never wait."""
+        self._start_configuring()
+        assert self._configured is not None
+        await asyncio.shield(self._configured)
 
-    async def _configure(self) -> None:
-        await self.pull_settings()
+    @property
+    def settled(self) -> bool:
+        """The first pull of the editor's settings has been answered or given up."""
+        return self._configured is not None and self._configured.done()
+
+    async def settled_policy(self) -> ApprovalSettings:
+        """The approval policy once the first pull has been answered or given up: what a run
+        that started on the known settings decides its calls with (a stricter policy may be
+        on its way; a call must not run under a looser one than the person set)."""
+        await self.ready()
+        return self.settings.approval
+
+    def _start_configuring(self) -> None:
+        if self._known is None:
+            self._known = asyncio.ensure_future(self._start_up())
+            self._configured = asyncio.ensure_future(self._configure(self._known))
+
+    async def _start_up(self) -> None:
+        from foehn_lsp.sandbox import startup_warning
+
         await asyncio.to_thread(self.reload_settings)
+        # ``foehn`` prints this before other commands run; the server once ``initialize`` is
+        # answered (finding the sandbox would double the time to that answer), and before
+        # answering anything that waits for start-up.
+        if warning := await asyncio.to_thread(startup_warning):
+            print(f"foehn: {warning}", file=sys.stderr)
 
-    async def pull_settings(self) -> None:
-        """Ask the editor for the ``foehn`` section, once (at start and per change)."""
+    async def _configure(self, known: asyncio.Future[None]) -> None:
+        await known
+        if await self.pull_settings():
+            await asyncio.to_thread(self.reload_settings)
+
+    async def pull_settings(self) -> bool:
+        """Ask the editor for the ``foehn`` section, once (at start and per change); whether
+        it answered with settings to merge."""
         workspace = self.client_capabilities.workspace
         if not (workspace and workspace.configuration):
-            return
+            return False
         reply = await client.request(
             self.protocol,
             "workspace/configuration",
@@ -103,14 +143,16 @@ class FoehnServer(LanguageServer):
         )
         if isinstance(reply, client.NoAnswer):
             log.warning("workspace/configuration: %s; the settings stay as they were", reply.reason)
-            return
+            return False
         entries = answers.configuration(reply.value, 1)
         if isinstance(entries, str):
             log.warning("workspace/configuration: %s; the settings stay as they were", entries)
             self.window_log_message(convert.log(f"Foehn ignored its settings: {entries}", True))
-            return
-        if entries[0] is not None:
-            self.editor_settings = {**self.editor_settings, **entries[0]}
+            return False
+        if entries[0] is None:
+            return False
+        self.editor_settings = {**self.editor_settings, **entries[0]}
+        return True
 
     def reload_settings(self) -> None:
         """Merge the layers again; plugins are reloaded when their folders changed."""

@@ -125,7 +125,7 @@ async def prompt(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams(str(exc)) from None
     _workspace(ls)
     request_id = ls.protocol.msg_id
-    await ls.ready()
+    await ls.known()  # a run starts without waiting for the editor's settings
     try:
         return await turns.start(ls, arguments, request_id)
     except FoehnError as exc:

@@ -76,6 +76,8 @@ async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments)
                     if serves_diagnostics(server)
                     else None
                 ),
+                # Started before the editor answered its settings: calls wait for them.
+                pending_policy=None if server.settled else server.settled_policy,
             ),
             session_id=arguments.session,
             provider=server.provider(),

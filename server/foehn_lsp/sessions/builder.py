@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from foehn_lsp.agent.approval import Approver
+from foehn_lsp.agent.approval import Approver, PendingPolicy
 from foehn_lsp.agent.checking import ProblemSource
 from foehn_lsp.agent.guards import Guards
 from foehn_lsp.agent.remember import RememberedScope
@@ -135,6 +135,9 @@ class FrontEnd:
     remembered: set[RememberedScope] | None = None
     """Where "allow for this run" is remembered across turns (``foehn mcp``: for the client's
     connection); ``None``: each turn remembers its own."""
+    pending_policy: PendingPolicy | None = None
+    """The approval policy still on its way (the language server's settings, while the
+    editor has not answered ``workspace/configuration``): calls are decided with it."""
 
 
 def load_tools(
@@ -218,6 +221,7 @@ def build_toolbox(
         checks=front.checks,
         remembered=front.remembered,
         problems=front.problems,
+        pending_policy=front.pending_policy,
     )
     risks = {tool.name: tool.risk for tool in toolbox.tools.registry}
     for warning in guards.rules.warnings(risks):

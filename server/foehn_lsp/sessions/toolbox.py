@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from foehn_lsp.agent.approval import ApprovalGate, Approver
+from foehn_lsp.agent.approval import ApprovalGate, Approver, PendingPolicy
 from foehn_lsp.agent.checkers import SandboxCheckers
 from foehn_lsp.agent.checking import EditChecks, ProblemSource
 from foehn_lsp.agent.events import EventSink
@@ -68,6 +68,9 @@ class Toolbox:
     problems: ProblemSource | None = None
     """Where a turn's changed files are checked (the editor's language servers); ``None``:
     the workspace's own checkers in the sandbox (``agent.checkers``)."""
+    pending_policy: PendingPolicy | None = None
+    """The approval policy still on its way (the editor's settings): every gate waits for it
+    before its first decision and decides with it from then on."""
 
     def turn(
         self,
@@ -182,6 +185,7 @@ class ToolTurn:
             emit,
             TurnGuards(guards=toolbox.guards, session=self.session, turn=self.index),
             toolbox.remembered,
+            toolbox.pending_policy,
         )
         return TurnExecutor(
             registry,

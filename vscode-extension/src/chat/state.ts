@@ -4,6 +4,7 @@
 import { rememberText } from "../confirm";
 import type { ChangedFile, CheckedProblem, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason, TodoItem } from "../protocol";
 import type { Failure } from "./errors";
+import { type Investigation, investigationOf } from "./investigation";
 import { notApplied, ruleLine, whyAsked } from "./rules";
 
 export interface ToolCard {
@@ -20,6 +21,8 @@ export interface ToolCard {
   approval?: PendingApproval;
   /** The rule the person saved with "Always allow" on this call, on one line. */
   savedRule?: string;
+  /** An `investigate` call's findings, once its sub-run has answered. */
+  investigation?: Investigation;
 }
 
 export interface PendingApproval {
@@ -116,7 +119,12 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
       }));
       break;
     case "tool_result":
-      updateCard(next, event.id, (card) => ({ ...card, ok: event.ok, output: event.output }));
+      updateCard(next, event.id, (card) => ({
+        ...card,
+        ok: event.ok,
+        output: event.output,
+        investigation: investigationOf(event.tool, event.data),
+      }));
       break;
     case "turn":
       next.index = event.turn;

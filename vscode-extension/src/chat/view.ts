@@ -5,6 +5,7 @@
 import { ALLOW_ALWAYS, ALLOW_RUN } from "../confirm";
 import { POLICY_TEXT, commandOf, cwdOf, shellQuote } from "./commandline";
 import { type Failure, failureView } from "./errors";
+import { INVESTIGATE, renderInvestigation } from "./investigation";
 import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
 import type { RecentChat, ServerStatus } from "./messages";
 import type { TodoItem } from "../protocol";
@@ -170,6 +171,11 @@ export function renderCard(card: ToolCard): string {
   const output = card.output
     ? `<div class="label">Output</div><pre class="output">${esc(card.output.slice(0, MAX_OUTPUT))}${card.output.length > MAX_OUTPUT ? "\n…" : ""}</pre>`
     : "";
+  // A sub-run's card shows what it found; its JSON would only repeat the question.
+  const body =
+    card.tool === INVESTIGATE && (card.investigation || card.ok === undefined)
+      ? renderInvestigation(card.arguments, card.investigation)
+      : `<div class="label">Arguments</div><pre class="arguments">${esc(JSON.stringify(card.arguments, null, 2) ?? "")}</pre>${output}`;
   return (
     `<div class="card risk-${esc(String(card.risk))}" data-card="${esc(card.id)}">` +
     `<div class="card-head"><span class="tool">${esc(card.tool)}</span>` +
@@ -180,7 +186,7 @@ export function renderCard(card: ToolCard): string {
       ? `<div class="saved-rule">Always allowed: ${card.reason ? `${esc(card.reason)}. ` : ""}<code class="rule">${esc(card.savedRule)}</code></div>`
       : "") +
     `<details data-details="${esc(card.id)}"><summary><code>${esc(cardSummary(card))}</code></summary>` +
-    `<div class="label">Arguments</div><pre class="arguments">${esc(JSON.stringify(card.arguments, null, 2) ?? "")}</pre>${output}` +
+    body +
     `</details>` +
     (card.approval ? renderApproval(card, card.approval) : "") +
     `</div>`
