@@ -8,7 +8,8 @@ with its command line; code blocks copied, applied and run after showing what th
 and find the chat open; the walkthrough ticked. Restricted Mode: a refusal says why, and
 trusting the folder leaves a server that answers. Rules: an approval says why it asks, Always
 allow saves its rule and the next such call runs unasked, Foehn: Rules… lists and removes it;
-`/` completes a custom command. Screenshots of each state are saved in
+`/` completes a custom command. Language tools: the model's definition, references and
+rename_symbol are answered by VS Code's TypeScript features. Screenshots of each state are saved in
 test-output/vscode/, named for what they show; the webview's buttons must all have names and
 be reachable by keyboard.
 
@@ -579,3 +580,61 @@ def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
     assert "return 2" in report["afterPlan"]
     for name in ("plan-mode-plan-to-approve.png", "plan-mode-carried-out-with-task-list.png"):
         assert (SHOTS / name).stat().st_size > 10_000, name
+
+
+def test_the_models_language_tools_are_answered_by_vscodes_typescript_features(
+    code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+) -> None:
+    url, env, model = code_server
+    (root / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true}, "files": ["app.ts"]}'
+    )
+    (root / "lib.ts").write_text("export function helper(x: number): number {\n  return x;\n}\n")
+    (root / "app.ts").write_text('import { helper } from "./lib";\n\nconsole.log(helper(1));\n')
+    at = {"path": "app.ts", "line": 3, "name": "helper"}
+    model.script(
+        Turn(tool_calls=[("definition", at)]),
+        Turn(tool_calls=[("references", at)]),
+        # Renamed where it is declared: TypeScript renames an imported name at a use as an
+        # alias (`import { helper as assist }`).
+        Turn(
+            tool_calls=[
+                (
+                    "rename_symbol",
+                    {"path": "lib.ts", "line": 1, "name": "helper", "new_name": "assist"},
+                )
+            ]
+        ),
+        Turn(text="Renamed helper to assist."),
+    )
+    done = subprocess.run(
+        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
+        env={
+            **env,
+            "FOEHN_E2E_HOME": str(E2E_HOME),
+            "CS_URL": url,
+            "WORKSPACE": str(root),
+            "SHOTS": str(SHOTS),
+            "PROFILE": str(tmp_path / "chromium"),
+            "SCENARIO": "language",
+        },
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    (SHOTS / "report-language.json").write_text(json.dumps(report, indent=2))
+    assert done.returncode == 0, (report, done.stderr[-2000:])
+    offered = {t["function"]["name"] for t in model.requests[0].body["tools"]}
+    assert {"definition", "references", "workspace_symbols", "rename_symbol"} <= offered
+    told = [r.body["messages"][-1]["content"] for r in model.requests[1:]]
+    assert "lib.ts:1:17: export function helper(x: number): number {" in told[0]
+    assert "app.ts:1:10: import { helper } from" in told[1]
+    assert "app.ts:3:13: console.log(helper(1));" in told[1]
+    assert "+export function assist(x: number): number {" in told[2]
+    assert "+console.log(assist(1));" in told[2]
+    [approval] = report["approvals"]
+    assert "rename helper to assist (2 files)" in approval
+    assert 'import { assist } from "./lib";' in report["afterRename"]
+    assert "console.log(assist(1));" in report["afterRename"]
+    assert "not checked" not in report["renamed"]

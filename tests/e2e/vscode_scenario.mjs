@@ -7,7 +7,8 @@
 // the chat says so and why a change is refused, then trusts it and asks again. SCENARIO=rules
 // saves a rule with Always allow, lists and removes it with Foehn: Rules…, and completes a
 // custom command after `/`. SCENARIO=planning asks in Plan mode, approves the plan and sees the
-// task list as it changes.
+// task list as it changes. SCENARIO=language lets the model use VS Code's TypeScript
+// definition, references and rename, the rename approved from its card.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
 // SETTINGS (the settings.json files, path-separated, rewritten at the end to change the server),
@@ -347,6 +348,34 @@ async function planning() {
   step("planned, approved the plan, carried it out");
 }
 
+async function languageTools() {
+  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
+  await waitForWorkbench();
+  // TypeScript's language server is ready once Go to Definition (F12) works in the editor.
+  await openFile("app.ts");
+  await page.locator('.editor-group-container.active .view-line span:text-is("helper")').last().click();
+  // Until its project has loaded, F12 does nothing: asked again every few seconds.
+  for (let tries = 1; ; tries++) {
+    await page.keyboard.press("F12");
+    try {
+      await page.locator('.tab.active[aria-label*="lib.ts"]').first().waitFor({ state: "visible", timeout: 3000 });
+      break;
+    } catch (error) {
+      if (tries * 3000 > 3 * LONG) {
+        throw error;
+      }
+    }
+  }
+  step("TypeScript answers Go to Definition");
+  await openChat();
+  await ask("Rename helper to assist");
+  await approveInline("allow", null);
+  report.renamed = await turnDone("Renamed helper to assist");
+  await shot("language-tools-rename-done.png");
+  report.afterRename = await editorText("app.ts");
+  step("definition, references and rename through VS Code's providers");
+}
+
 /** At 200 px: an approval's answers stay in view while its diff scrolls, a command's approval
  * shows its command line, and tables, long code and inline code stay inside the view. Then the
  * answer's code blocks: Copy confirms in place, Apply shows the diff and asks, Run shows the
@@ -681,6 +710,8 @@ try {
     await rulesAndCommands();
   } else if (process.env.SCENARIO === "planning") {
     await planning();
+  } else if (process.env.SCENARIO === "language") {
+    await languageTools();
   } else {
     await fullTask();
   }

@@ -9,6 +9,7 @@ import { Conversation } from "./conversation";
 import { DIAGNOSTICS } from "./diagnostics";
 import { DIFF_SCHEME, DiffDocuments } from "./diffs";
 import { answerDiagnostics } from "./editorDiagnostics";
+import { answerLanguageRequests } from "./editorLanguageTools";
 import { withEditSync } from "./editSync";
 import { Mentions, SlashCommands, lightbulbContext, postRecent, routeViewMessage, shownStatus, trackEditor } from "./wiring";
 import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
@@ -74,6 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     server.onClientStarted((client) => {
       client.onRequest(CONFIRM, (params: ConfirmParams, token) => conversation.confirm(params, token));
       client.onRequest(DIAGNOSTICS, answerDiagnostics);
+      answerLanguageRequests(client);
       client.onNotification(RUN_EVENT, (event: unknown) => conversation.onEvent(event));
     }),
     ...trackEditor(chips, view),

@@ -120,8 +120,10 @@ export class Server implements vscode.Disposable {
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
-      // diagnostics: the server checks a turn's edits with VS Code's language servers.
-      initializationOptions: { confirmRequest: true, runEvents: true, diagnostics: true, restrictedMode: restricted },
+      // diagnostics: the server checks a turn's edits with VS Code's language servers;
+      // languageTools: the model gets definition, references, workspace_symbols and
+      // rename_symbol, answered from VS Code's providers (editorLanguageTools.ts).
+      initializationOptions: { confirmRequest: true, runEvents: true, diagnostics: true, languageTools: true, restrictedMode: restricted },
       outputChannel: this.output,
       connectionOptions: { maxRestartCount: 4 },
       middleware: this.middleware,

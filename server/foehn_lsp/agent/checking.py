@@ -5,7 +5,8 @@ A ``ProblemSource`` says what is wrong with some files now: the workspace's own 
 the sandbox (``agent.checkers``), or the editor's language servers (the language server's
 ``foehn/diagnostics`` request). ``EditChecks`` sits in the call chain after approval: before a
 call that names a file it will change (``edit_file``, ``write_file``; ``move_path``'s
-destination, checked as its source is) runs, the file is checked as it is, once per turn, so
+destination, checked as its source is; the files another tool's planned edit writes, as
+``rename_symbol``'s) runs, the file is checked as it is, once per turn, so
 problems it already had are not the edit's. When the model answers, ``after`` checks the
 changed files again and keeps only the new problems, matched by file, checker and message (not
 by line, which an edit moves). A file a program changed had no check before, so it is left out
@@ -25,7 +26,9 @@ from typing import Protocol
 from foehn_lsp.errors import FoehnError
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.plans import PlannedEdit
 from foehn_lsp.tools.registry import Handler, Invocation
+from foehn_lsp.workspace.edits import WriteFile
 from foehn_lsp.workspace.paths import Workspace
 
 log = logging.getLogger(__name__)
@@ -157,10 +160,23 @@ class EditChecks:
         """(the file as it is now, where the call leaves it), relative to the root."""
         keys = _NAMED.get(invocation.tool.name)
         if keys is None:
-            return []
+            return self._planned(invocation)
         shown = [self._relative(invocation, getattr(invocation.arguments, k, None)) for k in keys]
         now, after = shown
         return [] if now is None or after is None else [(now, after)]
+
+    def _planned(self, invocation: Invocation) -> list[tuple[str, str]]:
+        """The files another tool's planned edit writes where they are (``rename_symbol``'s,
+        which its arguments do not name)."""
+        planned = invocation.plan
+        if not isinstance(planned, PlannedEdit):
+            return []
+        return [
+            (shown, shown)
+            for change in planned.plan.changes
+            if isinstance(change, WriteFile) and self.workspace.contains(change.path)
+            for shown in [self.workspace.display(change.path)]
+        ]
 
     def _relative(self, invocation: Invocation, value: object) -> str | None:
         if not isinstance(value, str):

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
+from foehn_lsp.risk import CHANGE_TOOLS
 
-CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 NOT_THE_MODELS_FAILURE = (
     "the person denied this call",
     "was not run: policy denies",

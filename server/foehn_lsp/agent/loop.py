@@ -77,6 +77,7 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from foehn_lsp.risk import CHANGE_TOOLS
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.tasks import TaskItem
 
@@ -297,7 +298,7 @@ class Agent:
                     ]
                     return await self._wrap_up(state, reason, why, emit, ctx)
                 state.iterations += 1
-                state.attempted |= any(c.name in honesty.CHANGE_TOOLS for c in calls)
+                state.attempted |= any(c.name in CHANGE_TOOLS for c in calls)
                 results = await executor.run(calls)
                 state.messages += results
                 state.failure = honesty.failed_change(results)

@@ -22,6 +22,7 @@ from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
 from foehn_lsp.lsp.diagnostics import EditorDiagnostics, serves_diagnostics
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
+from foehn_lsp.lsp.language_tools import offered
 from foehn_lsp.lsp.running import RunningTurn
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.lsp.wire import client
@@ -78,7 +79,7 @@ async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments)
             ),
             session_id=arguments.session,
             provider=server.provider(),
-            tools=server.tools,
+            tools=offered(server, server.tools, turn.id),
         )
     except SessionNotFound:
         raise

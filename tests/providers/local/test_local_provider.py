@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
-from foehn_lsp.providers.local.provider import LocalProvider, canonical
+from foehn_lsp.providers.local.provider import LocalProvider, canonical, must_act
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -125,6 +125,21 @@ async def test_after_a_failed_change_the_next_step_must_act(
     )
     assert all("tool" in choice["properties"] for choice in first["anyOf"])
     assert any("answer" in choice["properties"] for choice in second["anyOf"])
+
+
+def test_a_failed_rename_through_the_editor_is_a_failed_change(registry: ToolRegistry) -> None:
+    """rename_symbol (the editor's rename, in VS Code) changes files like edit_file: after it
+    fails, the next step must act too."""
+    call = ToolCall(id="c1", name="rename_symbol", arguments='{"path": "a.ts"}')
+    failed = ToolResultMessage(
+        call_id="c1", name="rename_symbol", is_error=True, content="the editor found no symbol"
+    )
+    history: list[Message] = [
+        UserMessage(content="Rename helper"),
+        AssistantMessage(tool_calls=(call,)),
+        failed,
+    ]
+    assert must_act(history, registry.definitions())
 
 
 async def test_a_note_from_foehn_after_a_failed_change_does_not_lift_the_rule(

@@ -40,11 +40,14 @@ class ClientTimeouts:
     diagnostics: float = 30.0
     """The editor's diagnostics of changed files (``foehn/diagnostics``), which it answers
     once they settle; timing out skips the check after the edits."""
+    language: float = 30.0
+    """The editor's language requests (``foehn/definition``, ``foehn/rename``, …); timing
+    out fails the tool's call, and the turn goes on."""
 
     @classmethod
     def from_editor(cls, settings: Mapping[str, Any]) -> ClientTimeouts:
         """``{confirmSeconds, applyEditSeconds, progressSeconds, configurationSeconds,
-        diagnosticsSeconds}``;
+        diagnosticsSeconds, languageSeconds}``;
         a missing or invalid value keeps its default."""
         raw = settings.get("clientTimeouts")
         raw = raw if isinstance(raw, Mapping) else {}
@@ -55,6 +58,7 @@ class ClientTimeouts:
             ("progress", "progressSeconds"),
             ("configuration", "configurationSeconds"),
             ("diagnostics", "diagnosticsSeconds"),
+            ("language", "languageSeconds"),
         ):
             value = raw.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:

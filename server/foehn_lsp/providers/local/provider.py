@@ -60,6 +60,7 @@ from foehn_lsp.providers.messages import (
     Usage,
     UserMessage,
 )
+from foehn_lsp.risk import CHANGE_TOOLS
 
 WINDOW = 16_384
 """The context window in tokens (see README: 8k, 16k and 32k measured on 2 cores)."""
@@ -78,7 +79,6 @@ STRENGTHS = (
 """What the header says the model is for (README: measured with bench/bench_effectiveness.py
 and bench/bench_local.py)."""
 
-CHANGE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 DENIED = "the person denied this call"
 NO_ANSWER = (
     "The local model could not put what it found into words; ask again more specifically, "

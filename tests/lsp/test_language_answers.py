@@ -1,0 +1,89 @@
+"""The shapes of the client's language answers, and a rename provider's edits made to a text
+(positions in UTF-16, as VS Code counts them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pygls.workspace import PositionCodec
+
+from foehn_lsp.lsp import language_answers as answers
+from foehn_lsp.lsp.language_tools import renamed
+
+CODEC = PositionCodec()
+
+
+def at(line: int, start: int, end: int) -> dict[str, Any]:
+    return {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}}
+
+
+def change(line: int, start: int, end: int, text: str) -> answers.TextChange:
+    return answers.TextChange(
+        start=answers.Spot(line=line, character=start),
+        end=answers.Spot(line=line, character=end),
+        new_text=text,
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        [],
+        {"locations": None},
+        {"locations": [{"uri": 1, "range": at(0, 0, 1)}]},
+        {"locations": [{"uri": "file:///a", "range": at(0, 5, 1)}]},
+        {"locations": [{"uri": "file:///a", "range": {"start": {"line": -1, "character": 0}}}]},
+        {"locations": [{"uri": "file:///a", "range": at(True, 0, 1)}]},
+    ],
+)
+def test_locations_of_another_shape_are_refused(value: Any) -> None:
+    assert answers.locations(value) is None
+
+
+def test_symbols_name_their_kind_in_words() -> None:
+    where = {"uri": "file:///a", "range": at(0, 4, 10)}
+    found = answers.symbols(
+        {
+            "symbols": [
+                {"name": "helper", "kind": 12, "containerName": "lib", "location": where},
+                {"name": "odd", "kind": 99, "location": where},
+            ]
+        }
+    )
+    assert found is not None
+    assert [(s.name, s.kind, s.container) for s in found] == [
+        ("helper", "function", "lib"),
+        ("odd", "symbol", None),
+    ]
+    assert answers.symbols({"symbols": [{"name": "x", "kind": 1}]}) is None
+
+
+def test_a_rename_edit_joins_changes_and_document_changes_by_uri() -> None:
+    edit = {
+        "changes": {"file:///a": [{"range": at(0, 0, 1), "newText": "b"}]},
+        "documentChanges": [
+            {
+                "textDocument": {"uri": "file:///a", "version": 1},
+                "edits": [{"range": at(1, 0, 1), "newText": "c"}],
+            },
+            {"kind": "create", "uri": "file:///new"},
+        ],
+    }
+    found = answers.rename_edit({"edit": edit})
+    assert found is not None
+    assert [len(v) for v in found.files.values()] == [2]
+    assert found.resource_operations == ("file:///new",)
+    assert (
+        answers.rename_edit({"edit": {"changes": {"file:///a": [{"range": at(0, 0, 1)}]}}}) is None
+    )
+
+
+def test_a_rename_counts_utf16_columns_and_refuses_overlapping_edits() -> None:
+    text = 'a = "😋"; helper()\nhelper = 1\n'
+    column = len('a = "😋"; ') + 1  # the emoji is two UTF-16 units
+    edits = [change(1, 0, 6, "assist"), change(0, column, column + 6, "assist")]
+    assert renamed(text, edits, CODEC) == 'a = "😋"; assist()\nassist = 1\n'
+    assert renamed(text, [change(1, 0, 6, "x"), change(1, 2, 4, "y")], CODEC) is None
+    assert renamed(text, [change(2, 0, 0, "# end\n")], CODEC) == text + "# end\n"
