@@ -11,7 +11,6 @@ from foehn_lsp.config.layers import (
     origin_of,
     settings_layers,
 )
-from foehn_lsp.config.paths import user_config_file
 from foehn_lsp.config.settings import (
     PROVIDER_DEFAULTS,
     PROVIDER_KEY_VARIABLES,
@@ -19,6 +18,7 @@ from foehn_lsp.config.settings import (
     ApprovalSettings,
     Settings,
 )
+from foehn_lsp.folders import user_config_file
 
 __all__ = [
     "PROVIDER_DEFAULTS",

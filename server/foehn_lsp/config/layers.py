@@ -28,7 +28,6 @@ from typing import Any
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
-from foehn_lsp.config.paths import user_config_file
 from foehn_lsp.config.settings import (
     CHOSEN_PROVIDERS,
     PROVIDER_KEY_VARIABLES,
@@ -36,6 +35,7 @@ from foehn_lsp.config.settings import (
     warn_once,
 )
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.folders import user_config_file
 
 SENSITIVE = frozenset(
     {

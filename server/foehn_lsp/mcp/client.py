@@ -31,7 +31,6 @@ from typing import Any, Literal, TextIO, TypeVar
 import anyio
 import httpx2
 import mcp_types as types
-import platformdirs
 import pydantic
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import IncomingMessage
@@ -40,6 +39,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from foehn_lsp.config.mcp import McpServerConfig
+from foehn_lsp.folders import state_dir
 from foehn_lsp.mcp.http import CappedTransport
 from foehn_lsp.mcp.stdio import stdio_transport
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
@@ -106,7 +106,7 @@ class ServerConnection:
         self.config = config
         self.root = root
         self.cwd = Path(config.cwd).expanduser() if config.cwd else root
-        self.log_file = Path(platformdirs.user_state_dir("foehn")) / "mcp" / f"{name}.log"
+        self.log_file = state_dir() / "mcp" / f"{name}.log"
         """Where a stdio server's stderr goes (appended across starts)."""
         self.on_tools = on_tools
         self.tools: tuple[types.Tool, ...] = ()

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-import platformdirs
 
 from foehn_lsp.config import Settings
 from foehn_lsp.config.mcp import (
@@ -33,6 +32,7 @@ from foehn_lsp.config.mcp import (
     workspace_servers,
 )
 from foehn_lsp.errors import ToolDefinitionError
+from foehn_lsp.folders import cache_folder
 from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp.client import (
     BadAnswerError,
@@ -449,7 +449,7 @@ def add_servers(
         root=root or Path.cwd(),
         default_timeout=settings.tool_timeout_seconds,
         extra=extra,
-        cache=Path(platformdirs.user_cache_dir("foehn")),
+        cache=cache_folder(),
         start_all=not lazy,
     )
     if catalogue is None:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.folders import user_config_file
 
 
 class SandboxSettings(BaseModel):
@@ -44,10 +45,6 @@ class SandboxSettings(BaseModel):
 def user_sandbox_settings() -> SandboxSettings:
     """The person's ``[sandbox]`` settings (defaults without a file or a table). Raises
     ``ConfigError`` naming the file when it cannot be read or the table does not fit."""
-    # Importing foehn_lsp.config here at the top would import the settings, which import
-    # this module: the file is looked up when first needed.
-    from foehn_lsp.config.paths import user_config_file
-
     path = user_config_file()
     try:
         stat = os.stat(path)

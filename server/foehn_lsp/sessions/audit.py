@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.agent.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.folders import state_dir
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.sessions.store import state_dir
 
 
 def audit_path(workspace_root: Path, base: Path | None = None) -> Path:

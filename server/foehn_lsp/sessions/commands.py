@@ -24,8 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
+from foehn_lsp.folders import user_commands_folder
 from foehn_lsp.sessions.slash import NAME, Slash, parse
 from foehn_lsp.trust import approved_text
 
@@ -72,10 +71,6 @@ class CustomCommands:
         slash = parsed or parse(text)
         command = self.get(slash.name) if slash is not None else None
         return command.prompt(slash.arguments) if command and slash else None
-
-
-def user_commands_folder() -> Path:
-    return Path(platformdirs.user_config_dir("foehn")) / "commands"
 
 
 def load_commands(

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import TypeAdapter, ValidationError
 
 from foehn_lsp.agent.events import StopReason
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.folders import state_dir
 from foehn_lsp.providers.messages import Message
 from foehn_lsp.tools.tasks import TaskItem
 
@@ -45,11 +45,6 @@ class SessionNotFound(FoehnError):
 
 class SessionBusy(FoehnError):
     """A turn is already running in the session (here or in another front end)."""
-
-
-def state_dir() -> Path:
-    """The user's state directory for Foehn (audit logs, sessions)."""
-    return Path(platformdirs.user_state_dir("foehn"))
 
 
 def workspace_folder(root: Path, base: Path | None = None) -> Path:

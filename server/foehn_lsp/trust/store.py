@@ -29,9 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from foehn_lsp.errors import TrustError
+from foehn_lsp.folders import state_dir
 
 STORE_VERSION = 1
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -65,7 +64,7 @@ class Approvals:
 
 
 def store_folder() -> Path:
-    return Path(platformdirs.user_state_dir("foehn")) / "trust"
+    return state_dir() / "trust"
 
 
 def store_file(root: Path) -> Path:

@@ -16,9 +16,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import platformdirs
-
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.folders import cache_folder
 
 MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
@@ -45,10 +44,6 @@ def runtime_version() -> str:
         return importlib.metadata.version(RUNTIME)
     except importlib.metadata.PackageNotFoundError:
         raise ConfigError(f"the local model runtime is missing; {INSTALL_HINT}") from None
-
-
-def cache_folder() -> Path:
-    return Path(platformdirs.user_cache_dir("foehn"))
 
 
 def _part_path(package: str, name: str) -> Path:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.errors import ProviderProtocolError
+from foehn_lsp.folders import cache_folder
 from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import (
     Engine,
@@ -34,7 +35,6 @@ from foehn_lsp.providers.local.engine import (
 from foehn_lsp.providers.local.model import (
     MODEL_NAME,
     MODEL_SHA256,
-    cache_folder,
     ensure_model,
     runtime_version,
 )
