@@ -68,7 +68,8 @@ async def _measure(argv: list[str], workspace: Workspace) -> dict[str, tuple[flo
 
 def _setup(workspace: Workspace, policy: SandboxPolicy) -> float:
     """Median seconds Foehn spends preparing one call (view, command line, placeholders, the
-    call's cgroup where there is one), without starting it."""
+    call's cgroup where there is one), without starting it: through ``launch``, which prepares
+    what ``run`` does but for the handshake's two pipes."""
     times = []
     sandbox = system_sandbox()
     for _ in range(ROUNDS):

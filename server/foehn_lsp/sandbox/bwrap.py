@@ -46,11 +46,13 @@ SETUP_FAILED = "bwrap: "
 reached its program."""
 
 
-def command_line(bwrap: str, view: View, argv: Sequence[str]) -> list[str]:
-    """bubblewrap's arguments for running ``argv`` (the limits' launcher and the program) in
-    ``view``."""
+def command_line(
+    bwrap: str, view: View, argv: Sequence[str], options: Sequence[str] = ()
+) -> list[str]:
+    """bubblewrap's arguments for running ``argv`` (the program, after the limits' launcher
+    if it has one) in ``view``; ``options`` go first (the handshake's descriptors)."""
     scratch = str(view.machine.limits.scratch_bytes)
-    args = [bwrap, *NAMESPACES, "--size", scratch, "--tmpfs", "/"]
+    args = [bwrap, *NAMESPACES, *options, "--size", scratch, "--tmpfs", "/"]
     for entry in view.machine.system:
         args += ["--ro-bind", str(entry.path), str(entry.path)]
     for link, target in view.machine.links:

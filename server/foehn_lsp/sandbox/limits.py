@@ -1,11 +1,12 @@
 """Limits on every sandboxed program: data memory, processes, file size and CPU time.
 
-They are set inside the sandbox, by util-linux's ``prlimit`` started as the program's
-launcher: after bubblewrap made the new user namespace, so the process limit counts only the
-call's own processes (``RLIMIT_NPROC`` counts per user *in the namespace where it is set*; set
-outside, it would count every process the person runs on the machine). Set in Foehn's own
-process instead, every start would copy the server (``fork`` instead of ``vfork``: tens of
-milliseconds).
+They are set on bubblewrap's sandboxed child, after it made the new user namespace and before
+it starts the program (``handshake``), so the process limit counts only the call's own
+processes (``RLIMIT_NPROC`` counts per user *in the namespace where it is set*; set before,
+it would count every process the person runs on the machine). A program started by someone
+else (an MCP server, by its SDK) gets util-linux's ``prlimit`` as its launcher inside the
+sandbox instead, to the same effect. Set in Foehn's own process, every start would copy the
+server (``fork`` instead of ``vfork``: tens of milliseconds).
 
 ``RLIMIT_NPROC`` never counts root's processes. When Foehn runs as root, a ``pids`` cgroup per
 call carries the process limit instead, where one can be made; where none can, the limit is
@@ -22,6 +23,7 @@ import contextlib
 import logging
 import os
 import re
+import resource
 import secrets
 import shutil
 import signal
@@ -84,6 +86,16 @@ class Limits:
         if processes:
             args.append(f"--nproc={self.processes}:{self.processes}")
         return [*args, "--"]
+
+    def apply(self, pid: int, *, processes: bool) -> None:
+        """Set the same limits as ``launcher`` on the running process ``pid``; raises
+        ``OSError`` when one cannot be set."""
+        data, size = self.memory_mb * MB, self.file_size_mb * MB
+        resource.prlimit(pid, resource.RLIMIT_DATA, (data, data))
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (size, size))
+        resource.prlimit(pid, resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 1))
+        if processes:
+            resource.prlimit(pid, resource.RLIMIT_NPROC, (self.processes, self.processes))
 
     def named(self, exit_code: int | None, output: str) -> str | None:
         """The limit that stopped a program, from how it ended, or ``None``."""

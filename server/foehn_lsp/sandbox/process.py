@@ -14,7 +14,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,9 +97,13 @@ async def run_program(
     keep_tail: int = KEEP_TAIL,
     env: Mapping[str, str],
     stdin: bytes | None = None,
+    pass_fds: Sequence[int] = (),
+    on_start: Callable[[int], Awaitable[None]] | None = None,
 ) -> Finished:
     """Run ``argv`` to the end (or the timeout) with exactly ``env``, ``stdin`` as its input
-    (else none); the whole process group is gone afterwards."""
+    (else none); the whole process group is gone afterwards. ``pass_fds`` stay open in the
+    process; ``on_start`` is awaited with its pid once it runs (within the timeout; if it
+    raises, the group is killed and the error goes on)."""
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
         *argv,
@@ -109,6 +113,7 @@ async def run_program(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
         env=dict(env),
+        pass_fds=tuple(pass_fds),
     )
     capture = _Capture(keep_head, keep_tail)
     stopped: str | None = None
@@ -135,6 +140,8 @@ async def run_program(
     feeder = asyncio.create_task(feed()) if stdin is not None else None
     try:
         async with asyncio.timeout(seconds):
+            if on_start is not None:
+                await on_start(process.pid)
             await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
             if waiter.done():
                 # Children left in the background may hold the pipe open: drain briefly.
@@ -143,7 +150,7 @@ async def run_program(
                 await waiter
     except TimeoutError:
         stopped = f"it did not finish within {seconds:g} s"
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, OSError):
         await _kill_group(process, grace=0.0)
         raise
     finally:

@@ -24,6 +24,7 @@ from foehn_lsp.sandbox import bwrap as bubblewrap
 from foehn_lsp.sandbox import limits as limiting
 from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.environment import allowed_environment
+from foehn_lsp.sandbox.handshake import Handshake
 from foehn_lsp.sandbox.placeholders import Placeholders
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
@@ -53,7 +54,8 @@ class Sandbox:
     note: str
     """One line for the person: what the sandbox is, or why there is none and what follows."""
     prlimit: str | None = None
-    """util-linux's ``prlimit``, which sets the limits inside the sandbox."""
+    """util-linux's ``prlimit``, which sets the limits inside the sandbox of a program that
+    someone else starts (``launch``); ``run`` sets them itself (``handshake``)."""
     placeholders: Placeholders = field(default_factory=Placeholders, compare=False)
 
     @property
@@ -101,19 +103,7 @@ class Sandbox:
             seen = self.view(workspace, workspace.root, policy) if self._usable(policy) else None
         except SandboxViewError:
             seen = None
-        if seen is None:
-            home = viewing.home_folder(os.environ)
-            venv = viewing.workspace_venv(workspace.root)
-            return allowed_environment(home=str(home or "/tmp"), virtual_env=venv, extra=extra)
-        read_only = policy == "read-only"
-        return allowed_environment(
-            home=str(seen.machine.home or "/tmp"),
-            search_path=seen.search_path(workspace=not read_only),
-            virtual_env=None if read_only else seen.venv,
-            variables=seen.machine.variables,
-            read_only=read_only,
-            extra=extra,
-        )
+        return _environment(workspace, seen, extra, policy)
 
     def which(
         self,
@@ -162,11 +152,29 @@ class Sandbox:
         policy: SandboxPolicy,
         unprotected: Sequence[str] = (),
     ) -> Iterator[list[str]]:
-        """What is actually started to run ``argv`` under ``policy``: valid while the block
-        runs (the placeholders for missing protected names and the call's pids cgroup exist
-        until it ends). Raises ``SandboxViewError`` when the view cannot be built."""
+        """What is actually started to run ``argv`` under ``policy``, by whoever starts it
+        (an MCP server's SDK): the limits are set by a launcher inside the sandbox. Valid while
+        the block runs (the placeholders for missing protected names and the call's pids
+        cgroup exist until it ends). Raises ``SandboxViewError`` when the view cannot be
+        built."""
+        with self._prepared(argv, workspace, cwd, policy, unprotected, launcher=True) as ready:
+            yield ready.command
+
+    @contextlib.contextmanager
+    def _prepared(
+        self,
+        argv: Sequence[str],
+        workspace: Workspace,
+        cwd: Path,
+        policy: SandboxPolicy,
+        unprotected: Sequence[str],
+        *,
+        launcher: bool,
+    ) -> Iterator[_Prepared]:
+        """The command for ``argv`` under ``policy``, its limits set by a launcher inside
+        the sandbox (``launcher``) or by the handshake that ``run`` makes with bubblewrap."""
         if not self._sandboxed(policy):
-            yield list(argv)
+            yield _Prepared(command=list(argv))
             return
         assert self.bwrap is not None
         assert self.prlimit is not None
@@ -174,16 +182,23 @@ class Sandbox:
         if seen.problems:
             raise SandboxViewError("; ".join(seen.problems))
         limits = seen.machine.limits
-        chosen = limiting.process_limit()
-        launcher = limits.launcher(self.prlimit, processes=chosen.by == "namespace")
+        processes = limiting.process_limit().by == "namespace"
         with contextlib.ExitStack() as held:
             try:
                 held.enter_context(self.placeholders.holding(seen.missing, seen.protected))
                 group = held.enter_context(limiting.call_cgroup(limits))
             except OSError as exc:
                 raise SandboxViewError(str(exc)) from None
-            command = bubblewrap.command_line(self.bwrap, seen, [*launcher, *argv])
-            yield command if group is None else limiting.joining(group, command)
+            if not launcher:
+                shake = Handshake(limits, group=group, processes=processes)
+                held.callback(shake.close)
+                command = bubblewrap.command_line(self.bwrap, seen, argv, shake.arguments())
+                yield _Prepared(command=command, view=seen, handshake=shake)
+                return
+            inside = [*limits.launcher(self.prlimit, processes=processes), *argv]
+            command = bubblewrap.command_line(self.bwrap, seen, inside)
+            joined = command if group is None else limiting.joining(group, command)
+            yield _Prepared(command=joined, view=seen)
 
     async def run(
         self,
@@ -204,24 +219,64 @@ class Sandbox:
         ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
         scope should have said ``full``) and ``SandboxViewError`` for a view that cannot be
         built; a program stopped by a limit gets ``limit``."""
-        environment = self.environment(workspace, env, policy)
-        with self.launch(argv, workspace, cwd, policy, unprotected) as command:
-            started = await run_program(
-                command,
-                cwd=cwd,
-                seconds=seconds,
-                keep_head=keep_head,
-                keep_tail=keep_tail,
-                env=environment,
-                stdin=stdin,
-            )
+        prepared = self._prepared(argv, workspace, cwd, policy, unprotected, launcher=False)
+        with prepared as ready:
+            environment = _environment(workspace, ready.view, env, policy)
+            shake = ready.handshake
+            try:
+                started = await run_program(
+                    ready.command,
+                    cwd=cwd,
+                    seconds=seconds,
+                    keep_head=keep_head,
+                    keep_tail=keep_tail,
+                    env=environment,
+                    stdin=stdin,
+                    pass_fds=() if shake is None else shake.child_fds,
+                    on_start=None if shake is None else shake.release,
+                )
+            except OSError as exc:
+                if shake is None:
+                    raise
+                raise SandboxViewError(f"the sandbox's limits could not be set: {exc}") from None
         finished = Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
-        if policy == "full":
+        if ready.view is None:
             return finished
         if problem := bubblewrap.setup_problem(finished.exit_code, finished.output):
             raise SandboxViewError(f"the sandbox could not be built, so nothing ran: {problem}")
-        limit = self.machine().limits.named(finished.exit_code, finished.output)
+        limit = ready.view.machine.limits.named(finished.exit_code, finished.output)
         return Finished(**{**finished.__dict__, "limit": limit}) if limit else finished
+
+
+def _environment(
+    workspace: Workspace,
+    seen: viewing.View | None,
+    extra: Mapping[str, str] | None,
+    policy: SandboxPolicy,
+) -> dict[str, str]:
+    """``Sandbox.environment`` for the view ``seen`` (``None``: no view)."""
+    if seen is None:
+        home = viewing.home_folder(os.environ)
+        venv = viewing.workspace_venv(workspace.root)
+        return allowed_environment(home=str(home or "/tmp"), virtual_env=venv, extra=extra)
+    read_only = policy == "read-only"
+    return allowed_environment(
+        home=str(seen.machine.home or "/tmp"),
+        search_path=seen.search_path(workspace=not read_only),
+        virtual_env=None if read_only else seen.venv,
+        variables=seen.machine.variables,
+        read_only=read_only,
+        extra=extra,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Prepared:
+    command: list[str]
+    view: viewing.View | None = None
+    """The view it runs in (``None`` unsandboxed)."""
+    handshake: Handshake | None = None
+    """Set when the limits are set from outside, once bubblewrap has started."""
 
 
 def _which_unsandboxed(name: str, workspace: Workspace, own: bool) -> Path | None:
