@@ -616,6 +616,31 @@ def test_the_models_language_tools_are_answered_by_vscodes_typescript_features(
             ]
         ),
         Turn(text="Renamed helper to assist."),
+        Turn(tool_calls=[("read_file", {"path": "app.ts"})]),
+        Turn(
+            tool_calls=[
+                (
+                    "edit_file",
+                    {
+                        "path": "app.ts",
+                        "edits": [{"old_text": "assist(1)", "new_text": 'assist("one")'}],
+                    },
+                )
+            ]
+        ),
+        Turn(text="Changed the call."),
+        Turn(
+            tool_calls=[
+                (
+                    "edit_file",
+                    {
+                        "path": "app.ts",
+                        "edits": [{"old_text": 'assist("one")', "new_text": "assist(1 + 1)"}],
+                    },
+                )
+            ]
+        ),
+        Turn(text="Changed the call to assist(1 + 1)."),
     )
     done = subprocess.run(
         [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
@@ -643,8 +668,15 @@ def test_the_models_language_tools_are_answered_by_vscodes_typescript_features(
     assert "app.ts:3:13: console.log(helper(1));" in told[1]
     assert "+export function assist(x: number): number {" in told[2]
     assert "+console.log(assist(1));" in told[2]
-    [approval] = report["approvals"]
+    approval, _edit, _mend = report["approvals"]
     assert "rename helper to assist (2 files)" in approval
     assert 'import { assist } from "./lib";' in report["afterRename"]
     assert "console.log(assist(1));" in report["afterRename"]
     assert "not checked" not in report["renamed"]
+    # The edit's new problem, from VS Code's own TypeScript, goes back with the first answer;
+    # once mended, nothing new is found and the answer stands.
+    sent_back = model.requests[7].body["messages"][-1]["content"]
+    assert "not assignable to parameter of type 'number'" in sent_back
+    assert "app.ts" in sent_back
+    assert len(model.requests) == 9
+    assert "console.log(assist(1 + 1));" in report["afterMend"]

@@ -374,6 +374,13 @@ async function languageTools() {
   await shot("language-tools-rename-done.png");
   report.afterRename = await editorText("app.ts");
   step("definition, references and rename through VS Code's providers");
+  await ask("Call assist with a word");
+  await approveInline("allow", null);
+  // The answer goes back with TypeScript's new problem; the model mends the call.
+  await approveInline("allow", null);
+  report.broken = await turnDone("Changed the call to assist(1 + 1)");
+  report.afterMend = await editorText("app.ts");
+  step("an edit that breaks a type: TypeScript's diagnostic reached the model");
 }
 
 /** At 200 px: an approval's answers stay in view while its diff scrolls, a command's approval
