@@ -62,7 +62,8 @@ async function openFile(name) {
     }
   }
   await quickInput(name, name);
-  await page.locator(`.tab[aria-label*="${name}"]`).first().waitFor({ state: "visible" });
+  // Its tab may already be open behind another: wait until it is the one in front.
+  await page.locator(`.tab.active[aria-label*="${name}"]`).first().waitFor({ state: "visible" });
 }
 
 async function editorText(name) {
