@@ -10,6 +10,7 @@ from pygls.workspace import PositionCodec
 
 from foehn_lsp.lsp import language_answers as answers
 from foehn_lsp.lsp.language_tools import renamed
+from foehn_lsp.lsp.lines import lsp_lines
 
 CODEC = PositionCodec()
 
@@ -87,3 +88,10 @@ def test_a_rename_counts_utf16_columns_and_refuses_overlapping_edits() -> None:
     assert renamed(text, edits, CODEC) == 'a = "😋"; assist()\nassist = 1\n'
     assert renamed(text, [change(1, 0, 6, "x"), change(1, 2, 4, "y")], CODEC) is None
     assert renamed(text, [change(2, 0, 0, "# end\n")], CODEC) == text + "# end\n"
+
+
+def test_lines_end_only_at_cr_lf_cr_and_lf() -> None:
+    text = "a\fb\u2028c\x85d\r\ne\rf\n\vg"
+    assert lsp_lines(text) == ["a\fb\u2028c\x85d", "e", "f", "\vg"]
+    assert lsp_lines(text, keepends=True) == ["a\fb\u2028c\x85d\r\n", "e\r", "f\n", "\vg"]
+    assert lsp_lines("x\n") == ["x"] and lsp_lines("") == []

@@ -40,6 +40,7 @@ from pygls.workspace import PositionCodec
 from foehn_lsp.errors import PathRefusedError, ToolInputError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp import language_answers as answers
+from foehn_lsp.lsp.lines import lsp_lines
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
@@ -148,7 +149,7 @@ async def target(arguments: SymbolAt, ctx: ToolContext, codec: PositionCodec) ->
     """The position of ``arguments.name`` on its line, or ``ToolInputError`` saying why none."""
     path = ctx.workspace.resolve(arguments.path)
     name = ctx.workspace.display(path)
-    lines = (await ctx.files.read(path)).text.splitlines()
+    lines = lsp_lines((await ctx.files.read(path)).text)
     if arguments.line > len(lines):
         raise ToolInputError(
             f"line {arguments.line} is past the end of {name}, which has {len(lines)} lines"
@@ -207,7 +208,7 @@ class _Lines:
         """The file's lines, or why it cannot be read."""
         if path not in self._read:
             try:
-                self._read[path] = (await self.ctx.files.read(path)).text.splitlines()
+                self._read[path] = lsp_lines((await self.ctx.files.read(path)).text)
             except ToolInputError as exc:
                 self._read[path] = str(exc)
         return self._read[path]
@@ -291,7 +292,7 @@ async def _symbols(
 
 def _offsets(text: str, codec: PositionCodec) -> Callable[[answers.Spot], int]:
     """A function from a client's position in ``text`` to the string offset it names."""
-    lines = text.splitlines(keepends=True)
+    lines = lsp_lines(text, keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
