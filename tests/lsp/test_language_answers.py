@@ -94,4 +94,5 @@ def test_lines_end_only_at_cr_lf_cr_and_lf() -> None:
     text = "a\fb\u2028c\x85d\r\ne\rf\n\vg"
     assert lsp_lines(text) == ["a\fb\u2028c\x85d", "e", "f", "\vg"]
     assert lsp_lines(text, keepends=True) == ["a\fb\u2028c\x85d\r\n", "e\r", "f\n", "\vg"]
-    assert lsp_lines("x\n") == ["x"] and lsp_lines("") == []
+    assert lsp_lines("x\n") == ["x"]
+    assert lsp_lines("") == []
