@@ -61,10 +61,14 @@ def test_symbols_name_their_kind_in_words() -> None:
     assert answers.symbols({"symbols": [{"name": "x", "kind": 1}]}) is None
 
 
-def test_a_rename_edit_joins_changes_and_document_changes_by_uri() -> None:
+def test_a_rename_edit_reads_document_changes_over_changes() -> None:
+    """LSP: when ``documentChanges`` is there, ``changes`` is ignored (a client may send both,
+    the same edits twice)."""
+    same = [{"range": at(0, 0, 1), "newText": "b"}]
     edit = {
-        "changes": {"file:///a": [{"range": at(0, 0, 1), "newText": "b"}]},
+        "changes": {"file:///a": same, "file:///z": [{"range": at(2, 0, 1), "newText": "z"}]},
         "documentChanges": [
+            {"textDocument": {"uri": "file:///a", "version": 1}, "edits": same},
             {
                 "textDocument": {"uri": "file:///a", "version": 1},
                 "edits": [{"range": at(1, 0, 1), "newText": "c"}],
@@ -74,8 +78,11 @@ def test_a_rename_edit_joins_changes_and_document_changes_by_uri() -> None:
     }
     found = answers.rename_edit({"edit": edit})
     assert found is not None
-    assert [len(v) for v in found.files.values()] == [2]
+    assert found.files == {"file:///a": (change(0, 0, 1, "b"), change(1, 0, 1, "c"))}
     assert found.resource_operations == ("file:///new",)
+    only_changes = answers.rename_edit({"edit": {"changes": edit["changes"]}})
+    assert only_changes is not None
+    assert list(only_changes.files) == ["file:///a", "file:///z"]
     assert (
         answers.rename_edit({"edit": {"changes": {"file:///a": [{"range": at(0, 0, 1)}]}}}) is None
     )
