@@ -42,8 +42,8 @@ class TurnExecutor:
         self.middleware = [self._announce, *middleware]
         self._announced: set[str] = set()
         self.written = written if written is not None else []
-        """The files the turn's successful calls wrote, as their results' ``data["files"]``
-        name them (workspace-relative), in order, once each."""
+        """The files the turn's successful planned calls wrote, as their results'
+        ``data["files"]`` name them (workspace-relative), in order, once each."""
 
     def before(self, step: Middleware) -> TurnExecutor:
         """An executor of the same turn whose calls go through ``step`` first, before the
@@ -109,7 +109,9 @@ class TurnExecutor:
         self._announce_call(
             call.id, call.name, call.arguments, tool.risk if tool else RiskLevel.UNDEFINED
         )
-        files = result.data.get("files") if result.ok and result.data else None
+        # Only an applied plan's files are written ones (investigate's data names files it read).
+        planned = tool is not None and tool.plan is not None
+        files = result.data.get("files") if planned and result.ok and result.data else None
         if isinstance(files, list):
             self.written += [f for f in files if isinstance(f, str) and f not in self.written]
         output = result.output
