@@ -103,3 +103,9 @@ def test_lines_end_only_at_cr_lf_cr_and_lf() -> None:
     assert lsp_lines(text, keepends=True) == ["a\fb\u2028c\x85d\r\n", "e\r", "f\n", "\vg"]
     assert lsp_lines("x\n") == ["x"]
     assert lsp_lines("") == []
+
+
+def test_inserts_at_one_position_keep_the_providers_order() -> None:
+    # LSP: the order of the edits in the array is the order of the inserted strings.
+    edits = [change(0, 0, 0, "z_"), change(0, 0, 0, "a_"), change(0, 0, 3, "b")]
+    assert renamed("old = 1\n", edits, CODEC) == "z_a_b = 1\n"

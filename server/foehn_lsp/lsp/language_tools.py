@@ -309,12 +309,13 @@ def _offsets(text: str, codec: PositionCodec) -> Callable[[answers.Spot], int]:
 def renamed(text: str, changes: Sequence[answers.TextChange], codec: PositionCodec) -> str | None:
     """``text`` with the rename provider's ``changes`` made, or ``None`` when they overlap."""
     offset = _offsets(text, codec)
-    spans = sorted((offset(c.start), offset(c.end), c.new_text) for c in changes)
+    # Ties keep the provider's order: inserts at one position go in as LSP lists them.
+    spans = sorted((offset(c.start), offset(c.end), index) for index, c in enumerate(changes))
     pieces, cursor = [], 0
-    for start, end, new_text in spans:
+    for start, end, index in spans:
         if start < cursor:
             return None
-        pieces += [text[cursor:start], new_text]
+        pieces += [text[cursor:start], changes[index].new_text]
         cursor = end
     return "".join([*pieces, text[cursor:]])
 
