@@ -115,6 +115,26 @@ async def test_the_language_tools_are_offered_only_to_a_client_that_declares_the
     assert declared - LANGUAGE_TOOLS == without
 
 
+async def test_each_run_asks_the_editor_under_its_own_run_id(
+    app: Path, model: ModelServer
+) -> None:
+    query = ("workspace_symbols", {"query": "help"})
+    model.script(
+        Turn(tool_calls=[query]), Turn(text="One."), Turn(tool_calls=[query]), Turn(text="Two.")
+    )
+    asked: list[str] = []
+    async with lsp_client(app, model, init_options={"languageTools": True}) as client:
+
+        @client.feature("foehn/workspaceSymbols")
+        def symbols(params: Any) -> dict[str, Any]:
+            asked.append(event_of(params)["runId"])
+            return {"symbols": []}
+
+        await run(client, {"task": "Find helper", "runId": "r1"})
+        await run(client, {"task": "Find helper again", "runId": "r2"})
+    assert asked == ["r1", "r2"]
+
+
 async def test_definition_references_and_symbols_come_from_the_editor(
     app: Path, model: ModelServer, outside: Path
 ) -> None:
