@@ -115,9 +115,7 @@ async def test_the_language_tools_are_offered_only_to_a_client_that_declares_the
     assert declared - LANGUAGE_TOOLS == without
 
 
-async def test_each_run_asks_the_editor_under_its_own_run_id(
-    app: Path, model: ModelServer
-) -> None:
+async def test_each_run_asks_the_editor_under_its_own_run_id(app: Path, model: ModelServer) -> None:
     query = ("workspace_symbols", {"query": "help"})
     model.script(
         Turn(tool_calls=[query]), Turn(text="One."), Turn(tool_calls=[query]), Turn(text="Two.")
