@@ -105,14 +105,24 @@ async def test_the_language_tools_are_offered_only_to_a_client_that_declares_the
     app: Path, model: ModelServer
 ) -> None:
     model.script(Turn(text="One."), Turn(text="Two."))
+    listed = []
     async with lsp_client(app, model, init_options={"diagnostics": True}) as client:
         await run(client, {"task": "Hello"})
+        listed.append(await listed_tools(client))
     async with lsp_client(app, model, init_options={"languageTools": True}) as client:
         await run(client, {"task": "Hello"})
+        listed.append(await listed_tools(client))
     without, declared = (tool_names(r.body) for r in model.requests)
     assert not LANGUAGE_TOOLS & without
     assert declared >= LANGUAGE_TOOLS
     assert declared - LANGUAGE_TOOLS == without
+    # foehn.tools lists them too, only where the model is offered them.
+    assert not LANGUAGE_TOOLS & listed[0]
+    assert listed[1] - listed[0] == LANGUAGE_TOOLS
+
+
+async def listed_tools(client: LanguageClient) -> set[str]:
+    return {tool["name"] for tool in (await command(client, "foehn.tools"))["tools"]}
 
 
 async def test_each_run_asks_the_editor_under_its_own_run_id(app: Path, model: ModelServer) -> None:
