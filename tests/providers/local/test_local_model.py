@@ -19,6 +19,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.investigate import investigate_tool, with_investigate
+from foehn_lsp.config import Settings
 from foehn_lsp.errors import ConfigError, ProviderRequestError
 from foehn_lsp.providers.local import (
     MODEL_NAME,
@@ -60,6 +63,20 @@ def provider(model_home: Path, model_file: Path) -> Iterator[LocalProvider]:
     local = LocalProvider(model_path=model_file, states=model_home / "foehn" / "prompt-states")
     yield local
     asyncio.run(_close(local))
+
+
+@pytest.fixture(scope="session")
+def offered(provider: LocalProvider, registry: ToolRegistry) -> list[ToolDefinition]:
+    """The catalogue ``foehn run`` offers the model (the tools, then ``investigate``): its
+    fixed prompt is the one this group's ``foehn`` processes read, so it is read only once."""
+    tool = investigate_tool(
+        provider=provider, settings=Settings(), tools=registry, calls=_no_sub_runs
+    )
+    return with_investigate(registry, tool).definitions()
+
+
+def _no_sub_runs(tools: ToolRegistry) -> TurnExecutor:
+    raise AssertionError("these tests read the catalogue; none calls investigate")
 
 
 async def _close(local: LocalProvider) -> None:
@@ -110,9 +127,9 @@ def _exotic_tool() -> ToolDefinition:
 
 
 async def test_every_step_parses_and_names_a_real_tool(
-    provider: LocalProvider, registry: ToolRegistry
+    provider: LocalProvider, offered: list[ToolDefinition]
 ) -> None:
-    tools = registry.definitions()
+    tools = offered
     by_name = {t.name: t for t in tools}
     asked = [
         "list the Python files",
@@ -135,9 +152,9 @@ async def test_every_step_parses_and_names_a_real_tool(
 
 
 async def test_the_prompt_cache_is_reused_from_step_to_step(
-    provider: LocalProvider, registry: ToolRegistry
+    provider: LocalProvider, offered: list[ToolDefinition]
 ) -> None:
-    tools = registry.definitions()
+    tools = offered
     await provider.complete([UserMessage(content="list the Markdown files")], tools)
     call = ToolCall(id="c1", name="scan", arguments='{"pattern": "*.md"}')
     await provider.complete(
