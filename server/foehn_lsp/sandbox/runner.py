@@ -24,7 +24,7 @@ from foehn_lsp.sandbox import bwrap as bubblewrap
 from foehn_lsp.sandbox import limits as limiting
 from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.environment import allowed_environment
-from foehn_lsp.sandbox.handshake import Handshake
+from foehn_lsp.sandbox.handshake import Handshake, LimitsNotSetError
 from foehn_lsp.sandbox.placeholders import Placeholders
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
@@ -43,6 +43,11 @@ class SandboxViewError(SandboxUnavailableError):
     """The view for a call cannot be built as granted (bad settings, a protected name that is a
     symbolic link, bubblewrap refusing a path): the call does not run (whoever handles a
     missing sandbox handles this too)."""
+
+
+class ProgramStartError(OSError):
+    """The program could not be started (no such file, an argument list over the system's
+    limit, no descriptors left...): nothing ran."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,8 +222,9 @@ class Sandbox:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
         environment; ``stdin`` is the program's input (else it has none). Raises
         ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
-        scope should have said ``full``) and ``SandboxViewError`` for a view that cannot be
-        built; a program stopped by a limit gets ``limit``."""
+        scope should have said ``full``), ``SandboxViewError`` for a view that cannot be
+        built or limits that cannot be set, and ``ProgramStartError`` for a program (or
+        bubblewrap) that cannot be started; a program stopped by a limit gets ``limit``."""
         prepared = self._prepared(argv, workspace, cwd, policy, unprotected, launcher=False)
         with prepared as ready:
             environment = _environment(workspace, ready.view, env, policy)
@@ -235,10 +241,12 @@ class Sandbox:
                     pass_fds=() if shake is None else shake.child_fds,
                     on_start=None if shake is None else shake.release,
                 )
+            except LimitsNotSetError as exc:
+                raise SandboxViewError(
+                    f"the sandbox's limits could not be set, so nothing ran: {exc}"
+                ) from None
             except OSError as exc:
-                if shake is None:
-                    raise
-                raise SandboxViewError(f"the sandbox's limits could not be set: {exc}") from None
+                raise _not_started(argv, exc, sandboxed=ready.view is not None) from None
         finished = Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
         if ready.view is None:
             return finished
@@ -268,6 +276,17 @@ def _environment(
         read_only=read_only,
         extra=extra,
     )
+
+
+def _not_started(argv: Sequence[str], exc: OSError, *, sandboxed: bool) -> ProgramStartError:
+    """What to say of ``argv`` when starting it (or the bubblewrap that runs it) failed."""
+    reason = exc.strerror or str(exc)
+    if sandboxed:
+        return ProgramStartError(
+            f"{argv[0]} could not be started: bubblewrap, which runs it in the sandbox, could "
+            f"not be started ({reason}), so nothing ran"
+        )
+    return ProgramStartError(f"{argv[0]} could not be started ({reason}), so nothing ran")
 
 
 @dataclass(frozen=True, kw_only=True)
