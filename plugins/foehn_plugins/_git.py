@@ -20,7 +20,13 @@ from pydantic import BaseModel, Field
 
 from foehn_lsp import ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.sandbox import Finished, Sandbox, SandboxViewError, system_sandbox
+from foehn_lsp.sandbox import (
+    Finished,
+    ProgramStartError,
+    Sandbox,
+    SandboxViewError,
+    system_sandbox,
+)
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.contract import CallScope
 from foehn_plugins._git_read import FILE_KEYS, READ_ONLY, read_problem
@@ -197,7 +203,7 @@ def git_scope(arguments: GitArguments, ctx: ToolContext) -> CallScope:
 async def git(arguments: GitArguments, ctx: ToolContext) -> ToolResult:
     try:
         return await _git(arguments, ctx)
-    except SandboxViewError as exc:
+    except (SandboxViewError, ProgramStartError) as exc:
         return ToolResult.failure(f"git was not run: {exc}")
 
 
@@ -273,6 +279,6 @@ async def create_repository(arguments: RepositoryArguments, ctx: ToolContext) ->
             env=ENVIRONMENT,
             unprotected=(".git",),
         )
-    except SandboxViewError as exc:
+    except (SandboxViewError, ProgramStartError) as exc:
         return ToolResult.failure(f"git init was not run: {exc}")
     return as_result(Finished(**{**finished.__dict__, "argv": tuple(_init_argv(arguments))}), ".")

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.sandbox import Finished, SandboxViewError, system_sandbox
+from foehn_lsp.sandbox import Finished, ProgramStartError, SandboxViewError, system_sandbox
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.contract import CallScope
 from foehn_plugins._git import (
@@ -217,7 +217,7 @@ async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResu
             policy=policy,
             seconds=arguments.timeout_s or DEFAULT_TIMEOUT,
         )
-    except SandboxViewError as exc:
+    except (SandboxViewError, ProgramStartError) as exc:
         return ToolResult.failure(f"{arguments.command[0]} was not run: {exc}")
     shown = Finished(**{**finished.__dict__, "argv": tuple(arguments.command)})
     return as_result(shown, ctx.workspace.display(cwd))
@@ -307,7 +307,7 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
             keep_head=2_000,
             keep_tail=30_000,
         )
-    except SandboxViewError as exc:
+    except (SandboxViewError, ProgramStartError) as exc:
         return ToolResult.failure(f"the tests were not run: {exc}")
     notes = ["(the start of the output was cut; the summary is at the end)"]
     if arguments.keyword is not None and finished.exit_code == NO_TESTS and _is_pytest(argv):

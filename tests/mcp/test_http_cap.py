@@ -35,6 +35,9 @@ class Awkward(BaseHTTPRequestHandler):
             body = gzip.compress(b'{"jsonrpc":"2.0","id":7,"result":{}}' + b" " * 10_000)
             self._start("application/json", ("content-encoding", "gzip"))
             self.wfile.write(body)
+        elif self.path == "/gzip-sse":
+            self._start("text/event-stream", ("content-encoding", "gzip"))
+            self.wfile.write(gzip.compress(SMALL))
         else:
             self._start("text/event-stream")
             self._events()
@@ -86,8 +89,24 @@ async def test_a_compressed_body_is_refused_unread_for_the_request_it_answers(
     assert ASKED_ENCODINGS[-1] == "identity"
     assert answer["id"] == 7
     assert answer["result"]["isError"] is True
-    assert answer["result"]["_meta"][CUT_META] == {"sent": None, "read": LIMIT}
-    assert "Nothing of it is shown" in answer["result"]["content"][0]["text"]
+    assert answer["result"]["_meta"][CUT_META] == {"sent": None, "read": 0}
+    said = answer["result"]["content"][0]["text"]
+    assert "the server compressed it, which Foehn does not read" in said
+    assert "Nothing of it is shown" in said
+    assert "bytes" not in said  # not refused for its size, which is far under the cap
+
+
+async def test_a_compressed_event_stream_is_refused_unread_in_one_event(server: str) -> None:
+    async with (
+        client() as http,
+        http.stream("POST", f"{server}/gzip-sse", json=REQUEST) as response,
+    ):
+        body = b"".join([chunk async for chunk in response.aiter_bytes()])
+    assert body.startswith(b"event: message\ndata: ")
+    data = json.loads(body.removeprefix(b"event: message\ndata: "))
+    assert data["id"] == 7
+    assert data["result"]["_meta"][CUT_META] == {"sent": None, "read": 0}
+    assert "the server compressed it" in data["result"]["content"][0]["text"]
 
 
 async def test_events_within_the_cap_pass_and_the_one_over_it_is_answered_truly(

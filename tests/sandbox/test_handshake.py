@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from foehn_lsp.sandbox import bwrap, system_sandbox
-from foehn_lsp.sandbox.handshake import Handshake
+from foehn_lsp.sandbox.handshake import Handshake, LimitsNotSetError
 from foehn_lsp.sandbox.process import Finished, run_program
 from foehn_lsp.workspace import Workspace
 
@@ -32,7 +34,18 @@ def _command(root: Path, shake: Handshake) -> Iterator[list[str]]:
         )
 
 
-async def _run(root: Path, shake: Handshake) -> Finished:
+GONE_SECONDS = 600.0
+"""How long the killed process group may take to be reaped (a busy machine is slow, never
+wrong)."""
+
+
+async def _run(root: Path, shake: Handshake, started: list[int]) -> Finished:
+    """Run the call; ``started`` gets bubblewrap's pid, its process group's id."""
+
+    async def release(pid: int) -> None:
+        started.append(pid)
+        await shake.release(pid)
+
     with _command(root, shake) as command:
         try:
             return await run_program(
@@ -41,25 +54,36 @@ async def _run(root: Path, shake: Handshake) -> Finished:
                 seconds=60,
                 env={"PATH": "/usr/bin:/bin"},
                 pass_fds=shake.child_fds,
-                on_start=shake.release,
+                on_start=release,
             )
         finally:
             shake.close()
 
 
+async def _gone(group: int) -> bool:
+    """Whether every process of ``group`` has ended (and been reaped), waiting for it."""
+    deadline = time.monotonic() + GONE_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
 async def test_a_child_that_cannot_be_limited_never_runs_its_program(root: Path) -> None:
     limits = system_sandbox().machine().limits
     missing_group = root.parent / "no-such-cgroup"
-    try:
-        await _run(root, Handshake(limits, group=missing_group, processes=False))
-    except OSError:
-        refused = True
-    else:
-        refused = False
-    await asyncio.sleep(0.5)  # a child let go by the closed pipe would have written by now
+    started: list[int] = []
+    with pytest.raises(LimitsNotSetError):
+        await _run(root, Handshake(limits, group=missing_group, processes=False), started)
+    # The group was killed before the block pipe closed: once it is gone, nothing of the call
+    # is left that could still write.
+    [group] = started
+    assert await _gone(group)
     assert not (root / "ran.txt").exists()
-    assert refused
 
-    done = await _run(root, Handshake(limits, group=None, processes=False))
+    done = await _run(root, Handshake(limits, group=None, processes=False), [])
     assert done.exit_code == 0, done.output
     assert (root / "ran.txt").read_text() == "ran\n"

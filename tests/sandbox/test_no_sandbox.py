@@ -1,6 +1,8 @@
 """Without a sandbox (here: ``FOEHN_SANDBOX=off``, which the runner treats exactly like a
 machine without one) Foehn says so at start-up and in ``foehn tools``, and every program
-asks, whatever the risk table or the approval policy says."""
+asks, whatever the risk table or the approval policy says. Without util-linux's ``prlimit``
+programs are still sandboxed; only an MCP server set to run sandboxed (whose limits
+``prlimit`` sets) does not start, and says why."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,8 +21,13 @@ import pytest
 from foehn_lsp import ToolContext
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
-from foehn_lsp.sandbox import system_sandbox
+from foehn_lsp.config.mcp import McpServerConfig, McpSettings
+from foehn_lsp.mcp.tools import connect_servers
+from foehn_lsp.sandbox import SandboxUnavailableError, limits, runner, system_sandbox
 from foehn_lsp.tools import ToolRegistry
+from foehn_lsp.workspace import Workspace
+
+AWKWARD = Path(__file__).parents[1] / "mcp" / "servers" / "awkward.py"
 
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("run_command", {"command": ["ls"]}),
@@ -53,6 +61,63 @@ def repo(root: Path) -> Path:
 def no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FOEHN_SANDBOX", "off")
     assert not system_sandbox().available
+
+
+@pytest.fixture
+def no_prlimit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A machine with bubblewrap but without util-linux's ``prlimit`` (detected afresh)."""
+    if not system_sandbox().available:
+        pytest.skip(system_sandbox().note)
+    monkeypatch.setattr(limits, "prlimit", lambda: None)
+    runner._detect.cache_clear()
+    yield
+    runner._detect.cache_clear()
+
+
+async def test_without_prlimit_programs_are_still_sandboxed(
+    no_prlimit: None, repo: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    sandbox = system_sandbox()
+    assert sandbox.available
+    assert sandbox.prlimit is None
+    assert "prlimit" in sandbox.note
+    assert "MCP server" in sandbox.note
+    person = Refuser()
+    gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
+    listed = await registry.call("run_command", {"command": ["ls"]}, ctx, middleware=[gate])
+    assert listed.ok, listed.output
+    assert "a.txt" in listed.output
+    assert "sandbox read-only" in listed.output
+    writes = ApprovalGate(ApprovalSettings(write=ApprovalMode.ALLOW), person, lambda event: None)
+    command = {"command": ["touch", "new.txt"]}
+    written = await registry.call("run_command", command, ctx, middleware=[writes])
+    assert written.ok, written.output
+    assert "sandbox workspace-write" in written.output
+    assert (repo / "new.txt").exists()
+    assert person.asked == []
+
+
+async def test_without_prlimit_a_sandboxed_mcp_server_does_not_start_and_says_why(
+    no_prlimit: None, root: Path, tmp_path: Path
+) -> None:
+    launch = system_sandbox().launch(["true"], Workspace([root]), root, "read-only")
+    with pytest.raises(SandboxUnavailableError, match="prlimit"), launch:
+        pass
+    state = tmp_path / "state"
+    state.mkdir()
+    server = McpServerConfig(
+        command=sys.executable, args=(str(AWKWARD), str(state)), sandbox="read-only"
+    )
+    catalogue = connect_servers(
+        McpSettings(servers={"awkward": server}), ToolRegistry(), root=root, default_timeout=20
+    )
+    assert catalogue is not None
+    try:
+        [problem] = catalogue.problems
+        assert "prlimit" in str(problem)
+        assert not (state / "started").exists()
+    finally:
+        catalogue.close()
 
 
 @pytest.mark.parametrize(

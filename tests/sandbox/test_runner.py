@@ -10,8 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from foehn_lsp import ToolContext
+from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
+from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.sandbox import (
     Finished,
+    ProgramStartError,
     Sandbox,
     SandboxUnavailableError,
     SandboxViewError,
@@ -19,6 +23,7 @@ from foehn_lsp.sandbox import (
 )
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.sandbox.policy import SandboxPolicy
+from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
 
 PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
@@ -225,3 +230,78 @@ def test_a_bubblewrap_that_cannot_work_here_is_reported_in_its_own_words(
     failing.chmod(0o755)
     assert probe(str(failing)) == f"{failing} cannot create namespaces here: {said}"
     assert "could not be started" in (probe(str(tmp_path / "missing")) or "")
+
+
+WRITES_RAN = "open('ran.txt', 'w').write('ran')"
+TOO_LONG = "x" * 200_000
+"""One argument over the kernel's limit on a single argument (128 KiB): ``exec`` fails with
+``E2BIG`` before anything runs."""
+
+
+@pytest.mark.parametrize("policy", ["workspace-write", "full"])
+async def test_a_program_that_cannot_start_is_said_so_and_nothing_runs(
+    project: Path, policy: SandboxPolicy
+) -> None:
+    with pytest.raises(ProgramStartError) as raised:
+        await system_sandbox().run(
+            [PY, "-c", WRITES_RAN, TOO_LONG],
+            workspace=Workspace([project]),
+            cwd=project,
+            policy=policy,
+            seconds=30,
+        )
+    said = str(raised.value)
+    assert "Argument list too long" in said
+    assert "nothing ran" in said
+    assert "limits" not in said
+    assert not (project / "ran.txt").exists()
+
+
+async def test_a_missing_program_or_bubblewrap_is_named_and_not_taken_for_the_limits(
+    project: Path, tmp_path: Path
+) -> None:
+    workspace = Workspace([project])
+    with pytest.raises(ProgramStartError, match="No such file or directory") as raised:
+        await system_sandbox().run(
+            [str(tmp_path / "no-such-program")],
+            workspace=workspace,
+            cwd=project,
+            policy="full",
+            seconds=30,
+        )
+    assert "limits" not in str(raised.value)
+    gone = Sandbox(
+        bwrap=str(tmp_path / "gone" / "bwrap"),
+        note="removed since",
+        prlimit=system_sandbox().prlimit,
+    )
+    with pytest.raises(ProgramStartError, match="bubblewrap") as raised:
+        await gone.run(
+            [PY, "-c", WRITES_RAN], workspace=workspace, cwd=project, policy="read-only", seconds=30
+        )
+    assert "No such file or directory" in str(raised.value)
+    assert "limits" not in str(raised.value)
+    assert not (project / "ran.txt").exists()
+
+
+class Yes:
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        return Approved()
+
+
+async def test_run_command_says_its_program_could_not_start(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    gate = ApprovalGate(ApprovalSettings(), Yes(), lambda event: None)
+    result = await registry.call(
+        "run_command",
+        {"command": ["python3", "-c", WRITES_RAN, TOO_LONG]},
+        ctx,
+        middleware=[gate],
+    )
+    assert not result.ok
+    assert "python3 was not run" in result.output
+    assert "Argument list too long" in result.output
+    assert "limits" not in result.output
+    assert "internal error" not in result.output
+    assert not (project / "ran.txt").exists()

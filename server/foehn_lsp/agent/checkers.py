@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from foehn_lsp.agent.checking import CheckReport, Problem
-from foehn_lsp.sandbox.runner import SandboxUnavailableError, system_sandbox
+from foehn_lsp.sandbox.runner import ProgramStartError, SandboxUnavailableError, system_sandbox
 from foehn_lsp.workspace.paths import Workspace
 
 CHECK_SECONDS = 60.0
@@ -242,7 +242,7 @@ class SandboxCheckers:
                 keep_head=MAX_OUTPUT,
                 keep_tail=0,
             )
-        except SandboxUnavailableError as exc:
+        except (SandboxUnavailableError, ProgramStartError) as exc:
             return [], str(exc)
         if finished.stopped is not None:
             return [], finished.stopped

@@ -1,6 +1,6 @@
 """Settings: the models (``settings``), how the layers merge (``layers``), the MCP servers'
-settings (``mcp``), where the person's file lives (``paths``). The names below are the ones the
-rest of Foehn imports."""
+settings (``mcp``), and where the person's file lives (``user_config_file``, re-exported from
+``foehn_lsp.folders``). The names below are the ones the rest of Foehn imports."""
 
 from foehn_lsp.config.layers import (
     SENSITIVE,

@@ -23,7 +23,8 @@ KEPT_BYTES = 64 * 1024
 """How much of the start of a cut message is kept (the beginning shown, the id found)."""
 CUT_META = "foehn/cut"
 """``_meta`` key of an answer Foehn made for a cut message: ``{"sent", "read"}`` in bytes
-(``sent`` is ``None`` when the transport stopped reading before the message ended)."""
+(``sent`` is ``None`` when the transport stopped reading before the message ended; ``read`` is
+0 for a message the server compressed, of which nothing is read)."""
 
 _HEAD_ID = re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\]*")')
 _TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]*")\s*\}\s*$')
@@ -58,17 +59,38 @@ def answer_for_cut(
         if cut.size is None
         else f"the server sent {cut.size:,} bytes in all, more than Foehn reads from one MCP result"
     )
-    said = f"[Foehn stopped reading this result at {limit:,} bytes: {how_much}, and the rest was "
-    said += "not read."
-    said += (
+    shown = (
         f" The start of its text follows.]\n{beginning}"
         if beginning
         else " Nothing of it is shown.]"
     )
+    said = (
+        f"[Foehn stopped reading this result at {limit:,} bytes: {how_much}, and the rest was "
+        f"not read.{shown}"
+    )
+    return _answer(request, said, {"sent": cut.size, "read": limit})
+
+
+def answer_for_compressed(pending: list[types.RequestId]) -> SessionMessage | ValueError:
+    """In place of a message the server compressed though Foehn asked for none (over HTTP):
+    an answer to the one request waiting, saying so; an error when it answers none."""
+    if len(pending) != 1:
+        return ValueError(
+            "the server sent a compressed message, which Foehn does not read, that answers no "
+            "request Foehn could find"
+        )
+    said = (
+        "[Foehn did not read this result: the server compressed it, which Foehn does not read "
+        "(it asks for uncompressed answers). Nothing of it is shown.]"
+    )
+    return _answer(pending[0], said, {"sent": None, "read": 0})
+
+
+def _answer(request: types.RequestId, said: str, cut: dict[str, int | None]) -> SessionMessage:
     result = {
         "content": [{"type": "text", "text": said}],
         "isError": True,
-        "_meta": {CUT_META: {"sent": cut.size, "read": limit}},
+        "_meta": {CUT_META: cut},
     }
     response = types.JSONRPCResponse(jsonrpc="2.0", id=request, result=result)
     return SessionMessage(response)

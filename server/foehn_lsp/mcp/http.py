@@ -8,9 +8,10 @@ stream, longer than ``max_message_bytes`` is not read on. Its start is kept, the
 closed (only that request's: the session goes on), and the SDK reads, in its place, the answer
 ``cut.answer_for_cut`` makes of it for the request that POST carried. Bodies come uncompressed
 (``Accept-Encoding: identity``), so the bytes counted are the bytes kept; a compressed body is
-refused the same way, unread. How long a call may take is the call's own timeout: when it
-passes, the SDK aborts the request's POST (or, with servers of older protocol versions, tells the
-server to cancel), and what was read stays within the cap.
+not read at all: the SDK reads in its place the answer ``cut.answer_for_compressed`` makes,
+which says so. How long a call may take is the call's own timeout: when it passes, the SDK
+aborts the request's POST (or, with servers of older protocol versions, tells the server to
+cancel), and what was read stays within the cap.
 """
 
 from __future__ import annotations
@@ -21,8 +22,15 @@ from collections.abc import AsyncIterator
 
 import httpx2
 import mcp_types as types
+from mcp.shared.message import SessionMessage
 
-from foehn_lsp.mcp.cut import KEPT_BYTES, MAX_MESSAGE_BYTES, CutMessage, answer_for_cut
+from foehn_lsp.mcp.cut import (
+    KEPT_BYTES,
+    MAX_MESSAGE_BYTES,
+    CutMessage,
+    answer_for_compressed,
+    answer_for_cut,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +51,14 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         asked = _request_id(request)
         response = await self.inner.handle_async_request(request)
         kind = response.headers.get("content-type", "").lower()
-        encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
-        if kind.startswith("text/event-stream"):
-            body: httpx2.AsyncByteStream = _CappedEvents(response, asked, self.limit, encoded)
+        capped = _CappedEvents if kind.startswith("text/event-stream") else _CappedBody
+        body: httpx2.AsyncByteStream
+        if response.headers.get("content-encoding", "identity").lower() != "identity":
+            await response.aclose()  # unread: nothing of it would be shown
+            instead = _as_json(answer_for_compressed(_pending(asked)))
+            body = httpx2.ByteStream(b"" if instead is None else capped.message(instead))
         else:
-            body = _CappedBody(response, asked, self.limit, encoded)
+            body = capped(response, asked, self.limit)
         headers = [
             (key, value)
             for key, value in response.headers.multi_items()
@@ -77,52 +88,66 @@ def _request_id(request: httpx2.Request) -> types.RequestId | None:
     return found if isinstance(found, int | str) and not isinstance(found, bool) else None
 
 
-def _in_place_of(
-    kept: bytes | bytearray, asked: types.RequestId | None, limit: int, encoded: bool
-) -> bytes | None:
-    """The JSON of the answer Foehn makes for a cut message, or ``None`` if it answers no
-    request (a notification stream's event: it is dropped)."""
-    if encoded:
-        kept = b""  # compressed bytes show nothing of the text
-    answer = answer_for_cut(
-        CutMessage(head=bytes(kept[:KEPT_BYTES])), [] if asked is None else [asked], limit
-    )
+def _pending(asked: types.RequestId | None) -> list[types.RequestId]:
+    return [] if asked is None else [asked]
+
+
+def _as_json(answer: SessionMessage | ValueError) -> bytes | None:
+    """The JSON of an answer Foehn made, or ``None`` if it answers no request (a notification
+    stream's event: it is dropped)."""
     if isinstance(answer, ValueError):
         log.warning("MCP over HTTP: %s; it was dropped", answer)
         return None
     return answer.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
-class _CappedBody(httpx2.AsyncByteStream):
-    """A whole body as one message: passed on whole when within the cap, else replaced."""
+class _Capped(httpx2.AsyncByteStream):
+    """An uncompressed response body passed on with a cap on each message."""
+
+    FRAME = (b"", b"")
+    """What goes before and after one message in this kind of body."""
 
     def __init__(
-        self, response: httpx2.Response, asked: types.RequestId | None, limit: int, encoded: bool
+        self, response: httpx2.Response, asked: types.RequestId | None, limit: int
     ) -> None:
-        self.response, self.asked, self.limit, self.encoded = response, asked, limit, encoded
+        self.response, self.asked, self.limit = response, asked, limit
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        kept = bytearray()
-        async for chunk in self.response.aiter_raw():
-            kept += chunk
-            if len(kept) > self.limit or self.encoded:
-                await self.response.aclose()
-                yield _in_place_of(kept, self.asked, self.limit, self.encoded) or b""
-                return
-        yield bytes(kept)
+    @classmethod
+    def message(cls, answer: bytes) -> bytes:
+        """``answer`` (JSON) as this kind of body carries one message."""
+        before, after = cls.FRAME
+        return before + answer + after
+
+    async def _cut(self, kept: bytes | bytearray) -> bytes | None:
+        """Close the response and say what goes in place of the message cut after ``kept``
+        (``None``: nothing, it answers no request)."""
+        await self.response.aclose()
+        cut = CutMessage(head=bytes(kept[:KEPT_BYTES]))
+        instead = _as_json(answer_for_cut(cut, _pending(self.asked), self.limit))
+        return None if instead is None else self.message(instead)
 
     async def aclose(self) -> None:
         await self.response.aclose()
 
 
-class _CappedEvents(httpx2.AsyncByteStream):
+class _CappedBody(_Capped):
+    """A whole body as one message: passed on whole when within the cap, else replaced."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        kept = bytearray()
+        async for chunk in self.response.aiter_raw():
+            kept += chunk
+            if len(kept) > self.limit:
+                yield await self._cut(kept) or b""
+                return
+        yield bytes(kept)
+
+
+class _CappedEvents(_Capped):
     """An event stream passed on event by event; an event over the cap is replaced by one
     carrying Foehn's answer, and the stream ends there."""
 
-    def __init__(
-        self, response: httpx2.Response, asked: types.RequestId | None, limit: int, encoded: bool
-    ) -> None:
-        self.response, self.asked, self.limit, self.encoded = response, asked, limit, encoded
+    FRAME = (b"event: message\ndata: ", b"\n\n")
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         pending = bytearray()
@@ -134,17 +159,12 @@ class _CappedEvents(httpx2.AsyncByteStream):
                 del pending[:end]
                 searched = 0
             searched = len(pending)
-            if len(pending) > self.limit or self.encoded:
-                await self.response.aclose()
-                instead = _in_place_of(pending, self.asked, self.limit, self.encoded)
-                if instead is not None:
-                    yield b"event: message\ndata: " + instead + b"\n\n"
+            if len(pending) > self.limit:
+                if (instead := await self._cut(pending)) is not None:
+                    yield instead
                 return
         if pending:
             yield bytes(pending)
-
-    async def aclose(self) -> None:
-        await self.response.aclose()
 
 
 def _event_end(buffer: bytearray, start: int) -> int | None:

@@ -14,9 +14,11 @@ tools and the other servers keep working.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import threading
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,7 +191,8 @@ class McpCatalogue:
                 listing.name,
                 config,
                 reaching_outside=assessed.asks_each_call,
-                changes_files=assessed.risk is not RiskLevel.READ_ONLY,
+                changes_files=assessed.risk is not RiskLevel.READ_ONLY
+                and _on_this_computer(config),
             ),
             execute=_Caller(
                 hub=self.hub,
@@ -204,6 +207,24 @@ class McpCatalogue:
         return tool, origin
 
 
+def _on_this_computer(config: McpServerConfig) -> bool:
+    """Whether the server runs on this computer, so that its tools can change its files: one
+    Foehn starts, or one whose URL names a loopback address (127.0.0.0/8, ::1) or
+    ``localhost``. Any other host, even one that is this computer's own, counts as elsewhere."""
+    if config.url is None:
+        return True
+    host = (urllib.parse.urlsplit(config.url).hostname or "").rstrip(".")
+    if host == "localhost":  # hostname is lower-cased
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
 def _scope_of(
     server: str,
     tool: str,
@@ -213,17 +234,17 @@ def _scope_of(
     changes_files: bool,
 ) -> ScopeOf | None:
     """The scope of each call: for an open-world tool, that its arguments go to ``server``,
-    which may pass them on beyond this computer; for a tool that is not read-only, that it may
-    change files (so the turn's checkpoint sees what it changes); for a file write in a shape
-    ``writes`` knows, the file, the diff it would make and whether its path is outside the
-    workspace."""
+    which may pass them on beyond this computer; for a tool that may change this computer's
+    files (``changes_files``), that it may (so the turn's checkpoint sees what it changes) and,
+    for a file write in a shape ``writes`` knows, the file, the diff it would make and whether
+    its path is outside the workspace."""
     outside = (
         f"the MCP server {server!r}, which may send them beyond this computer"
         if reaching_outside
         else None
     )
     writes: tuple[Path, ...] | None = () if changes_files else None
-    if tool not in WRITE_SHAPES:
+    if tool not in WRITE_SHAPES or not changes_files:
         if outside is None and writes is None:
             return None
         fixed = CallScope(outside=outside, writes=writes)

@@ -4,6 +4,7 @@
 
 from foehn_lsp.sandbox.process import Finished
 from foehn_lsp.sandbox.runner import (
+    ProgramStartError,
     Sandbox,
     SandboxUnavailableError,
     SandboxViewError,
@@ -12,6 +13,7 @@ from foehn_lsp.sandbox.runner import (
 
 __all__ = [
     "Finished",
+    "ProgramStartError",
     "Sandbox",
     "SandboxUnavailableError",
     "SandboxViewError",

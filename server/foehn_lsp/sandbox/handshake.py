@@ -27,6 +27,11 @@ from foehn_lsp.sandbox.limits import Limits
 INFO_BYTES = 65536
 
 
+class LimitsNotSetError(OSError):
+    """The sandboxed child could not be limited (its pid unknown, its cgroup or its limits
+    refused): it was never let go, so its program did not run."""
+
+
 class Handshake:
     """The two pipes of one call and what to set on its sandboxed child."""
 
@@ -50,22 +55,29 @@ class Handshake:
     async def release(self, pid: int) -> None:
         """Once bubblewrap (``pid``) is started: limit its sandboxed child and let it go. A
         bubblewrap that ended before it made a child (bad arguments), or whose child ended
-        (a path it could not bind), is left to say why. Raises
-        ``OSError`` when the child cannot be limited (the caller kills the process group)."""
+        (a path it could not bind), is left to say why. Raises ``LimitsNotSetError`` when
+        the child cannot be limited (the caller kills the process group)."""
         for fd in self.child_fds:
             self._close(fd)
-        info = await self._read_info()
+        try:
+            info = await self._read_info()
+        except OSError as exc:
+            raise LimitsNotSetError(f"bubblewrap's info pipe could not be read: {exc}") from exc
         if not info:
             return
         child = _child_pid(info)
         if child is None:
-            raise OSError(f"bubblewrap said something unexpected on its info pipe: {info[:200]!r}")
+            raise LimitsNotSetError(
+                f"bubblewrap said something unexpected on its info pipe: {info[:200]!r}"
+            )
         try:
             if self.group is not None:
                 (self.group / "cgroup.procs").write_text(f"{child}\n")
             self.limits.apply(child, processes=self.processes)
         except ProcessLookupError:
             return  # it could not build the view and is gone: bubblewrap says why
+        except OSError as exc:
+            raise LimitsNotSetError(str(exc)) from exc
         os.write(self._block_write, b"\n")
 
     def close(self) -> None:

@@ -4,9 +4,10 @@ and an allowlisted environment, through ``process.run_program``.
 Policies (``SandboxPolicy``): ``read-only`` and ``workspace-write`` run inside bubblewrap (see
 ``view`` for what they see and ``bwrap`` for how); ``full`` runs the program with the person's
 own rights and the network, which only an explicit approval of that one call allows. Where no
-sandbox can be built (no bubblewrap, no user namespaces, no ``prlimit``, another OS, or
-``FOEHN_SANDBOX=off``), every program call is scoped ``full``, so each one asks the person:
-never a silent fall-back.
+sandbox can be built (no bubblewrap, no user namespaces, another OS, or ``FOEHN_SANDBOX=off``),
+every program call is scoped ``full``, so each one asks the person: never a silent fall-back.
+Without util-linux's ``prlimit`` programs are sandboxed as ever; only ``launch`` (an MCP server
+set to run sandboxed, whose limits ``prlimit`` sets) refuses.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from foehn_lsp.sandbox import bwrap as bubblewrap
 from foehn_lsp.sandbox import limits as limiting
 from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.environment import allowed_environment
-from foehn_lsp.sandbox.handshake import Handshake
+from foehn_lsp.sandbox.handshake import Handshake, LimitsNotSetError
 from foehn_lsp.sandbox.placeholders import Placeholders
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
@@ -33,6 +34,10 @@ from foehn_lsp.workspace import Workspace
 
 SETTING = "FOEHN_SANDBOX"
 """``off`` treats the sandbox as unavailable (every program asks); anything else detects it."""
+NO_PRLIMIT = (
+    "util-linux's prlimit is not installed, so an MCP server set to run sandboxed (prlimit "
+    "sets its limits) cannot start"
+)
 
 
 class SandboxUnavailableError(RuntimeError):
@@ -45,6 +50,11 @@ class SandboxViewError(SandboxUnavailableError):
     missing sandbox handles this too)."""
 
 
+class ProgramStartError(OSError):
+    """The program could not be started (no such file, an argument list over the system's
+    limit, no descriptors left...): nothing ran."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Sandbox:
     """How programs are started on this machine."""
@@ -55,7 +65,8 @@ class Sandbox:
     """One line for the person: what the sandbox is, or why there is none and what follows."""
     prlimit: str | None = None
     """util-linux's ``prlimit``, which sets the limits inside the sandbox of a program that
-    someone else starts (``launch``); ``run`` sets them itself (``handshake``)."""
+    someone else starts (``launch``); ``run`` sets them itself (``handshake``). ``None``: not
+    installed, and ``launch`` refuses."""
     placeholders: Placeholders = field(default_factory=Placeholders, compare=False)
 
     @property
@@ -155,9 +166,12 @@ class Sandbox:
         """What is actually started to run ``argv`` under ``policy``, by whoever starts it
         (an MCP server's SDK): the limits are set by a launcher inside the sandbox. Valid while
         the block runs (the placeholders for missing protected names and the call's pids
-        cgroup exist until it ends). Raises ``SandboxViewError`` when the view cannot be
-        built."""
-        with self._prepared(argv, workspace, cwd, policy, unprotected, launcher=True) as ready:
+        cgroup exist until it ends). Raises ``SandboxUnavailableError`` when there is no
+        sandbox or no ``prlimit`` to set the limits, ``SandboxViewError`` when the view cannot
+        be built."""
+        if self._sandboxed(policy) and self.prlimit is None:
+            raise SandboxUnavailableError(NO_PRLIMIT)
+        with self._prepared(argv, workspace, cwd, policy, unprotected, self.prlimit) as ready:
             yield ready.command
 
     @contextlib.contextmanager
@@ -168,16 +182,15 @@ class Sandbox:
         cwd: Path,
         policy: SandboxPolicy,
         unprotected: Sequence[str],
-        *,
-        launcher: bool,
+        launcher: str | None,
     ) -> Iterator[_Prepared]:
-        """The command for ``argv`` under ``policy``, its limits set by a launcher inside
-        the sandbox (``launcher``) or by the handshake that ``run`` makes with bubblewrap."""
+        """The command for ``argv`` under ``policy``, its limits set inside the sandbox by
+        ``launcher`` (``prlimit``) or, when it is ``None``, by the handshake that ``run``
+        makes with bubblewrap."""
         if not self._sandboxed(policy):
             yield _Prepared(command=list(argv))
             return
         assert self.bwrap is not None
-        assert self.prlimit is not None
         seen = self.view(workspace, cwd, policy, unprotected)
         if seen.problems:
             raise SandboxViewError("; ".join(seen.problems))
@@ -189,13 +202,13 @@ class Sandbox:
                 group = held.enter_context(limiting.call_cgroup(limits))
             except OSError as exc:
                 raise SandboxViewError(str(exc)) from None
-            if not launcher:
+            if launcher is None:
                 shake = Handshake(limits, group=group, processes=processes)
                 held.callback(shake.close)
                 command = bubblewrap.command_line(self.bwrap, seen, argv, shake.arguments())
                 yield _Prepared(command=command, view=seen, handshake=shake)
                 return
-            inside = [*limits.launcher(self.prlimit, processes=processes), *argv]
+            inside = [*limits.launcher(launcher, processes=processes), *argv]
             command = bubblewrap.command_line(self.bwrap, seen, inside)
             joined = command if group is None else limiting.joining(group, command)
             yield _Prepared(command=joined, view=seen)
@@ -217,9 +230,10 @@ class Sandbox:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
         environment; ``stdin`` is the program's input (else it has none). Raises
         ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
-        scope should have said ``full``) and ``SandboxViewError`` for a view that cannot be
-        built; a program stopped by a limit gets ``limit``."""
-        prepared = self._prepared(argv, workspace, cwd, policy, unprotected, launcher=False)
+        scope should have said ``full``), ``SandboxViewError`` for a view that cannot be
+        built or limits that cannot be set, and ``ProgramStartError`` for a program (or
+        bubblewrap) that cannot be started; a program stopped by a limit gets ``limit``."""
+        prepared = self._prepared(argv, workspace, cwd, policy, unprotected, launcher=None)
         with prepared as ready:
             environment = _environment(workspace, ready.view, env, policy)
             shake = ready.handshake
@@ -235,10 +249,12 @@ class Sandbox:
                     pass_fds=() if shake is None else shake.child_fds,
                     on_start=None if shake is None else shake.release,
                 )
+            except LimitsNotSetError as exc:
+                raise SandboxViewError(
+                    f"the sandbox's limits could not be set, so nothing ran: {exc}"
+                ) from None
             except OSError as exc:
-                if shake is None:
-                    raise
-                raise SandboxViewError(f"the sandbox's limits could not be set: {exc}") from None
+                raise _not_started(argv, exc, sandboxed=ready.view is not None) from None
         finished = Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
         if ready.view is None:
             return finished
@@ -268,6 +284,17 @@ def _environment(
         read_only=read_only,
         extra=extra,
     )
+
+
+def _not_started(argv: Sequence[str], exc: OSError, *, sandboxed: bool) -> ProgramStartError:
+    """What to say of ``argv`` when starting it (or the bubblewrap that runs it) failed."""
+    reason = exc.strerror or str(exc)
+    if sandboxed:
+        return ProgramStartError(
+            f"{argv[0]} could not be started: bubblewrap, which runs it in the sandbox, could "
+            f"not be started ({reason}), so nothing ran"
+        )
+    return ProgramStartError(f"{argv[0]} could not be started ({reason}), so nothing ran")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -310,20 +337,15 @@ def _detect(setting: str) -> Sandbox:
             note=f"no sandbox on {sys.platform} (Foehn sandboxes programs on Linux only): "
             "every program Foehn runs asks first",
         )
-    prlimit = limiting.prlimit()
-    if prlimit is None:
-        return Sandbox(
-            bwrap=None,
-            note="no sandbox (util-linux's prlimit, which sets the limits of sandboxed "
-            "programs, is not installed): every program Foehn runs asks first",
-        )
     problems = []
     for path, origin in bubblewrap.candidates():
         problem = bubblewrap.probe(path)
         if problem is None:
-            return Sandbox(
-                bwrap=path, prlimit=prlimit, note=f"programs run in a bubblewrap sandbox ({origin})"
-            )
+            prlimit = limiting.prlimit()
+            note = f"programs run in a bubblewrap sandbox ({origin})"
+            if prlimit is None:
+                note += f"; {NO_PRLIMIT}"
+            return Sandbox(bwrap=path, prlimit=prlimit, note=note)
         problems.append(problem)
     why = "; ".join(problems) or "bubblewrap is not installed"
     return Sandbox(bwrap=None, note=f"no sandbox ({why}): every program Foehn runs asks first")
