@@ -30,6 +30,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,7 +103,7 @@ def packaged() -> Path:
     """``foehn.vsix`` packaged afresh once per run (a stale one would test old code); these
     tests share one worker (``GROUPS``), so they share the package too."""
     assert INSTALLED, "run scripts/setup-vscode-e2e first"
-    subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True)
+    subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True, timeout=600)
     return VSIX
 
 
@@ -110,7 +111,7 @@ def packaged() -> Path:
 def code_server(
     tmp_path: Path, packaged: Path
 ) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
-    with _code_server(tmp_path, trust=False) as started:
+    with _code_server(tmp_path, packaged, trust=False) as started:
         yield started
 
 
@@ -119,13 +120,13 @@ def trusting_code_server(
     tmp_path: Path, packaged: Path
 ) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
     """code-server that asks whether to trust the folder (Restricted Mode if not)."""
-    with _code_server(tmp_path, trust=True) as started:
+    with _code_server(tmp_path, packaged, trust=True) as started:
         yield started
 
 
 @contextlib.contextmanager
 def _code_server(
-    tmp_path: Path, *, trust: bool
+    tmp_path: Path, vsix: Path, *, trust: bool
 ) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
     data, extensions = tmp_path / "data", tmp_path / "extensions"
     (data / "User").mkdir(parents=True)
@@ -173,7 +174,7 @@ def _code_server(
         str(extensions),
     ]
     subprocess.run(
-        [str(CODE_SERVER), *common, "--install-extension", str(VSIX)],
+        [str(CODE_SERVER), *common, "--install-extension", str(vsix)],
         env=env,
         check=True,
         capture_output=True,
@@ -220,10 +221,51 @@ def _code_server(
         model.__exit__()
 
 
+def _scenario(
+    scenario: str,
+    server: tuple[str, dict[str, str], ModelServer],
+    root: Path,
+    tmp_path: Path,
+    *,
+    extra: dict[str, str] | None = None,
+    timeout: int = 600,
+) -> dict[str, Any]:
+    """Runs ``vscode_scenario.mjs``'s ``scenario`` ("task": the whole task) in ``server`` (a
+    code-server fixture) on ``root``; its report, also kept as ``SHOTS/report-<scenario>.json``.
+    A failed run fails with the report (the step's error, the open tabs, the chat's text), the
+    end of stderr and what the model was sent."""
+    url, env, model = server
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
+    done = subprocess.run(
+        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
+        env={
+            **env,
+            "FOEHN_E2E_HOME": str(E2E_HOME),
+            "CS_URL": url,
+            "WORKSPACE": str(root),
+            "SHOTS": str(SHOTS),
+            "PROFILE": str(tmp_path / "chromium"),
+            "SCENARIO": scenario,
+            **(extra or {}),
+        },
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    report: dict[str, Any] = (
+        json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    )
+    (SHOTS / f"report-{scenario}.json").write_text(json.dumps(report, indent=2))
+    sent = [str(request.body["messages"][-1]["content"])[:300] for request in model.requests]
+    assert done.returncode == 0, (report, done.stderr[-2000:], sent)
+    return report
+
+
 def test_a_whole_task_in_the_chat_view(
     code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:
-    url, env, model = code_server
+    model = code_server[2]
     source = root / "app.py"
     source.write_text("def main():\n    return 1  # TODO\n")
     model.script(
@@ -245,8 +287,6 @@ def test_a_whole_task_in_the_chat_view(
         Turn(text=WIDE),
         Fault(delay=60, then=Turn(text="This answer comes too late.")),
     )
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
     foehn = Path(sys.executable).with_name("foehn")
     servers = {}
     for name, provider in (("SERVER_NO_KEY", "mistral"), ("SERVER_EMBEDDED", "local")):
@@ -257,27 +297,19 @@ def test_a_whole_task_in_the_chat_view(
         )
         wrapper.chmod(0o755)
         servers[name] = str(wrapper)
-    done = subprocess.run(
-        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
-        env={
-            **env,
-            "FOEHN_E2E_HOME": str(E2E_HOME),
-            "CS_URL": url,
-            "WORKSPACE": str(root),
-            "SHOTS": str(SHOTS),
-            "PROFILE": str(tmp_path / "chromium"),
+    report = _scenario(
+        "task",
+        code_server,
+        root,
+        tmp_path,
+        timeout=900,
+        extra={
             **servers,
             "SETTINGS": os.pathsep.join(
                 str(tmp_path / "data" / scope / "settings.json") for scope in ("User", "Machine")
             ),
         },
-        capture_output=True,
-        text=True,
-        timeout=900,
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    (SHOTS / "report.json").write_text(json.dumps(report, indent=2))
-    assert done.returncode == 0, (report, done.stderr[-2000:])
     assert "return 1  # TODO" in report["before"]
     assert "app.py" in report["chips"]
     # The empty chat: the model that answers, questions to start from.
@@ -425,7 +457,7 @@ def test_a_whole_task_in_the_chat_view(
 def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
     trusting_code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:
-    url, env, model = trusting_code_server
+    model = trusting_code_server[2]
     (root / "app.py").write_text("x = 1\n")
     edit = {"path": "app.py", "edits": [{"old_text": "x = 1", "new_text": "x = 2"}]}
     model.script(
@@ -433,23 +465,12 @@ def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
         Turn(text="Sorry, I could not change it."),
         Turn(text="Trusted now: I can change files when you allow it."),
     )
-    done = subprocess.run(
-        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
-        env={
-            **env,
-            "FOEHN_E2E_HOME": str(E2E_HOME),
-            "CS_URL": url,
-            "WORKSPACE": str(root),
-            "SHOTS": str(SHOTS),
-            "PROFILE": str(tmp_path / "chromium"),
-            "SCENARIO": "restricted",
-        },
-        capture_output=True,
-        text=True,
-        timeout=600,
+    report = _scenario(
+        "restricted",
+        trusting_code_server,
+        root,
+        tmp_path,
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    assert done.returncode == 0, (report, done.stderr[-2000:])
     assert "Restricted mode" in report["restricted"]
     assert "Manage workspace trust" in report["restricted"]
     assert (
@@ -467,7 +488,7 @@ def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
 def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_completes_commands(
     code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:
-    url, env, model = code_server
+    _, env, model = code_server
     (root / "app.py").write_text("x = 1\n")
     config = Path(env["XDG_CONFIG_HOME"]) / "foehn" / "config.toml"
     commands = config.with_name("commands")
@@ -489,25 +510,13 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
         Turn(text="Left it."),
         Turn(text="Reviewed app.py."),
     )
-    done = subprocess.run(
-        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
-        env={
-            **env,
-            "FOEHN_E2E_HOME": str(E2E_HOME),
-            "CS_URL": url,
-            "WORKSPACE": str(root),
-            "SHOTS": str(SHOTS),
-            "PROFILE": str(tmp_path / "chromium"),
-            "SCENARIO": "rules",
-            "CONFIG_FILE": str(config),
-        },
-        capture_output=True,
-        text=True,
-        timeout=600,
+    report = _scenario(
+        "rules",
+        code_server,
+        root,
+        tmp_path,
+        extra={"CONFIG_FILE": str(config)},
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    (SHOTS / "report-rules.json").write_text(json.dumps(report, indent=2))
-    assert done.returncode == 0, (report, done.stderr[-2000:])
     # The card says why it asks, in VS Code's words, and shows the rule Always allow saves.
     card = report["alwaysCard"]
     assert "counts as write" in card, card
@@ -542,7 +551,7 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
 def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
     code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:
-    url, env, model = code_server
+    model = code_server[2]
     (root / "app.py").write_text("def main():\n    return 1\n")
 
     def todo(status: str) -> tuple[str, dict[str, object]]:
@@ -556,24 +565,12 @@ def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
         Turn(tool_calls=[todo("done")]),
         Turn(text="I changed app.py."),
     )
-    done = subprocess.run(
-        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
-        env={
-            **env,
-            "FOEHN_E2E_HOME": str(E2E_HOME),
-            "CS_URL": url,
-            "WORKSPACE": str(root),
-            "SHOTS": str(SHOTS),
-            "PROFILE": str(tmp_path / "chromium"),
-            "SCENARIO": "planning",
-        },
-        capture_output=True,
-        text=True,
-        timeout=600,
+    report = _scenario(
+        "planning",
+        code_server,
+        root,
+        tmp_path,
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    (SHOTS / "report-planning.json").write_text(json.dumps(report, indent=2))
-    assert done.returncode == 0, (report, done.stderr[-2000:])
     # Plan mode reached the server: while planning, the model was offered no file tool that
     # writes (run_command stays: a program assessed as writing is refused when called).
     planning_tools = {t["function"]["name"] for t in model.requests[0].body["tools"]}
@@ -595,7 +592,7 @@ def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
 def test_the_models_language_tools_are_answered_by_vscodes_typescript_features(
     code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
 ) -> None:
-    url, env, model = code_server
+    model = code_server[2]
     (root / "tsconfig.json").write_text(
         '{"compilerOptions": {"strict": true}, "files": ["app.ts"]}'
     )
@@ -642,24 +639,12 @@ def test_the_models_language_tools_are_answered_by_vscodes_typescript_features(
         ),
         Turn(text="Changed the call to assist(1 + 1)."),
     )
-    done = subprocess.run(
-        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
-        env={
-            **env,
-            "FOEHN_E2E_HOME": str(E2E_HOME),
-            "CS_URL": url,
-            "WORKSPACE": str(root),
-            "SHOTS": str(SHOTS),
-            "PROFILE": str(tmp_path / "chromium"),
-            "SCENARIO": "language",
-        },
-        capture_output=True,
-        text=True,
-        timeout=600,
+    report = _scenario(
+        "language",
+        code_server,
+        root,
+        tmp_path,
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    (SHOTS / "report-language.json").write_text(json.dumps(report, indent=2))
-    assert done.returncode == 0, (report, done.stderr[-2000:])
     offered = {t["function"]["name"] for t in model.requests[0].body["tools"]}
     assert {"definition", "references", "workspace_symbols", "rename_symbol"} <= offered
     told = [r.body["messages"][-1]["content"] for r in model.requests[1:]]
@@ -680,3 +665,4 @@ def test_the_models_language_tools_are_answered_by_vscodes_typescript_features(
     assert "app.ts" in sent_back
     assert len(model.requests) == 9
     assert "console.log(assist(1 + 1));" in report["afterMend"]
+    assert "Changed the call to assist(1 + 1)." in report["broken"]

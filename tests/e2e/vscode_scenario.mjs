@@ -52,18 +52,30 @@ async function quickInput(text, rowLabel) {
 }
 
 async function openFile(name) {
-  await page.keyboard.press("Control+P");
-  // A webview or a dialog that just closed may still hold the keyboard: then the editor gets it.
-  if (!(await page.locator(".quick-input-widget input").isVisible())) {
-    await page.waitForTimeout(500);
-    if (!(await page.locator(".quick-input-widget input").isVisible())) {
-      await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
-      await page.keyboard.press("Control+P");
+  const front = page.locator(`.tab.active[aria-label*="${name}"]`).first();
+  for (let tries = 1; ; tries++) {
+    // The keyboard goes to the workbench, not to a webview that had it (the chat): a webview
+    // forwards Ctrl+P late, and a late one moves Quick Open's selection to the next file.
+    await page.evaluate(() => document.activeElement?.blur());
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: LONG });
+    await input.fill(name);
+    // Clicked, not Enter: Enter opens whichever row is selected.
+    const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`).first();
+    await row.waitFor({ state: "visible", timeout: LONG });
+    await row.click();
+    // Its tab may already be open behind another: wait until it is the one in front.
+    try {
+      await front.waitFor({ state: "visible", timeout: 15_000 });
+      return;
+    } catch (error) {
+      if (tries === 3) {
+        throw error;
+      }
+      await page.keyboard.press("Escape");
     }
   }
-  await quickInput(name, name);
-  // Its tab may already be open behind another: wait until it is the one in front.
-  await page.locator(`.tab.active[aria-label*="${name}"]`).first().waitFor({ state: "visible" });
 }
 
 async function editorText(name) {
@@ -71,6 +83,12 @@ async function editorText(name) {
   const lines = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
   await lines.waitFor({ state: "visible" });
   return (await lines.innerText()).replace(/\u00a0/g, " ");
+}
+
+/** Opens WORKSPACE in the workbench and waits until it and Foehn's status item are shown. */
+async function openWorkspace() {
+  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
+  await waitForWorkbench();
 }
 
 async function waitForWorkbench() {
@@ -201,11 +219,13 @@ async function approveInline(button, shotName) {
   await card.waitFor({ state: "detached", timeout: LONG });
 }
 
-async function turnDone(text) {
+/** Waits for the last turn's end (and its answer's `text`); `timeout` for a turn that also
+ * waits on the editor's checks after its edits. */
+async function turnDone(text, timeout = LONG) {
   const turn = lastTurn();
-  await turn.locator(".stop").waitFor({ state: "visible", timeout: LONG });
+  await turn.locator(".stop").waitFor({ state: "visible", timeout });
   if (text) {
-    await turn.locator(`.markdown:has-text("${text}")`).first().waitFor({ state: "visible", timeout: LONG });
+    await turn.locator(`.markdown:has-text("${text}")`).first().waitFor({ state: "visible", timeout });
   }
   return turn.innerText();
 }
@@ -231,9 +251,8 @@ async function accessibility() {
 
 /** The folder is not trusted: the chat says Restricted Mode (the server runs with read-only tools). */
 async function restricted() {
-  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
   // code-server opens an untrusted folder in Restricted Mode without asking.
-  await waitForWorkbench();
+  await openWorkspace();
   await page.locator('.statusbar-item:has-text("Restricted Mode")').first().waitFor({ state: "visible" });
   await openChat();
   const banner = chat().locator('#status .banner:has-text("Restricted mode")');
@@ -266,8 +285,7 @@ async function restricted() {
  * once chosen, the same kind of call runs unasked; Foehn: Rules… lists the rule and removes it,
  * after which the call is asked again. Then `/` completes a custom command. */
 async function rulesAndCommands() {
-  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
-  await waitForWorkbench();
+  await openWorkspace();
   await openChat();
   await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
   step("workbench and chat ready");
@@ -328,8 +346,7 @@ async function rulesAndCommands() {
 /** Plan mode from the mode picker: the plan asked as a plan and approved, then carried out,
  * the task list a checklist above the turn. */
 async function planning() {
-  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
-  await waitForWorkbench();
+  await openWorkspace();
   await openChat();
   await chat().locator("#empty .model").waitFor({ state: "visible", timeout: LONG });
   await chat().locator("#mode").selectOption("plan");
@@ -350,19 +367,19 @@ async function planning() {
 }
 
 async function languageTools() {
-  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
-  await waitForWorkbench();
+  await openWorkspace();
   // TypeScript's language server is ready once Go to Definition (F12) works in the editor.
   await openFile("app.ts");
   await page.locator('.editor-group-container.active .view-line span:text-is("helper")').last().click();
-  // Until its project has loaded, F12 does nothing: asked again every few seconds.
-  for (let tries = 1; ; tries++) {
+  // Until its project has loaded, F12 does nothing: asked again every few seconds, but never
+  // once lib.ts is in front (F12 on the declaration itself would open a references peek).
+  const definition = page.locator('.tab.active[aria-label*="lib.ts"]').first();
+  for (let tries = 1; !(await definition.count()); tries++) {
     await page.keyboard.press("F12");
     try {
-      await page.locator('.tab.active[aria-label*="lib.ts"]').first().waitFor({ state: "visible", timeout: 3000 });
-      break;
+      await definition.waitFor({ state: "visible", timeout: 10_000 });
     } catch (error) {
-      if (tries * 3000 > 3 * LONG) {
+      if (tries * 10_000 > 3 * LONG) {
         throw error;
       }
     }
@@ -371,7 +388,7 @@ async function languageTools() {
   await openChat();
   await ask("Rename helper to assist");
   await approveInline("allow", null);
-  report.renamed = await turnDone("Renamed helper to assist");
+  report.renamed = await turnDone("Renamed helper to assist", 3 * LONG);
   await shot("language-tools-rename-done.png");
   report.afterRename = await editorText("app.ts");
   step("definition, references and rename through VS Code's providers");
@@ -379,7 +396,7 @@ async function languageTools() {
   await approveInline("allow", null);
   // The answer goes back with TypeScript's new problem; the model mends the call.
   await approveInline("allow", null);
-  report.broken = await turnDone("Changed the call to assist(1 + 1)");
+  report.broken = await turnDone("Changed the call to assist(1 + 1)", 3 * LONG);
   report.afterMend = await editorText("app.ts");
   step("an edit that breaks a type: TypeScript's diagnostic reached the model");
 }
@@ -439,8 +456,7 @@ async function narrowSidebarAndCodeBlocks() {
 
 /** The whole task in the chat, step by step. */
 async function fullTask() {
-  await page.goto(`${process.env.CS_URL}/?folder=${encodeURIComponent(process.env.WORKSPACE)}`);
-  await waitForWorkbench();
+  await openWorkspace();
   step("workbench and extension ready");
   report.before = await editorText("app.py");
   await openChat();
