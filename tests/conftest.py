@@ -118,23 +118,28 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
 PROCESS_TIER = (
     "acp/test_acp_plans.py",
     "acp/test_agent.py",
+    "acp/test_investigate_acp.py",
     "acp/test_reads.py",
     "acp/test_rules_acp.py",
     "acp/test_wire.py",
     "cli/",
     "e2e/",
     "lsp/test_chat.py",
+    "lsp/test_investigate_lsp.py",
+    "lsp/test_language_tools.py",
     "lsp/test_load.py",
     "lsp/test_lsp_checks.py",
     "lsp/test_lsp_plans.py",
     "lsp/test_lsp_sessions.py",
     "lsp/test_rules_lsp.py",
     "lsp/test_server.py",
+    "lsp/test_settings_answer.py",
     "lsp/test_startup.py",
     "lsp/test_trust.py",
     "lsp/test_turn_errors.py",
     "lsp/wire/test_client_answers.py",
     "lsp/wire/test_lsp_conformance.py",
+    "lsp/wire/test_shutdown.py",
     "mcp/test_client.py",
     "mcp/test_lsp.py",
     "mcp/test_run.py",
@@ -244,3 +249,20 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ensure_model(models)
             done.touch()
     return cache
+
+
+@pytest.fixture(scope="session")
+def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
+    """A user cache (``XDG_CACHE_HOME``) for the tests that run the embedded model, holding the
+    run's one assembled model (linked, not copied) and the fixed prompts' saved states. Those
+    tests share one worker (``GROUPS``) and so this folder: only the first to read a fixed
+    prompt pays for it (minutes on 2 busy cores); every later process restores it."""
+    from foehn_lsp.providers.local import MODEL_NAME, ensure_model
+
+    root = tmp_path_factory.mktemp("model-home")
+    models = root / "foehn" / "models"
+    models.mkdir(parents=True)
+    for name in (f"{MODEL_NAME}.gguf", f"{MODEL_NAME}.verified"):
+        os.link(model_cache / "foehn" / "models" / name, models / name)
+    ensure_model(models)  # verifies the link by its stamp, as a later process would
+    return root

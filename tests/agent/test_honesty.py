@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
@@ -16,6 +17,12 @@ from foehn_lsp.agent.events import TextDelta
 from foehn_lsp.agent.honesty import asks_for_change, check_claim, claims_change
 from foehn_lsp.providers.messages import UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.risk import RiskLevel
+from foehn_lsp.tools.contract import Tool
+from foehn_lsp.tools.discovery import discover
+from foehn_lsp.tools.plans import execute_plan
+from foehn_lsp.tools.registry import ToolRegistry
+from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
 
 @pytest.fixture
@@ -180,3 +187,50 @@ def test_earlier_turns_changes_count_for_claims_that_name_them() -> None:
     earlier: dict[str, Any] = {"changed": [], "earlier": ["src/cli.py"]}
     assert check_claim("Yes: I added the flag to cli.py in the last turn.", **earlier) is None
     assert check_claim("I added the flag.", **earlier) is not None
+
+
+class RenameArguments(BaseModel):
+    path: str
+    new_name: str
+
+
+async def rename_in_two_files(arguments: RenameArguments, ctx: ToolContext) -> EditPlan:
+    """An editor's rename of ``main``: it writes app.py and cli.py, whatever ``path`` says."""
+    writes = []
+    for name in ("app.py", "cli.py"):
+        path = ctx.workspace.resolve(name, write=True)
+        current = await ctx.files.read(path)
+        writes.append(
+            WriteFile(
+                path=path,
+                text=current.text.replace("main", arguments.new_name),
+                old_text=current.text,
+                old_fingerprint=current.fingerprint,
+            )
+        )
+    return EditPlan(tool="rename_symbol", changes=tuple(writes), summary="rename main")
+
+
+async def test_every_file_a_rename_wrote_counts_for_a_claim(app: Path, ctx: ToolContext) -> None:
+    (app / "cli.py").write_text("from app import main\n")
+    rename = Tool.from_model(
+        name="rename_symbol",
+        description="Rename a symbol everywhere.",
+        model=RenameArguments,
+        execute=execute_plan(rename_in_two_files),
+        plan=rename_in_two_files,
+        risk=RiskLevel.WRITE,
+    )
+    registry = ToolRegistry([*discover().registry, rename])
+    runner, provider = agent(
+        [
+            calls(("rename_symbol", {"path": "app.py", "new_name": "start"})),
+            say("I renamed main to start in cli.py, where it is imported."),
+            say("It failed."),
+        ],
+        registry=registry,
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Rename main to start"), ctx, Recorder())
+    assert (app / "cli.py").read_text() == "from app import start\n"
+    assert outcome.answer == "I renamed main to start in cli.py, where it is imported."
+    assert len(provider.requests) == 2

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from cli.harness import foehn
 from foehn_lsp.agent import Approved, TurnEvent
 from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest
 from foehn_lsp.agent.events import Done, TextDelta, Thinking, ToolCallEvent, ToolResultEvent
@@ -212,25 +211,6 @@ async def test_cancel_of_the_parent_stops_the_sub_run(app: Path, model: ModelSer
     assert len(model.requests) == 2
     assert events.of(ToolResultEvent) == []
     await built.aclose()
-
-
-def test_the_terminal_shows_one_call_for_the_investigation(
-    app: Path, model: ModelServer, tmp_path: Path
-) -> None:
-    model.script(
-        ask("What does main return?"),
-        Turn(tool_calls=[READ]),
-        Turn(text=SUMMARY),
-        Turn(text="It returns 1."),
-    )
-    done = foehn(
-        "run", "What does main return?", "--workspace", str(app), server=model, state=tmp_path
-    )
-    assert done.returncode == 0, done.stderr
-    shown = [line for line in done.stderr.splitlines() if line.startswith("▸ ")]
-    assert shown == ['▸ investigate {"question": "What does main return?"} [read_only]']
-    assert f"  ✓ {SUMMARY} (+2 lines)" in done.stderr.splitlines()
-    assert done.stdout == "It returns 1.\n"
 
 
 async def test_the_sub_run_token_budget_ends_it_with_a_reason(

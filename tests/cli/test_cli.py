@@ -453,7 +453,7 @@ def test_transcript_replay_and_audit(server: ModelServer, app: Path, tmp_path: P
     subprocess.run([sys.executable, "-c", "import xllamacpp"], capture_output=True).returncode != 0,
     reason="foehn-lsp[local] is not installed",
 )
-def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path, model_cache: Path) -> None:
+def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path, model_home: Path) -> None:
     demo = Path(__file__).parents[2] / "demo" / "workspace"
     done = foehn(
         "run",
@@ -465,7 +465,7 @@ def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path, model_cac
         "--json",
         state=tmp_path,
         timeout=600,
-        env={"XDG_CACHE_HOME": str(model_cache)},
+        env={"XDG_CACHE_HOME": str(model_home)},
     )
     assert done.returncode == 0, done.stderr
     stream = events(done.stdout)

@@ -4,6 +4,7 @@ server on 127.0.0.1."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -94,8 +95,9 @@ def apply_to_disk(edit: types.WorkspaceEdit) -> None:
     for change in edit.document_changes or []:
         if isinstance(change, types.TextDocumentEdit):
             path = Path(change.text_document.uri.removeprefix("file://"))
-            lines = path.read_text().splitlines(keepends=True) if path.exists() else []
-            text = "".join(lines)
+            text = path.read_bytes().decode() if path.exists() else ""
+            # An editor's lines, each with its end: only \r\n, \r and \n end one.
+            lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
             for text_edit in change.edits:
                 start = (
                     sum(len(x) for x in lines[: text_edit.range.start.line])

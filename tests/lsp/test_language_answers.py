@@ -10,6 +10,7 @@ from pygls.workspace import PositionCodec
 
 from foehn_lsp.lsp import language_answers as answers
 from foehn_lsp.lsp.language_tools import renamed
+from foehn_lsp.lsp.lines import lsp_lines
 
 CODEC = PositionCodec()
 
@@ -60,10 +61,14 @@ def test_symbols_name_their_kind_in_words() -> None:
     assert answers.symbols({"symbols": [{"name": "x", "kind": 1}]}) is None
 
 
-def test_a_rename_edit_joins_changes_and_document_changes_by_uri() -> None:
+def test_a_rename_edit_reads_document_changes_over_changes() -> None:
+    """LSP: when ``documentChanges`` is there, ``changes`` is ignored (a client may send both,
+    the same edits twice)."""
+    same = [{"range": at(0, 0, 1), "newText": "b"}]
     edit = {
-        "changes": {"file:///a": [{"range": at(0, 0, 1), "newText": "b"}]},
+        "changes": {"file:///a": same, "file:///z": [{"range": at(2, 0, 1), "newText": "z"}]},
         "documentChanges": [
+            {"textDocument": {"uri": "file:///a", "version": 1}, "edits": same},
             {
                 "textDocument": {"uri": "file:///a", "version": 1},
                 "edits": [{"range": at(1, 0, 1), "newText": "c"}],
@@ -73,8 +78,11 @@ def test_a_rename_edit_joins_changes_and_document_changes_by_uri() -> None:
     }
     found = answers.rename_edit({"edit": edit})
     assert found is not None
-    assert [len(v) for v in found.files.values()] == [2]
+    assert found.files == {"file:///a": (change(0, 0, 1, "b"), change(1, 0, 1, "c"))}
     assert found.resource_operations == ("file:///new",)
+    only_changes = answers.rename_edit({"edit": {"changes": edit["changes"]}})
+    assert only_changes is not None
+    assert list(only_changes.files) == ["file:///a", "file:///z"]
     assert (
         answers.rename_edit({"edit": {"changes": {"file:///a": [{"range": at(0, 0, 1)}]}}}) is None
     )
@@ -87,3 +95,17 @@ def test_a_rename_counts_utf16_columns_and_refuses_overlapping_edits() -> None:
     assert renamed(text, edits, CODEC) == 'a = "😋"; assist()\nassist = 1\n'
     assert renamed(text, [change(1, 0, 6, "x"), change(1, 2, 4, "y")], CODEC) is None
     assert renamed(text, [change(2, 0, 0, "# end\n")], CODEC) == text + "# end\n"
+
+
+def test_lines_end_only_at_cr_lf_cr_and_lf() -> None:
+    text = "a\fb\u2028c\x85d\r\ne\rf\n\vg"
+    assert lsp_lines(text) == ["a\fb\u2028c\x85d", "e", "f", "\vg"]
+    assert lsp_lines(text, keepends=True) == ["a\fb\u2028c\x85d\r\n", "e\r", "f\n", "\vg"]
+    assert lsp_lines("x\n") == ["x"]
+    assert lsp_lines("") == []
+
+
+def test_inserts_at_one_position_keep_the_providers_order() -> None:
+    # LSP: the order of the edits in the array is the order of the inserted strings.
+    edits = [change(0, 0, 0, "z_"), change(0, 0, 0, "a_"), change(0, 0, 3, "b")]
+    assert renamed("old = 1\n", edits, CODEC) == "z_a_b = 1\n"

@@ -58,7 +58,8 @@ def utf16(text: str) -> int:
 def uses(path: Path, word: str) -> list[dict[str, Any]]:
     """Where ``word`` is written in ``path``, as LSP locations (UTF-16 characters)."""
     found = []
-    for number, line in enumerate(path.read_text().splitlines()):
+    # An editor's lines: only \r\n, \r and \n end one (not \f, \v or U+2028 as in Python).
+    for number, line in enumerate(re.split(r"\r\n|\r|\n", path.read_bytes().decode())):
         for match in re.finditer(rf"\b{word}\b", line):
             start, end = utf16(line[: match.start()]), utf16(line[: match.end()])
             found.append(
@@ -104,14 +105,42 @@ async def test_the_language_tools_are_offered_only_to_a_client_that_declares_the
     app: Path, model: ModelServer
 ) -> None:
     model.script(Turn(text="One."), Turn(text="Two."))
+    listed = []
     async with lsp_client(app, model, init_options={"diagnostics": True}) as client:
         await run(client, {"task": "Hello"})
+        listed.append(await listed_tools(client))
     async with lsp_client(app, model, init_options={"languageTools": True}) as client:
         await run(client, {"task": "Hello"})
+        listed.append(await listed_tools(client))
     without, declared = (tool_names(r.body) for r in model.requests)
     assert not LANGUAGE_TOOLS & without
     assert declared >= LANGUAGE_TOOLS
     assert declared - LANGUAGE_TOOLS == without
+    # foehn.tools lists them too, only where the model is offered them.
+    assert not LANGUAGE_TOOLS & listed[0]
+    assert listed[1] - listed[0] == LANGUAGE_TOOLS
+
+
+async def listed_tools(client: LanguageClient) -> set[str]:
+    return {tool["name"] for tool in (await command(client, "foehn.tools"))["tools"]}
+
+
+async def test_each_run_asks_the_editor_under_its_own_run_id(app: Path, model: ModelServer) -> None:
+    query = ("workspace_symbols", {"query": "help"})
+    model.script(
+        Turn(tool_calls=[query]), Turn(text="One."), Turn(tool_calls=[query]), Turn(text="Two.")
+    )
+    asked: list[str] = []
+    async with lsp_client(app, model, init_options={"languageTools": True}) as client:
+
+        @client.feature("foehn/workspaceSymbols")
+        def symbols(params: Any) -> dict[str, Any]:
+            asked.append(event_of(params)["runId"])
+            return {"symbols": []}
+
+        await run(client, {"task": "Find helper", "runId": "r1"})
+        await run(client, {"task": "Find helper again", "runId": "r2"})
+    assert asked == ["r1", "r2"]
 
 
 async def test_definition_references_and_symbols_come_from_the_editor(
@@ -276,6 +305,44 @@ async def test_a_rename_is_approved_from_its_diff_applied_through_the_editor_and
     assert sorted(undone["restored"]) == ["app.py", "lib.py"]
     assert (app / "lib.py").read_text() == LIB
     assert (app / "app.py").read_text() == "from lib import helper\n\nprint(helper(1))\n"
+
+
+# Characters Python's str.splitlines breaks at and an editor does not: a form feed, U+2028.
+LIB_PAGED = "# one\fpage\u2028two\ndef helper(x):\n    return helper(x - 1) if x else 0\n"
+APP_PAGED = "from lib import helper  # see\u2028below\f\nprint(helper(1))\n"
+
+
+async def test_lines_are_counted_as_the_editor_counts_them(app: Path, model: ModelServer) -> None:
+    (app / "lib.py").write_text(LIB_PAGED)
+    (app / "app.py").write_text(APP_PAGED)
+    at = {"path": "lib.py", "line": 2, "name": "helper"}
+    model.script(
+        Turn(tool_calls=[("references", at)]),
+        Turn(tool_calls=[("rename_symbol", {**at, "new_name": "assist"})]),
+        Turn(text="Renamed helper to assist."),
+        Turn(text="It failed."),
+    )
+    confirmed: list[Any] = []
+    labels: list[str] = []
+    renames: list[Any] = []
+    async with lsp_client(
+        app, model, init_options={"languageTools": True, "confirmRequest": True}
+    ) as client:
+        approving(client, confirmed, labels)
+        renaming(client, renames)
+        client.feature("foehn/references")(
+            lambda params: {"locations": uses(app / "lib.py", "helper")}
+        )
+        result = await run(client, {"task": "Rename helper to assist"})
+    assert told(model, 1).splitlines() == [
+        "references to helper at lib.py:2:5 (2 locations):",
+        "lib.py:2:5: def helper(x):",
+        "lib.py:3:12: return helper(x - 1) if x else 0",
+    ]
+    assert [r["position"] for r in renames] == [{"line": 1, "character": 4}]
+    assert (app / "lib.py").read_bytes() == LIB_PAGED.replace("helper", "assist").encode()
+    assert (app / "app.py").read_bytes() == APP_PAGED.replace("helper", "assist").encode()
+    assert result["answer"] == "Renamed helper to assist."
 
 
 async def test_a_rename_that_reaches_outside_the_workspace_is_refused_whole(

@@ -87,9 +87,21 @@ export interface Language {
   definitions(uri: string, position: LspPosition): Promise<readonly (EditorLocation | EditorLocationLink)[] | undefined>;
   references(uri: string, position: LspPosition): Promise<readonly EditorLocation[] | undefined>;
   symbols(query: string): Promise<readonly EditorSymbol[] | undefined>;
-  /** The rename provider's edit, not applied: its text edits by document. */
-  rename(uri: string, position: LspPosition, newName: string): Promise<readonly [EditorUri, readonly EditorTextEdit[]][] | undefined>;
+  /** The rename provider's edit, not applied. */
+  rename(uri: string, position: LspPosition, newName: string): Promise<EditorWorkspaceEdit | undefined>;
 }
+
+/** vscode.WorkspaceEdit as far as the answer needs it. Its public API shows only the text edits
+ * (`entries()`, and `size` counts those alone), so the file operations are found in VS Code's
+ * own `_allEntries()`, where each one has `from` and `to` (a text edit has `uri` and `edit`).
+ * Without `_allEntries` none can be seen. */
+export interface EditorWorkspaceEdit {
+  entries(): readonly [EditorUri, readonly EditorTextEdit[]][];
+  _allEntries?(): readonly object[];
+}
+
+/** A withdrawn request's signal: the server sent $/cancelRequest. */
+export type Cancelled = Promise<void>;
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0;
 
@@ -113,26 +125,38 @@ function plainLocation(found: EditorLocation | EditorLocationLink): LspLocation 
   return { uri: found.uri.toString(), range: plainRange(found.range) };
 }
 
-export async function answerDefinition(language: Language, params: unknown): Promise<LocationsAnswer> {
-  const at = position(params, DEFINITION);
-  const found = (await language.definitions(at.uri, at.position)) ?? [];
-  return { locations: found.map(plainLocation) };
+/** `answer`, unless the server withdraws the request first: then an error, and the provider's
+ * answer is no longer waited for. */
+function unlessCancelled<T>(answer: Promise<T>, method: string, cancelled: Cancelled | undefined): Promise<T> {
+  if (!cancelled) {
+    return answer;
+  }
+  const withdrawn = cancelled.then((): never => {
+    throw new Error(`${method} was cancelled`);
+  });
+  return Promise.race([answer, withdrawn]);
 }
 
-export async function answerReferences(language: Language, params: unknown): Promise<LocationsAnswer> {
-  const at = position(params, REFERENCES);
-  const found = (await language.references(at.uri, at.position)) ?? [];
+export async function answerLocations(
+  language: Language,
+  method: typeof DEFINITION | typeof REFERENCES,
+  params: unknown,
+  cancelled?: Cancelled,
+): Promise<LocationsAnswer> {
+  const at = position(params, method);
+  const asking = method === DEFINITION ? language.definitions(at.uri, at.position) : language.references(at.uri, at.position);
+  const found = (await unlessCancelled(asking, method, cancelled)) ?? [];
   return { locations: found.map(plainLocation) };
 }
 
 const NOWHERE: LspRange = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
-export async function answerSymbols(language: Language, params: unknown): Promise<SymbolsAnswer> {
+export async function answerSymbols(language: Language, params: unknown, cancelled?: Cancelled): Promise<SymbolsAnswer> {
   const query = (params as Partial<SymbolsParams> | undefined)?.query;
   if (typeof query !== "string") {
     throw new Error(`${WORKSPACE_SYMBOLS} wants {runId, query}`);
   }
-  const found = (await language.symbols(query)) ?? [];
+  const found = (await unlessCancelled(language.symbols(query), WORKSPACE_SYMBOLS, cancelled)) ?? [];
   return {
     symbols: found.map((symbol) => ({
       name: symbol.name,
@@ -144,14 +168,22 @@ export async function answerSymbols(language: Language, params: unknown): Promis
   };
 }
 
-export async function answerRename(language: Language, params: unknown): Promise<RenameAnswer> {
+export const FILE_OPERATIONS = "the rename also creates, renames or deletes files";
+
+export async function answerRename(language: Language, params: unknown, cancelled?: Cancelled): Promise<RenameAnswer> {
   const at = position(params, RENAME);
   const newName = (params as Partial<RenameParams>).newName;
   if (typeof newName !== "string" || !newName) {
     throw new Error(`${RENAME} wants {runId, uri, position, newName}`);
   }
-  const entries = await language.rename(at.uri, at.position, newName);
-  if (!entries || entries.length === 0) {
+  const edit = await unlessCancelled(language.rename(at.uri, at.position, newName), RENAME, cancelled);
+  // Answered as text edits alone, the rename would be made without its file operations; as an
+  // error, the server refuses it whole.
+  if (edit?._allEntries?.().some((entry) => "from" in entry || "to" in entry)) {
+    throw new Error(FILE_OPERATIONS);
+  }
+  const entries = edit?.entries() ?? [];
+  if (entries.length === 0) {
     return { edit: null };
   }
   const changes: Record<string, { range: LspRange; newText: string }[]> = {};

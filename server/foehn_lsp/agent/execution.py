@@ -33,17 +33,28 @@ class TurnExecutor:
         ctx: ToolContext,
         emit: EventSink,
         middleware: Sequence[Middleware] = (),
+        *,
+        written: list[str] | None = None,
     ) -> None:
         self.registry = registry
         self.ctx = ctx
         self.emit = emit
         self.middleware = [self._announce, *middleware]
         self._announced: set[str] = set()
+        self.written = written if written is not None else []
+        """The files the turn's successful planned calls wrote, as their results'
+        ``data["files"]`` name them (workspace-relative), in order, once each."""
 
     def before(self, step: Middleware) -> TurnExecutor:
         """An executor of the same turn whose calls go through ``step`` first, before the
         rest of the chain and so before approval (plan mode refuses what it may not run)."""
-        return TurnExecutor(self.registry, self.ctx, self.emit, [step, *self.middleware[1:]])
+        return TurnExecutor(
+            self.registry,
+            self.ctx,
+            self.emit,
+            [step, *self.middleware[1:]],
+            written=self.written,
+        )
 
     async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         self._announce_call(
@@ -98,6 +109,11 @@ class TurnExecutor:
         self._announce_call(
             call.id, call.name, call.arguments, tool.risk if tool else RiskLevel.UNDEFINED
         )
+        # Only an applied plan's files are written ones (investigate's data names files it read).
+        planned = tool is not None and tool.plan is not None
+        files = result.data.get("files") if planned and result.ok and result.data else None
+        if isinstance(files, list):
+            self.written += [f for f in files if isinstance(f, str) and f not in self.written]
         output = result.output
         if len(output) > MAX_RESULT_CHARS:
             cut = len(output) - MAX_RESULT_CHARS

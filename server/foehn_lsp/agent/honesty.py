@@ -82,16 +82,20 @@ def failed_change(results: Sequence[ToolResultMessage]) -> ToolResultMessage | N
     return None
 
 
-def changed_by_calls(messages: Sequence[Message]) -> list[str]:
-    """The files that the successful file tools in ``messages`` named: what a turn changed,
-    for a loop run without a checkpoint."""
+def changed_by_calls(messages: Sequence[Message], written: Sequence[str] = ()) -> list[str]:
+    """The files the turn's successful file tools changed: ``written``, those their results
+    named (``data["files"]``: all the files a ``rename_symbol`` wrote), then those the calls'
+    arguments named; what a turn changed, for a loop run without a checkpoint or with one that
+    has not seen the editor's buffers yet."""
     ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
-    named: list[str] = []
+    named: list[str] = list(dict.fromkeys(written))
     for message in messages:
         if not isinstance(message, AssistantMessage):
             continue
         for call in message.tool_calls:
-            if call.name not in CHANGE_TOOLS or call.id not in ok:
+            # A rename's path is where the symbol is written, which its result's files name
+            # if the rename changed it.
+            if call.name not in CHANGE_TOOLS - {"rename_symbol"} or call.id not in ok:
                 continue
             try:
                 arguments = json.loads(call.arguments)

@@ -148,6 +148,8 @@ class _State:
     planned_from: tuple[TaskItem, ...] = ()
     """The task list when planning began (a list made while planning holds the steps)."""
     checks: checking.EditChecks | None = None
+    written: Sequence[str] = ()
+    """The files the turn's successful calls said they wrote (the executor's record)."""
 
     @property
     def tokens(self) -> int:
@@ -220,6 +222,7 @@ class Agent:
             earlier=tuple(earlier_changes),
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
             checks=checks,
+            written=calls.written,
         )
         body = asyncio.create_task(self._loop(state, calls.before(state.guard), emit))
         waiters: set[asyncio.Future[Any]] = {body}
@@ -358,9 +361,10 @@ class Agent:
         return True
 
     def _changed(self, state: _State) -> Sequence[str]:
-        # The checkpoint sees the disk; an edit the editor applied to an open buffer reaches
-        # the disk only when saved, so the successful file tools' own record counts too.
-        by_calls = honesty.changed_by_calls(state.messages[state.start :])
+        # The checkpoint reads a file's open buffer first, then the disk; an edit the editor
+        # applied may not have reached the buffer the server holds yet, so the successful file
+        # tools' own record counts too.
+        by_calls = honesty.changed_by_calls(state.messages[state.start :], state.written)
         if state.changed is None:
             return by_calls
         on_disk = list(state.changed())

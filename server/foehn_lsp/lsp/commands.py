@@ -41,12 +41,14 @@ def cancel(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def tools(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.lsp.language_tools import offered
     from foehn_lsp.sessions.audit import audit_path
     from foehn_lsp.sessions.builder import catalogue_json
 
     await ls.ready()
     assert ls.tools is not None
     return {
-        **catalogue_json(ls.tools),
+        # The editor's language tools too, where the client serves them (listed, never called).
+        **catalogue_json(offered(ls, ls.tools, run_id="")),
         "auditLog": str(audit_path(roots[0])) if (roots := ls.workspace_roots()) else None,
     }

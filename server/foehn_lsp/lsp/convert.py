@@ -7,6 +7,8 @@ lsprotocol and the handlers stay thin.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls import uris
 from pygls.workspace import PositionCodec
+
+from foehn_lsp.lsp.lines import lsp_lines
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.approval import ApprovalRequest
@@ -152,20 +156,25 @@ def minimal_edit(old: str, new: str, codec: PositionCodec) -> tuple[types.Range,
     from foehn_lsp.workspace.textdiff import changed_region
 
     region = changed_region(old, new)
-    lines = old.splitlines(keepends=True) or [""]
+    lines = lsp_lines(old, keepends=True) or [""]
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
     return (
         types.Range(
-            start=_position(old, region.start, lines, codec),
-            end=_position(old, region.end, lines, codec),
+            start=_position(region.start, lines, starts, codec),
+            end=_position(region.end, lines, starts, codec),
         ),
         region.text,
     )
 
 
-def _position(text: str, offset: int, lines: list[str], codec: PositionCodec) -> types.Position:
-    line = text.count("\n", 0, offset)
-    column = offset - (text.rfind("\n", 0, offset) + 1)
-    return codec.position_to_client_units(lines, types.Position(line=line, character=column))
+def _position(
+    offset: int, lines: list[str], starts: list[int], codec: PositionCodec
+) -> types.Position:
+    line = bisect.bisect_right(starts, offset) - 1
+    if line == len(lines) and not lines[-1].endswith(("\r", "\n")):
+        line -= 1  # the end of a last line that has no line end is on that line
+    position = types.Position(line=line, character=offset - starts[line])
+    return codec.position_to_client_units(lines, position)
 
 
 def supports_resource_operations(capabilities: types.ClientCapabilities) -> bool:

@@ -6,8 +6,9 @@ checked: each parser returns Foehn's records, or ``None`` when the answer is not
     foehn/rename                        → {edit: WorkspaceEdit | null}
 
 Ranges are LSP's: 0-based lines, characters in the client's position encoding. A rename's
-``WorkspaceEdit`` may use ``changes`` or ``documentChanges``; a resource operation (creating,
-renaming or deleting a file) is kept as such, for the tool to refuse.
+``WorkspaceEdit`` is read from its ``documentChanges`` when present, else from its ``changes``
+(never both, as LSP says); a resource operation (creating, renaming or deleting a file) is kept
+as such, for the tool to refuse.
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ def _text_changes(value: Any) -> tuple[TextChange, ...] | None:
 
 
 def rename_edit(value: Any) -> RenameEdit | None:
-    """``{edit: WorkspaceEdit | null}``; ``null`` is an edit of no files."""
+    """``{edit: WorkspaceEdit | null}``; ``null`` is an edit of no files. As LSP says, an edit's
+    ``documentChanges``, when present, are its edits and its ``changes`` are not read."""
     if not isinstance(value, Mapping) or "edit" not in value:
         return None
     edit = value["edit"]
@@ -151,32 +153,38 @@ def rename_edit(value: Any) -> RenameEdit | None:
         return RenameEdit(files={}, resource_operations=())
     if not isinstance(edit, Mapping):
         return None
+    if edit.get("documentChanges") is not None:
+        return _document_changes(edit["documentChanges"])
+    changes = edit.get("changes")
+    if changes is None:
+        return RenameEdit(files={}, resource_operations=())
+    if not isinstance(changes, Mapping):
+        return None
+    files: dict[str, tuple[TextChange, ...]] = {}
+    for uri, edits in changes.items():
+        found = _text_changes(edits)
+        if not isinstance(uri, str) or found is None:
+            return None
+        files[uri] = found
+    return RenameEdit(files=files, resource_operations=())
+
+
+def _document_changes(value: Any) -> RenameEdit | None:
+    if not isinstance(value, list):
+        return None
     files: dict[str, tuple[TextChange, ...]] = {}
     operations: list[str] = []
-    changes = edit.get("changes")
-    if changes is not None:
-        if not isinstance(changes, Mapping):
+    for change in value:
+        if not isinstance(change, Mapping):
             return None
-        for uri, edits in changes.items():
-            found = _text_changes(edits)
-            if not isinstance(uri, str) or found is None:
-                return None
-            files[uri] = files.get(uri, ()) + found
-    document_changes = edit.get("documentChanges")
-    if document_changes is not None:
-        if not isinstance(document_changes, list):
+        if isinstance(change.get("kind"), str):
+            uri = change.get("uri", change.get("oldUri"))
+            operations.append(uri if isinstance(uri, str) else "?")
+            continue
+        document = change.get("textDocument")
+        uri = document.get("uri") if isinstance(document, Mapping) else None
+        found = _text_changes(change.get("edits"))
+        if not isinstance(uri, str) or found is None:
             return None
-        for change in document_changes:
-            if not isinstance(change, Mapping):
-                return None
-            if isinstance(change.get("kind"), str):
-                uri = change.get("uri", change.get("oldUri"))
-                operations.append(uri if isinstance(uri, str) else "?")
-                continue
-            document = change.get("textDocument")
-            uri = document.get("uri") if isinstance(document, Mapping) else None
-            found = _text_changes(change.get("edits"))
-            if not isinstance(uri, str) or found is None:
-                return None
-            files[uri] = files.get(uri, ()) + found
+        files[uri] = files.get(uri, ()) + found
     return RenameEdit(files=files, resource_operations=tuple(operations))

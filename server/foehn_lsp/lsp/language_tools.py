@@ -26,6 +26,7 @@ turn's checkpoint, so undo reverts it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +41,7 @@ from pygls.workspace import PositionCodec
 from foehn_lsp.errors import PathRefusedError, ToolInputError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp import language_answers as answers
+from foehn_lsp.lsp.lines import lsp_lines
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
@@ -148,7 +150,7 @@ async def target(arguments: SymbolAt, ctx: ToolContext, codec: PositionCodec) ->
     """The position of ``arguments.name`` on its line, or ``ToolInputError`` saying why none."""
     path = ctx.workspace.resolve(arguments.path)
     name = ctx.workspace.display(path)
-    lines = (await ctx.files.read(path)).text.splitlines()
+    lines = lsp_lines((await ctx.files.read(path)).text)
     if arguments.line > len(lines):
         raise ToolInputError(
             f"line {arguments.line} is past the end of {name}, which has {len(lines)} lines"
@@ -207,7 +209,7 @@ class _Lines:
         """The file's lines, or why it cannot be read."""
         if path not in self._read:
             try:
-                self._read[path] = (await self.ctx.files.read(path)).text.splitlines()
+                self._read[path] = lsp_lines((await self.ctx.files.read(path)).text)
             except ToolInputError as exc:
                 self._read[path] = str(exc)
         return self._read[path]
@@ -291,7 +293,7 @@ async def _symbols(
 
 def _offsets(text: str, codec: PositionCodec) -> Callable[[answers.Spot], int]:
     """A function from a client's position in ``text`` to the string offset it names."""
-    lines = text.splitlines(keepends=True)
+    lines = lsp_lines(text, keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
@@ -308,12 +310,13 @@ def _offsets(text: str, codec: PositionCodec) -> Callable[[answers.Spot], int]:
 def renamed(text: str, changes: Sequence[answers.TextChange], codec: PositionCodec) -> str | None:
     """``text`` with the rename provider's ``changes`` made, or ``None`` when they overlap."""
     offset = _offsets(text, codec)
-    spans = sorted((offset(c.start), offset(c.end), c.new_text) for c in changes)
+    # Ties keep the provider's order: inserts at one position go in as LSP lists them.
+    spans = sorted((offset(c.start), offset(c.end), index) for index, c in enumerate(changes))
     pieces, cursor = [], 0
-    for start, end, new_text in spans:
+    for start, end, index in spans:
         if start < cursor:
             return None
-        pieces += [text[cursor:start], new_text]
+        pieces += [text[cursor:start], changes[index].new_text]
         cursor = end
     return "".join([*pieces, text[cursor:]])
 
@@ -384,8 +387,71 @@ def _uri_shown(uri: str) -> str:
     return os.fspath(path) if path is not None else uri
 
 
+async def _unbound(arguments: object, ctx: ToolContext) -> ToolResult:
+    raise AssertionError("a language tool's definition was called without a run")
+
+
+@functools.cache
+def _definitions() -> dict[str, Tool]:
+    """The four tools' definitions (descriptions, schemas, validators), built once: a pydantic
+    schema each is too dear to derive on every turn. ``language_tools`` binds their calls to a
+    run."""
+    return {
+        tool.name: tool
+        for tool in (
+            Tool.from_model(
+                name="definition",
+                description=(
+                    "Where the editor's language server says a symbol is defined: give the "
+                    "file, the 1-based line and the name as written there. Returns "
+                    "path:line:col and the line's text for each definition (at most "
+                    f"{MAX_SHOWN})."
+                ),
+                model=SymbolAt,
+                execute=_unbound,
+                risk=RiskLevel.READ_ONLY,
+            ),
+            Tool.from_model(
+                name="references",
+                description=(
+                    "Every use of a symbol the editor's language server knows of, across the "
+                    "workspace: give the file, the 1-based line and the name as written there. "
+                    f"Returns path:line:col and the line's text (at most {MAX_SHOWN})."
+                ),
+                model=SymbolAt,
+                execute=_unbound,
+                risk=RiskLevel.READ_ONLY,
+            ),
+            Tool.from_model(
+                name="workspace_symbols",
+                description=(
+                    "Find definitions by name across the workspace through the editor's "
+                    f"language servers. Returns name, kind and path:line:col (at most "
+                    f"{MAX_SHOWN})."
+                ),
+                model=SymbolQuery,
+                execute=_unbound,
+                risk=RiskLevel.READ_ONLY,
+            ),
+            Tool.from_model(
+                name="rename_symbol",
+                description=(
+                    "Rename a symbol everywhere it is used, as the editor's rename does: give "
+                    "the file, the 1-based line, the name as written there and new_name. Every "
+                    "file it touches is changed at once, after approval; returns the diff."
+                ),
+                model=RenameArguments,
+                execute=_unbound,
+                risk=RiskLevel.WRITE,
+                sequential=True,
+            ),
+        )
+    }
+
+
 def language_tools(language: EditorLanguage) -> list[Tool]:
-    """The four tools, asking the client through ``language``."""
+    """The four tools, asking the client through ``language``: their definitions with calls
+    bound to it (no schema is derived again)."""
 
     async def definition(arguments: SymbolAt, ctx: ToolContext) -> ToolResult:
         return await _locations(language, "definition", DEFINITION, arguments, ctx)
@@ -399,50 +465,10 @@ def language_tools(language: EditorLanguage) -> list[Tool]:
     async def plan(arguments: RenameArguments, ctx: ToolContext) -> EditPlan | ToolResult:
         return await plan_rename(language, arguments, ctx)
 
+    defined = _definitions()
     return [
-        Tool.from_model(
-            name="definition",
-            description=(
-                "Where the editor's language server says a symbol is defined: give the file, "
-                "the 1-based line and the name as written there. Returns path:line:col and "
-                f"the line's text for each definition (at most {MAX_SHOWN})."
-            ),
-            model=SymbolAt,
-            execute=definition,
-            risk=RiskLevel.READ_ONLY,
-        ),
-        Tool.from_model(
-            name="references",
-            description=(
-                "Every use of a symbol the editor's language server knows of, across the "
-                "workspace: give the file, the 1-based line and the name as written there. "
-                f"Returns path:line:col and the line's text (at most {MAX_SHOWN})."
-            ),
-            model=SymbolAt,
-            execute=references,
-            risk=RiskLevel.READ_ONLY,
-        ),
-        Tool.from_model(
-            name="workspace_symbols",
-            description=(
-                "Find definitions by name across the workspace through the editor's language "
-                f"servers. Returns name, kind and path:line:col (at most {MAX_SHOWN})."
-            ),
-            model=SymbolQuery,
-            execute=workspace_symbols,
-            risk=RiskLevel.READ_ONLY,
-        ),
-        Tool.from_model(
-            name="rename_symbol",
-            description=(
-                "Rename a symbol everywhere it is used, as the editor's rename does: give the "
-                "file, the 1-based line, the name as written there and new_name. Every file "
-                "it touches is changed at once, after approval; returns the diff."
-            ),
-            model=RenameArguments,
-            execute=execute_plan(plan),
-            plan=plan,
-            risk=RiskLevel.WRITE,
-            sequential=True,
-        ),
+        dataclasses.replace(defined["definition"], execute=definition),
+        dataclasses.replace(defined["references"], execute=references),
+        dataclasses.replace(defined["workspace_symbols"], execute=workspace_symbols),
+        dataclasses.replace(defined["rename_symbol"], execute=execute_plan(plan), plan=plan),
     ]

@@ -87,7 +87,8 @@ def execute_plan(plan: Plan) -> Execute:
 
 async def apply_plan(planned: PlannedEdit, ctx: ToolContext) -> ToolResult:
     """Apply a plan made earlier (the one the person approved) through the host, and report its
-    diff. The applier refuses, changing nothing, if a file differs from what the plan was made
+    diff (``data["diff"]``) and the files it wrote (``data["files"]``, workspace-relative). The
+    applier refuses, changing nothing, if a file differs from what the plan was made
     on."""
     outcome = await ctx.files.apply(planned.plan)
     if not outcome.applied:
@@ -95,4 +96,9 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext) -> ToolResult:
             f"{planned.plan.summary}: not applied ({outcome.reason}). No file was changed."
         )
     summary, diff = planned.plan.summary, planned.diff
-    return ToolResult.success(f"{summary}\n{diff}" if diff else summary, data={"diff": diff})
+    files = [
+        ctx.workspace.display(c.path) for c in planned.plan.changes if isinstance(c, WriteFile)
+    ]
+    return ToolResult.success(
+        f"{summary}\n{diff}" if diff else summary, data={"diff": diff, "files": files}
+    )

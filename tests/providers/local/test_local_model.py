@@ -51,26 +51,13 @@ LONG = "Write a story of about 300 words about a lighthouse keeper and a storm."
 
 
 @pytest.fixture(scope="session")
-def cache(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
-    """A user cache (``XDG_CACHE_HOME``) of its own, holding the run's one assembled model
-    (linked, not copied) and, once the first test has run, the fixed prompt's saved state."""
-    root = tmp_path_factory.mktemp("cache")
-    models = root / "foehn" / "models"
-    models.mkdir(parents=True)
-    for name in (f"{MODEL_NAME}.gguf", f"{MODEL_NAME}.verified"):
-        os.link(model_cache / "foehn" / "models" / name, models / name)
-    ensure_model(models)  # verifies the link by its stamp, as a later process would
-    return root
+def model_file(model_home: Path) -> Path:
+    return model_home / "foehn" / "models" / f"{MODEL_NAME}.gguf"
 
 
 @pytest.fixture(scope="session")
-def model_file(cache: Path) -> Path:
-    return cache / "foehn" / "models" / f"{MODEL_NAME}.gguf"
-
-
-@pytest.fixture(scope="session")
-def provider(cache: Path, model_file: Path) -> Iterator[LocalProvider]:
-    local = LocalProvider(model_path=model_file, states=cache / "foehn" / "prompt-states")
+def provider(model_home: Path, model_file: Path) -> Iterator[LocalProvider]:
+    local = LocalProvider(model_path=model_file, states=model_home / "foehn" / "prompt-states")
     yield local
     asyncio.run(_close(local))
 
@@ -304,7 +291,7 @@ def _environment(cache: Path, tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_answer_streams_to_the_terminal_in_pieces(
-    provider: LocalProvider, cache: Path, tmp_path: Path
+    provider: LocalProvider, model_home: Path, tmp_path: Path
 ) -> None:
     import pexpect
 
@@ -319,7 +306,7 @@ def test_the_answer_streams_to_the_terminal_in_pieces(
             "--workspace",
             str(tmp_path / "ws"),
         ],
-        env=_environment(cache, tmp_path),
+        env=_environment(model_home, tmp_path),
         encoding="utf-8",
         timeout=900,
         dimensions=(40, 160),
@@ -350,7 +337,7 @@ def _children(pid: int) -> list[int]:
 
 
 def test_in_chat_a_cancelled_turn_stops_the_model_and_ctrl_d_leaves(
-    provider: LocalProvider, cache: Path, tmp_path: Path
+    provider: LocalProvider, model_home: Path, tmp_path: Path
 ) -> None:
     import pexpect
 
@@ -358,7 +345,7 @@ def test_in_chat_a_cancelled_turn_stops_the_model_and_ctrl_d_leaves(
     child = pexpect.spawn(
         sys.executable,
         ["-m", "foehn_lsp", "chat", "--workspace", str(tmp_path / "ws")],
-        env=_environment(cache, tmp_path),
+        env=_environment(model_home, tmp_path),
         encoding="utf-8",
         timeout=900,
         dimensions=(40, 160),
@@ -379,7 +366,7 @@ def test_in_chat_a_cancelled_turn_stops_the_model_and_ctrl_d_leaves(
 
 
 async def test_the_answer_streams_to_the_lsp_client_in_pieces(
-    provider: LocalProvider, cache: Path, tmp_path: Path
+    provider: LocalProvider, model_home: Path, tmp_path: Path
 ) -> None:
     from lsprotocol import types
     from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -388,7 +375,7 @@ async def test_the_answer_streams_to_the_lsp_client_in_pieces(
     root.mkdir()
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "foehn_lsp", "serve"],
-        server_env=_environment(cache, tmp_path),
+        server_env=_environment(model_home, tmp_path),
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)

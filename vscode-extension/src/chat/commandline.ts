@@ -20,10 +20,16 @@ export function commandOf(tool: string, args: unknown): string[] | undefined {
   return undefined;
 }
 
+/** A call's argument `key` when it is a string; undefined when it is absent or another type. */
+export function stringArg(args: unknown, key: string): string | undefined {
+  const value = typeof args === "object" && args !== null ? (args as Record<string, unknown>)[key] : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
 /** The folder a call runs in, as given (relative to the workspace), or the workspace root. */
 export function cwdOf(args: unknown): string {
-  const cwd = typeof args === "object" && args !== null ? (args as Record<string, unknown>)["cwd"] : undefined;
-  return typeof cwd === "string" && cwd.trim() && cwd !== "." ? cwd : "the workspace folder";
+  const cwd = stringArg(args, "cwd");
+  return cwd?.trim() && cwd !== "." ? cwd : "the workspace folder";
 }
 
 /** The argv as one line a person can read and paste: words with spaces or quotes are quoted. */

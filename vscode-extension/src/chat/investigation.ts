@@ -1,6 +1,7 @@
 // The `investigate` call's card body: the question it was asked, the read-only sub-run's
 // summary and the files it cites, from the result's data (server/foehn_lsp/agent/investigate.py).
 // The sub-run's own calls are not shown: the server sends only the one call and its result.
+import { stringArg } from "./commandline";
 import { escapeHtml as esc, renderMarkdown } from "./markdown";
 
 export const INVESTIGATE = "investigate";
@@ -34,15 +35,10 @@ export function investigationOf(tool: string, data: unknown): Investigation | un
   };
 }
 
-function questionOf(args: unknown): string {
-  const question = typeof args === "object" && args !== null ? (args as Record<string, unknown>)["question"] : undefined;
-  return typeof question === "string" ? question : "";
-}
-
 /** Inside the card's collapsible part: the question, then the summary and cited files once
  * the sub-run has answered. */
 export function renderInvestigation(args: unknown, found: Investigation | undefined): string {
-  const question = `<div class="label">Question</div><div class="question">${esc(questionOf(args))}</div>`;
+  const question = `<div class="label">Question</div><div class="question">${esc(stringArg(args, "question") ?? "")}</div>`;
   if (!found) {
     return question;
   }

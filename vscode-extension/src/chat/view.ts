@@ -3,7 +3,7 @@
 // chat. Every value is escaped; every button has a visible text or an aria-label and a
 // data-action the webview routes. No DOM API here, so the drawing is unit-tested in node.
 import { ALLOW_ALWAYS, ALLOW_RUN } from "../confirm";
-import { POLICY_TEXT, commandOf, cwdOf, shellQuote } from "./commandline";
+import { POLICY_TEXT, commandOf, cwdOf, shellQuote, stringArg } from "./commandline";
 import { type Failure, failureView } from "./errors";
 import { INVESTIGATE, renderInvestigation } from "./investigation";
 import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
@@ -136,7 +136,7 @@ export function cardSummary(card: Pick<ToolCard, "tool" | "arguments">): string 
     summary = shellQuote(argv);
   } else if (typeof args === "object" && args !== null) {
     const value = args as Record<string, unknown>;
-    const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : undefined);
+    const text = (key: string) => stringArg(args, key);
     const moved = text("source") && text("destination") ? `${text("source")} → ${text("destination")}` : undefined;
     const pattern = text("pattern") ? `${text("pattern")}${text("path") ? ` in ${text("path")}` : ""}` : undefined;
     const count = (key: string, noun: string) =>

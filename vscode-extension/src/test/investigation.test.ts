@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { stringArg } from "../chat/commandline";
 import { applyEvent, newTurn, type Turn } from "../chat/state";
 import { renderTurn } from "../chat/view";
 
@@ -58,4 +59,11 @@ test("an investigation stopped at its limit says so, and a result without findin
   const shown = card(renderTurn(plain, { restorable: false }));
   assert.match(shown, /✗ failed/);
   assert.match(shown, /<pre class="output">bad arguments: question<\/pre>/);
+});
+
+test("a call's string argument is read as such; anything else is absent", () => {
+  assert.equal(stringArg({ question: QUESTION }, "question"), QUESTION);
+  assert.equal(stringArg({ question: 3 }, "question"), undefined);
+  assert.equal(stringArg({}, "question"), undefined);
+  assert.equal(stringArg(null, "question"), undefined);
 });

@@ -5,10 +5,12 @@ import {
   type EditorLocationLink,
   type EditorSymbol,
   type EditorTextEdit,
+  type EditorWorkspaceEdit,
   type Language,
   type LspPosition,
-  answerDefinition,
-  answerReferences,
+  DEFINITION,
+  REFERENCES,
+  answerLocations,
   answerRename,
   answerSymbols,
 } from "../languageTools";
@@ -27,13 +29,39 @@ class Uri {
 const LIB = new Uri("file:///ws/lib.ts");
 const APP = new Uri("file:///ws/app.ts");
 
+/** A vscode.WorkspaceEdit as VS Code builds it: text edits and file operations in one list
+ * (`_allEntries()`), of which `entries()` shows the text edits alone. */
+class WorkspaceEdit implements EditorWorkspaceEdit {
+  private readonly edits: ({ uri: Uri; edit: EditorTextEdit } | { from?: Uri; to?: Uri })[] = [];
+  replace(uri: Uri, range: EditorTextEdit["range"], newText: string) {
+    this.edits.push({ uri, edit: { range, newText } });
+    return this;
+  }
+  renameFile(from: Uri, to: Uri) {
+    this.edits.push({ from, to });
+    return this;
+  }
+  entries() {
+    const found = new Map<Uri, EditorTextEdit[]>();
+    for (const entry of this.edits) {
+      if ("uri" in entry) {
+        found.set(entry.uri, [...(found.get(entry.uri) ?? []), entry.edit]);
+      }
+    }
+    return [...found];
+  }
+  _allEntries() {
+    return this.edits;
+  }
+}
+
 /** VS Code's providers as the answers see them, recording what they were asked. */
 class FakeLanguage implements Language {
   readonly asked: unknown[][] = [];
   definitionsFound: readonly (EditorLocation | EditorLocationLink)[] | undefined = [];
   referencesFound: readonly EditorLocation[] | undefined = [];
   symbolsFound: readonly EditorSymbol[] | undefined = [];
-  renameFound: readonly [Uri, readonly EditorTextEdit[]][] | undefined = undefined;
+  renameFound: EditorWorkspaceEdit | undefined = undefined;
   async definitions(uri: string, position: LspPosition) {
     this.asked.push(["definitions", uri, position]);
     return this.definitionsFound;
@@ -61,7 +89,7 @@ test("a definition is asked at the server's position; links become locations at 
     { targetUri: LIB, targetRange: span(0, 0, 40), targetSelectionRange: span(0, 16, 22) },
     { targetUri: APP, targetRange: span(4, 0, 9) },
   ];
-  const answer = await answerDefinition(language, asked);
+  const answer = await answerLocations(language, DEFINITION, asked);
   assert.deepEqual(language.asked, [["definitions", APP.toString(), at(2, 6)]]);
   assert.deepEqual(answer, {
     locations: [
@@ -75,9 +103,9 @@ test("a definition is asked at the server's position; links become locations at 
 test("references answer every location, and none when the provider has no answer", async () => {
   const language = new FakeLanguage();
   language.referencesFound = [{ uri: APP, range: span(2, 6, 12) }];
-  assert.deepEqual(await answerReferences(language, asked), { locations: [{ uri: APP.toString(), range: span(2, 6, 12) }] });
+  assert.deepEqual(await answerLocations(language, REFERENCES, asked), { locations: [{ uri: APP.toString(), range: span(2, 6, 12) }] });
   language.referencesFound = undefined;
-  assert.deepEqual(await answerReferences(language, asked), { locations: [] });
+  assert.deepEqual(await answerLocations(language, REFERENCES, asked), { locations: [] });
 });
 
 test("workspace symbols count their kind from 1 as LSP does and an unresolved one points at its file's start", async () => {
@@ -98,11 +126,10 @@ test("workspace symbols count their kind from 1 as LSP does and an unresolved on
 
 test("a rename's edit is returned by document, not applied; no edit is null", async () => {
   const language = new FakeLanguage();
-  language.renameFound = [
-    [LIB, [{ range: span(0, 16, 22), newText: "assist" }]],
-    [APP, [{ range: span(0, 9, 15), newText: "assist" }]],
-    [APP, [{ range: span(2, 6, 12), newText: "assist" }]],
-  ];
+  language.renameFound = new WorkspaceEdit()
+    .replace(LIB, span(0, 16, 22), "assist")
+    .replace(APP, span(0, 9, 15), "assist")
+    .replace(APP, span(2, 6, 12), "assist");
   const answer = await answerRename(language, { ...asked, newName: "assist" });
   assert.deepEqual(language.asked, [["rename", APP.toString(), at(2, 6), "assist"]]);
   assert.deepEqual(answer, {
@@ -120,10 +147,34 @@ test("a rename's edit is returned by document, not applied; no edit is null", as
   assert.deepEqual(await answerRename(language, { ...asked, newName: "assist" }), { edit: null });
 });
 
+test("a rename that also renames a file is an error, not its text edits alone", async () => {
+  const language = new FakeLanguage();
+  const moved = new Uri("file:///ws/assist.ts");
+  language.renameFound = new WorkspaceEdit().replace(APP, span(0, 9, 15), "assist").renameFile(LIB, moved);
+  await assert.rejects(answerRename(language, { ...asked, newName: "assist" }), {
+    message: "the rename also creates, renames or deletes files",
+  });
+});
+
+test("a request the server withdraws is not waited on", async () => {
+  const never = new Promise<never>(() => undefined);
+  const language = new FakeLanguage();
+  language.definitions = async () => never;
+  language.symbols = async () => never;
+  language.rename = async () => never;
+  const cancelled = Promise.resolve();
+  await assert.rejects(answerLocations(language, DEFINITION, asked, cancelled), /foehn\/definition was cancelled/);
+  await assert.rejects(answerSymbols(language, { runId: "r1", query: "x" }, cancelled), /foehn\/workspaceSymbols was cancelled/);
+  await assert.rejects(answerRename(language, { ...asked, newName: "x" }, cancelled), /foehn\/rename was cancelled/);
+  language.referencesFound = [{ uri: APP, range: span(2, 6, 12) }];
+  const pending = new Promise<void>(() => undefined);
+  assert.equal((await answerLocations(language, REFERENCES, asked, pending)).locations.length, 1);
+});
+
 test("a request of another shape is an error that names the shape, and no provider is asked", async () => {
   const language = new FakeLanguage();
-  await assert.rejects(answerDefinition(language, { runId: "r1", uri: APP.toString() }), /foehn\/definition wants \{runId, uri, position/);
-  await assert.rejects(answerReferences(language, { ...asked, position: at(-1, 0) }), /foehn\/references wants/);
+  await assert.rejects(answerLocations(language, DEFINITION, { runId: "r1", uri: APP.toString() }), /foehn\/definition wants \{runId, uri, position/);
+  await assert.rejects(answerLocations(language, REFERENCES, { ...asked, position: at(-1, 0) }), /foehn\/references wants/);
   await assert.rejects(answerSymbols(language, { runId: "r1" }), /foehn\/workspaceSymbols wants \{runId, query\}/);
   await assert.rejects(answerRename(language, asked), /foehn\/rename wants \{runId, uri, position, newName\}/);
   await assert.rejects(answerRename(language, undefined), /foehn\/rename wants/);
