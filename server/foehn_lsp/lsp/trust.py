@@ -25,14 +25,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from foehn_lsp.errors import TrustError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.trust import Approval, approve, read_approvals, store_file, waiting, waiting_summary
+
+if TYPE_CHECKING:
+    from foehn_lsp.trust import Approval
+
+# ``foehn_lsp.trust`` (the review, the approval store and what they import) is imported by the
+# functions that use it: the server registers these handlers before it answers ``initialize``.
 
 REQUEST_FAILED = -32803
 
@@ -51,6 +56,8 @@ def _approval(approval: Approval) -> dict[str, Any]:
 
 
 def listing(root: Path, trusted: bool) -> dict[str, Any]:
+    from foehn_lsp.trust import read_approvals, store_file, waiting
+
     approvals = read_approvals(root)
     return {
         "workspace": str(root),
@@ -80,6 +87,8 @@ async def approve_files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         )
     ):
         raise JsonRpcInvalidParams("foehn.trust.approve takes [{path, sha256}, …]")
+    from foehn_lsp.trust import approve
+
     await ls.ready()
     root = _root(ls)
     approved, refused = [], []
@@ -98,6 +107,8 @@ async def approve_files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 async def tell_waiting(ls: FoehnServer, root: Path) -> None:
     """At the start of a run: say once per set of waiting files that they wait, and how to
     review them; a person who dismisses it is not told again until the set changes."""
+    from foehn_lsp.trust import waiting, waiting_summary
+
     if not ls.settings.trust_workspace:
         return
     items = await asyncio.to_thread(waiting, root)
