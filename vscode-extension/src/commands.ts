@@ -6,7 +6,7 @@ import { type ContextChips, linesLabel } from "./chat/context";
 import type { Conversation, TaskContext } from "./conversation";
 import { type KeyProvider, isKeyProvider, keyStates, providerItems, secretName } from "./keys";
 import type { Server } from "./server";
-import { COMMANDS, type SessionSummary, describeSession } from "./sessions";
+import { COMMANDS, type SessionSummary, describeSession } from "./savedSessions";
 import type { ChatView } from "./chatView";
 import type { WalkthroughProgress } from "./walkthrough";
 

@@ -26,7 +26,7 @@ import {
   parseRunEvent,
 } from "./protocol";
 import type { Server } from "./server";
-import { COMMANDS, type SavedSession, turnsOf, undoneTurns } from "./sessions";
+import { COMMANDS, type SavedSession, turnsOf, undoneTurns } from "./savedSessions";
 
 /** The chat view as the conversation sees it. */
 export interface ChatPort {

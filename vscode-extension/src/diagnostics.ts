@@ -1,4 +1,4 @@
-// The editor's own diagnostics for checking a turn's edits (server/foehn_lsp/lsp/diagnostics.py).
+// The editor's own diagnostics for checking a turn's edits (server/foehn_lsp/lsp/editor_checks.py).
 // The server asks foehn/diagnostics before a file's first change and again after the edits; the
 // answer is what VS Code's language servers report once they have settled. This module knows
 // VS Code only through the small Editor interface, so the tests drive it with real timers.

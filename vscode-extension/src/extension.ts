@@ -19,7 +19,7 @@ import { Server } from "./server";
 import { withUserLevel } from "./settings";
 import { StatusItem } from "./statusItem";
 import { WalkthroughProgress, stepsDone } from "./walkthrough";
-import { COMMANDS, type SessionSummary } from "./sessions";
+import { COMMANDS, type SessionSummary } from "./savedSessions";
 
 let server: Server | undefined;
 

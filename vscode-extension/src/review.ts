@@ -9,7 +9,7 @@ import { type Turn, markFiles, noticeEditorText } from "./chat/state";
 import type { Conversation } from "./conversation";
 import type { DiffDocuments } from "./diffs";
 import type { Server } from "./server";
-import { COMMANDS, type FileBefore, type UndoReport } from "./sessions";
+import { COMMANDS, type FileBefore, type UndoReport } from "./savedSessions";
 import { settleDocuments } from "./settle";
 
 const RESTORE = "Restore";

@@ -12,7 +12,7 @@ import type { DiffDocuments } from "./diffs";
 import type { CustomCommand } from "./protocol";
 import type { Review } from "./review";
 import type { Server } from "./server";
-import { COMMANDS, type SessionSummary, describeSession } from "./sessions";
+import { COMMANDS, type SessionSummary, describeSession } from "./savedSessions";
 import type { WalkthroughProgress } from "./walkthrough";
 
 const FILES_TTL_MS = 10_000;

@@ -20,7 +20,7 @@ from foehn_lsp.errors import FoehnError, error_kind
 from foehn_lsp.lsp import convert, trust
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover
-from foehn_lsp.lsp.diagnostics import EditorDiagnostics, serves_diagnostics
+from foehn_lsp.lsp.editor_checks import EditorDiagnostics, serves_diagnostics
 from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.language_tools import offered
 from foehn_lsp.lsp.running import RunningTurn

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseViewMessage } from "../chat/messages";
-import { describeSession, personText, turnsOf, undoneTurns } from "../sessions";
+import { describeSession, personText, turnsOf, undoneTurns } from "../savedSessions";
 
 test("the host accepts only well-formed messages from the webview", () => {
   assert.deepEqual(parseViewMessage({ type: "ask", text: "hi" }), { type: "ask", text: "hi" });
