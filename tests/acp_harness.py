@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from acp.core import ClientSideConnection
 from acp.interfaces import Agent, Client
 
 from foehn_lsp.testing import ModelServer
+from preloaded import foehn_argv
 
 NEVER = "never"
 """A permission answer that never comes (until the request is cancelled)."""
@@ -149,11 +149,7 @@ async def acp_agent(
     with open(root.parent / "agent-stderr.log", "ab") as stderr:  # noqa: ASYNC230
         async with spawn_agent_process(
             cast(Client, client),
-            sys.executable,
-            "-m",
-            "foehn_lsp",
-            "acp",
-            *args,
+            *foehn_argv("acp", *args),
             env=environment,
             cwd=root,
             transport_kwargs={

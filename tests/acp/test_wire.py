@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from acp_harness import agent_environment
 from foehn_lsp.testing import ModelServer, Turn
+from preloaded import foehn_argv
 
 NOISY_PLUGIN = '''
 from foehn_lsp import RiskLevel, tool
@@ -76,10 +76,7 @@ class Wire:
 @asynccontextmanager
 async def wire(root: Path, model: ModelServer, **env: str) -> AsyncIterator[Wire]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "foehn_lsp",
-        "acp",
+        *foehn_argv("acp"),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.testing import ModelServer
+from preloaded import foehn_argv
 
 
 def foehn_environment(
@@ -47,7 +48,7 @@ def foehn(
 ) -> subprocess.CompletedProcess[str]:
     environment = foehn_environment(server, state, env)
     return subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", *args],
+        foehn_argv(*args),
         input=stdin,
         capture_output=True,
         text=True,

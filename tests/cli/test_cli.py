@@ -17,6 +17,7 @@ import pytest
 from agent.turns import EDIT, READ
 from cli.harness import events, foehn, foehn_environment, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
+from preloaded import foehn_argv
 
 
 @pytest.fixture
@@ -363,7 +364,7 @@ def test_the_published_event_schema_is_the_generated_one() -> None:
 def test_ctrl_c_cancels_with_130(server: ModelServer, app: Path, tmp_path: Path) -> None:
     server.script(Fault(delay=60, then=Turn(text="late")))
     process = subprocess.Popen(
-        [sys.executable, "-m", "foehn_lsp", "run", "x", "--workspace", str(app), "--json"],
+        foehn_argv("run", "x", "--workspace", str(app), "--json"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from foehn_lsp.cli.config_report import report
 from foehn_lsp.config import Settings, settings_layers
+from preloaded import foehn_argv
 
 KEY = "sk-report-0123456789abcdef"
 
@@ -20,7 +20,7 @@ def foehn(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess
         environment.pop(name, None)
     environment.update({"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "NO_COLOR": "1", **env})
     return subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "config", *args],
+        foehn_argv("config", *args),
         env=environment,
         capture_output=True,
         text=True,

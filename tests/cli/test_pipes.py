@@ -15,6 +15,7 @@ import pytest
 from agent.turns import EDIT, READ
 from cli.harness import foehn, foehn_environment
 from foehn_lsp.testing import ModelServer, Turn
+from preloaded import foehn_argv
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def into_gone_reader(
     os.close(read_end)
     try:
         return subprocess.run(
-            [sys.executable, "-m", "foehn_lsp", *args],
+            foehn_argv(*args),
             stdin=subprocess.DEVNULL,
             stdout=write_end,
             stderr=subprocess.PIPE,
@@ -164,7 +165,7 @@ def test_stdin_that_cannot_work_is_a_usage_error(
     message: str,
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "run", *args, "--workspace", str(app)],
+        foehn_argv("run", *args, "--workspace", str(app)),
         input=stdin,
         stdin=subprocess.DEVNULL if stdin is None else None,
         capture_output=True,

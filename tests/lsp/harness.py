@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from foehn_lsp.testing import ModelServer
+from preloaded import foehn_argv
 
 
 def _fix_code_action_parsing(client: LanguageClient) -> None:
@@ -54,9 +54,7 @@ async def lsp_client(
         }
     )
     environment.update(env or {})
-    config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "foehn_lsp", "serve"], server_env=environment
-    )
+    config = ClientServerConfig(server_command=foehn_argv("serve"), server_env=environment)
     client = await config.start()
     assert isinstance(client, LanguageClient)
     _fix_code_action_parsing(client)

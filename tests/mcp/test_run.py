@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
+from preloaded import foehn_argv
 
 
 def write_config(home: Path, servers: dict[str, McpServerConfig]) -> None:
@@ -37,7 +37,7 @@ def foehn_run(
         "FOEHN_PROVIDER": "openai",
         "FOEHN_BASE_URL": model.openai_url,
     }
-    command = [sys.executable, "-m", "foehn_lsp", "run", "use the tools"]
+    command = foehn_argv("run", "use the tools")
     done = subprocess.run(
         [*command, "--workspace", str(root), "--json", "--approve", approve, *extra],
         capture_output=True,
@@ -173,7 +173,7 @@ def test_foehn_tools_shows_servers_risks_and_where_they_came_from(
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }
     listed = subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "tools", "--json", "--workspace", str(root)],
+        foehn_argv("tools", "--json", "--workspace", str(root)),
         capture_output=True,
         text=True,
         env=environment,
@@ -198,7 +198,7 @@ def test_foehn_tools_shows_servers_risks_and_where_they_came_from(
     assert "program not found: no-such-mcp-server-here" in problems["MCP server gone"][0]
     assert "'bad_schema' left out" in problems["MCP server awkward"][0]
     text = subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "tools", "--workspace", str(root)],
+        foehn_argv("tools", "--workspace", str(root)),
         capture_output=True,
         text=True,
         env=environment,

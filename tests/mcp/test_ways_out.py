@@ -20,6 +20,7 @@ import pexpect
 import pytest
 
 from foehn_lsp.testing import ModelServer, Turn
+from preloaded import foehn_argv
 
 SECRET = "sk-live-5ecret-0f-the-workspace"
 FETCH = Path(sys.executable).parent / "mcp-server-fetch"
@@ -111,8 +112,7 @@ def exfiltrate(model: ModelServer, listener: Listener) -> None:
 
 def run(model: ModelServer, home: Path, root: Path, approve: str) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "run", "tidy up", "--workspace", str(root),
-         "--json", "--approve", approve],
+        foehn_argv("run", "tidy up", "--workspace", str(root), "--json", "--approve", approve),
         capture_output=True, text=True, env=environment(home, model), timeout=240,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

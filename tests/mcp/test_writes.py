@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,7 @@ from acp import schema, text_block
 from acp_harness import EditorClient, acp_agent
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
-
-FOEHN_RUN = (sys.executable, "-m", "foehn_lsp", "run", "write it")
+from preloaded import foehn_argv
 
 
 def write_config(home: Path, server: McpServerConfig) -> None:
@@ -52,7 +50,9 @@ def run_asked(
 ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
     """``foehn run --json --approve ask`` with ``answers`` on stdin."""
     done = subprocess.run(
-        [*FOEHN_RUN, "--workspace", str(root), "--json", "--approve", "ask", *extra],
+        foehn_argv(
+            "run", "write it", "--workspace", str(root), "--json", "--approve", "ask", *extra
+        ),
         input=answers,
         capture_output=True,
         text=True,
@@ -183,7 +183,7 @@ def test_an_approved_write_is_in_the_checkpoint_its_claim_stands_and_foehn_undo_
     assert stream[-1]["answer"] == answer  # a true claim: not sent back, not withheld
     assert len(model.requests) == 3
     undo = subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "undo", "--workspace", str(root)],
+        foehn_argv("undo", "--workspace", str(root)),
         capture_output=True,
         text=True,
         env=foehn_environment(model, tmp_path),

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,15 +19,17 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 from cli.harness import foehn
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import ToolRegistry
+from preloaded import foehn_argv
 
 
 @asynccontextmanager
 async def foehn_mcp(
     root: Path, home: Path, *flags: str, elicit: ElicitationFnT | None = None
 ) -> AsyncIterator[ClientSession]:
+    command, *args = foehn_argv("mcp", "--workspace", str(root), *flags)
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "foehn_lsp", "mcp", "--workspace", str(root), *flags],
+        command=command,
+        args=args,
         env={
             "XDG_STATE_HOME": str(home / "state"),
             "XDG_CONFIG_HOME": str(home / "config"),

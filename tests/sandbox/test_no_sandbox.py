@@ -26,6 +26,7 @@ from foehn_lsp.mcp.tools import connect_servers
 from foehn_lsp.sandbox import SandboxUnavailableError, limits, runner, system_sandbox
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
+from preloaded import foehn_argv
 
 AWKWARD = Path(__file__).parents[1] / "mcp" / "servers" / "awkward.py"
 
@@ -165,7 +166,7 @@ async def test_file_tools_still_work_without_asking(
 def _foehn(*args: str, sandbox: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FOEHN_SANDBOX": sandbox}
     return subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", *args],
+        foehn_argv(*args),
         capture_output=True,
         text=True,
         env=env,
@@ -205,7 +206,7 @@ def _serve_through_start_up(root: Path, *, sandbox: str) -> str:
         "XDG_CONFIG_HOME": str(root / "config"),
     }
     server = subprocess.Popen(
-        [sys.executable, "-m", "foehn_lsp", "serve"],
+        foehn_argv("serve"),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

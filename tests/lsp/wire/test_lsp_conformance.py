@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from lsp.wire.raw import (
     raw_server,
     server_env,
 )
+from preloaded import foehn_argv
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
 SHUTDOWN = {"jsonrpc": "2.0", "id": 90, "method": "shutdown"}
@@ -334,11 +334,7 @@ async def test_tcp_goes_through_the_same_transport(root: Path, model: ModelServe
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "foehn_lsp",
-        "serve",
-        "--tcp",
+        *foehn_argv("serve", "--tcp"),
         f"127.0.0.1:{port}",
         env=server_env(root, model),
         stderr=asyncio.subprocess.DEVNULL,
