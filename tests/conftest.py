@@ -151,6 +151,7 @@ PROCESS_TIER = (
     "sandbox/test_attacks.py",
     "sandbox/test_no_sandbox.py",
     "sandbox/test_toolchains.py",
+    "test_preloaded.py",
     "tools/test_discovery.py",
     "trust/test_acp.py",
     "trust/test_effects.py",

@@ -32,6 +32,7 @@ import io
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -88,6 +89,10 @@ PRELOAD = (
 )
 """What the server imports before it forks: every front end and what a turn uses."""
 
+_ENVIRONMENT = dict(os.environ)
+"""The server's environment: this process's as the tests were collected, before any test
+changed it."""
+
 _server: subprocess.Popen[bytes] | None = None
 _socket = ""
 
@@ -106,19 +111,23 @@ def _started() -> str:
         folder = tempfile.mkdtemp(prefix="foehn-preloaded-")
         _socket = os.path.join(folder, "socket")
         _server = subprocess.Popen(
-            [sys.executable, __file__, _socket], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            [sys.executable, __file__, _socket],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=_ENVIRONMENT,
         )
-        atexit.register(_stop, _server)
+        atexit.register(_stop, _server, folder)
         assert _server.stdout is not None
         ready = _server.stdout.readline()  # the imports take seconds, on a busy machine more
         assert ready == b"ready\n", f"the preloaded server did not start: {ready!r}"
     return _socket
 
 
-def _stop(server: subprocess.Popen[bytes]) -> None:
+def _stop(server: subprocess.Popen[bytes], folder: str) -> None:
     if server.stdin is not None:
         server.stdin.close()  # the server leaves at the end of its input
     server.wait(timeout=30)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _serve(path: str) -> bool:

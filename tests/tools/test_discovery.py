@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp.tools import discover
+from preloaded import foehn_argv
 
 GOOD = """
 from foehn_lsp import RiskLevel, tool
@@ -104,9 +104,11 @@ def _installed_distribution(site: Path, entry_points: str, module: str, body: st
 
 
 def _foehn_tools_json(tmp_path: Path, extra_env: dict[str, str]) -> dict[str, Any]:
+    """``foehn tools --json``; with ``PYTHONPATH`` in ``extra_env`` a new interpreter (see
+    ``preloaded.STARTUP``), so the plugin installed there is found only if that holds."""
     env = {**os.environ, **extra_env}
     done = subprocess.run(
-        [sys.executable, "-m", "foehn_lsp", "tools", "--json", "--workspace", str(tmp_path)],
+        foehn_argv("tools", "--json", "--workspace", str(tmp_path)),
         capture_output=True,
         text=True,
         env=env,
