@@ -1,5 +1,5 @@
-"""The embedded model's parts that need no process: the step schema, the streamed answer, the
-saved prompt states."""
+"""The embedded model's parts that need no process: the step schema, the fixed prompt's
+examples, the streamed answer, the saved prompt states."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp.providers.local.answer import HOLD, AnswerStream
-from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
+from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt, fixed_messages
 from foehn_lsp.providers.local.schema import constraining, inline_refs, step_schema
 from foehn_lsp.providers.local.seen import MAX_CHOICES, old_text_choices, seen_files
 from foehn_lsp.providers.local.states import MAX_STATES, PromptStates, StateKey
@@ -74,6 +74,31 @@ def test_what_the_grammar_compiler_cannot_take_is_dropped_not_sent() -> None:
         },
         "required": ["sql"],
     }
+
+
+# The fixed prompt's examples ------------------------------------------------------------
+
+
+def test_an_example_is_left_out_when_the_catalogue_lacks_one_of_its_tools(
+    registry: ToolRegistry,
+) -> None:
+    """The fixed prompt never shows a call of a tool the model is not offered."""
+    every = registry.definitions()
+
+    def calls(tools: list[ToolDefinition]) -> list[str]:
+        chat = fixed_messages(tools, 1000)
+        return [
+            json.loads(m["content"])["tool"]
+            for m in chat
+            if m["role"] == "assistant" and '"tool"' in m["content"]
+        ]
+
+    assert {"scan", "search", "read_file", "edit_file", "run_tests"} <= set(calls(every))
+    for missing in ("search", "read_file", "run_tests"):
+        shown = calls([t for t in every if t.name != missing])
+        assert missing not in shown
+        assert "scan" in shown
+    assert calls([]) == []
 
 
 # The streamed answer --------------------------------------------------------------------

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
-from foehn_lsp.providers.local.provider import LocalProvider, canonical, must_act
+from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, canonical, must_act
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
     ToolCall,
+    ToolDefinition,
     ToolResultMessage,
     UserMessage,
 )
@@ -81,6 +83,78 @@ def test_the_examples_edit_code_and_then_run_the_tests(registry: ToolRegistry) -
     ]
     edit = calls.index("edit_file", calls.index("run_tests"))
     assert "run_tests" in calls[edit:]
+
+
+def _with_investigate(registry: ToolRegistry) -> list[ToolDefinition]:
+    """The catalogue ``foehn run`` offers: the tools, then ``investigate``."""
+    investigate = ToolDefinition(
+        name="investigate",
+        description="Answer one question with a read-only sub-run.",
+        parameters={
+            "type": "object",
+            "properties": {"question": {"type": "string"}},
+            "required": ["question"],
+        },
+    )
+    return [*registry.definitions(), investigate]
+
+
+def _named(messages: Sequence[Mapping[str, str]]) -> set[str]:
+    """The left-out tools ``messages`` name as a tool: listed with their arguments, or called."""
+    return {
+        name
+        for name in LEFT_OUT
+        for m in messages
+        if f"- {name}(" in m["content"] or json.dumps({"tool": name})[:-1] in m["content"]
+    }
+
+
+async def test_the_tools_it_misuses_are_in_neither_the_prompt_nor_the_schema(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """todo, outline and investigate are left out even when the catalogue offers them; the
+    rest of the catalogue (read_symbol too) is offered, and the examples call only those."""
+    catalogue = _with_investigate(registry)
+    names = {t.name for t in catalogue}
+    assert names >= LEFT_OUT
+    kept = names - LEFT_OUT
+    assert "read_symbol" in kept
+    provider = fake_provider(_call({"tool": "scan", "arguments": {"pattern": "*.py"}}))
+    fixed = provider.fixed_prompt(catalogue)
+    assert _named(fixed.messages) == set()
+    assert all(f"- {name}(" in fixed.messages[0]["content"] for name in kept)
+    called = {
+        json.loads(m["content"])["tool"]
+        for m in fixed.messages
+        if m["role"] == "assistant" and '"tool"' in m["content"]
+    }
+    assert called
+    assert called <= kept
+    assert provider.fixed_prompt(registry.definitions()) == fixed  # one prompt, one saved state
+
+    response = await provider.complete([UserMessage(content="list the Python files")], catalogue)
+    assert [c.name for c in response.message.tool_calls] == ["scan"]
+    [body] = _chat_bodies(tmp_path / "states")
+    schema = body["response_format"]["json_schema"]["schema"]
+    offered = {
+        c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]
+    }
+    assert offered == kept - {"edit_file"}  # an edit only once a file has been read
+    assert _named(body["messages"]) == set()
+
+
+async def test_a_catalogue_of_only_left_out_tools_still_gets_an_answer(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    only = [t for t in _with_investigate(registry) if t.name in LEFT_OUT]
+    assert {t.name for t in only} == LEFT_OUT
+    provider = fake_provider({"chunks": answer_chunks("Hello! How can I help?")})
+    response = await provider.complete([UserMessage(content="Say hello")], only)
+    assert response.message.content == "Hello! How can I help?"
+    assert not response.message.tool_calls
+    [body] = _chat_bodies(tmp_path / "states")
+    assert body["response_format"]["json_schema"]["schema"]["required"] == ["answer"]
+    assert _named(body["messages"]) == set()
 
 
 def test_a_long_tool_result_is_cut_to_what_the_window_allows(registry: ToolRegistry) -> None:
