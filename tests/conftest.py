@@ -252,31 +252,14 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cache
 
 
-WARMED = "FOEHN_TEST_MODEL_HOME"
-"""A user cache that ``scripts/test`` fills beside its installs and checks: it runs ``foehn run``
-with the embedded model there once (assembling the model and reading and saving the fixed
-prompt, minutes on 2 cores) under an exclusive lock on its ``.warming``, so that the model's
-tests start from the saved prompt instead of waiting for that read on the run's longest path."""
-
-
 @pytest.fixture(scope="session")
-def model_home(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
     """A user cache (``XDG_CACHE_HOME``) for the tests that run the embedded model, holding the
     run's one assembled model (linked, not copied) and the fixed prompts' saved states. Those
     tests share one worker (``GROUPS``) and so this folder: only the first to read a fixed
-    prompt pays for it (minutes on 2 busy cores); every later process restores it. With
-    ``WARMED`` set, that folder, once its warm-up is over."""
+    prompt pays for it (minutes on 2 busy cores); every later process restores it."""
     from foehn_lsp.providers.local import MODEL_NAME, ensure_model
 
-    if warmed := os.environ.get(WARMED):
-        root = Path(warmed)
-        with _locked(root / ".warming", within=1800):
-            pass  # what the warm-up did not do (it failed, say), the tests do
-        models = root / "foehn" / "models"
-        models.mkdir(parents=True, exist_ok=True)
-        ensure_model(models)
-        return root
-    model_cache: Path = request.getfixturevalue("model_cache")
     root = tmp_path_factory.mktemp("model-home")
     models = root / "foehn" / "models"
     models.mkdir(parents=True)
