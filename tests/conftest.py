@@ -147,6 +147,7 @@ PROCESS_TIER = (
     "mcp/test_writes.py",
     "mcp_server/",
     "providers/local/test_local_model.py",
+    "providers/local/test_model_file.py",
     "sandbox/test_anywhere.py",
     "sandbox/test_attacks.py",
     "sandbox/test_no_sandbox.py",

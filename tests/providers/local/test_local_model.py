@@ -6,7 +6,6 @@ every wait has a generous timeout and nothing is timed."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import subprocess
@@ -22,14 +21,11 @@ import pytest
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.config import Settings
-from foehn_lsp.errors import ConfigError, ProviderRequestError
+from foehn_lsp.errors import ProviderRequestError
 from foehn_lsp.providers.local import (
     MODEL_NAME,
     MODEL_SHA256,
-    MODEL_SIZE,
-    PARTS,
     LocalProvider,
-    ensure_model,
     is_available,
 )
 from foehn_lsp.providers.local.engine import Engine, EngineSettings, engine_for
@@ -81,34 +77,6 @@ def _no_sub_runs(tools: ToolRegistry) -> TurnExecutor:
 
 async def _close(local: LocalProvider) -> None:
     (await local.engine()).close()
-
-
-def test_the_assembled_model_is_verified(model_file: Path) -> None:
-    digest = hashlib.sha256()
-    with open(model_file, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    assert digest.hexdigest() == MODEL_SHA256
-
-
-def test_anything_but_the_expected_file_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="refusing to load them"):
-        ensure_model(tmp_path, parts=PARTS[:1])
-    assert list(tmp_path.iterdir()) == []  # nothing half-assembled is left behind
-
-
-def test_a_file_changed_after_it_was_verified_is_verified_again(tmp_path: Path) -> None:
-    """The stamp spares later processes the hashing, but only while the file is unchanged."""
-    target = ensure_model(tmp_path)
-    with open(target, "r+b") as handle:  # same size, one byte different
-        handle.seek(MODEL_SIZE // 2)
-        byte = handle.read(1)
-        handle.seek(MODEL_SIZE // 2)
-        handle.write(bytes([byte[0] ^ 0xFF]))
-    rebuilt = ensure_model(tmp_path)
-    with open(rebuilt, "rb") as handle:
-        handle.seek(MODEL_SIZE // 2)
-        assert handle.read(1) == byte
 
 
 def _exotic_tool() -> ToolDefinition:
