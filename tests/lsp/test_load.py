@@ -71,7 +71,7 @@ async def test_twenty_runs_at_once_stay_correct_while_code_actions_arrive(
 
 async def test_finished_runs_leave_nothing_behind(root: Path, model: ModelServer) -> None:
     model.script(*[echo] * 2000)
-    async with raw_server(root, model) as client:
+    async with raw_server(root, model, own_process=True) as client:
         await initialized(client, root)
 
         async def batch(first: int, count: int) -> None:

@@ -8,13 +8,13 @@ import asyncio
 import contextlib
 import json
 import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from foehn_lsp.testing import ModelServer
+from preloaded import FOEHN_ARGV, foehn_argv
 
 NO_REPLY = object()
 """A handler's return value that leaves the server's request unanswered."""
@@ -163,12 +163,15 @@ def server_env(root: Path, model: ModelServer, **extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def raw_server(root: Path, model: ModelServer, **extra: str) -> AsyncIterator[RawClient]:
+async def raw_server(
+    root: Path, model: ModelServer, *, own_process: bool = False, **extra: str
+) -> AsyncIterator[RawClient]:
+    """``foehn serve`` in ``root``, forked from the preloaded interpreter (``preloaded.py``); a
+    new interpreter of its own with ``own_process``, for a test that reads the process by its
+    id (memory, descendants)."""
+    command = [*FOEHN_ARGV, "serve"] if own_process else foehn_argv("serve")
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "foehn_lsp",
-        "serve",
+        *command,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         env=server_env(root, model, **extra),

@@ -62,7 +62,7 @@ async def test_closing_stdin_during_a_command_ends_the_server_and_its_child(
     if sandbox == "auto" and not system_sandbox().available:
         pytest.skip(system_sandbox().note)
     model.script(Turn(tool_calls=[SLEEPER]), Turn(text="never"))
-    async with raw_server(app, model, FOEHN_SANDBOX=sandbox) as client:
+    async with raw_server(app, model, own_process=True, FOEHN_SANDBOX=sandbox) as client:
         client.handlers["foehn/confirm"] = lambda params: {"decision": "allow"}
         await initialized(client, app, confirm_request=True)
         client.request("workspace/executeCommand", {"command": "foehn.run", "arguments": ["x"]})
