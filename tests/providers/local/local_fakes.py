@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,13 @@ def answer_chunks(text: str, size: int = 4) -> list[str]:
     """``{"answer": text}`` as the model would stream it, ``size`` characters at a time."""
     raw = json.dumps({"answer": text})
     return [raw[i : i + size] for i in range(0, len(raw), size)]
+
+
+def example_calls(messages: Sequence[Mapping[str, str]]) -> list[str]:
+    """The tools the fixed prompt's examples call, in order (each example step is one JSON
+    object: a call or an answer)."""
+    steps = (json.loads(m["content"]) for m in messages if m["role"] == "assistant")
+    return [step["tool"] for step in steps if "tool" in step]
 
 
 def requests(states: Path) -> list[dict[str, Any]]:

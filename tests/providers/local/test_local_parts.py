@@ -25,6 +25,7 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.tools import ToolRegistry
+from providers.local.local_fakes import example_calls
 
 # The step schema ------------------------------------------------------------------------
 
@@ -86,12 +87,7 @@ def test_an_example_is_left_out_when_the_catalogue_lacks_one_of_its_tools(
     every = registry.definitions()
 
     def calls(tools: list[ToolDefinition]) -> list[str]:
-        chat = fixed_messages(tools, 1000)
-        return [
-            json.loads(m["content"])["tool"]
-            for m in chat
-            if m["role"] == "assistant" and '"tool"' in m["content"]
-        ]
+        return example_calls(fixed_messages(tools, 1000))
 
     assert {"scan", "search", "read_file", "edit_file", "run_tests"} <= set(calls(every))
     for missing in ("search", "read_file", "run_tests"):

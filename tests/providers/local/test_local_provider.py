@@ -7,6 +7,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.investigate import investigate_tool, with_investigate
+from foehn_lsp.config import Settings
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, canonical, must_act
 from foehn_lsp.providers.messages import (
@@ -18,7 +21,7 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.tools import ToolRegistry
-from providers.local.local_fakes import MakeProvider, answer_chunks, requests
+from providers.local.local_fakes import MakeProvider, answer_chunks, example_calls, requests
 
 
 def _chat_bodies(states: Path) -> list[dict[str, Any]]:
@@ -76,27 +79,24 @@ def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry)
 
 def test_the_examples_edit_code_and_then_run_the_tests(registry: ToolRegistry) -> None:
     fixed = LocalProvider(model_path=Path("unused.gguf")).fixed_prompt(registry.definitions())
-    calls = [
-        json.loads(m["content"]).get("tool")
-        for m in fixed.messages
-        if m["role"] == "assistant" and "tool" in m["content"]
-    ]
+    calls = example_calls(fixed.messages)
     edit = calls.index("edit_file", calls.index("run_tests"))
     assert "run_tests" in calls[edit:]
 
 
 def _with_investigate(registry: ToolRegistry) -> list[ToolDefinition]:
     """The catalogue ``foehn run`` offers: the tools, then ``investigate``."""
-    investigate = ToolDefinition(
-        name="investigate",
-        description="Answer one question with a read-only sub-run.",
-        parameters={
-            "type": "object",
-            "properties": {"question": {"type": "string"}},
-            "required": ["question"],
-        },
+    tool = investigate_tool(
+        provider=LocalProvider(model_path=Path("unused.gguf")),
+        settings=Settings(),
+        tools=registry,
+        calls=_no_sub_runs,
     )
-    return [*registry.definitions(), investigate]
+    return with_investigate(registry, tool).definitions()
+
+
+def _no_sub_runs(tools: ToolRegistry) -> TurnExecutor:
+    raise AssertionError("these tests read the catalogue; none calls investigate")
 
 
 def _named(messages: Sequence[Mapping[str, str]]) -> set[str]:
@@ -123,11 +123,7 @@ async def test_the_tools_it_misuses_are_in_neither_the_prompt_nor_the_schema(
     fixed = provider.fixed_prompt(catalogue)
     assert _named(fixed.messages) == set()
     assert all(f"- {name}(" in fixed.messages[0]["content"] for name in kept)
-    called = {
-        json.loads(m["content"])["tool"]
-        for m in fixed.messages
-        if m["role"] == "assistant" and '"tool"' in m["content"]
-    }
+    called = set(example_calls(fixed.messages))
     assert called
     assert called <= kept
     assert provider.fixed_prompt(registry.definitions()) == fixed  # one prompt, one saved state
