@@ -239,8 +239,11 @@ async function accessibility() {
   // Stops when Tab leaves the view (in the editor, Tab would type).
   for (let i = 0; i < 40 && !reached.includes("send"); i++) {
     await page.keyboard.press("Tab");
-    const focused = await chat().locator(":focus").evaluate((e) => e.id || e.getAttribute("data-action") || e.tagName)
-      .catch(() => undefined);
+    // Read at once: a locator for :focus would wait out its timeout once the focus has left.
+    const focused = await chat().locator("body").evaluate(() => {
+      const e = document.activeElement;
+      return e && e !== document.body ? e.id || e.getAttribute("data-action") || e.tagName : undefined;
+    });
     if (!focused) {
       break;
     }
@@ -490,7 +493,7 @@ async function fullTask() {
   await failure.waitFor({ state: "visible", timeout: LONG });
   report.errorCard = await failure.innerText();
   await shot("error-card-refused-key.png");
-  report.notices = await page.locator(".notifications-toasts").innerText().catch(() => "");
+  report.notices = (await page.locator(".notifications-toasts").allInnerTexts()).join("\n");
   await failure.locator('button[data-action="retry"]').click();
   step("a refused key shows its card; Retry asks again");
 
