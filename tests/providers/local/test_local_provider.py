@@ -50,6 +50,7 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt("     1\tport = 8080")
     assert copies_tool_output_or_prompt("Reply with the next tool call, or with the answer")
     assert copies_tool_output_or_prompt("I added the line lint at the end of tasks.txt.")
+    assert copies_tool_output_or_prompt("I have 3 tool iterations left, so I will stop here.")
     assert not copies_tool_output_or_prompt("I added lint to tasks.txt.", "Add lint to tasks.txt")
     assert not copies_tool_output_or_prompt("config/settings.toml sets port 8080.")
     assert not copies_tool_output_or_prompt("42")

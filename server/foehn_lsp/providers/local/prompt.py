@@ -287,13 +287,17 @@ PROMPT_PIECES = (
     "Reply with exactly one JSON",
     "You already called",
     "its result is above",
+    # The loop's budget notes ("[Foehn] 3 tool iterations left in this run. ..."): a small model
+    # answered "I have 3 tool iterations left" instead of saying what it had done.
+    "tool iteration",
+    "tokens left in this run",
 )
 
 
 def copies_tool_output_or_prompt(answer: str, conversation_text: str = "") -> bool:
     """Whether ``answer`` is a copy of a tool result's header or numbered lines, carries this
-    module's prompt text, or names something only the examples have (when it does not occur
-    in ``conversation_text``), rather than an answer in words."""
+    module's prompt text or the loop's budget notes, or names something only the examples have
+    (when it does not occur in ``conversation_text``), rather than an answer in words."""
     if COPIED_LINES.search(answer) or any(p in answer for p in PROMPT_PIECES):
         return True
     return any(name in answer and name not in conversation_text for name in EXAMPLE_NAMES)
