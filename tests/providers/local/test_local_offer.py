@@ -24,7 +24,7 @@ def _server(models: list[dict[str, Any]] | None, *, hang: bool = False) -> Threa
 
         def do_GET(self) -> None:
             if hang:
-                threading.Event().wait(5)
+                threading.Event().wait(1)  # answers nothing, then closes
                 return
             body = json.dumps({"object": "list", "data": models}).encode()
             self.send_response(200 if self.path == "/v1/models" else 404)
