@@ -156,6 +156,19 @@ class _State:
         return self.input_tokens + self.output_tokens
 
 
+def iterations_note(left: int) -> str:
+    """The warning the model gets when ``left`` tool iterations remain."""
+    return (
+        f"[Foehn] {left} tool iteration{'s' if left != 1 else ''} left in this run. "
+        "Finish the most important part, then answer with what you did and what is left."
+    )
+
+
+def tokens_note(left: int) -> str:
+    """The warning the model gets when ``left`` tokens of the budget remain."""
+    return f"[Foehn] {left:,} tokens left in this run's budget. Wrap up soon."
+
+
 def _signature(call: ToolCall) -> str:
     try:
         arguments = json.dumps(json.loads(call.arguments), sort_keys=True)
@@ -542,17 +555,10 @@ class Agent:
         left = self.settings.max_tool_iterations - state.iterations
         if left <= WARN_ITERATIONS_LEFT and "iterations" not in state.warned:
             state.warned.add("iterations")
-            return (
-                f"[Foehn] {left} tool iteration{'s' if left != 1 else ''} left in this run. "
-                "Finish the most important part, then answer with what you did and what "
-                "is left."
-            )
+            return iterations_note(left)
         if state.tokens >= 0.8 * self.settings.token_budget and "tokens" not in state.warned:
             state.warned.add("tokens")
-            return (
-                f"[Foehn] {self.settings.token_budget - state.tokens:,} tokens left in this "
-                "run's budget. Wrap up soon."
-            )
+            return tokens_note(self.settings.token_budget - state.tokens)
         return None
 
     async def _wrap_up(

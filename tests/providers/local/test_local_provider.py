@@ -9,6 +9,7 @@ from typing import Any
 
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.investigate import investigate_tool, with_investigate
+from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, canonical, must_act
@@ -51,6 +52,9 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt("Reply with the next tool call, or with the answer")
     assert copies_tool_output_or_prompt("I added the line lint at the end of tasks.txt.")
     assert copies_tool_output_or_prompt("I have 3 tool iterations left, so I will stop here.")
+    # The loop's own budget notes, whatever their wording becomes, are recognised.
+    assert copies_tool_output_or_prompt(iterations_note(1))
+    assert copies_tool_output_or_prompt(tokens_note(2_000))
     assert not copies_tool_output_or_prompt("I added lint to tasks.txt.", "Add lint to tasks.txt")
     assert not copies_tool_output_or_prompt("config/settings.toml sets port 8080.")
     assert not copies_tool_output_or_prompt("42")
