@@ -87,3 +87,21 @@ async def test_a_child_that_cannot_be_limited_never_runs_its_program(root: Path)
     done = await _run(root, Handshake(limits, group=None, processes=False), [])
     assert done.exit_code == 0, done.output
     assert (root / "ran.txt").read_text() == "ran\n"
+
+
+async def test_a_child_that_ends_once_limited_is_left_for_bubblewrap_to_explain() -> None:
+    """A child that could not bind a path ends right after it was limited; letting it go then
+    meets a closed pipe. That is no failure to start: bubblewrap's own message says why (the
+    runner makes it a SandboxViewError), as when the child is gone before it is limited."""
+    limits = system_sandbox().machine().limits
+    shake = Handshake(limits, group=None, processes=False)
+    stand_in = await asyncio.create_subprocess_exec("sleep", "30")  # limited like the child
+    try:
+        info, _block = shake.child_fds
+        os.write(info, f'{{"child-pid": {stand_in.pid}}}'.encode())
+        # No process holds the block pipe's read end once release closes Foehn's copy.
+        await shake.release(stand_in.pid)
+    finally:
+        shake.close()
+        stand_in.kill()
+        await stand_in.wait()

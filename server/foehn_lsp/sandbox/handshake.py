@@ -78,7 +78,10 @@ class Handshake:
             return  # it could not build the view and is gone: bubblewrap says why
         except OSError as exc:
             raise LimitsNotSetError(str(exc)) from exc
-        os.write(self._block_write, b"\n")
+        try:
+            os.write(self._block_write, b"\n")
+        except BrokenPipeError:
+            return  # the child ended after it was limited (a path it could not bind): as above
 
     def close(self) -> None:
         """Close what is still open (after the process group is gone)."""
