@@ -3,12 +3,13 @@
 Plain tasks: twenty-four over two small workspaces it has never seen (a Python package and a
 small JavaScript site): finding files, reading a value, finding a definition, creating,
 appending to and editing files, and one question that needs no tool. Multi-step tasks: twelve
-changes to a small Python project with tests (fix an off-by-one until its test passes, rename a
-function across files, add a function with a test, bump a version in two files, guard a
-ZeroDivisionError, add a flag, delete a dead module, a changelog entry, ...). Each task runs
-the real loop with the real tools on a fresh copy of its workspace, every call approved, and
-is checked by its effect (the files afterwards, the project's code and tests run) or its answer
-(the expected words, and no prompt text or raw tool output).
+changes to a small Python project whose tests pass but for the bug a task is about (fix an
+off-by-one until its test passes, rename a function across files, add a function with a test,
+bump a version in two files, guard a ZeroDivisionError, add a flag, delete a dead module, a
+changelog entry, ...). Each task runs the real loop with the real tools on a fresh copy of its
+workspace, every call approved, and is checked by its effect (the files afterwards, the
+project's code and tests run) or its answer (the expected words, and no prompt text or raw tool
+output).
 
 Reported per group: tasks right, seconds per task (median and worst), time to the first token
 of each task's first step, the load average, and the model's load time (before the clock
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,8 +273,8 @@ SHOP = {
     "        return calc_total(self.prices)\n\n\ndef parse_quantity(text):\n"
     "    return int(text)\n",
     "src/shop/listing.py": "def last_n(items, n):\n"
-    '    """The last n items."""\n    return items[-n - 1 :]\n',
-    "src/shop/greet.py": 'def greeting(name):\n    return f"Helo, {name}!"\n',
+    '    """The last n items."""\n    return items[-n:]\n',
+    "src/shop/greet.py": 'def greeting(name):\n    return f"Hello, {name}!"\n',
     "src/shop/old_utils.py": "def unused_helper():\n    return None\n",
     "src/shop/client.py": "import urllib.request\n\n\ndef fetch(url, timeout=10):\n"
     "    return urllib.request.urlopen(url, timeout=timeout).read()\n",
@@ -288,7 +290,17 @@ SHOP = {
     "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
     "tests/test_greet.py": "from shop.greet import greeting\n\n\ndef test_greeting():\n"
     '    assert greeting("Ann") == "Hello, Ann!"\n',
+    "tests/test_cart.py": "from shop.cart import Cart, parse_quantity\n\n\ndef test_cart():\n"
+    "    cart = Cart()\n    cart.add(2)\n    cart.add(3)\n    assert cart.total() == 5\n\n\n"
+    "def test_parse_quantity():\n    assert parse_quantity('7') == 7\n",
 }
+"""A project whose tests pass: each task that needs a bug gets its own copy with just that bug,
+so the tests a task runs fail only for what the task is about."""
+OFF_BY_ONE = SHOP | {
+    "src/shop/listing.py": "def last_n(items, n):\n"
+    '    """The last n items."""\n    return items[-n - 1 :]\n',
+}
+TYPO = SHOP | {"src/shop/greet.py": 'def greeting(name):\n    return f"Helo, {name}!"\n'}
 
 
 def python(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -325,13 +337,27 @@ def unchanged(path: str, files: dict[str, str]) -> Check:
 
 
 def nowhere(word: str) -> Check:
+    """No file of the project has ``word`` (caches left out)."""
     return lambda root, _answer: (
         not any(
-            word in p.read_text()
+            word.encode() in p.read_bytes()
             for p in root.rglob("*")
-            if p.is_file() and ".pytest" not in str(p)
+            if p.is_file() and not {"__pycache__", ".pytest_cache"} & set(p.parts)
         )
     )
+
+
+def declares(path: str, project: dict[str, str]) -> Check:
+    """``path`` is TOML whose ``[project]`` table has these values (whatever the quotes)."""
+
+    def check(root: Path, _answer: str) -> bool:
+        try:
+            table = tomllib.loads((root / path).read_text()).get("project", {})
+        except (OSError, tomllib.TOMLDecodeError):
+            return False
+        return all(table.get(key) == value for key, value in project.items())
+
+    return check
 
 
 def gone(path: str) -> Check:
@@ -345,17 +371,17 @@ def every(*checks: Check) -> Check:
 MULTI = [
     Task(
         id="ms-offbyone",
-        workspace=SHOP,
+        workspace=OFF_BY_ONE,
         kind="effect",
         prompt="The test in tests/test_listing.py fails. Fix the bug in the code so it passes.",
-        check=every(passes("tests/test_listing.py"), unchanged("tests/test_listing.py", SHOP)),
+        check=every(passes(), unchanged("tests/test_listing.py", SHOP)),
     ),
     Task(
         id="ms-typo",
-        workspace=SHOP,
+        workspace=TYPO,
         kind="effect",
         prompt="Fix the typo in src/shop/greet.py so that tests/test_greet.py passes.",
-        check=every(passes("tests/test_greet.py"), unchanged("tests/test_greet.py", SHOP)),
+        check=every(passes(), unchanged("tests/test_greet.py", SHOP)),
     ),
     Task(
         id="ms-rename",
@@ -366,7 +392,7 @@ MULTI = [
         check=every(
             nowhere("calc_total"),
             file_has("src/shop/pricing.py", "def compute_total"),
-            passes("tests/test_pricing.py"),
+            passes(),
         ),
     ),
     Task(
@@ -378,7 +404,7 @@ MULTI = [
         check=every(
             prints("from shop.pricing import is_even; print(is_even(4), is_even(3))", "True False"),
             file_has("tests/test_pricing.py", "is_even"),
-            passes("tests/test_pricing.py"),
+            passes(),
         ),
     ),
     Task(
@@ -387,8 +413,10 @@ MULTI = [
         kind="effect",
         prompt="Bump the version to 1.4.0 in pyproject.toml and in src/shop/__init__.py.",
         check=every(
-            file_has("pyproject.toml", 'version = "1.4.0"', 'name = "shop"', absent=("1.3.2",)),
-            file_has("src/shop/__init__.py", '__version__ = "1.4.0"', absent=("1.3.2",)),
+            passes(),
+            declares("pyproject.toml", {"name": "shop", "version": "1.4.0"}),
+            prints("import shop; print(shop.__version__)", "1.4.0"),
+            nowhere("1.3.2"),
         ),
     ),
     Task(
@@ -401,7 +429,7 @@ MULTI = [
             prints(
                 "from shop.pricing import average; print(average([]), average([1, 2]))", "0.0 1.5"
             ),
-            passes("tests/test_pricing.py"),
+            passes(),
         ),
     ),
     Task(
@@ -411,13 +439,14 @@ MULTI = [
         prompt="Add a --verbose flag to src/shop/cli.py; with it, the program first prints "
         "'verbose mode'.",
         check=every(
+            passes(),
             prints(
                 "import sys; sys.argv = ['cli', '--verbose', '--name', 'Ann']; "
                 "from shop.cli import main; main()",
-                "verbose mode\nHelo, Ann!",
+                "verbose mode\nHello, Ann!",
             ),
             prints(
-                "import sys; sys.argv = ['cli']; from shop.cli import main; main()", "Helo, world!"
+                "import sys; sys.argv = ['cli']; from shop.cli import main; main()", "Hello, world!"
             ),
         ),
     ),
@@ -426,7 +455,9 @@ MULTI = [
         workspace=SHOP,
         kind="effect",
         prompt="Delete src/shop/old_utils.py; nothing uses it.",
-        check=every(gone("src/shop/old_utils.py"), unchanged("src/shop/pricing.py", SHOP)),
+        check=every(
+            passes(), gone("src/shop/old_utils.py"), unchanged("src/shop/pricing.py", SHOP)
+        ),
     ),
     Task(
         id="ms-changelog",
@@ -436,7 +467,8 @@ MULTI = [
         "the line: - Added the export command",
         check=lambda root, _answer: (
             (root / "CHANGELOG.md").is_file()
-            and "- Added the export command" in (text := (root / "CHANGELOG.md").read_text())
+            and (text := (root / "CHANGELOG.md").read_text()).startswith("# Changelog\n")
+            and "- Added the export command" in text
             and "## 0.3.0" in text
             and text.index("## 0.3.0") < text.index("## 0.2.0")
             and "- Added carts" in text
@@ -449,6 +481,7 @@ MULTI = [
         kind="effect",
         prompt="Set the port to 9090 in both config/dev.toml and config/prod.toml.",
         check=every(
+            passes(),
             file_has("config/dev.toml", "port = 9090", 'host = "localhost"', absent=("8000",)),
             file_has("config/prod.toml", "port = 9090", 'host = "shop.example"', absent=("8000",)),
         ),
@@ -460,6 +493,7 @@ MULTI = [
         prompt="Change the default timeout of fetch in src/shop/client.py from 10 to 30 "
         "seconds, and update README.md where it says 10.",
         check=every(
+            passes(),
             file_has("src/shop/client.py", "timeout=30", absent=("timeout=10",)),
             file_has("README.md", "30 seconds", absent=("10 seconds",)),
         ),
@@ -470,9 +504,12 @@ MULTI = [
         kind="effect",
         prompt="parse_quantity('') in src/shop/cart.py raises ValueError. Make it return 0 for "
         "an empty string.",
-        check=prints(
-            "from shop.cart import parse_quantity; print(parse_quantity(''), parse_quantity('7'))",
-            "0 7",
+        check=every(
+            passes(),
+            prints(
+                "from shop.cart import parse_quantity as q; print(q(''), q('7'))",
+                "0 7",
+            ),
         ),
     ),
 ]
