@@ -118,6 +118,23 @@ async def test_true_claims_and_questions_pass_unchecked(app: Path, ctx: ToolCont
     assert len(provider.requests) == 1
 
 
+async def test_a_questions_answer_streams_by_sentence_even_where_it_reads_like_a_claim(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Claims are held back only in a turn whose claims are checked: in an answer to a question,
+    "lists are created with ..." is not a claim about the workspace, and streams at once."""
+    answer = "Lists are created with square brackets. They are mutable. They keep their order."
+    question = ("Explain what a Python list is", [say(answer)], 3)
+    change = ("Add lint to tasks.txt", [calls(READ), calls(GOOD_EDIT), say(answer)], 1)
+    for task, turns, pieces in (question, change):
+        runner, _ = agent(turns, enable_streaming=True)
+        events = Recorder()
+        await runner.run_turn(TurnRequest(task=task), ctx, events)
+        deltas = [e.text for e in events.of(TextDelta)]
+        assert "".join(deltas) == answer
+        assert len(deltas) == pieces, deltas
+
+
 async def test_an_answer_right_after_a_failed_change_is_sent_back_for_a_tool_call(
     app: Path, ctx: ToolContext
 ) -> None:

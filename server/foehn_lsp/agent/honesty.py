@@ -196,12 +196,14 @@ def check_claim(
 
 
 class HeldText:
-    """A response's text on its way to the person: sentences stream at once, except that from
-    the first sentence that claims a change on, the text waits until the loop ``release``s it
-    (the answer stands) or ``drop``s it (the answer goes back to the model, or is withheld)."""
+    """A response's text on its way to the person: sentences stream at once, except that, while
+    claims are ``checked`` (the turn asks for a change or tried one), from the first sentence
+    that claims a change on, the text waits until the loop ``release``s it (the answer stands)
+    or ``drop``s it (the answer goes back to the model, or is withheld)."""
 
-    def __init__(self, send: Callable[[str], None]) -> None:
+    def __init__(self, send: Callable[[str], None], checked: Callable[[], bool]) -> None:
         self._send = send
+        self._checked = checked
         self._pending = ""
         self._held = ""
 
@@ -212,7 +214,7 @@ class HeldText:
                 self._pending[: end.end()],
                 self._pending[end.end() :],
             )
-            if self._held or claims_change(sentence):
+            if self._held or (claims_change(sentence) and self._checked()):
                 self._held += sentence
             else:
                 self._send(sentence)

@@ -156,6 +156,12 @@ class _State:
         return self.input_tokens + self.output_tokens
 
 
+def _claims_checked(state: _State) -> bool:
+    """Whether an answer that claims a change is checked against the files changed: the turn
+    asks for a change or tried one (a question's answer may say "lists are created with …")."""
+    return state.mode != "plan" and (state.attempted or honesty.asks_for_change(state.task))
+
+
 def iterations_note(left: int) -> str:
     """The warning the model gets when ``left`` tool iterations remain."""
     return (
@@ -226,7 +232,9 @@ class Agent:
         messages: list[Message] = [system, *earlier, UserMessage(content=task)]
         state = _State(
             messages=messages,
-            text=honesty.HeldText(lambda piece: emit(TextDelta(text=piece))),
+            text=honesty.HeldText(
+                lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
+            ),
             task=request.task,
             mode=request.mode,
             guard=PlanGuard(request.mode == "plan"),
@@ -384,7 +392,7 @@ class Agent:
         return [*on_disk, *(path for path in by_calls if path not in on_disk)]
 
     def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
-        if state.mode == "plan" or not (state.attempted or honesty.asks_for_change(state.task)):
+        if not _claims_checked(state):
             return None
         return honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
 
