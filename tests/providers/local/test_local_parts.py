@@ -14,7 +14,12 @@ import pytest
 from foehn_lsp.providers.local.answer import HOLD, AnswerStream
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt, fixed_messages
 from foehn_lsp.providers.local.schema import constraining, inline_refs, step_schema
-from foehn_lsp.providers.local.seen import MAX_CHOICES, old_text_choices, seen_files
+from foehn_lsp.providers.local.seen import (
+    MAX_CHOICES,
+    definitions,
+    old_text_choices,
+    seen_files,
+)
 from foehn_lsp.providers.local.states import MAX_STATES, PromptStates, StateKey
 from foehn_lsp.providers.messages import (
     AssistantMessage,
@@ -306,6 +311,24 @@ def test_old_text_choices_are_spans_found_once() -> None:
     assert "\n" not in choices
     assert {"y = 2", "z = 3", "x = 1\ny = 2", "\nx = 1\ny = 2"} <= set(choices)
     assert len(old_text_choices(["\n".join(f"line {n}" for n in range(1000))])) == MAX_CHOICES
+
+
+def test_whole_definitions_come_first_among_the_choices() -> None:
+    """A function is offered whole (decorators, a header over two lines, its body, blank lines
+    inside), a method inside a class too, and a brace-closed function with its brace."""
+    source = (
+        "import os\n\n\n@cache\ndef f(a,\n      b):\n    if a:\n\n        return b\n"
+        "    return a\n\n\nclass C:\n    def m(self):\n        return 1\n\n"
+        "function g() {\n  return 1;\n}\nx = 1"
+    )
+    function = "@cache\ndef f(a,\n      b):\n    if a:\n\n        return b\n    return a"
+    method = "    def m(self):\n        return 1"
+    brace = "function g() {\n  return 1;\n}"
+    assert definitions(source) == [function, "class C:\n" + method, method, brace]
+    assert old_text_choices([source])[:4] == definitions(source)
+    assert "x = 1" in old_text_choices([source])
+    assert definitions("def f():\n    pass\ndef f():\n    pass") == ["def f():\n    pass"] * 2
+    assert "def f():\n    pass" not in old_text_choices(["def f():\n    pass\ndef f():\n    pass"])
 
 
 def test_an_edit_of_a_file_read_may_only_name_its_lines(registry: ToolRegistry) -> None:

@@ -2,8 +2,9 @@
 
 A system prompt lists the tools and the rules that fix its usual misses; example exchanges
 follow as real chat turns (single calls, a plain answer, and multi-step episodes: find then
-read, read then edit, run the tests, fix, run them again); then the conversation, with tool
-results as user turns. The model replies with one JSON object, a tool call or an answer.
+read, read then edit a line or a whole function, run the tests, fix, run them again); then the
+conversation, with tool results as user turns. The model replies with one JSON object, a tool
+call or an answer.
 
 Everything up to the conversation (``fixed_messages``) is identical on every step and every
 turn of every session with the same catalogue, so llama.cpp computes it once and the engine
@@ -42,7 +43,10 @@ Rules:
 use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
 - To change an existing file, even to add a line at its end, read_file it and then use \
-edit_file. write_file is for new files. After changing code, run_tests if there are tests.
+edit_file. Its old_text is one line of the file, or a whole function as the file shows it; \
+new_text replaces it, each line with its indentation. To change code inside a function, \
+replace the whole function. write_file is for new files. After changing code, run_tests if \
+there are tests.
 - When a test fails, fix the code it tests; change the test only if asked to.
 - Say that you changed something only after the tool that changed it succeeded.
 - The answer is for the person: one or two sentences that answer the question with the names \
@@ -144,26 +148,37 @@ EPISODES: list[tuple[str, list[Step], str]] = [
             (
                 "run_tests",
                 {},
-                "$ python -m pytest\n(in .; exit 1; 0.4 s)\nFAILED tests/test_units.py::test_km"
-                "\nE   assert 1.6 == 1.609\nE    +  where 1.6 = to_km(1)\n1 failed, 3 passed",
+                "$ python -m pytest\n(in .; exit 1; 0.4 s)\nFAILED tests/test_bounds.py::test_"
+                "high\nE   assert 15 == 10\nE    +  where 15 = clamp(15, 0, 10)\n1 failed, 3 "
+                "passed",
             ),
             (
                 "read_file",
-                {"path": "units.py"},
-                "units.py: lines 1-2 of 2\n     1\tdef to_km(miles):\n     2\t"
-                "    return miles * 1.6",
+                {"path": "bounds.py"},
+                "bounds.py: lines 1-8 of 8\n     1\tdef clamp(value, low, high):\n     2\t"
+                "    if value < low:\n     3\t        return low\n     4\t    return value\n"
+                "     5\t\n     6\t\n     7\tdef double(x):\n     8\t    return 2 * x",
             ),
             (
                 "edit_file",
                 {
-                    "path": "units.py",
-                    "edits": [{"old_text": "miles * 1.6", "new_text": "miles * 1.609"}],
+                    "path": "bounds.py",
+                    "edits": [
+                        {
+                            "old_text": "def clamp(value, low, high):\n    if value < low:\n"
+                            "        return low\n    return value",
+                            "new_text": "def clamp(value, low, high):\n    if value < low:\n"
+                            "        return low\n    if value > high:\n        return high\n"
+                            "    return value",
+                        }
+                    ],
                 },
-                "edit units.py (1 block)",
+                "edit bounds.py (1 block)",
             ),
             ("run_tests", {}, "$ python -m pytest\n(in .; exit 0; 0.4 s)\n4 passed"),
         ],
-        "to_km in units.py used 1.6 km per mile; I changed it to 1.609 and all 4 tests pass.",
+        "clamp in bounds.py never checked the upper bound; I added that check and all 4 tests "
+        "pass.",
     ),
 ]
 
@@ -175,8 +190,8 @@ EXAMPLE_NAMES = frozenset(
         "tasks.txt",
         "notes/todo.txt",
         "parse_header",
-        "units.py",
-        "test_units.py",
+        "bounds.py",
+        "test_bounds.py",
         "Faster startup",
     }
 )

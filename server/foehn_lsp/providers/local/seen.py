@@ -2,9 +2,11 @@
 
 A small model rarely copies ``old_text`` exactly (quotes change, indentation goes), and then
 the edit fails. Once a file has been read in the conversation, the step's grammar lets
-``edit_file`` name only that file's lines as ``old_text`` (one, two or three consecutive lines
-that occur once in what was shown), so the edit finds its text. What a later edit or write did
-is applied here too, so the choices follow the file as it is now.
+``edit_file`` name only that file's text as ``old_text`` (a whole definition, or one, two or
+three consecutive lines, that occurs once in what was shown), so the edit finds its text. A
+whole definition is offered because the model's other common miss is replacing a function's
+header line with a header and body on one line, or one line of a body that spans three. What a
+later edit or write did is applied here too, so the choices follow the file as it is now.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ MAX_CHOICES = 400
 
 _HEADER = re.compile(r"^\S.*: lines (\d+)-(\d+) of (\d+)$")
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
+_DEFINITION = re.compile(r"^(\s*)(@|(async\s+)?def\s|class\s|(export\s+)?(async\s+)?function\s)")
+_DECORATOR = re.compile(r"^\s*@")
 _CUT = re.compile(r" … \(\d+ more characters\)$")
 
 
@@ -52,9 +56,15 @@ def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
 
 
 def old_text_choices(runs: Sequence[str]) -> list[str]:
-    """Line spans of ``runs`` that an edit can name: non-blank, and found once."""
+    """Spans of ``runs`` that an edit can name, each found once: whole definitions first (so
+    a function is replaced as a whole, its new body indented under its header), then single
+    non-blank lines, pairs and triples."""
     whole = "\n".join(runs)
     choices: list[str] = []
+    for run in runs:
+        for span in definitions(run):
+            if whole.count(span) == 1 and span not in choices:
+                choices.append(span)
     for width in (1, 2, 3):
         for run in runs:
             lines = run.split("\n")
@@ -65,6 +75,37 @@ def old_text_choices(runs: Sequence[str]) -> list[str]:
                     if len(choices) == MAX_CHOICES:
                         return choices
     return choices
+
+
+def definitions(run: str) -> list[str]:
+    """The definitions in ``run`` (a function, method or class, with its decorators): from
+    the header to the last line indented under it, and a closing bracket at the header's
+    indentation."""
+    lines = run.split("\n")
+    found: list[str] = []
+    for start, line in enumerate(lines):
+        header = _DEFINITION.match(line)
+        if header is None or (start and _DECORATOR.match(lines[start - 1])):
+            continue  # not a definition, or one that its decorators start
+        depth = len(header.group(1))
+        body = start
+        while body < len(lines) - 1 and _DECORATOR.match(lines[body]):
+            body += 1  # the definition the decorators are for
+        last = body
+        for number in range(body + 1, len(lines)):
+            text = lines[number]
+            if not text.strip():
+                continue
+            indent = len(text) - len(text.lstrip())
+            if indent > depth:
+                last = number
+                continue
+            if indent == depth and text.lstrip()[:1] in ("}", ")", "]"):
+                last = number
+            break
+        if last > body:
+            found.append("\n".join(lines[start : last + 1]))
+    return found
 
 
 def _arguments(call: ToolCall | None) -> Mapping[str, Any]:
