@@ -58,6 +58,12 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert not copies_tool_output_or_prompt("I added lint to tasks.txt.", "Add lint to tasks.txt")
     assert not copies_tool_output_or_prompt("config/settings.toml sets port 8080.")
     assert not copies_tool_output_or_prompt("42")
+    # An example's answer, its names changed ("... I added that check and all 4 tests pass"),
+    # unless the conversation says those words itself.
+    copied = "last_n never checked n; I added that check and all 4 tests pass."
+    assert copies_tool_output_or_prompt(copied)
+    assert not copies_tool_output_or_prompt(copied, "Say: I added that check and all 4 tests pass")
+    assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
 
 
 def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry) -> None:

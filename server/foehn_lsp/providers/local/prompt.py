@@ -197,6 +197,23 @@ EXAMPLE_NAMES = frozenset(
 )
 """Names that exist only in the examples: an answer naming one the conversation never
 mentioned is copying the examples, not answering."""
+PHRASE_WORDS = 6
+"""Words in a row an answer may share with an example's answer before it counts as copying it
+(a small model ended a turn that fixed nothing with "... I added that check and all 4 tests
+pass.")."""
+_WORD = re.compile(r"\w+(?:\.\w+)*")
+
+
+def _phrases(text: str) -> set[str]:
+    words = _WORD.findall(text.lower())
+    return {" ".join(words[i : i + PHRASE_WORDS]) for i in range(len(words) - PHRASE_WORDS + 1)}
+
+
+EXAMPLE_PHRASES = frozenset(
+    phrase
+    for answer in [*(a for _, a in PLAIN_ANSWERS), *(a for _, _, a in EPISODES)]
+    for phrase in _phrases(answer)
+)
 
 
 def result_text(tool: str, content: str, limit: int, failed: bool = False) -> str:
@@ -312,7 +329,11 @@ PROMPT_PIECES = (
 def copies_tool_output_or_prompt(answer: str, conversation_text: str = "") -> bool:
     """Whether ``answer`` is a copy of a tool result's header or numbered lines, carries this
     module's prompt text or the loop's budget notes, or names something only the examples have
-    (when it does not occur in ``conversation_text``), rather than an answer in words."""
+    or repeats an example's answer (when ``conversation_text`` does not), rather than an answer
+    in words."""
     if COPIED_LINES.search(answer) or any(p in answer for p in PROMPT_PIECES):
         return True
-    return any(name in answer and name not in conversation_text for name in EXAMPLE_NAMES)
+    if any(name in answer and name not in conversation_text for name in EXAMPLE_NAMES):
+        return True
+    shared = _phrases(answer) & EXAMPLE_PHRASES
+    return bool(shared) and bool(shared - _phrases(conversation_text))
