@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp.providers.local.answer import HOLD, AnswerStream
+from foehn_lsp.providers.local.engine import threads
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt, fixed_messages
 from foehn_lsp.providers.local.schema import constraining, inline_refs, step_schema
 from foehn_lsp.providers.local.seen import (
@@ -349,3 +352,21 @@ def test_an_edit_of_a_file_read_may_only_name_its_lines(registry: ToolRegistry) 
     assert without_edit(schema["anyOf"]) == without_edit(plain["anyOf"])
     nothing_read = step_schema(registry.definitions(), files={})
     assert nothing_read["anyOf"] == without_edit(plain["anyOf"])
+
+
+# Threads -------------------------------------------------------------------------------
+
+
+def test_threads_follow_the_cores_busy_now_not_a_minute_ago() -> None:
+    """With every core busy for under a second (the load average has hardly moved), the worker
+    gets one thread; whatever the machine is doing, never fewer than one or more than cores."""
+    cores = os.cpu_count() or 1
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    try:
+        time.sleep(0.3)
+        assert threads(sample=0.5) == 1
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert 1 <= threads(sample=0.1) <= cores

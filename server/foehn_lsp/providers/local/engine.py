@@ -27,6 +27,7 @@ import secrets
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -58,14 +59,42 @@ ChunkSink = Callable[[Mapping[str, Any]], bool]
 """Gets each streamed chunk; returns ``True`` when it has what it needs (generation stops)."""
 
 
-def threads() -> int:
+IDLE_SAMPLE = 0.25
+"""Seconds over which the cores' idle time is measured before the worker starts."""
+
+
+def threads(sample: float = IDLE_SAMPLE) -> int:
     """Threads for llama.cpp: the cores that are idle now, at least one. Its threads meet at a
     barrier for every layer of every token, so one thread descheduled by another program
     stalls the rest: on 2 busy cores, 2 threads generated 0.4 tokens/s where 1 thread made 2.9
-    (the 1.5B model, load average about 13). On idle cores every core helps."""
+    (the 1.5B model, load average about 13). On idle cores every core helps.
+
+    "Now" is the last ``sample`` seconds of the kernel's CPU counters, not the load average:
+    that one trails by a minute, so a worker started right after other work (the previous
+    task's worker, a test run) got one thread on two idle cores and ran at half speed. Where
+    the counters cannot be read, the load average decides."""
     cores = os.cpu_count() or 1
-    idle = cores - os.getloadavg()[0]
+    try:
+        before = _cpu_times()
+        time.sleep(sample)
+        after = _cpu_times()
+    except (OSError, ValueError, IndexError):
+        idle = cores - os.getloadavg()[0]
+    else:
+        total = sum(after) - sum(before)
+        waited = (after[3] + after[4]) - (before[3] + before[4])
+        idle = cores * waited / total if total > 0 else cores
     return max(1, min(cores, round(idle)))
+
+
+def _cpu_times() -> list[int]:
+    """The machine's CPU time counters (user, nice, system, idle, iowait, irq, softirq,
+    steal), from ``/proc/stat``."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = stat.readline().split()
+    if fields[0] != "cpu":
+        raise ValueError("/proc/stat does not start with the cpu line")
+    return [int(field) for field in fields[1:9]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,7 +204,8 @@ class Engine:
             return worker
         self.close()
         on_status("loading the model…")
-        worker = self._worker = self._spawn()
+        count = self.settings.threads or await asyncio.to_thread(threads)
+        worker = self._worker = self._spawn(count)
         try:
             line = await asyncio.wait_for(_read_line(worker.process), LOAD_TIMEOUT)
         except BaseException:
@@ -195,14 +225,14 @@ class Engine:
         worker.address = reply["address"]
         return worker
 
-    def _spawn(self) -> _Worker:
+    def _spawn(self, count: int) -> _Worker:
         api_key = secrets.token_urlsafe(24)
         self.settings.states.mkdir(parents=True, exist_ok=True)
         config = WorkerConfig(
             model=str(self.settings.model),
             window=self.settings.window,
-            threads=self.settings.threads or threads(),
-            batch_threads=self.settings.threads or threads(),
+            threads=count,
+            batch_threads=count,
             batch=self.settings.batch,
             state_dir=str(self.settings.states),
             api_key=api_key,
