@@ -43,10 +43,10 @@ Rules:
 use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
 - To change an existing file, even to add a line at its end, read_file it and then use \
-edit_file. Its old_text is one line of the file, or a whole function as the file shows it; \
-new_text replaces it, each line with its indentation. To change code inside a function, \
-replace the whole function. write_file is for new files. After changing code, run_tests if \
-there are tests.
+edit_file. To add a line, old_text is the line before it and new_text is that line and the \
+new one. To change code inside a function, old_text is the whole function and new_text the \
+whole new function, each line with its indentation. write_file is for new files. After \
+changing code, run_tests if there are tests.
 - When a test fails, fix the code it tests; change the test only if asked to.
 - Say that you changed something only after the tool that changed it succeeded.
 - The answer is for the person: one or two sentences that answer the question with the names \
