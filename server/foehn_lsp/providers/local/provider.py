@@ -73,9 +73,9 @@ READ_REPORTED = 256
 """New prompt tokens from which reading the prompt is reported."""
 
 STRENGTHS = (
-    "good at finding and reading files and at one-file edits; for changes across files or "
-    "fixing until the tests pass, use a larger model (FOEHN_PROVIDER, or a local server "
-    "such as Ollama)"
+    "good at finding and reading files, small fixes inside one function and one-line changes "
+    "in one or two files; for renames across files, new code with its tests or a bug it has "
+    "to find first, use a larger model (FOEHN_PROVIDER, or a local server such as Ollama)"
 )
 """What the header says the model is for (README: measured with bench/bench_effectiveness.py
 and bench/bench_local.py)."""
