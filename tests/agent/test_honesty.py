@@ -14,8 +14,14 @@ from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
 from foehn_lsp.agent.events import TextDelta
-from foehn_lsp.agent.honesty import asks_for_change, check_claim, claims_change
-from foehn_lsp.providers.messages import UserMessage
+from foehn_lsp.agent.honesty import (
+    asks_for_change,
+    check_claim,
+    claims_change,
+    claims_tests_pass,
+    untested,
+)
+from foehn_lsp.providers.messages import ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool
@@ -133,6 +139,69 @@ async def test_a_questions_answer_streams_by_sentence_even_where_it_reads_like_a
         deltas = [e.text for e in events.of(TextDelta)]
         assert "".join(deltas) == answer
         assert len(deltas) == pieces, deltas
+
+
+RUN_TESTS = ("run_tests", {})
+
+
+@pytest.mark.parametrize("failing", [True, False])
+async def test_tests_said_to_pass_are_checked_against_the_last_run(
+    app: Path, ctx: ToolContext, failing: bool
+) -> None:
+    """The real run_tests, in the sandbox, on a test that fails or passes: "all tests pass"
+    after a failing run goes back once and never streams; after a passing one it stands."""
+    (app / "test_app.py").write_text(
+        f"from app import main\n\n\ndef test_main():\n    assert main() == {2 if failing else 1}\n"
+    )
+    claim = "I added lint to tasks.txt and all tests pass."
+    runner, provider = agent(
+        [
+            calls(READ),
+            calls(GOOD_EDIT),
+            calls(RUN_TESTS),
+            say(claim),
+            say("I added lint to tasks.txt; test_main fails: main() returns 1, not 2."),
+        ],
+        enable_streaming=True,
+    )
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, events)
+    if not failing:
+        assert outcome.answer == claim
+        assert len(provider.requests) == 4
+        return
+    sent_back = notes(provider, 4)[-1]
+    assert sent_back.startswith("[Foehn] Your answer says the tests pass, but the last run_tests")
+    assert "1 failed" in sent_back
+    assert outcome.answer.startswith("I added lint to tasks.txt; test_main fails")
+    assert "all tests pass" not in streamed(events)
+
+
+def test_a_change_after_the_last_run_leaves_passing_tests_unproven() -> None:
+    def result(name: str, failed: bool = False) -> ToolResultMessage:
+        return ToolResultMessage(call_id=name, name=name, content="done", is_error=failed)
+
+    assert untested([]) is None
+    assert untested([result("run_tests")]) is None
+    assert "after the last change" in (untested([result("run_tests"), result("edit_file")]) or "")
+    assert untested([result("run_tests"), result("edit_file", failed=True)]) is None
+    assert "failed (done)" in (untested([result("run_tests", failed=True)]) or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("All 4 tests pass.", True),
+        ("The test for it in tests/test_pricing.py passed.", True),
+        ("I fixed it; the tests are passing now.", True),
+        ("The tests do not pass yet.", False),
+        ("I could not make the tests pass.", False),
+        ("test_main still fails; it does not pass.", False),
+        ("I passed the name to greet.", False),
+    ],
+)
+def test_what_counts_as_saying_the_tests_pass(text: str, claims: bool) -> None:
+    assert claims_tests_pass(text) is claims
 
 
 async def test_an_answer_right_after_a_failed_change_is_sent_back_for_a_tool_call(

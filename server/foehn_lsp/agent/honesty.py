@@ -7,8 +7,12 @@
   claim names, the answer is sent back once with what actually changed; claimed again, it is
   withheld and the person reads what happened instead. The check applies when the task asks
   for a change or the turn tried one.
-- While text streams, a sentence that claims a change (and everything after it) is held back
-  until the loop has checked the answer, so a withheld claim never reaches the person.
+- An answer that says the tests pass is checked against the turn's last ``run_tests``: when
+  that run failed, or a change came after it, the answer is sent back (and withheld if it says
+  so again) like a false claim of a change. A turn that never ran ``run_tests`` is not checked.
+- While text streams, a sentence that claims a change or passing tests (and everything after
+  it) is held back until the loop has checked the answer, so a withheld claim never reaches
+  the person.
 """
 
 from __future__ import annotations
@@ -59,6 +63,13 @@ _QUESTION = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_TESTS_PASS = re.compile(
+    r"\btests?\b(?:[^.!?\n]|[.](?=\S)){0,60}?"
+    r"\b(?:pass|passes|passed|passing|succeed|succeeds|succeeded)\b",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"\b(?:not|no|never|cannot|still|fail\w*)\b|n't\b", re.IGNORECASE)
+TESTS_TOOL = "run_tests"
 _FILE = re.compile(
     r"(?<![\w/.-])(?:[\w-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}|\.[A-Za-z][\w-]*)"
     r"(?![\w/])"
@@ -130,6 +141,19 @@ def claims_change(text: str) -> bool:
     return bool(_FIRST_PERSON.search(text) or _PASSIVE.search(text) or _LEADING.search(text))
 
 
+def claims_tests_pass(text: str) -> bool:
+    """Whether a sentence of ``text`` says tests pass (and no word in it says they do not)."""
+    return any(
+        _TESTS_PASS.search(sentence) and not _NEGATED.search(sentence)
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text)
+    )
+
+
+def claims(text: str) -> bool:
+    """Whether ``text`` claims something the loop checks: a change, or passing tests."""
+    return claims_change(text) or claims_tests_pass(text)
+
+
 def mentioned_files(text: str) -> tuple[str, ...]:
     """File names ``text`` mentions: paths, or names with the suffix of a known kind of file."""
     names: list[str] = []
@@ -195,11 +219,52 @@ def check_claim(
     )
 
 
+def untested(messages: Sequence[Message]) -> str | None:
+    """Why this turn's test runs do not back a claim that the tests pass (its last
+    ``run_tests`` failed, or a change came after it), or ``None``: they back it, or the turn
+    ran no tests."""
+    last_run: ToolResultMessage | None = None
+    changed_since = False
+    for message in messages:
+        if not isinstance(message, ToolResultMessage):
+            continue
+        if message.name == TESTS_TOOL:
+            last_run, changed_since = message, False
+        elif message.name in CHANGE_TOOLS and not message.is_error:
+            changed_since = True
+    if last_run is None:
+        return None
+    if last_run.is_error:
+        lines = [line for line in last_run.content.splitlines() if line.strip()]
+        said = " ".join(lines[-1].split())[:200] if lines else "it failed"
+        return f"the last run_tests in this turn failed ({said})"
+    if changed_since:
+        return "the tests were not run again after the last change"
+    return None
+
+
+def check_tests_claim(answer: str, messages: Sequence[Message]) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` says the tests pass and this turn's ``messages`` show
+    otherwise (``untested``)."""
+    if not claims_tests_pass(answer) or (why := untested(messages)) is None:
+        return None
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says the tests pass, but {why}. Never report a result you "
+            "did not see: run run_tests now and fix what fails, or answer with what fails."
+        ),
+        statement=(
+            f"[Foehn] The model's answer said the tests pass, but {why}; the answer is "
+            "withheld. Run the tests before relying on this turn's changes."
+        ),
+    )
+
+
 class HeldText:
     """A response's text on its way to the person: sentences stream at once, except that, while
     claims are ``checked`` (the turn asks for a change or tried one), from the first sentence
-    that claims a change on, the text waits until the loop ``release``s it (the answer stands)
-    or ``drop``s it (the answer goes back to the model, or is withheld)."""
+    that claims a change or passing tests on, the text waits until the loop ``release``s it
+    (the answer stands) or ``drop``s it (the answer goes back to the model, or is withheld)."""
 
     def __init__(self, send: Callable[[str], None], checked: Callable[[], bool]) -> None:
         self._send = send
@@ -214,7 +279,7 @@ class HeldText:
                 self._pending[: end.end()],
                 self._pending[end.end() :],
             )
-            if self._held or (claims_change(sentence) and self._checked()):
+            if self._held or (claims(sentence) and self._checked()):
                 self._held += sentence
             else:
                 self._send(sentence)

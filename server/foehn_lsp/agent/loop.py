@@ -394,7 +394,9 @@ class Agent:
     def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
         if not _claims_checked(state):
             return None
-        return honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
+        return honesty.check_claim(
+            answer, changed=self._changed(state), earlier=state.earlier
+        ) or honesty.check_tests_claim(answer, state.messages[state.start :])
 
     async def _review(
         self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
