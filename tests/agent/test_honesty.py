@@ -181,7 +181,9 @@ def test_a_change_after_the_last_run_leaves_passing_tests_unproven() -> None:
     def result(name: str, failed: bool = False) -> ToolResultMessage:
         return ToolResultMessage(call_id=name, name=name, content="done", is_error=failed)
 
-    assert untested([]) is None
+    assert untested([]) == "this turn did not run them"
+    assert untested([result("edit_file")]) == "this turn did not run them"
+    assert untested([result("run_command")]) is None
     assert untested([result("run_tests")]) is None
     assert "after the last change" in (untested([result("run_tests"), result("edit_file")]) or "")
     assert untested([result("run_tests"), result("edit_file", failed=True)]) is None

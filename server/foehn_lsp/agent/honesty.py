@@ -8,8 +8,9 @@
   withheld and the person reads what happened instead. The check applies when the task asks
   for a change or the turn tried one.
 - An answer that says the tests pass is checked against the turn's last ``run_tests``: when
-  that run failed, or a change came after it, the answer is sent back (and withheld if it says
-  so again) like a false claim of a change. A turn that never ran ``run_tests`` is not checked.
+  the turn ran none, that run failed, or a change came after it, the answer is sent back (and
+  withheld if it says so again) like a false claim of a change. A turn that ran programs with
+  ``run_command`` and no ``run_tests`` is not checked (Foehn cannot tell a test run there).
 - While text streams, a sentence that claims a change or passing tests (and everything after
   it) is held back until the loop has checked the answer, so a withheld claim never reaches
   the person.
@@ -70,6 +71,7 @@ _TESTS_PASS = re.compile(
 )
 _NEGATED = re.compile(r"\b(?:not|no|never|cannot|still|fail\w*)\b|n't\b", re.IGNORECASE)
 TESTS_TOOL = "run_tests"
+PROGRAM_TOOL = "run_command"
 _FILE = re.compile(
     r"(?<![\w/.-])(?:[\w-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}|\.[A-Za-z][\w-]*)"
     r"(?![\w/])"
@@ -220,20 +222,22 @@ def check_claim(
 
 
 def untested(messages: Sequence[Message]) -> str | None:
-    """Why this turn's test runs do not back a claim that the tests pass (its last
+    """Why this turn's test runs do not back a claim that the tests pass (it ran none, its last
     ``run_tests`` failed, or a change came after it), or ``None``: they back it, or the turn
-    ran no tests."""
+    ran programs of its own choosing (``run_command``), whose results Foehn cannot read."""
     last_run: ToolResultMessage | None = None
-    changed_since = False
+    changed_since = ran_programs = False
     for message in messages:
         if not isinstance(message, ToolResultMessage):
             continue
         if message.name == TESTS_TOOL:
             last_run, changed_since = message, False
+        elif message.name == PROGRAM_TOOL:
+            ran_programs = True
         elif message.name in CHANGE_TOOLS and not message.is_error:
             changed_since = True
     if last_run is None:
-        return None
+        return None if ran_programs else "this turn did not run them"
     if last_run.is_error:
         lines = [line for line in last_run.content.splitlines() if line.strip()]
         said = " ".join(lines[-1].split())[:200] if lines else "it failed"
