@@ -141,7 +141,7 @@ async def test_a_questions_answer_streams_by_sentence_even_where_it_reads_like_a
         assert len(deltas) == pieces, deltas
 
 
-RUN_TESTS = ("run_tests", {})
+RUN_TESTS: tuple[str, dict[str, Any]] = ("run_tests", {})
 
 
 @pytest.mark.parametrize("failing", [True, False])
