@@ -102,10 +102,25 @@ async function openChat() {
   await chat().locator("#input").waitFor({ state: "visible", timeout: 60_000 });
 }
 
+/** Types ``text`` into the chat and sends it. The chat empties its input once it has sent; an
+ * Enter pressed before the view is ready to send (seen once on a busy machine: the model
+ * server never got the question) leaves the text there, and is pressed again. */
 async function ask(text) {
   const input = chat().locator("#input");
   await input.fill(text);
-  await input.press("Enter");
+  for (let tries = 1; ; tries++) {
+    await input.press("Enter");
+    const deadline = Date.now() + 5_000;
+    while ((await input.inputValue()) !== "" && Date.now() < deadline) {
+      await page.waitForTimeout(100);
+    }
+    if ((await input.inputValue()) === "") {
+      return;
+    }
+    if (tries * 5_000 > LONG) {
+      throw new Error(`the chat did not send ${JSON.stringify(text)}`);
+    }
+  }
 }
 
 /** The last turn's section in the chat. */
