@@ -143,11 +143,15 @@ def claims_change(text: str) -> bool:
     return bool(_FIRST_PERSON.search(text) or _PASSIVE.search(text) or _LEADING.search(text))
 
 
+def _sentences(text: str) -> list[str]:
+    return re.split(r"(?<=[.!?])\s+|\n+", text)
+
+
 def claims_tests_pass(text: str) -> bool:
     """Whether a sentence of ``text`` says tests pass (and no word in it says they do not)."""
     return any(
         _TESTS_PASS.search(sentence) and not _NEGATED.search(sentence)
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text)
+        for sentence in _sentences(text)
     )
 
 
@@ -170,7 +174,7 @@ def mentioned_files(text: str) -> tuple[str, ...]:
 def named_files(text: str) -> tuple[str, ...]:
     """File names the sentences of ``text`` that claim a change mention."""
     names: list[str] = []
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+    for sentence in _sentences(text):
         if claims_change(sentence):
             names += [n for n in mentioned_files(sentence) if n not in names]
     return tuple(names)
