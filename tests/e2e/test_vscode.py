@@ -232,8 +232,9 @@ def _scenario(
 ) -> dict[str, Any]:
     """Runs ``vscode_scenario.mjs``'s ``scenario`` ("task": the whole task) in ``server`` (a
     code-server fixture) on ``root``; its report, also kept as ``SHOTS/report-<scenario>.json``.
-    A failed run fails with the report (the step's error, the open tabs, the chat's text), the
-    end of stderr and what the model was sent."""
+    A failed run fails with the step's error, the open tabs, the chat's text and the last step
+    passed (first, so that a shortened message keeps them), the end of stderr and what the model
+    was sent."""
     url, env, model = server
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
@@ -258,7 +259,8 @@ def _scenario(
     )
     (SHOTS / f"report-{scenario}.json").write_text(json.dumps(report, indent=2))
     sent = [str(request.body["messages"][-1]["content"])[:300] for request in model.requests]
-    assert done.returncode == 0, (report, done.stderr[-2000:], sent)
+    failed = {key: report.get(key) for key in ("error", "tabs", "chatText")}
+    assert done.returncode == 0, (failed, report.get("steps", [])[-1:], done.stderr[-2000:], sent)
     return report
 
 
