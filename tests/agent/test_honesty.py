@@ -17,6 +17,7 @@ from foehn_lsp.agent.events import TextDelta
 from foehn_lsp.agent.honesty import (
     asks_for_change,
     check_claim,
+    claimed_code,
     claims_change,
     claims_tests_pass,
     untested,
@@ -275,6 +276,137 @@ def test_earlier_turns_changes_count_for_claims_that_name_them() -> None:
     earlier: dict[str, Any] = {"changed": [], "earlier": ["src/cli.py"]}
     assert check_claim("Yes: I added the flag to cli.py in the last turn.", **earlier) is None
     assert check_claim("I added the flag.", **earlier) is not None
+
+
+READ_APP = ("read_file", {"path": "app.py"})
+PRINT_EDIT = (
+    "edit_file",
+    {
+        "path": "app.py",
+        "edits": [{"old_text": "    return 1", "new_text": "    print(1)\n    return 1"}],
+    },
+)
+FLAG_EDIT = (
+    "edit_file",
+    {
+        "path": "app.py",
+        "edits": [{"old_text": "def main():", "new_text": "def main(verbose=False):  # --verbose"}],
+    },
+)
+FLAG_CLAIM = "I added the `--verbose` flag to `main` in app.py."
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_code_the_answer_says_it_wrote_but_no_change_holds_is_sent_back(
+    app: Path, ctx: ToolContext, streaming: bool
+) -> None:
+    """Seen with the embedded model: asked for a ``--verbose`` flag, it added a print and said it
+    had added the flag. ``main`` is in no diff, but the turn read it: a name the claim gives for
+    where it changed something is no false claim."""
+    runner, provider = agent(
+        [calls(READ_APP), calls(PRINT_EDIT), say(FLAG_CLAIM), calls(FLAG_EDIT), say(FLAG_CLAIM)],
+        enable_streaming=streaming,
+    )
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add a --verbose flag"), ctx, events)
+    sent_back = notes(provider, 3)[-1]
+    assert sent_back.startswith("[Foehn] Your answer says you wrote `--verbose`, but no change")
+    assert "(this turn changed app.py)" in sent_back
+    assert outcome.answer == FLAG_CLAIM
+    assert streamed(events) == FLAG_CLAIM, "the first, false claim never streamed"
+    assert "--verbose" in (app / "app.py").read_text()
+
+
+async def test_said_again_the_answer_stands_with_what_the_check_found(
+    app: Path, ctx: ToolContext
+) -> None:
+    runner, provider = agent([calls(READ_APP), calls(PRINT_EDIT), say(FLAG_CLAIM), say(FLAG_CLAIM)])
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add a --verbose flag"), ctx, events)
+    found = "[Foehn] The answer names `--verbose`, which no change in this session contains."
+    assert outcome.answer == f"{FLAG_CLAIM}\n\n{found}"
+    assert streamed(events) == outcome.answer
+    assert len(provider.requests) == 4
+
+
+async def test_an_answer_that_only_added_while_the_change_took_lines_away_is_sent_back(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen with the embedded model: asked to add a line at the end, it replaced the last one
+    and said "I added the line eggs at the end"."""
+    replace = (
+        "edit_file",
+        {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "lint"}]},
+    )
+    runner, provider = agent(
+        [
+            calls(READ),
+            calls(replace),
+            say("I added the line lint at the end of tasks.txt."),
+            calls(
+                (
+                    "edit_file",
+                    {
+                        "path": "tasks.txt",
+                        "edits": [{"old_text": "lint", "new_text": "test\nlint"}],
+                    },
+                )
+            ),
+            say("I put test back and added the line lint at the end of tasks.txt."),
+        ]
+    )
+    outcome = await runner.run_turn(
+        TurnRequest(task="Add the line lint to tasks.txt"), ctx, Recorder()
+    )
+    assert notes(provider, 3)[-1].startswith(
+        "[Foehn] Your answer says you added, but this turn's changes also took away these "
+        "lines: `test`."
+    )
+    assert outcome.answer == "I put test back and added the line lint at the end of tasks.txt."
+    assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
+    assert len(provider.requests) == 5, "its last change took nothing away: the answer stands"
+
+
+async def test_what_was_replaced_or_a_program_run_is_not_checked_by_content(
+    app: Path, ctx: ToolContext
+) -> None:
+    replace = (
+        "edit_file",
+        {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "lint"}]},
+    )
+    runner, provider = agent(
+        [calls(READ), calls(replace), say("I replaced test with lint in tasks.txt (added `lint`).")]
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    assert outcome.answer == "I replaced test with lint in tasks.txt (added `lint`)."
+    assert len(provider.requests) == 3
+    runner, provider = agent(
+        [
+            calls(READ_APP),
+            calls(PRINT_EDIT),
+            calls(("run_command", {"command": "true"})),
+            say(FLAG_CLAIM),
+        ]
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Add a --verbose flag"), ctx, Recorder())
+    assert outcome.answer == FLAG_CLAIM, "a program may have written the flag: no diff shows it"
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        ("I added the `--verbose` flag to cli.py.", ("--verbose",)),
+        ("I added a --verbose flag, so `python -m pytest` passes.", ("--verbose",)),
+        ("I bumped the version to 1.4.0 in pyproject.toml and shop/__init__.py.", ("1.4.0",)),
+        ("I set the port to 8081 in both configs.", ("8081",)),
+        ("Renamed `calc_total` to `compute_total` in cart.py.", ("calc_total", "compute_total")),
+        ("I fixed `average()` in stats.py.", ("average",)),
+        ("I updated `README.md`.", ()),
+        ("It returns `2` when called with --verbose.", ()),
+    ],
+)
+def test_what_an_answer_says_it_wrote(answer: str, code: tuple[str, ...]) -> None:
+    assert claimed_code(answer) == code
 
 
 class RenameArguments(BaseModel):

@@ -11,6 +11,12 @@
   the turn ran none, that run failed, or a change came after it, the answer is sent back (and
   withheld if it says so again) like a false claim of a change. A turn that ran programs with
   ``run_command`` and no ``run_tests`` is not checked (Foehn cannot tell a test run there).
+- An answer that says what it wrote, in code (`--verbose`, a version, a name in backquotes), is
+  checked against the diffs of the session's changes and what the turn read of the files it
+  changed; an answer that says only that it added is checked against the lines the turn's
+  changes took away. Either is sent back once; said again, the answer stands and the person
+  reads what the check found after it (these checks read words, and words can be misread).
+  They apply only where the diffs show every change whole.
 - While text streams, a sentence that claims a change or passing tests (and everything after
   it) is held back until the loop has checked the answer, so a withheld claim never reaches
   the person.
@@ -188,10 +194,12 @@ def _same_file(named: str, changed: str) -> bool:
 @dataclass(frozen=True, kw_only=True)
 class ClaimCheck:
     """A false claim found in an answer: what to tell the model, and, if it claims again, what
-    the person reads instead."""
+    the person reads instead of the answer, or, where the check reads words and may misread
+    them (``keeps_answer``), after it."""
 
     note: str
     statement: str
+    keeps_answer: bool = False
 
 
 def check_claim(
@@ -223,6 +231,177 @@ def check_claim(
             + ("Nothing was changed." if not changed else "Check those files before relying on it.")
         ),
     )
+
+
+_ADDS = re.compile(
+    r"\b(?:added|appended|inserted|created|wrote|written|implemented|introduced|defined)\b",
+    re.IGNORECASE,
+)
+_TAKES = re.compile(
+    r"\b(?:remov\w*|delet\w*|replac\w*|renam\w*|rewr\w*|chang\w*|modif\w*|updat\w*|mov\w*|"
+    r"fix\w*|correct\w*|refactor\w*|convert\w*|clean\w*|adjust\w*|edit\w*|drop\w*|swap\w*|"
+    r"restructur\w*|reorder\w*|reformat\w*|overwr\w*|turn\w*)\b",
+    re.IGNORECASE,
+)
+_VERB = re.compile(rf"\b(?:{_DONE}|introduced|defined)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r";|\s(?:so|because|since|which|then|but|while)\b", re.IGNORECASE)
+_CODE = re.compile(
+    r"`(?P<quoted>[^`\n]{1,80})`|(?<![\w-])(?P<flag>--[A-Za-z][\w-]*)"
+    r"|(?<![\w.])(?P<version>v?\d+(?:\.\d+)+)(?![\w.]*\w)|\bto\s+(?P<number>\d{2,})\b"
+)
+_CUT = "more diff lines not shown"
+_READS = frozenset({"read_file", "read_symbol"})
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Diff:
+    """What the successful file changes among some messages showed of themselves."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    text: str
+    """Every line of their diffs without its ``+``/``-`` mark, whitespace removed."""
+    files: tuple[str, ...]
+    whole: bool
+    """Whether each change showed its whole diff (none was cut, moved or deleted a folder)."""
+
+
+def _diffs(messages: Sequence[Message]) -> _Diff:
+    added: list[str] = []
+    removed: list[str] = []
+    text: list[str] = []
+    files: list[str] = []
+    whole = True
+    for message in messages:
+        if not isinstance(message, ToolResultMessage):
+            continue
+        if message.name == PROGRAM_TOOL:
+            whole = False  # a program, even one that failed, may have changed files unseen
+        if message.is_error or message.name not in CHANGE_TOOLS:
+            continue
+        lines = message.content.splitlines()[1:]
+        if message.name not in {"edit_file", "write_file"} or _CUT in message.content:
+            whole = False
+        for line in lines:
+            if line.startswith(("+++ ", "--- ")):
+                name = line[4:].strip()
+                name = name[2:] if name.startswith(("a/", "b/")) else name
+                if name != "/dev/null" and name not in files:
+                    files.append(name)
+            elif line.startswith("+"):
+                added.append(line[1:].strip())
+            elif line.startswith("-"):
+                removed.append(line[1:].strip())
+            if not line.startswith(("+++ ", "--- ", "@@")):
+                text.append(line[1:])
+    return _Diff(
+        added=tuple(added),
+        removed=tuple(removed),
+        text="".join("".join(text).split()),
+        files=tuple(files),
+        whole=whole,
+    )
+
+
+def _reads_of(messages: Sequence[Message], files: Sequence[str]) -> str:
+    """What the successful reads among ``messages`` showed of ``files``, whitespace removed."""
+    shown = {
+        m.call_id: m.content
+        for m in messages
+        if isinstance(m, ToolResultMessage) and not m.is_error and m.name in _READS
+    }
+    texts: list[str] = []
+    for message in messages:
+        if not isinstance(message, AssistantMessage):
+            continue
+        for call in message.tool_calls:
+            if call.id not in shown:
+                continue
+            try:
+                path = json.loads(call.arguments or "{}").get("path")
+            except (json.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(path, str) and any(_same_file(path, f) for f in files):
+                texts.append(shown[call.id])
+    return "".join("".join(texts).split())
+
+
+def claimed_code(answer: str) -> tuple[str, ...]:
+    """What the sentences of ``answer`` that claim a change say they wrote, in so many
+    characters: code in backquotes, ``--flags``, versions and numbers something was set to (not
+    file names, which ``check_claim`` checks)."""
+    found: list[str] = []
+    for sentence in _sentences(answer):
+        if not claims_change(sentence):
+            continue
+        for verb in _VERB.finditer(sentence):
+            clause = sentence[verb.end() : verb.end() + 100]
+            clause = clause[: end.start()] if (end := _CLAUSE_END.search(clause)) else clause
+            for match in _CODE.finditer(clause):
+                token = next(group for group in match.groups() if group).strip()
+                token = token.removesuffix("()")
+                if token and mentioned_files(token) != (token,) and token not in found:
+                    found.append(token)
+    return tuple(found)
+
+
+def _quoted(items: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(f"`{item}`" for item in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def check_content_claim(
+    answer: str, *, turn: Sequence[Message], session: Sequence[Message]
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when the code ``answer`` says it wrote (``claimed_code``) is in no diff
+    of the ``session``'s changes nor in what it read of the files the turn changed, or when it
+    says only that it added and the ``turn``'s changes also took lines away. Checked only where
+    the diffs show every change whole (no program ran, nothing was cut); the answer stands if
+    said again, with what the check found after it."""
+    if not claims_change(answer):
+        return None
+    diff = _diffs(turn)
+    if not diff.whole or not diff.files:
+        return None
+    # What the session's changes wrote or took away, and what the changed files already
+    # held (a claim may name the function it changed, far from the lines it changed).
+    everywhere = _diffs(session).text + _reads_of(session, diff.files)
+    missing = [token for token in claimed_code(answer) if "".join(token.split()) not in everywhere]
+    if missing:
+        return ClaimCheck(
+            note=(
+                f"[Foehn] Your answer says you wrote {_quoted(missing)}, but no change in this "
+                f"session contains {'it' if len(missing) == 1 else 'them'} (this turn changed "
+                f"{', '.join(diff.files)}). Never report a change that was not made: make it "
+                "now with a tool, or answer again with what you actually changed."
+            ),
+            statement=(
+                f"[Foehn] The answer names {_quoted(missing)}, which no change in this "
+                "session contains."
+            ),
+            keeps_answer=True,
+        )
+    # A line comes back in another line that holds all its words: `def main():` in
+    # `def main(verbose=False):` was added to, not taken away.
+    kept = [set(_WORD.findall(line)) for line in diff.added]
+    taken = [
+        line
+        for line in diff.removed
+        if (words := set(_WORD.findall(line))) and not any(words <= other for other in kept)
+    ]
+    claim = " ".join(s for s in _sentences(answer) if claims_change(s))
+    if taken and _ADDS.search(claim) and not _TAKES.search(answer):
+        return ClaimCheck(
+            note=(
+                f"[Foehn] Your answer says you added, but this turn's changes also took away "
+                f"these lines: {_quoted(taken)}. If they should stay, put them back with a tool; "
+                "otherwise answer again and say what you removed."
+            ),
+            statement=f"[Foehn] This turn's changes also took away these lines: {_quoted(taken)}.",
+            keeps_answer=True,
+        )
+    return None
 
 
 def untested(messages: Sequence[Message]) -> str | None:

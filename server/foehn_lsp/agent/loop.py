@@ -354,11 +354,16 @@ class Agent:
         if check is None:
             state.text.release()
             return self._outcome(state, "answer", answer)
-        state.text.drop()
         if not state.claimed:
+            state.text.drop()
             state.claimed = True
             state.messages.append(UserMessage(content=check.note))
             return None
+        if check.keeps_answer:
+            state.text.release()
+            emit(TextDelta(text=f"\n\n{check.statement}"))
+            return self._outcome(state, "answer", f"{answer}\n\n{check.statement}")
+        state.text.drop()
         state.messages[-1] = AssistantMessage(content=check.statement)
         emit(TextDelta(text=check.statement))
         return self._outcome(state, "answer", check.statement)
@@ -394,9 +399,12 @@ class Agent:
     def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
         if not _claims_checked(state):
             return None
-        return honesty.check_claim(
-            answer, changed=self._changed(state), earlier=state.earlier
-        ) or honesty.check_tests_claim(answer, state.messages[state.start :])
+        turn = state.messages[state.start :]
+        return (
+            honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
+            or honesty.check_tests_claim(answer, turn)
+            or honesty.check_content_claim(answer, turn=turn, session=state.messages)
+        )
 
     async def _review(
         self, state: _State, answer: str, ctx: ToolContext, emit: EventSink
