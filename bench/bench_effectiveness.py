@@ -12,9 +12,10 @@ project's code and tests run) or its answer (the expected words, and no prompt t
 output).
 
 Reported per group: tasks right, seconds per task (median and worst), time to the first token
-of each task's first step, the load average, and the model's load time (before the clock
-starts). Goals on 2 idle cores: plain tasks at least 85% right with a median of at most 10 s;
-at least half of the multi-step tasks right.
+of each task's first step, the load average, the model's load time (before the clock starts),
+and what the loop's claim checks did: answers sent back, final answers withheld or standing with
+a note (each such answer is shown). Goals on 2 idle cores: plain tasks at least 85% right with
+a median of at most 10 s; at least half of the multi-step tasks right.
 
     .venv/bin/python bench/bench_effectiveness.py [plain|multi] [TASK-ID ...]
 """
@@ -526,6 +527,15 @@ class Outcome:
     first_token: float
     answer: str
     calls: list[str] = field(default_factory=list)
+    sent_back: int = 0
+    """How often the loop sent an answer back for a claim it did not find true."""
+
+    @property
+    def judged(self) -> str:
+        """What the loop's claim checks made of the final answer."""
+        if self.answer.startswith("[Foehn] The model's answer said"):
+            return "withheld"
+        return "noted" if "\n\n[Foehn]" in self.answer else ""
 
 
 def _materialise(files: dict[str, str], root: Path) -> None:
@@ -541,6 +551,7 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
     from foehn_lsp.providers.local import LocalProvider
+    from foehn_lsp.providers.messages import UserMessage
     from foehn_lsp.tools import ToolContext, discover
     from foehn_lsp.workspace import FileAccess, Workspace
 
@@ -573,7 +584,11 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
         and task.check(root, answer)
         and not any(leak.lower() in answer.lower() for leak in LEAKS)
     )
-    return Outcome(task, right, seconds, first_token, answer, calls)
+    sent_back = sum(
+        isinstance(m, UserMessage) and m.content.startswith("[Foehn] Your answer says")
+        for m in outcome.messages
+    )
+    return Outcome(task, right, seconds, first_token, answer, calls, sent_back)
 
 
 GOALS = {"plain": "goal ≥ 85% right, median ≤ 10 s", "multi": "goal ≥ 50% right"}
@@ -608,7 +623,12 @@ def run(groups: list[str], ids: list[str]) -> Iterator[str]:
                     f"{outcome.first_token:4.1f} s  load {loads[-1]:4.1f}  "
                     f"{' → '.join(outcome.calls)}"
                 )
-                if not outcome.right:
+                if outcome.sent_back or outcome.judged:
+                    yield (
+                        f"       claims: sent back {outcome.sent_back}×"
+                        f"{', answer ' + outcome.judged if outcome.judged else ''}"
+                    )
+                if not outcome.right or outcome.sent_back:
                     yield f"       answer: {outcome.answer[:300]!r}"
             shutil.rmtree(scratch, ignore_errors=True)
         right = sum(o.right for o in outcomes)
@@ -620,6 +640,11 @@ def run(groups: list[str], ids: list[str]) -> Iterator[str]:
             f"median {statistics.median(times):.1f} s, worst {max(times):.1f} s; first token "
             f"median {statistics.median(firsts):.2f} s; load {min(loads):.1f}–{max(loads):.1f} "
             f"({GOALS[group]})"
+        )
+        yield (
+            f"  claims ({group}): {sum(o.sent_back > 0 for o in outcomes)} task(s) had an answer "
+            f"sent back; final answers withheld {sum(o.judged == 'withheld' for o in outcomes)}, "
+            f"standing with a note {sum(o.judged == 'noted' for o in outcomes)}"
         )
 
 
