@@ -272,6 +272,14 @@ def test_what_counts_as_a_change_request(task: str, asks: bool) -> None:
     assert asks_for_change(task) is asks
 
 
+def test_a_claim_naming_a_file_whose_name_starts_with_a_dot_names_that_file() -> None:
+    """Seen with the embedded model: "I created `.nvmrc` ..." was taken to name ``nvmrc``, and the
+    true claim was withheld."""
+    assert check_claim("I created `.nvmrc` with 20.", changed=[".nvmrc"], earlier=[]) is None
+    assert check_claim("I created .nvmrc.", changed=["web/.nvmrc"], earlier=[]) is None
+    assert check_claim("I created .nvmrc.", changed=["nvmrc"], earlier=[]) is not None
+
+
 def test_earlier_turns_changes_count_for_claims_that_name_them() -> None:
     earlier: dict[str, Any] = {"changed": [], "earlier": ["src/cli.py"]}
     assert check_claim("Yes: I added the flag to cli.py in the last turn.", **earlier) is None

@@ -170,7 +170,7 @@ def mentioned_files(text: str) -> tuple[str, ...]:
     """File names ``text`` mentions: paths, or names with the suffix of a known kind of file."""
     names: list[str] = []
     for match in _FILE.finditer(text.replace("`", " ")):
-        name = match.group(0).strip(".")
+        name = match.group(0).rstrip(".")
         suffix = name.rsplit(".", 1)[-1].lower()
         if ("/" in name or suffix in KNOWN_SUFFIXES) and name not in names:
             names.append(name)
