@@ -247,7 +247,9 @@ _VERB = re.compile(rf"\b(?:{_DONE}|introduced|defined)\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r";|\s(?:so|because|since|which|then|but|while)\b", re.IGNORECASE)
 _CODE = re.compile(
     r"`(?P<quoted>[^`\n]{1,80})`|(?<![\w-])(?P<flag>--[A-Za-z][\w-]*)"
-    r"|(?<![\w.])(?P<version>v?\d+(?:\.\d+)+)(?![\w.]*\w)|\bto\s+(?P<number>\d{2,})\b"
+    r"|(?<![\w.])(?P<version>v?\d+(?:\.\d+)+)(?![\w.]*\w)"
+    r"|\bto\s+(?P<value>\d{2,}|None|True|False|null|true|false|\"[^\"\n]{1,40}\"|'[^'\n]{1,40}')"
+    r"(?![\w'\"])"
 )
 _CUT = "more diff lines not shown"
 _READS = frozenset({"read_file", "read_symbol"})
@@ -329,8 +331,9 @@ def _reads_of(messages: Sequence[Message], files: Sequence[str]) -> str:
 
 def claimed_code(answer: str) -> tuple[str, ...]:
     """What the sentences of ``answer`` that claim a change say they wrote, in so many
-    characters: code in backquotes, ``--flags``, versions and numbers something was set to (not
-    file names, which ``check_claim`` checks)."""
+    characters: code in backquotes, ``--flags``, versions, and numbers, quoted strings and
+    ``None``/``True``/``False`` something was set to (not file names, which ``check_claim``
+    checks)."""
     found: list[str] = []
     for sentence in _sentences(answer):
         if not claims_change(sentence):
@@ -340,7 +343,7 @@ def claimed_code(answer: str) -> tuple[str, ...]:
             clause = clause[: end.start()] if (end := _CLAUSE_END.search(clause)) else clause
             for match in _CODE.finditer(clause):
                 token = next(group for group in match.groups() if group).strip()
-                token = token.removesuffix("()")
+                token = token.removesuffix("()").strip("'\"")
                 if token and mentioned_files(token) != (token,) and token not in found:
                     found.append(token)
     return tuple(found)
