@@ -7,12 +7,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
+from foehn_lsp.errors import ProviderProtocolError
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
-from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, canonical, must_act
+from foehn_lsp.providers.local.provider import (
+    LEFT_OUT,
+    LocalProvider,
+    canonical,
+    must_act,
+    repeating,
+)
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -271,6 +280,34 @@ async def test_a_repeated_call_after_a_failed_change_is_re_asked_without_an_answ
     schema = again["response_format"]["json_schema"]["schema"]
     assert all("tool" in choice["properties"] for choice in schema["anyOf"])
     assert "You already called edit_file" in json.dumps(again["messages"])
+
+
+async def test_a_step_that_writes_one_line_again_and_again_is_stopped_and_asked_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on a one-line edit of a JavaScript file: the same line of new_text until the token
+    cap, 135 s on 2 cores. Each reply here is a valid call: only the guard stops it. Stopped, the
+    step is asked once more with a note; stopped again, the turn fails saying why."""
+    line = "  return text.toLowerCase().replace(/TODO/g, 'NOTE');\n"
+    edit = {"old_text": "// TODO", "new_text": line * 30}
+    step = json.dumps({"tool": "edit_file", "arguments": {"path": "a.js", "edits": [edit]}})
+    runaway = {"chunks": [step[i : i + 8] for i in range(0, len(step), 8)]}
+    fixed: dict[str, Any] = {
+        "tool": "edit_file",
+        "arguments": {"path": "a.js", "edits": [{"old_text": "// TODO", "new_text": "// NOTE"}]},
+    }
+    task = [UserMessage(content="Replace TODO in a.js")]
+    provider = fake_provider(runaway, _call(fixed))
+    response = await provider.complete(task, registry.definitions())
+    assert [json.loads(c.arguments) for c in response.message.tool_calls] == [fixed["arguments"]]
+    asked_again = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert "began writing the same line again and again" in asked_again
+    provider = fake_provider(runaway, runaway)
+    with pytest.raises(ProviderProtocolError, match="the same line again and again"):
+        await provider.complete(task, registry.definitions())
+    assert repeating(json.dumps({"new_text": "{\n" + line * 4 + "}"}))
+    assert not repeating(json.dumps({"new_text": "{\n" + line * 3 + "}"}))
+    assert not repeating(json.dumps({"new_text": "    pass\n" * 8}))
 
 
 def test_the_sessions_know_the_window_the_model_runs_with() -> None:

@@ -162,6 +162,29 @@ def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str
     return name + json.dumps(merged, sort_keys=True)
 
 
+REPEATS = 4
+"""Identical lines in a row that stop a step: on a one-line edit the embedded model wrote one
+line of code again and again until the token cap (2,048 tokens, 135 s on 2 cores)."""
+
+
+REPEATED_NOTE = (
+    "Your last step began writing the same line again and again. Write each line once: in an "
+    "edit, new_text is old_text with only the change made."
+)
+REPEATED = (
+    "the local model began writing the same line again and again and was stopped; ask for one "
+    "small change at a time, or use a larger model (FOEHN_PROVIDER)"
+)
+
+
+def repeating(text: str) -> bool:
+    """Whether the last ``REPEATS`` whole lines of ``text`` (a step's JSON so far, where a line
+    ends in an escaped newline) are one line of at least a dozen characters."""
+    lines = text.split("\\n")[:-1]  # the last piece may still be being written
+    last = lines[-REPEATS:]
+    return len(last) == REPEATS and len(set(last)) == 1 and len(last[0].strip()) >= 12
+
+
 @dataclass
 class _Step:
     """One decision as it arrives."""
@@ -174,6 +197,7 @@ class _Step:
     finish: str | None = None
     timings: Mapping[str, Any] | None = None
     rate_shown: float = 0.0
+    repeated: bool = False
 
 
 class LocalProvider:
@@ -284,9 +308,14 @@ class LocalProvider:
         async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
             return await self._decide(fixed, chat, schema, spent, said, shown, status)
 
-        step, usage = await decide(
-            step_schema(tools, answer_only=not tools, tools_only=acting, files=files), Usage()
-        )
+        schema = step_schema(tools, answer_only=not tools, tools_only=acting, files=files)
+        step, usage = await decide(schema, Usage())
+        if step.get("repeated"):
+            # Stopped while writing one line again and again: asked once more, with a note.
+            chat.append(note(REPEATED_NOTE))
+            step, usage = await decide(schema, usage)
+            if step.get("repeated"):
+                raise ProviderProtocolError(REPEATED)
         if "tool" in step and canonical(step["tool"], json.dumps(step["arguments"]), tools) in (
             earlier
         ):
@@ -345,7 +374,8 @@ class LocalProvider:
         status: StatusSink,
     ) -> tuple[dict[str, Any], Usage]:
         """One constrained step. The result is the parsed object, or, when the answer turned
-        out to copy something, ``{"copied": True, "answer": what was shown, "text": …}``."""
+        out to copy something, ``{"copied": True, "answer": what was shown, "text": …}``, or,
+        when it was stopped for writing one line again and again, ``{"repeated": True}``."""
         engine = await self.engine()
         step = _Step(
             parts=[],
@@ -385,6 +415,9 @@ class LocalProvider:
             if step.first is None:
                 step.first = time.perf_counter()
             step.parts.append(content)
+            if repeating("".join(step.parts)):
+                step.repeated = True
+                return True
             stop = step.answer.feed(content)
             self._report_rate(step, status, streaming=shown is not None)
             return stop
@@ -392,6 +425,8 @@ class LocalProvider:
         await engine.chat(body, on_chunk, fixed=fixed, on_status=status)
         step.answer.finish()
         self._record(step)
+        if step.repeated:
+            return {"repeated": True}, step.usage
         if step.answer.copied:
             released = step.answer.released.strip()
             return {"copied": True, "answer": released, "text": step.answer.text}, step.usage
