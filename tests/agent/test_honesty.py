@@ -325,15 +325,23 @@ async def test_code_the_answer_says_it_wrote_but_no_change_holds_is_sent_back(
     assert "--verbose" in (app / "app.py").read_text()
 
 
-async def test_said_again_the_answer_stands_with_what_the_check_found(
-    app: Path, ctx: ToolContext
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_said_again_the_answer_stands_less_the_false_sentence_with_what_was_found(
+    app: Path, ctx: ToolContext, streaming: bool
 ) -> None:
-    runner, provider = agent([calls(READ_APP), calls(PRINT_EDIT), say(FLAG_CLAIM), say(FLAG_CLAIM)])
+    again = f"I looked at app.py. {FLAG_CLAIM} Run it with `python app.py`."
+    runner, provider = agent(
+        [calls(READ_APP), calls(PRINT_EDIT), say(FLAG_CLAIM), say(again)],
+        enable_streaming=streaming,
+    )
     events = Recorder()
     outcome = await runner.run_turn(TurnRequest(task="Add a --verbose flag"), ctx, events)
-    found = "[Foehn] The answer names `--verbose`, which no change in this session contains."
-    assert outcome.answer == f"{FLAG_CLAIM}\n\n{found}"
-    assert streamed(events) == outcome.answer
+    assert outcome.answer == (
+        "I looked at app.py. Run it with `python app.py`.\n\n[Foehn] The answer said it wrote "
+        "`--verbose`, but no change in this session contains it; that sentence is left out."
+    )
+    assert streamed(events) == outcome.answer, "neither false claim reached the person"
+    assert outcome.messages[-1].content == outcome.answer
     assert len(provider.requests) == 4
 
 
@@ -373,6 +381,22 @@ async def test_an_answer_that_only_added_while_the_change_took_lines_away_is_sen
     assert outcome.answer == "I put test back and added the line lint at the end of tasks.txt."
     assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
     assert len(provider.requests) == 5, "its last change took nothing away: the answer stands"
+
+
+async def test_said_again_an_answer_that_only_added_stands_with_the_lines_taken_away(
+    app: Path, ctx: ToolContext
+) -> None:
+    replace = (
+        "edit_file",
+        {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "lint"}]},
+    )
+    claim = "I added the line lint at the end of tasks.txt."
+    runner, _ = agent([calls(READ), calls(replace), say(claim), say(claim)])
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add the line lint"), ctx, events)
+    taken = "[Foehn] This turn's changes also took away these lines: `test`."
+    assert outcome.answer == f"{claim}\n\n{taken}"
+    assert streamed(events) == outcome.answer
 
 
 async def test_what_was_replaced_or_a_program_run_is_not_checked_by_content(

@@ -14,8 +14,9 @@
 - An answer that says what it wrote, in code (`--verbose`, a version, a name in backquotes), is
   checked against the diffs of the session's changes and what the turn read of the files it
   changed; an answer that says only that it added is checked against the lines the turn's
-  changes took away. Either is sent back once; said again, the answer stands and the person
-  reads what the check found after it (these checks read words, and words can be misread).
+  changes took away. Either is sent back once; said again, the answer stands less the sentences
+  that claim code no change holds, and the person reads what the check found after it (these
+  checks read words, and words can be misread: they leave out a sentence, not the answer).
   They apply only where the diffs show every change whole.
 - While text streams, a sentence that claims a change or passing tests (and everything after
   it) is held back until the loop has checked the answer, so a withheld claim never reaches
@@ -194,12 +195,13 @@ def _same_file(named: str, changed: str) -> bool:
 @dataclass(frozen=True, kw_only=True)
 class ClaimCheck:
     """A false claim found in an answer: what to tell the model, and, if it claims again, what
-    the person reads instead of the answer, or, where the check reads words and may misread
-    them (``keeps_answer``), after it."""
+    the person reads."""
 
     note: str
     statement: str
-    keeps_answer: bool = False
+    kept: str | None = None
+    """What the person reads of the answer, before ``statement``, if it is not withheld: where
+    the check reads words and may misread them, all of it, or all but the false sentences."""
 
 
 def check_claim(
@@ -334,7 +336,12 @@ def claimed_code(answer: str) -> tuple[str, ...]:
     characters: code in backquotes, ``--flags``, versions, and numbers, quoted strings and
     ``None``/``True``/``False`` something was set to (not file names, which ``check_claim``
     checks)."""
-    found: list[str] = []
+    return tuple(dict.fromkeys(token for _, token in _claimed_code(answer)))
+
+
+def _claimed_code(answer: str) -> list[tuple[str, str]]:
+    """``claimed_code``'s tokens, each with the sentence that says it."""
+    found: list[tuple[str, str]] = []
     for sentence in _sentences(answer):
         if not claims_change(sentence):
             continue
@@ -344,9 +351,16 @@ def claimed_code(answer: str) -> tuple[str, ...]:
             for match in _CODE.finditer(clause):
                 token = next(group for group in match.groups() if group).strip()
                 token = token.removesuffix("()").strip("'\"")
-                if token and mentioned_files(token) != (token,) and token not in found:
-                    found.append(token)
-    return tuple(found)
+                if token and mentioned_files(token) != (token,):
+                    found.append((sentence, token))
+    return found
+
+
+def _without(answer: str, sentences: Sequence[str]) -> str:
+    """``answer`` without ``sentences``, its spacing tidied where they were."""
+    for sentence in sentences:
+        answer = answer.replace(sentence, "")
+    return re.sub(r"[ \t]{2,}", " ", re.sub(r"\n{3,}", "\n\n", answer)).strip()
 
 
 def _quoted(items: Sequence[str], limit: int = 5) -> str:
@@ -360,8 +374,9 @@ def check_content_claim(
     """A ``ClaimCheck`` when the code ``answer`` says it wrote (``claimed_code``) is in no diff
     of the ``session``'s changes nor in what it read of the files the turn changed, or when it
     says only that it added and the ``turn``'s changes also took lines away. Checked only where
-    the diffs show every change whole (no program ran, nothing was cut); the answer stands if
-    said again, with what the check found after it."""
+    the diffs show every change whole (no program ran, nothing was cut). Said again, the
+    answer stands with what the check found after it, less the sentences that claim code no
+    change holds."""
     if not claims_change(answer):
         return None
     diff = _diffs(turn)
@@ -370,20 +385,25 @@ def check_content_claim(
     # What the session's changes wrote or took away, and what the changed files already
     # held (a claim may name the function it changed, far from the lines it changed).
     everywhere = _diffs(session).text + _reads_of(session, diff.files)
-    missing = [token for token in claimed_code(answer) if "".join(token.split()) not in everywhere]
+    claimed = _claimed_code(answer)
+    missing = list(dict.fromkeys(t for _, t in claimed if "".join(t.split()) not in everywhere))
     if missing:
+        false = [s for s, t in dict.fromkeys(claimed) if t in missing]
+        them = "it" if len(missing) == 1 else "them"
         return ClaimCheck(
             note=(
                 f"[Foehn] Your answer says you wrote {_quoted(missing)}, but no change in this "
-                f"session contains {'it' if len(missing) == 1 else 'them'} (this turn changed "
-                f"{', '.join(diff.files)}). Never report a change that was not made: make it "
-                "now with a tool, or answer again with what you actually changed."
+                f"session contains {them} (this turn changed {', '.join(diff.files)}). Never "
+                "report a change that was not made: make it now with a tool, or answer again "
+                "with what you actually changed."
             ),
             statement=(
-                f"[Foehn] The answer names {_quoted(missing)}, which no change in this "
-                "session contains."
+                f"[Foehn] The answer said it wrote {_quoted(missing)}, but no change in this "
+                f"session contains {them}; "
+                f"{'that sentence is' if len(set(false)) == 1 else 'those sentences are'} "
+                "left out."
             ),
-            keeps_answer=True,
+            kept=_without(answer, false),
         )
     # A line comes back in another line that holds all its words: `def main():` in
     # `def main(verbose=False):` was added to, not taken away.
@@ -402,7 +422,7 @@ def check_content_claim(
                 "otherwise answer again and say what you removed."
             ),
             statement=f"[Foehn] This turn's changes also took away these lines: {_quoted(taken)}.",
-            keeps_answer=True,
+            kept=answer,
         )
     return None
 
@@ -461,6 +481,9 @@ class HeldText:
         self._checked = checked
         self._pending = ""
         self._held = ""
+        self.sent = ""
+        """What was sent of the text since the last ``release`` or ``drop``: of the response
+        being checked, the part before its first claim."""
 
     def feed(self, piece: str) -> None:
         self._pending += piece
@@ -472,15 +495,20 @@ class HeldText:
             if self._held or (claims(sentence) and self._checked()):
                 self._held += sentence
             else:
-                self._send(sentence)
+                self._out(sentence)
+
+    def _out(self, text: str) -> None:
+        self.sent += text
+        self._send(text)
 
     def release(self) -> None:
         """Send whatever waits."""
         rest = self._held + self._pending
         self._held = self._pending = ""
         if rest:
-            self._send(rest)
+            self._out(rest)
+        self.sent = ""
 
     def drop(self) -> None:
         """Forget the sentences that wait; the ones sent before them stay sent."""
-        self._held = self._pending = ""
+        self._held = self._pending = self.sent = ""

@@ -359,10 +359,15 @@ class Agent:
             state.claimed = True
             state.messages.append(UserMessage(content=check.note))
             return None
-        if check.keeps_answer:
-            state.text.release()
-            emit(TextDelta(text=f"\n\n{check.statement}"))
-            return self._outcome(state, "answer", f"{answer}\n\n{check.statement}")
+        if check.kept is not None:
+            # What was sent before the first claim stays; the rest is what the check kept.
+            sent = state.text.sent
+            state.text.drop()
+            shown = f"{check.kept}\n\n{check.statement}" if check.kept else check.statement
+            rest = shown[len(sent) :] if shown.startswith(sent) else f"\n\n{check.statement}"
+            state.messages[-1] = AssistantMessage(content=sent + rest)
+            emit(TextDelta(text=rest))
+            return self._outcome(state, "answer", sent + rest)
         state.text.drop()
         state.messages[-1] = AssistantMessage(content=check.statement)
         emit(TextDelta(text=check.statement))
