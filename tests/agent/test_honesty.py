@@ -302,6 +302,8 @@ FLAG_EDIT = (
     },
 )
 FLAG_CLAIM = "I added the `--verbose` flag to `main` in app.py."
+REPLACE = ("edit_file", {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "lint"}]})
+"""Replaces the line test: a change that takes a line away."""
 
 
 @pytest.mark.parametrize("streaming", [True, False])
@@ -350,14 +352,10 @@ async def test_an_answer_that_only_added_while_the_change_took_lines_away_is_sen
 ) -> None:
     """Seen with the embedded model: asked to add a line at the end, it replaced the last one
     and said "I added the line eggs at the end"."""
-    replace = (
-        "edit_file",
-        {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "lint"}]},
-    )
     runner, provider = agent(
         [
             calls(READ),
-            calls(replace),
+            calls(REPLACE),
             say("I added the line lint at the end of tasks.txt."),
             calls(
                 (
@@ -386,12 +384,8 @@ async def test_an_answer_that_only_added_while_the_change_took_lines_away_is_sen
 async def test_said_again_an_answer_that_only_added_stands_with_the_lines_taken_away(
     app: Path, ctx: ToolContext
 ) -> None:
-    replace = (
-        "edit_file",
-        {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "lint"}]},
-    )
     claim = "I added the line lint at the end of tasks.txt."
-    runner, _ = agent([calls(READ), calls(replace), say(claim), say(claim)])
+    runner, _ = agent([calls(READ), calls(REPLACE), say(claim), say(claim)])
     events = Recorder()
     outcome = await runner.run_turn(TurnRequest(task="Add the line lint"), ctx, events)
     taken = "[Foehn] This turn's changes also took away these lines: `test`."
@@ -402,12 +396,8 @@ async def test_said_again_an_answer_that_only_added_stands_with_the_lines_taken_
 async def test_what_was_replaced_or_a_program_run_is_not_checked_by_content(
     app: Path, ctx: ToolContext
 ) -> None:
-    replace = (
-        "edit_file",
-        {"path": "tasks.txt", "edits": [{"old_text": "test", "new_text": "lint"}]},
-    )
     runner, provider = agent(
-        [calls(READ), calls(replace), say("I replaced test with lint in tasks.txt (added `lint`).")]
+        [calls(READ), calls(REPLACE), say("I replaced test with lint in tasks.txt (added `lint`).")]
     )
     outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
     assert outcome.answer == "I replaced test with lint in tasks.txt (added `lint`)."
