@@ -347,11 +347,29 @@ async def test_said_again_the_answer_stands_less_the_false_sentence_with_what_wa
     assert len(provider.requests) == 4
 
 
+@pytest.mark.parametrize(
+    ("task", "sent_back"),
+    [
+        (
+            "Add the line lint to tasks.txt",
+            "[Foehn] Your answer says you added, but this turn's changes also took away these "
+            "lines: `test`. The task asks only to add: put them back with edit_file, keeping "
+            "what you added, then answer.",
+        ),
+        (
+            "Put lint in tasks.txt",
+            "[Foehn] Your answer says you added, but this turn's changes also took away these "
+            "lines: `test`. If they should stay, put them back with a tool; otherwise answer "
+            "again and say what you removed.",
+        ),
+    ],
+)
 async def test_an_answer_that_only_added_while_the_change_took_lines_away_is_sent_back(
-    app: Path, ctx: ToolContext
+    app: Path, ctx: ToolContext, task: str, sent_back: str
 ) -> None:
     """Seen with the embedded model: asked to add a line at the end, it replaced the last one
-    and said "I added the line eggs at the end"."""
+    and said "I added the line eggs at the end". Told only that, it answered "I removed the
+    line butter"; where the task only asks to add, it is told to put the line back."""
     runner, provider = agent(
         [
             calls(READ),
@@ -369,13 +387,8 @@ async def test_an_answer_that_only_added_while_the_change_took_lines_away_is_sen
             say("I put test back and added the line lint at the end of tasks.txt."),
         ]
     )
-    outcome = await runner.run_turn(
-        TurnRequest(task="Add the line lint to tasks.txt"), ctx, Recorder()
-    )
-    assert notes(provider, 3)[-1].startswith(
-        "[Foehn] Your answer says you added, but this turn's changes also took away these "
-        "lines: `test`."
-    )
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert notes(provider, 3)[-1] == sent_back
     assert outcome.answer == "I put test back and added the line lint at the end of tasks.txt."
     assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
     assert len(provider.requests) == 5, "its last change took nothing away: the answer stands"

@@ -253,6 +253,7 @@ _CODE = re.compile(
     r"|\bto\s+(?P<value>\d{2,}|None|True|False|null|true|false|\"[^\"\n]{1,40}\"|'[^'\n]{1,40}')"
     r"(?![\w'\"])"
 )
+_ADD_ASK = re.compile(r"\b(?:add|append|insert)\b", re.IGNORECASE)
 _CUT = "more diff lines not shown"
 _READS = frozenset({"read_file", "read_symbol"})
 _WORD = re.compile(r"\w+")
@@ -369,12 +370,13 @@ def _quoted(items: Sequence[str], limit: int = 5) -> str:
 
 
 def check_content_claim(
-    answer: str, *, turn: Sequence[Message], session: Sequence[Message]
+    answer: str, *, turn: Sequence[Message], session: Sequence[Message], task: str
 ) -> ClaimCheck | None:
     """A ``ClaimCheck`` when the code ``answer`` says it wrote (``claimed_code``) is in no diff
     of the ``session``'s changes nor in what it read of the files the turn changed, or when it
-    says only that it added and the ``turn``'s changes also took lines away. Checked only where
-    the diffs show every change whole (no program ran, nothing was cut). Said again, the
+    says only that it added and the ``turn``'s changes also took lines away (where the ``task``
+    only asks to add, the model is told to put them back). Checked only where the diffs show
+    every change whole (no program ran, nothing was cut). Said again, the
     answer stands with what the check found after it, less the sentences that claim code no
     change holds."""
     if not claims_change(answer):
@@ -415,11 +417,21 @@ def check_content_claim(
     ]
     claim = " ".join(s for s in _sentences(answer) if claims_change(s))
     if taken and _ADDS.search(claim) and not _TAKES.search(answer):
+        lines = _quoted(taken)
+        # Where the task only asks to add, what was taken away was not asked for.
+        first = task.strip().splitlines()[0] if task.strip() else ""
+        only_adds = bool(_ADD_ASK.search(first)) and not _TAKES.search(first)
         return ClaimCheck(
             note=(
                 f"[Foehn] Your answer says you added, but this turn's changes also took away "
-                f"these lines: {_quoted(taken)}. If they should stay, put them back with a tool; "
-                "otherwise answer again and say what you removed."
+                f"these lines: {lines}. "
+                + (
+                    "The task asks only to add: put them back with edit_file, keeping what you "
+                    "added, then answer."
+                    if only_adds
+                    else "If they should stay, put them back with a tool; otherwise answer "
+                    "again and say what you removed."
+                )
             ),
             statement=f"[Foehn] This turn's changes also took away these lines: {_quoted(taken)}.",
             kept=answer,

@@ -408,7 +408,9 @@ class Agent:
         return (
             honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
             or honesty.check_tests_claim(answer, turn)
-            or honesty.check_content_claim(answer, turn=turn, session=state.messages)
+            or honesty.check_content_claim(
+                answer, turn=turn, session=state.messages, task=state.task
+            )
         )
 
     async def _review(
