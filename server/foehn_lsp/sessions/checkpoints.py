@@ -156,9 +156,12 @@ class Checkpoint:
         except OSError:
             return
 
-    def program_changed(self, before: dict[str, Stat], paths: Iterable[str]) -> None:
+    def program_changed(
+        self, before: dict[str, Stat], paths: Iterable[str], folders: Iterable[str] = ()
+    ) -> None:
         """Record files a program created, changed or deleted, given the snapshot from before
-        it ran."""
+        it ran, and the ``folders`` it created."""
+        self.folders.update(folders)
         for relative in paths:
             if relative in self.before or relative in self.lost:
                 continue
@@ -234,8 +237,8 @@ class ProgramWatch:
     find what they changed. On Linux an
     inotify watch on the workspace's folders, set up at the first such call of the session,
     says which files changed during the call, so a call costs nothing more however large the
-    tree; elsewhere (or when the watch cannot be set up) a stat snapshot before and after the
-    call is compared."""
+    tree; elsewhere (or when the watch cannot be set up: no inotify, or its limit reached) stat
+    snapshots of the files and folders before and after the call are compared."""
 
     def __init__(
         self,
@@ -263,7 +266,7 @@ class ProgramWatch:
                 self.keeper.watch = await asyncio.to_thread(Watch.start, root)
         watch = self.keeper.watch
 
-        def prepare() -> dict[str, Stat] | None:
+        def prepare() -> tuple[dict[str, Stat], set[str]] | None:
             for path in self.held():
                 checkpoint.hold(checkpoint.relative(path))
             for path in writes or ():
@@ -273,7 +276,8 @@ class ProgramWatch:
             if watch is not None and watch.usable:
                 watch.drain(record=self.active > 0, checkpoint=checkpoint)
                 return None
-            return snapshot(root)
+            folders: set[str] = set()
+            return snapshot(root, folders), folders
 
         before = await asyncio.to_thread(prepare)
         self.active += 1
@@ -284,9 +288,12 @@ class ProgramWatch:
             if before is None and watch is not None and watch.usable:
                 await asyncio.to_thread(watch.drain, record=True, checkpoint=checkpoint)
             else:
-                after = await asyncio.to_thread(snapshot, root)
-                before = before if before is not None else after
-                await asyncio.to_thread(checkpoint.program_changed, before, compare(before, after))
+                folders: set[str] = set()
+                after = await asyncio.to_thread(snapshot, root, folders)
+                files, old = before if before is not None else (after, folders)
+                await asyncio.to_thread(
+                    checkpoint.program_changed, files, compare(files, after), folders - old
+                )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,9 +24,10 @@ Stat = tuple[int, int, int, int]
 """mtime_ns, size, inode, mode: enough to notice a change without reading the file."""
 
 
-def snapshot(root: Path) -> dict[str, Stat]:
+def snapshot(root: Path, folders: set[str] | None = None) -> dict[str, Stat]:
     """Every regular file and symlink below ``root`` (``.git`` and ``.foehn`` left out), by
-    relative path. Costs one ``lstat`` per file and reads nothing."""
+    relative path, and, into ``folders`` if given, every folder. Costs one ``lstat`` per file
+    and reads nothing."""
     found: dict[str, Stat] = {}
     stack = [(str(root), "")]
     while stack:
@@ -42,6 +43,8 @@ def snapshot(root: Path) -> dict[str, Stat]:
                     if entry.is_dir(follow_symlinks=False):
                         if entry.name not in SKIPPED_DIRECTORIES or prefix:
                             stack.append((entry.path, name + "/"))
+                            if folders is not None:
+                                folders.add(name)
                         continue
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
