@@ -414,8 +414,11 @@ class LocalProvider:
                 return False
             if step.first is None:
                 step.first = time.perf_counter()
+            # Only a chunk that ends a line (an escaped newline, maybe split across two
+            # chunks) can complete a repeat: the whole text is joined only then.
+            before = step.parts[-1][-1:] if step.parts else ""
             step.parts.append(content)
-            if repeating("".join(step.parts)):
+            if "\\n" in before + content and repeating("".join(step.parts)):
                 step.repeated = True
                 return True
             stop = step.answer.feed(content)
