@@ -63,8 +63,8 @@ def ctx(workspace: Workspace) -> ToolContext:
 @pytest.fixture
 def approve_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
     """Approve, as the person would, every file of a workspace that waits for approval by its
-    content (``foehn_lsp.trust``); the approvals go to the test's own state folder."""
-    from foehn_lsp.trust import approve, waiting
+    content (``foehn_lsp.workspace.trust``); the approvals go to the test's own state folder."""
+    from foehn_lsp.workspace.trust import approve, waiting
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "approvals"))
 
@@ -154,10 +154,10 @@ PROCESS_TIER = (
     "sandbox/test_toolchains.py",
     "test_preloaded.py",
     "tools/test_discovery.py",
-    "trust/test_acp.py",
-    "trust/test_effects.py",
-    "trust/test_trust_attacks.py",
-    "trust/test_trust_cli.py",
+    "workspace/trust/test_acp.py",
+    "workspace/trust/test_effects.py",
+    "workspace/trust/test_trust_attacks.py",
+    "workspace/trust/test_trust_cli.py",
 )
 """Test files (or folders, ending in ``/``) that start Foehn, an MCP server or an editor as a
 process, run the embedded model, or run the attack campaign (hundreds of sandboxed programs);
@@ -179,9 +179,9 @@ worker given one of them would run again."""
 
 LONGEST = (
     "tests/lsp/test_load.py::test_finished_runs_leave_nothing_behind",
-    "tests/trust/test_effects.py",
+    "tests/workspace/trust/test_effects.py",
     "tests/acp/test_agent.py::test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved",
-    "tests/trust/test_trust_attacks.py",
+    "tests/workspace/trust/test_trust_attacks.py",
     "tests/mcp/test_ways_out.py",
 )
 """Tests (by node id prefix, longest first) that took longest in ``--durations``: collected

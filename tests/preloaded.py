@@ -80,7 +80,7 @@ PRELOAD = (
     "foehn_lsp.agent.loop",
     "foehn_lsp.providers.openai_compat",
     "foehn_lsp.providers.anthropic",
-    "foehn_lsp.trust.review",
+    "foehn_lsp.workspace.trust.review",
     "foehn_plugins.fs",
     "foehn_plugins.shell",
     "foehn_plugins.reading",

@@ -18,9 +18,9 @@ from foehn_lsp import ToolContext, ToolResult
 from foehn_lsp.agent.approval import ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.cli.main import main
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.config.sandbox import SandboxSettings
 from foehn_lsp.sandbox import Finished, SandboxViewError, system_sandbox
 from foehn_lsp.sandbox.policy import SandboxPolicy
-from foehn_lsp.sandbox.settings import SandboxSettings
 from foehn_lsp.sandbox.toolchains import is_system, within
 from foehn_lsp.sandbox.view import PROTECTED_NAMES, machine
 from foehn_lsp.tools import ToolRegistry

@@ -1,5 +1,5 @@
 """Trust by content over ACP: before a session's first turn in a trusted workspace, each of its
-files that waits for approval (``foehn_lsp.trust``) is put to the person as a
+files that waits for approval (``foehn_lsp.workspace.trust``) is put to the person as a
 ``session/request_permission`` whose tool call carries the diff against what they approved
 (``{type: "diff", path, oldText, newText}``, ``oldText`` null for a new file) and whose raw
 input is ``{path, kind, status, sha256}``. "Approve this content" approves exactly the content
@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from foehn_lsp.acp.convert import diff_content
 from foehn_lsp.errors import TrustError
 from foehn_lsp.tools.plans import FilePreview
-from foehn_lsp.trust import Reviewed, approve, waiting
+from foehn_lsp.workspace.trust import Reviewed, approve, waiting
 
 log = logging.getLogger(__name__)
 

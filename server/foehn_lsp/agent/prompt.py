@@ -1,7 +1,7 @@
 """The system message: Foehn's own rules (or, in their place, the person's own
 ``systemMessageFile``), then, in a trusted workspace only, the project's rules: its
 ``.foehn/system.md`` and the nearest ``AGENTS.md``, each only as the person approved its content
-(``foehn_lsp.trust``). Project rules are added after Foehn's and never replace them: a
+(``foehn_lsp.workspace.trust``). Project rules are added after Foehn's and never replace them: a
 repository can describe its conventions, not remove the ones that keep the person in control."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from foehn_lsp.config import Settings, user_config_file
 from foehn_lsp.errors import ConfigError
-from foehn_lsp.trust import approved_text
 from foehn_lsp.workspace.paths import Workspace
+from foehn_lsp.workspace.trust import approved_text
 
 MAX_RULES_CHARS = 32_000
 """Each project rules file is cut here, so a huge file cannot crowd out the conversation."""

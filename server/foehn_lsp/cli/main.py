@@ -59,7 +59,7 @@ def _tools_command(args: argparse.Namespace) -> int:
     from foehn_lsp.sandbox import report as sandbox_report
     from foehn_lsp.sandbox import system_sandbox
     from foehn_lsp.sessions.builder import catalogue_json, load_tools
-    from foehn_lsp.trust import waiting
+    from foehn_lsp.workspace.trust import waiting
 
     workspace = folder(args.workspace)
     settings = load_settings()

@@ -27,7 +27,7 @@ from foehn_lsp.cli.args import EXIT_ERROR, EXIT_OK, UsageError, folder
 from foehn_lsp.cli.terminal import diff_text, error_console
 from foehn_lsp.config import Settings, load_settings
 from foehn_lsp.errors import TrustError
-from foehn_lsp.trust import (
+from foehn_lsp.workspace.trust import (
     Reviewed,
     approve,
     forget_approval,
@@ -35,7 +35,7 @@ from foehn_lsp.trust import (
     waiting,
     waiting_summary,
 )
-from foehn_lsp.trust.store import store_file
+from foehn_lsp.workspace.trust.store import store_file
 
 WHAT = {
     "plugin": "a plugin: Python that Foehn imports and runs in its own process",

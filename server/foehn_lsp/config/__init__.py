@@ -1,7 +1,9 @@
 """Settings: the models (``settings``), how the layers merge (``layers``), the MCP servers'
-settings (``mcp``), and where the person's file lives (``user_config_file``, re-exported from
-``foehn_lsp.folders``). The names below are the ones the rest of Foehn imports."""
+settings (``mcp``), the sandbox's (``sandbox``, from the person's own file only) and the person's
+folders (``folders``: config, state, cache). Nothing here imports the rest of Foehn but its
+errors and risk levels, so every layer may read its settings."""
 
+from foehn_lsp.config.folders import user_config_file
 from foehn_lsp.config.layers import (
     SENSITIVE,
     Layer,
@@ -18,7 +20,6 @@ from foehn_lsp.config.settings import (
     ApprovalSettings,
     Settings,
 )
-from foehn_lsp.folders import user_config_file
 
 __all__ = [
     "PROVIDER_DEFAULTS",

@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
+from foehn_lsp.config.folders import user_config_file
 from foehn_lsp.config.settings import (
     CHOSEN_PROVIDERS,
     PROVIDER_KEY_VARIABLES,
@@ -35,7 +36,6 @@ from foehn_lsp.config.settings import (
     warn_once,
 )
 from foehn_lsp.errors import ConfigError
-from foehn_lsp.folders import user_config_file
 
 SENSITIVE = frozenset(
     {

@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 from pydantic.alias_generators import to_camel
 
 from foehn_lsp.config.mcp import McpSettings
+from foehn_lsp.config.sandbox import SandboxSettings
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.risk import RiskLevel
-from foehn_lsp.sandbox.settings import SandboxSettings
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class Settings(_Section):
 
     def plugin_folders(self) -> list[Path]:
         """The person's folders to load plugin files from (``pluginPaths``). A trusted
-        workspace's own ``.foehn/plugins/`` loads only as approved (``foehn_lsp.trust``)."""
+        workspace's own ``.foehn/plugins/`` loads only as approved (``workspace.trust``)."""
         return [Path(p).expanduser() for p in self.plugin_paths]
 
     def trusted_root(self, workspace: Path | None) -> Path | None:

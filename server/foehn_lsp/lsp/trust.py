@@ -34,10 +34,11 @@ from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.server import FoehnServer
 
 if TYPE_CHECKING:
-    from foehn_lsp.trust import Approval
+    from foehn_lsp.workspace.trust import Approval
 
-# ``foehn_lsp.trust`` (the review, the approval store and what they import) is imported by the
-# functions that use it: the server registers these handlers before it answers ``initialize``.
+# ``foehn_lsp.workspace.trust`` (the review, the approval store and what they import) is
+# imported by the functions that use it: the server registers these handlers before it answers
+# ``initialize``.
 
 REQUEST_FAILED = -32803
 
@@ -56,7 +57,7 @@ def _approval(approval: Approval) -> dict[str, Any]:
 
 
 def listing(root: Path, trusted: bool) -> dict[str, Any]:
-    from foehn_lsp.trust import read_approvals, store_file, waiting
+    from foehn_lsp.workspace.trust import read_approvals, store_file, waiting
 
     approvals = read_approvals(root)
     return {
@@ -87,7 +88,7 @@ async def approve_files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         )
     ):
         raise JsonRpcInvalidParams("foehn.trust.approve takes [{path, sha256}, …]")
-    from foehn_lsp.trust import approve
+    from foehn_lsp.workspace.trust import approve
 
     await ls.ready()
     root = _root(ls)
@@ -107,7 +108,7 @@ async def approve_files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 async def tell_waiting(ls: FoehnServer, root: Path) -> None:
     """At the start of a run: say once per set of waiting files that they wait, and how to
     review them; a person who dismisses it is not told again until the set changes."""
-    from foehn_lsp.trust import waiting, waiting_summary
+    from foehn_lsp.workspace.trust import waiting, waiting_summary
 
     if not ls.settings.trust_workspace:
         return

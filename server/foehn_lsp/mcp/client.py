@@ -38,8 +38,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
+from foehn_lsp.config.folders import state_dir
 from foehn_lsp.config.mcp import McpServerConfig
-from foehn_lsp.folders import state_dir
 from foehn_lsp.mcp.http import CappedTransport
 from foehn_lsp.mcp.stdio import stdio_transport
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox

@@ -27,6 +27,7 @@ from typing import Any
 import mcp_types as types
 
 from foehn_lsp.config import Settings
+from foehn_lsp.config.folders import cache_folder
 from foehn_lsp.config.mcp import (
     WORKSPACE_SERVERS,
     McpServerConfig,
@@ -34,7 +35,6 @@ from foehn_lsp.config.mcp import (
     workspace_servers,
 )
 from foehn_lsp.errors import ToolDefinitionError
-from foehn_lsp.folders import cache_folder
 from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp.client import (
     BadAnswerError,
@@ -54,7 +54,7 @@ from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import CallScope, ScopeOf, Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import LoadedTools, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
-from foehn_lsp.trust import approved_text
+from foehn_lsp.workspace.trust import approved_text
 
 log = logging.getLogger(__name__)
 

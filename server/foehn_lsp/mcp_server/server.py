@@ -55,8 +55,8 @@ from foehn_lsp.sessions.store import SessionBusy
 from foehn_lsp.tools.contract import Tool, ToolResult
 from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
-from foehn_lsp.trust import waiting, waiting_summary
 from foehn_lsp.workspace import ReadLedger, Workspace
+from foehn_lsp.workspace.trust import waiting, waiting_summary
 
 log = logging.getLogger(__name__)
 

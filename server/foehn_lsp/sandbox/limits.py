@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from foehn_lsp.sandbox.settings import SandboxSettings
+from foehn_lsp.config.sandbox import SandboxSettings
 
 log = logging.getLogger(__name__)
 

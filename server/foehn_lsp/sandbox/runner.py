@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from foehn_lsp.config.sandbox import user_sandbox_settings
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.sandbox import bwrap as bubblewrap
 from foehn_lsp.sandbox import limits as limiting
@@ -29,7 +30,6 @@ from foehn_lsp.sandbox.handshake import Handshake, LimitsNotSetError
 from foehn_lsp.sandbox.placeholders import Placeholders
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
-from foehn_lsp.sandbox.settings import user_sandbox_settings
 from foehn_lsp.workspace import Workspace
 
 SETTING = "FOEHN_SANDBOX"

@@ -30,9 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from foehn_lsp.config.sandbox import SandboxSettings
 from foehn_lsp.sandbox import masks, toolchains
 from foehn_lsp.sandbox.limits import Limits
-from foehn_lsp.sandbox.settings import SandboxSettings
 from foehn_lsp.sandbox.toolchains import SYSTEM_FOLDERS, TOOLCHAIN_VARIABLES, within
 
 Kind = Literal["system", "toolchain", "foehn", "readable", "workspace", "workspace venv"]

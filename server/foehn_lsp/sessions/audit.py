@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.agent.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
-from foehn_lsp.folders import state_dir
+from foehn_lsp.config.folders import state_dir
 from foehn_lsp.secrets import Scrubber
 
 

@@ -44,10 +44,10 @@ from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.sessions.toolbox import Toolbox
 from foehn_lsp.tools.discovery import LoadedTools, discover
 from foehn_lsp.tools.registry import Middleware
-from foehn_lsp.trust import approved_plugins
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
+from foehn_lsp.workspace.trust import approved_plugins
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Custom commands: Markdown prompt files that become ``/NAME``.
 
 ``NAME.md`` in the user's ``commands`` folder (``~/.config/foehn/commands/``) and, in a trusted
-workspace, ``.foehn/commands/NAME.md`` (only as approved by its content, ``foehn_lsp.trust``).
+workspace, ``.foehn/commands/NAME.md`` (only as approved by its content, ``workspace.trust``).
 The file's text is the prompt, with ``$ARGUMENTS`` replaced by what follows the name (when the
 text has no ``$ARGUMENTS``, the arguments are added after it). An optional front matter, as
 Claude Code's commands have it, gives the description and the argument hint:
@@ -24,9 +24,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from foehn_lsp.folders import user_commands_folder
+from foehn_lsp.config.folders import user_commands_folder
 from foehn_lsp.sessions.slash import NAME, Slash, parse
-from foehn_lsp.trust import approved_text
+from foehn_lsp.workspace.trust import approved_text
 
 MAX_BYTES = 64 * 1024
 WORKSPACE_FOLDER = ".foehn/commands"

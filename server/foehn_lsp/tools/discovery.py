@@ -1,7 +1,7 @@
 """Plugin discovery: entry points in the group ``foehn_lsp.plugins``, ``*.py`` files from the
 person's plugin folders, and a trusted workspace's plugin files as the person approved them
-(``foehn_lsp.trust.approved_plugins``: imported from the approved text, never read again from
-the file). Each plugin is a callable (a module-level ``tools()`` for files) that returns tools.
+(``workspace.trust.approved_plugins``: imported from the approved text, never read again from the
+file). Each plugin is a callable (a module-level ``tools()`` for files) that returns tools.
 A plugin that fails to import, raises, or returns anything invalid is reported with every
 problem at once and skipped whole; the others load.
 """
@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from foehn_lsp.tools.contract import Tool
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
-from foehn_lsp.trust import ApprovedPlugin
+from foehn_lsp.workspace.trust import ApprovedPlugin
 
 log = logging.getLogger(__name__)
 

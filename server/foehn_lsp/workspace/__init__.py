@@ -1,5 +1,6 @@
 """Where tools meet the file system: confinement, reads, edits applied by the host, watching for
-what programs change (``watch``) and listing files (``listing``)."""
+what programs change (``watch``), listing files (``listing``) and which of the workspace's own
+files the person approved (``trust``)."""
 
 from foehn_lsp.workspace.edits import (
     ApplyOutcome,

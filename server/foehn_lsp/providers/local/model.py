@@ -16,8 +16,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from foehn_lsp.config.folders import cache_folder
 from foehn_lsp.errors import ConfigError
-from foehn_lsp.folders import cache_folder
 
 MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"

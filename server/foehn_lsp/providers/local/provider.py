@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp.config.folders import cache_folder
 from foehn_lsp.errors import ProviderProtocolError
-from foehn_lsp.folders import cache_folder
 from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import (
     Engine,

@@ -2,7 +2,7 @@
 system-message files are used only as the person approved them (``review``), approvals kept in
 the user state folder (``store``)."""
 
-from foehn_lsp.trust.review import (
+from foehn_lsp.workspace.trust.review import (
     ApprovedPlugin,
     Reviewed,
     approve,
@@ -14,7 +14,13 @@ from foehn_lsp.trust.review import (
     waiting,
     waiting_summary,
 )
-from foehn_lsp.trust.store import Approval, Approvals, forget_approval, read_approvals, store_file
+from foehn_lsp.workspace.trust.store import (
+    Approval,
+    Approvals,
+    forget_approval,
+    read_approvals,
+    store_file,
+)
 
 __all__ = [
     "Approval",

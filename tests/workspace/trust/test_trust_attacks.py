@@ -17,8 +17,8 @@ import pytest
 from cli.harness import events, foehn
 from foehn_lsp.errors import TrustError
 from foehn_lsp.testing import ModelServer, Turn
-from foehn_lsp.trust import approve, approved_plugins, review, waiting
-from trust.planted import PLANT, imports, plant, snapshot
+from foehn_lsp.workspace.trust import approve, approved_plugins, review, waiting
+from workspace.trust.planted import PLANT, imports, plant, snapshot
 
 pytestmark = pytest.mark.usefixtures("trusted")
 

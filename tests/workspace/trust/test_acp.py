@@ -10,7 +10,7 @@ from acp import text_block
 
 from acp_harness import EditorClient, acp_agent
 from foehn_lsp.testing import ModelServer, Turn
-from trust.planted import PLANT, imports, plant
+from workspace.trust.planted import PLANT, imports, plant
 
 
 def trust(root: Path) -> None:

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp.config.folders import state_dir
 from foehn_lsp.errors import TrustError
-from foehn_lsp.folders import state_dir
 
 STORE_VERSION = 1
 SHA256 = re.compile(r"^[0-9a-f]{64}$")

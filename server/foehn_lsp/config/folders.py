@@ -1,7 +1,5 @@
-"""The person's own folders for Foehn: configuration, state and cache, each in one place.
-
-On the ground floor, so that the sandbox's settings, sessions, trust, MCP and the embedded model
-find them without importing the settings (which import the sandbox's)."""
+"""The person's own folders for Foehn: configuration, state and cache, each in one place, for
+the settings, the sandbox, sessions, trust, MCP and the embedded model."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ import pytest
 
 from cli.harness import foehn, spawn
 from foehn_lsp.testing import ModelServer, Turn
-from foehn_lsp.trust import review
-from trust.planted import imports, plant
+from foehn_lsp.workspace.trust import review
+from workspace.trust.planted import imports, plant
 
 pytestmark = pytest.mark.usefixtures("trusted")
 
@@ -70,7 +70,7 @@ def test_an_approval_without_its_hash_is_a_usage_error(root: Path, state: Path, 
 
 
 def test_a_damaged_store_is_reported_by_foehn_trust(root: Path, state: Path) -> None:
-    from foehn_lsp.trust import store_file
+    from foehn_lsp.workspace.trust import store_file
 
     (root / "AGENTS.md").write_text("Use tabs.\n")
     store = store_file(root)

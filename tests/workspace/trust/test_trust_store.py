@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp.errors import TrustError
-from foehn_lsp.trust import approve, approved_text, read_approvals, review, store_file
+from foehn_lsp.workspace.trust import approve, approved_text, read_approvals, review, store_file
 
 pytestmark = pytest.mark.usefixtures("state")
 

@@ -15,8 +15,8 @@ from foehn_lsp.config import Settings
 from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.sessions.commands import load_commands
 from foehn_lsp.tools.discovery import discover
-from foehn_lsp.trust import approve, approved_text, review, waiting
 from foehn_lsp.workspace import Workspace
+from foehn_lsp.workspace.trust import approve, approved_text, review, waiting
 
 DENY_PUSH = '[[rules]]\ntool = "run_command"\nprogram = "git"\ndecision = "deny"\n'
 

@@ -17,7 +17,7 @@ import pytest
 
 from cli.harness import events, foehn
 from foehn_lsp.testing import ModelServer, Turn
-from foehn_lsp.trust import approve, review, waiting
+from foehn_lsp.workspace.trust import approve, review, waiting
 
 pytestmark = pytest.mark.usefixtures("trusted")
 

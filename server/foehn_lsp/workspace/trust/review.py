@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from foehn_lsp.errors import TrustError
-from foehn_lsp.trust.store import Approval, Approvals, read_approvals, record_approval
 from foehn_lsp.workspace import Workspace
 from foehn_lsp.workspace.listing import common_args, ripgrep
+from foehn_lsp.workspace.trust.store import Approval, Approvals, read_approvals, record_approval
 
 LIST_TIMEOUT = 10.0
 """Seconds the search for ``AGENTS.md`` files in sub-folders may take."""

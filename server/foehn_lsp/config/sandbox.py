@@ -17,8 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from foehn_lsp.config.folders import user_config_file
 from foehn_lsp.errors import ConfigError
-from foehn_lsp.folders import user_config_file
 
 
 class SandboxSettings(BaseModel):
