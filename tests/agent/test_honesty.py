@@ -13,15 +13,9 @@ from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
+from foehn_lsp.agent.claims import asks_for_change, claimed_code, claims_change, claims_tests_pass
 from foehn_lsp.agent.events import TextDelta
-from foehn_lsp.agent.honesty import (
-    asks_for_change,
-    check_claim,
-    claimed_code,
-    claims_change,
-    claims_tests_pass,
-    untested,
-)
+from foehn_lsp.agent.honesty import check_claim, untested
 from foehn_lsp.providers.messages import ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.risk import RiskLevel

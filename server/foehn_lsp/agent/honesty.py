@@ -20,16 +20,27 @@
   They apply only where the diffs show every change whole.
 - While text streams, a sentence that claims a change or passing tests (and everything after
   it) is held back until the loop has checked the answer, so a withheld claim never reaches
-  the person.
+  the person (``claims.HeldText``).
+
+What an answer claims is read from its words in ``agent/claims.py``; this module holds those
+claims against the turn's messages.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from foehn_lsp.agent.claims import (
+    claims_change,
+    claims_tests_pass,
+    code_claims,
+    named_files,
+    same_file,
+    sentences,
+)
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.risk import CHANGE_TOOLS
 
@@ -41,55 +52,8 @@ NOT_THE_MODELS_FAILURE = (
 )
 """Beginnings and pieces of failures that are no fault to act on: a denial, a refusal."""
 
-_DONE = (
-    r"changed|created|fixed|added|updated|modified|edited|wrote|written|replaced|removed|"
-    r"deleted|renamed|moved|bumped|set|inserted|appended|implemented|refactored|corrected|"
-    r"guarded|made|put|adjusted|converted|rewritten|rewrote|cleaned"
-)
-_FIRST_PERSON = re.compile(
-    rf"\b(?:I|we)(?:'ve|'d| have| had)?(?:\s+(?:also|now|just|successfully|then|already|"
-    rf"finally|went ahead and))?\s+(?:{_DONE})\b",
-    re.IGNORECASE,
-)
-_PASSIVE = re.compile(
-    rf"\b(?:has|have|was|were|is|are)\s+(?:now\s+)?(?:been\s+)?(?:successfully\s+)?(?:{_DONE})\b",
-    re.IGNORECASE,
-)
-_LEADING = re.compile(
-    r"(?:^|[.!?]\s+|\n\s*(?:[-*]|\d+\.)?\s*)(?:Added|Created|Fixed|Updated|Changed|Set|Renamed|"
-    r"Removed|Deleted|Bumped|Replaced|Modified|Edited|Wrote|Moved|Inserted|Appended|"
-    r"Implemented|Refactored)\b"
-)
-_ASKS = re.compile(
-    r"\b(?:add|change|create|fix|edit|update|set|replace|rename|delete|remove|bump|write|"
-    r"append|insert|implement|refactor|move|guard|make|put|convert|rewrite|clean)\b",
-    re.IGNORECASE,
-)
-_QUESTION = re.compile(
-    r"^\s*(?:what|which|where|when|who|whom|why|how|did|does|do|is|are|was|were|has|have|"
-    r"explain|show|list|find|tell)\b",
-    re.IGNORECASE,
-)
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
-_TESTS_PASS = re.compile(
-    r"\btests?\b(?:[^.!?\n]|[.](?=\S)){0,60}?"
-    r"\b(?:pass|passes|passed|passing|succeed|succeeds|succeeded)\b",
-    re.IGNORECASE,
-)
-_NEGATED = re.compile(r"\b(?:not|no|never|cannot|still|fail\w*)\b|n't\b", re.IGNORECASE)
 TESTS_TOOL = "run_tests"
 PROGRAM_TOOL = "run_command"
-_FILE = re.compile(
-    r"(?<![\w/.-])(?:[\w-]+/)*(?:[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}|\.[A-Za-z][\w-]*)"
-    r"(?![\w/])"
-)
-_SUFFIXES = (
-    "py pyi js jsx ts tsx mjs cjs json jsonc toml yaml yml md rst txt cfg ini csv tsv html htm "
-    "css scss less rs go java kt kts c h cc cpp hpp cs rb php sh bash zsh fish ps1 sql xml lock "
-    "env mk gradle swift lua pl r vue svelte tf conf properties ipynb gitignore dockerignore "
-    "editorconfig nvmrc"
-)
-KNOWN_SUFFIXES = frozenset(_SUFFIXES.split())
 
 
 def failed_change(results: Sequence[ToolResultMessage]) -> ToolResultMessage | None:
@@ -139,59 +103,6 @@ def act_on_failure_note(result: ToolResultMessage) -> str:
     )
 
 
-def asks_for_change(task: str) -> bool:
-    """Whether the person's task asks for a change (an imperative, not a question about one)."""
-    first_line = task.strip().splitlines()[0] if task.strip() else ""
-    return bool(_ASKS.search(first_line)) and not _QUESTION.match(first_line)
-
-
-def claims_change(text: str) -> bool:
-    """Whether ``text`` says a change was made."""
-    return bool(_FIRST_PERSON.search(text) or _PASSIVE.search(text) or _LEADING.search(text))
-
-
-def _sentences(text: str) -> list[str]:
-    return re.split(r"(?<=[.!?])\s+|\n+", text)
-
-
-def claims_tests_pass(text: str) -> bool:
-    """Whether a sentence of ``text`` says tests pass (and no word in it says they do not)."""
-    return any(
-        _TESTS_PASS.search(sentence) and not _NEGATED.search(sentence)
-        for sentence in _sentences(text)
-    )
-
-
-def claims(text: str) -> bool:
-    """Whether ``text`` claims something the loop checks: a change, or passing tests."""
-    return claims_change(text) or claims_tests_pass(text)
-
-
-def mentioned_files(text: str) -> tuple[str, ...]:
-    """File names ``text`` mentions: paths, or names with the suffix of a known kind of file."""
-    names: list[str] = []
-    for match in _FILE.finditer(text.replace("`", " ")):
-        name = match.group(0).rstrip(".")
-        suffix = name.rsplit(".", 1)[-1].lower()
-        if ("/" in name or suffix in KNOWN_SUFFIXES) and name not in names:
-            names.append(name)
-    return tuple(names)
-
-
-def named_files(text: str) -> tuple[str, ...]:
-    """File names the sentences of ``text`` that claim a change mention."""
-    names: list[str] = []
-    for sentence in _sentences(text):
-        if claims_change(sentence):
-            names += [n for n in mentioned_files(sentence) if n not in names]
-    return tuple(names)
-
-
-def _same_file(named: str, changed: str) -> bool:
-    named, changed = named.removeprefix("./"), changed.removeprefix("./")
-    return named == changed or changed.endswith("/" + named) or named.endswith("/" + changed)
-
-
 @dataclass(frozen=True, kw_only=True)
 class ClaimCheck:
     """A false claim found in an answer: what to tell the model, and, if it claims again, what
@@ -214,7 +125,7 @@ def check_claim(
         return None
     files = named_files(answer)
     if files:
-        if any(_same_file(f, c) for f in files for c in [*changed, *earlier]):
+        if any(same_file(f, c) for f in files for c in [*changed, *earlier]):
             return None
     elif changed:
         return None
@@ -244,14 +155,6 @@ _TAKES = re.compile(
     r"fix\w*|correct\w*|refactor\w*|convert\w*|clean\w*|adjust\w*|edit\w*|drop\w*|swap\w*|"
     r"restructur\w*|reorder\w*|reformat\w*|overwr\w*|turn\w*)\b",
     re.IGNORECASE,
-)
-_VERB = re.compile(rf"\b(?:{_DONE}|introduced|defined)\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r";|\s(?:so|because|since|which|then|but|while)\b", re.IGNORECASE)
-_CODE = re.compile(
-    r"`(?P<quoted>[^`\n]{1,80})`|(?<![\w-])(?P<flag>--[A-Za-z][\w-]*)"
-    r"|(?<![\w.])(?P<version>v?\d+(?:\.\d+)+)(?![\w.]*\w)"
-    r"|\bto\s+(?P<value>\d{2,}|None|True|False|null|true|false|\"[^\"\n]{1,40}\"|'[^'\n]{1,40}')"
-    r"(?![\w'\"])"
 )
 _ADD_ASK = re.compile(r"\b(?:add|append|insert)\b", re.IGNORECASE)
 _CUT = "more diff lines not shown"
@@ -327,34 +230,9 @@ def _reads_of(messages: Sequence[Message], files: Sequence[str]) -> str:
                 path = json.loads(call.arguments or "{}").get("path")
             except (json.JSONDecodeError, AttributeError):
                 continue
-            if isinstance(path, str) and any(_same_file(path, f) for f in files):
+            if isinstance(path, str) and any(same_file(path, f) for f in files):
                 texts.append(shown[call.id])
     return "".join("".join(texts).split())
-
-
-def claimed_code(answer: str) -> tuple[str, ...]:
-    """What the sentences of ``answer`` that claim a change say they wrote, in so many
-    characters: code in backquotes, ``--flags``, versions, and numbers, quoted strings and
-    ``None``/``True``/``False`` something was set to (not file names, which ``check_claim``
-    checks)."""
-    return tuple(dict.fromkeys(token for _, token in _claimed_code(answer)))
-
-
-def _claimed_code(answer: str) -> list[tuple[str, str]]:
-    """``claimed_code``'s tokens, each with the sentence that says it."""
-    found: list[tuple[str, str]] = []
-    for sentence in _sentences(answer):
-        if not claims_change(sentence):
-            continue
-        for verb in _VERB.finditer(sentence):
-            clause = sentence[verb.end() : verb.end() + 100]
-            clause = clause[: end.start()] if (end := _CLAUSE_END.search(clause)) else clause
-            for match in _CODE.finditer(clause):
-                token = next(group for group in match.groups() if group).strip()
-                token = token.removesuffix("()").strip("'\"")
-                if token and mentioned_files(token) != (token,):
-                    found.append((sentence, token))
-    return found
 
 
 def _without(answer: str, sentences: Sequence[str]) -> str:
@@ -387,7 +265,7 @@ def check_content_claim(
     # What the session's changes wrote or took away, and what the changed files already
     # held (a claim may name the function it changed, far from the lines it changed).
     everywhere = _diffs(session).text + _reads_of(session, diff.files)
-    claimed = _claimed_code(answer)
+    claimed = code_claims(answer)
     missing = list(dict.fromkeys(t for _, t in claimed if "".join(t.split()) not in everywhere))
     if missing:
         false = [s for s, t in dict.fromkeys(claimed) if t in missing]
@@ -415,7 +293,7 @@ def check_content_claim(
         for line in diff.removed
         if (words := set(_WORD.findall(line))) and not any(words <= other for other in kept)
     ]
-    claim = " ".join(s for s in _sentences(answer) if claims_change(s))
+    claim = " ".join(s for s in sentences(answer) if claims_change(s))
     if taken and _ADDS.search(claim) and not _TAKES.search(answer):
         lines = _quoted(taken)
         # Where the task only asks to add, what was taken away was not asked for.
@@ -480,47 +358,3 @@ def check_tests_claim(answer: str, messages: Sequence[Message]) -> ClaimCheck | 
             "withheld. Run the tests before relying on this turn's changes."
         ),
     )
-
-
-class HeldText:
-    """A response's text on its way to the person: sentences stream at once, except that, while
-    claims are ``checked`` (the turn asks for a change or tried one), from the first sentence
-    that claims a change or passing tests on, the text waits until the loop ``release``s it
-    (the answer stands) or ``drop``s it (the answer goes back to the model, or is withheld)."""
-
-    def __init__(self, send: Callable[[str], None], checked: Callable[[], bool]) -> None:
-        self._send = send
-        self._checked = checked
-        self._pending = ""
-        self._held = ""
-        self.sent = ""
-        """What was sent of the text since the last ``release`` or ``drop``: of the response
-        being checked, the part before its first claim."""
-
-    def feed(self, piece: str) -> None:
-        self._pending += piece
-        while (end := _SENTENCE_END.search(self._pending)) is not None:
-            sentence, self._pending = (
-                self._pending[: end.end()],
-                self._pending[end.end() :],
-            )
-            if self._held or (claims(sentence) and self._checked()):
-                self._held += sentence
-            else:
-                self._out(sentence)
-
-    def _out(self, text: str) -> None:
-        self.sent += text
-        self._send(text)
-
-    def release(self) -> None:
-        """Send whatever waits."""
-        rest = self._held + self._pending
-        self._held = self._pending = ""
-        if rest:
-            self._out(rest)
-        self.sent = ""
-
-    def drop(self) -> None:
-        """Forget the sentences that wait; the ones sent before them stay sent."""
-        self._held = self._pending = self.sent = ""

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from foehn_lsp.agent import checking, honesty
+from foehn_lsp.agent import checking, claims, honesty
 from foehn_lsp.agent.events import (
     Checked,
     CheckedProblem,
@@ -121,7 +121,7 @@ class ResponseLog(Protocol):
 @dataclass
 class _State:
     messages: list[Message]
-    text: honesty.HeldText
+    text: claims.HeldText
     task: str
     mode: TurnMode
     guard: PlanGuard
@@ -159,7 +159,7 @@ class _State:
 def _claims_checked(state: _State) -> bool:
     """Whether an answer that claims a change is checked against the files changed: the turn
     asks for a change or tried one (a question's answer may say "lists are created with …")."""
-    return state.mode != "plan" and (state.attempted or honesty.asks_for_change(state.task))
+    return state.mode != "plan" and (state.attempted or claims.asks_for_change(state.task))
 
 
 def iterations_note(left: int) -> str:
@@ -232,7 +232,7 @@ class Agent:
         messages: list[Message] = [system, *earlier, UserMessage(content=task)]
         state = _State(
             messages=messages,
-            text=honesty.HeldText(
+            text=claims.HeldText(
                 lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
             ),
             task=request.task,

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from foehn_lsp.agent.honesty import mentioned_files
+from foehn_lsp.agent.claims import mentioned_files
 from foehn_lsp.providers.messages import ToolDefinition
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import ToolResult
