@@ -51,22 +51,26 @@ async function quickInput(text, rowLabel) {
   await page.keyboard.press("Enter");
 }
 
+/** Opens ``name`` with Quick Open and waits until its tab is the one in front. Tried again (three
+ * times in all) when Quick Open closes before the file is picked (seen on a busy machine: the
+ * chat's webview took the focus back late, and Quick Open, losing it, closed) or the tab does not
+ * come to the front. */
 async function openFile(name) {
   const front = page.locator(`.tab.active[aria-label*="${name}"]`).first();
   for (let tries = 1; ; tries++) {
-    // The keyboard goes to the workbench, not to a webview that had it (the chat): a webview
-    // forwards Ctrl+P late, and a late one moves Quick Open's selection to the next file.
-    await page.evaluate(() => document.activeElement?.blur());
-    await page.keyboard.press("Control+P");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: LONG });
-    await input.fill(name);
-    // Clicked, not Enter: Enter opens whichever row is selected.
-    const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`).first();
-    await row.waitFor({ state: "visible", timeout: LONG });
-    await row.click();
-    // Its tab may already be open behind another: wait until it is the one in front.
     try {
+      // The keyboard goes to the workbench, not to a webview that had it (the chat): a webview
+      // forwards Ctrl+P late, and a late one moves Quick Open's selection to the next file.
+      await page.evaluate(() => document.activeElement?.blur());
+      await page.keyboard.press("Control+P");
+      const input = page.locator(".quick-input-widget input");
+      await input.waitFor({ state: "visible", timeout: LONG });
+      await input.fill(name, { timeout: 15_000 });
+      // Clicked, not Enter: Enter opens whichever row is selected.
+      const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`).first();
+      await row.waitFor({ state: "visible", timeout: 15_000 });
+      await row.click({ timeout: 15_000 });
+      // Its tab may already be open behind another: wait until it is the one in front.
       await front.waitFor({ state: "visible", timeout: 15_000 });
       return;
     } catch (error) {
