@@ -245,6 +245,15 @@ async def test_a_denied_change_may_be_answered_at_once(app: Path, ctx: ToolConte
         ("I could not change the file: old_text did not match.", False),
         ("The file was not changed.", False),
         ("Version 1.2 made startup faster.", False),
+        # What the code now does is a claim that it was changed so (seen with the embedded model,
+        # after a change that printed a line and added no flag).
+        ("Verbose mode is now printed when running it with the --verbose flag.", True),
+        ("average() now returns 0.0 for an empty list.", True),
+        ("The port is now 9090 in both files.", True),
+        ("The test now fails because last_n returns one item too many.", False),
+        ("It still returns 1, so the test is not fixed yet.", False),
+        ("Now I will read cli.py.", False),
+        ("I will now read cli.py and then change it.", False),
     ],
 )
 def test_what_counts_as_a_claim(text: str, claims: bool) -> None:
@@ -300,15 +309,20 @@ REPLACE = ("edit_file", {"path": "tasks.txt", "edits": [{"old_text": "test", "ne
 """Replaces the line test: a change that takes a line away."""
 
 
+NOW_CLAIM = "Verbose mode is now printed when `main` runs with the --verbose flag."
+
+
 @pytest.mark.parametrize("streaming", [True, False])
+@pytest.mark.parametrize("claim", [FLAG_CLAIM, NOW_CLAIM])
 async def test_code_the_answer_says_it_wrote_but_no_change_holds_is_sent_back(
-    app: Path, ctx: ToolContext, streaming: bool
+    app: Path, ctx: ToolContext, streaming: bool, claim: str
 ) -> None:
     """Seen with the embedded model: asked for a ``--verbose`` flag, it added a print and said it
-    had added the flag. ``main`` is in no diff, but the turn read it: a name the claim gives for
-    where it changed something is no false claim."""
+    had added the flag, or that verbose mode was now printed with the flag. ``main`` is in no
+    diff, but the turn read it: a name the claim gives for where it changed something is no
+    false claim."""
     runner, provider = agent(
-        [calls(READ_APP), calls(PRINT_EDIT), say(FLAG_CLAIM), calls(FLAG_EDIT), say(FLAG_CLAIM)],
+        [calls(READ_APP), calls(PRINT_EDIT), say(claim), calls(FLAG_EDIT), say(claim)],
         enable_streaming=streaming,
     )
     events = Recorder()
@@ -316,8 +330,8 @@ async def test_code_the_answer_says_it_wrote_but_no_change_holds_is_sent_back(
     sent_back = notes(provider, 3)[-1]
     assert sent_back.startswith("[Foehn] Your answer says you wrote `--verbose`, but no change")
     assert "(this turn changed app.py)" in sent_back
-    assert outcome.answer == FLAG_CLAIM
-    assert streamed(events) == FLAG_CLAIM, "the first, false claim never streamed"
+    assert outcome.answer == claim
+    assert streamed(events) == claim, "the first, false claim never streamed"
     assert "--verbose" in (app / "app.py").read_text()
 
 
@@ -435,6 +449,9 @@ async def test_what_was_replaced_or_a_program_run_is_not_checked_by_content(
         ("I fixed `average()` in stats.py.", ("average",)),
         ("I updated `README.md`.", ()),
         ("It returns `2` when called with --verbose.", ()),
+        ("Verbose mode is now printed when running it with the --verbose flag.", ("--verbose",)),
+        ("average() now returns 0.0 for an empty list.", ("0.0",)),
+        ("The version is now 1.4.0, so the tests pass.", ("1.4.0",)),
     ],
 )
 def test_what_an_answer_says_it_wrote(answer: str, code: tuple[str, ...]) -> None:

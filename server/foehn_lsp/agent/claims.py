@@ -31,6 +31,10 @@ _LEADING = re.compile(
     r"Removed|Deleted|Bumped|Replaced|Modified|Edited|Wrote|Moved|Inserted|Appended|"
     r"Implemented|Refactored)\b"
 )
+_NOW_DOES = r"\b(?:is|are)\s+now\b|\bnow\s+(?!(?:this|its|his|as|us|yes)\b)[a-z]+s\b"
+"""What the code now does ("now returns", "is now printed"): a claim that it was changed so,
+unless the sentence says it fails or does not."""
+_NOW = re.compile(_NOW_DOES, re.IGNORECASE)
 _ASKS = re.compile(
     r"\b(?:add|change|create|fix|edit|update|set|replace|rename|delete|remove|bump|write|"
     r"append|insert|implement|refactor|move|guard|make|put|convert|rewrite|clean)\b",
@@ -61,7 +65,7 @@ _SUFFIXES = (
 KNOWN_SUFFIXES = frozenset(_SUFFIXES.split())
 
 
-_VERB = re.compile(rf"\b(?:{_DONE}|introduced|defined)\b", re.IGNORECASE)
+_VERB = re.compile(rf"\b(?:{_DONE}|introduced|defined)\b|{_NOW_DOES}", re.IGNORECASE)
 _CLAUSE_END = re.compile(r";|\s(?:so|because|since|which|then|but|while)\b", re.IGNORECASE)
 _CODE = re.compile(
     r"`(?P<quoted>[^`\n]{1,80})`|(?<![\w-])(?P<flag>--[A-Za-z][\w-]*)"
@@ -78,8 +82,10 @@ def asks_for_change(task: str) -> bool:
 
 
 def claims_change(text: str) -> bool:
-    """Whether ``text`` says a change was made."""
-    return bool(_FIRST_PERSON.search(text) or _PASSIVE.search(text) or _LEADING.search(text))
+    """Whether ``text`` says a change was made, or what the code now does."""
+    if _FIRST_PERSON.search(text) or _PASSIVE.search(text) or _LEADING.search(text):
+        return True
+    return any(_NOW.search(s) and not _NEGATED.search(s) for s in sentences(text))
 
 
 def sentences(text: str) -> list[str]:
