@@ -63,8 +63,6 @@ _SUFFIXES = (
     "editorconfig nvmrc"
 )
 KNOWN_SUFFIXES = frozenset(_SUFFIXES.split())
-
-
 _VERB = re.compile(rf"\b(?:{_DONE}|introduced|defined)\b|{_NOW_DOES}", re.IGNORECASE)
 _CLAUSE_END = re.compile(r";|\s(?:so|because|since|which|then|but|while)\b", re.IGNORECASE)
 _CODE = re.compile(
@@ -89,6 +87,7 @@ def claims_change(text: str) -> bool:
 
 
 def sentences(text: str) -> list[str]:
+    """``text`` cut after each ``.``, ``!`` or ``?`` followed by space, and at line ends."""
     return re.split(r"(?<=[.!?])\s+|\n+", text)
 
 
