@@ -13,8 +13,9 @@ output).
 
 Reported per group: tasks right, seconds per task (median and worst), time to the first token
 of each task's first step, the load average, the model's load time (before the clock starts),
-and what the loop's claim checks did: answers sent back, final answers withheld or standing with
-a note (each such answer is shown, and every multi-step answer). Goals on 2 idle cores: plain
+and what the loop's claim checks did: answers sent back, final answers withheld, shown less their
+false sentences, or standing whole with a note (each such answer is shown, and every multi-step
+answer). Goals on 2 idle cores: plain
 tasks at least 85% right with a median of at most 10 s; at least half of the multi-step tasks
 right.
 
@@ -536,7 +537,10 @@ class Outcome:
         """What the loop's claim checks made of the final answer."""
         if self.answer.startswith("[Foehn] The model's answer said"):
             return "withheld"
-        return "noted" if "\n\n[Foehn]" in self.answer else ""
+        note = self.answer.rpartition("[Foehn]")[2]
+        if note and note.rstrip().endswith("left out."):
+            return "cut short"
+        return "noted" if note else ""
 
 
 def _materialise(files: dict[str, str], root: Path) -> None:
@@ -647,7 +651,8 @@ def run(groups: list[str], ids: list[str]) -> Iterator[str]:
         yield (
             f"  claims ({group}): {sum(o.sent_back > 0 for o in outcomes)} task(s) had an answer "
             f"sent back; final answers withheld {sum(o.judged == 'withheld' for o in outcomes)}, "
-            f"standing with a note {sum(o.judged == 'noted' for o in outcomes)}"
+            f"less false sentences {sum(o.judged == 'cut short' for o in outcomes)}, "
+            f"standing whole with a note {sum(o.judged == 'noted' for o in outcomes)}"
         )
 
 
