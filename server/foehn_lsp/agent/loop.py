@@ -9,10 +9,11 @@
 A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
 
-An answer is checked before it ends the turn (``agent.honesty``): right after a failed change
-it goes back once, asking for a tool call; after edits, the problems they added to the changed
-files (``agent.checking``) go back with it; one that claims a change the turn did not make goes
-back once with what changed, and is withheld if it claims again. In plan mode
+An answer is checked before it ends the turn (``agent.honesty``, on what ``agent.claims`` reads
+in its words): right after a failed change it goes back once, asking for a tool call; after
+edits, the problems they added to the changed files (``agent.checking``) go back with it; one
+that claims a change the turn did not make goes back once with what changed, and is withheld if
+it claims again. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
 turn carries it out.
 
