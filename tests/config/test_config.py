@@ -161,6 +161,24 @@ def test_a_wrong_value_names_the_key_the_file_and_the_line(user_file: Path) -> N
     assert "'allow', 'ask' or 'deny'" in message
 
 
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ('[sandbox]\nmemory_mb = "lots"\n', "line 2: sandbox.memory_mb:"),
+        ('[sandbox]\nmemoryMb = "lots"\n', "line 2: sandbox.memoryMb:"),
+        ("max_tool_iterations = 0\n", "line 1: max_tool_iterations:"),
+        ("maxToolIterations = 0\n", "line 1: maxToolIterations:"),
+    ],
+)
+def test_a_wrong_value_names_the_key_as_the_file_wrote_it(
+    user_file: Path, text: str, named: str
+) -> None:
+    write(user_file, text)
+    with pytest.raises(ConfigError) as raised:
+        load_settings(env={}, user_file=user_file)
+    assert f"{user_file} {named}" in str(raised.value)
+
+
 def test_a_wrong_provider_names_the_variable_and_the_real_choices(user_file: Path) -> None:
     with pytest.raises(ConfigError) as raised:
         load_settings(env={"FOEHN_PROVIDER": "gemini"}, user_file=user_file)

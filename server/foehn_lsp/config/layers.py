@@ -72,6 +72,9 @@ class Layer:
 
     values: dict[str, Any]
     origins: dict[tuple[str, ...], str] = field(default_factory=dict)
+    written: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    """Per key path, the key as a file wrote it (``memory_mb`` or ``memoryMb``), so that a
+    message about it names it as the person will find it."""
 
     def origin(self, path: tuple[str, ...]) -> str | None:
         """Where this layer set ``path`` (or the section holding it), or ``None``."""
@@ -181,10 +184,14 @@ def display_key(path: tuple[str, ...]) -> str:
 def _problem(layers: list[Layer], error: Any) -> str:
     path = tuple(str(part) for part in error["loc"])
     where = origin_of(layers, path) or "settings"
+    # As the layer whose value is in force wrote it, if a file did.
+    setter = next((layer for layer in reversed(layers) if layer.origin(path) is not None), None)
+    written = setter.written.get(path) if setter is not None else None
+    key = ".".join(written) if written else display_key(path)
     message = error["msg"]
     if path == ("provider",):
         message = f"must be one of {', '.join(CHOSEN_PROVIDERS)}, got {error['input']!r}"
-    return f"{where}: {display_key(path)}: {message}"
+    return f"{where}: {key}: {message}"
 
 
 def _file_layer(path: Path) -> Layer:
@@ -201,10 +208,12 @@ def _file_layer(path: Path) -> Layer:
         where = f"{path} line {line}" if line else str(path)
         warn_once(f"{where}: unknown setting {'.'.join(raw_path)!r}{_suggest(key_path)}")
     origins = {}
+    written = {}
     for key_path, raw_path in _leaf_paths(raw, Settings):
         line = lines.get(raw_path)
         origins[key_path] = f"{path} line {line}" if line else str(path)
-    return Layer(values=values, origins=origins)
+        written[key_path] = raw_path
+    return Layer(values=values, origins=origins, written=written)
 
 
 def _editor_layer(editor: Mapping[str, Any]) -> Layer:
