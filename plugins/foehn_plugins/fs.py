@@ -60,7 +60,11 @@ async def scan(arguments: ScanArguments, ctx: ToolContext) -> ToolResult:
     how = f"{depth}, pattern {arguments.pattern!r}"
     if not count:
         near = suggestion(ctx.workspace, arguments.pattern)
-        hint = " (a pattern matches whole file names, e.g. 'README*')" if near else ""
+        notes = ["a pattern matches whole file names, e.g. 'README*'"] if near else []
+        if not any(c in arguments.pattern for c in "*?[./"):
+            # A bare word may be text the model means to find inside files.
+            notes.append(f"to find {arguments.pattern!r} inside files, use search")
+        hint = f" ({'; '.join(notes)})" if notes else ""
         return ToolResult.success(
             f"no entries under {shown} ({how}, .gitignore honoured){near}{hint}"
         )

@@ -89,6 +89,19 @@ async def test_a_scan_that_finds_nothing_names_the_nearest_files(
     assert "names like it" not in (await call(registry, ctx, "scan", pattern="*.xyz")).output
 
 
+async def test_a_scan_for_a_word_that_names_no_file_points_to_search(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model: asked which file has a TODO, it scanned for 'TODO' (file
+    names), found nothing, and went on to look for a symbol named TODO."""
+    (project / "app.py").write_text("# TODO: fix\n")
+    found = await call(registry, ctx, "scan", pattern="TODO")
+    assert found.output.startswith("no entries under . (recursive, pattern 'TODO'")
+    assert "to find 'TODO' inside files, use search" in found.output
+    globbed = await call(registry, ctx, "scan", pattern="*.xyz")
+    assert "use search" not in globbed.output, "a glob is plainly about names"
+
+
 # read_file
 
 
