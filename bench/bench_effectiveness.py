@@ -537,10 +537,10 @@ class Outcome:
         """What the loop's claim checks made of the final answer."""
         if self.answer.startswith("[Foehn] The model's answer said"):
             return "withheld"
-        note = self.answer.rpartition("[Foehn]")[2]
-        if note and note.rstrip().endswith("left out."):
-            return "cut short"
-        return "noted" if note else ""
+        _, marked, note = self.answer.rpartition("[Foehn]")
+        if not marked:
+            return ""
+        return "cut short" if note.rstrip().endswith("left out.") else "noted"
 
 
 def _materialise(files: dict[str, str], root: Path) -> None:
