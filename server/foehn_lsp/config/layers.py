@@ -160,10 +160,13 @@ def merge_layers(layers: list[Layer], env: Mapping[str, str]) -> Settings:
 
 def origin_of(layers: list[Layer], path: tuple[str, ...]) -> str | None:
     """Where the effective value of ``path`` came from: the highest layer that set it."""
-    for layer in reversed(layers):
-        if (where := layer.origin(path)) is not None:
-            return where
-    return None
+    setter = _setter(layers, path)
+    return setter.origin(path) if setter is not None else None
+
+
+def _setter(layers: list[Layer], path: tuple[str, ...]) -> Layer | None:
+    """The highest layer that set ``path`` (or the section holding it)."""
+    return next((layer for layer in reversed(layers) if layer.origin(path) is not None), None)
 
 
 def display_key(path: tuple[str, ...]) -> str:
@@ -183,9 +186,9 @@ def display_key(path: tuple[str, ...]) -> str:
 
 def _problem(layers: list[Layer], error: Any) -> str:
     path = tuple(str(part) for part in error["loc"])
-    where = origin_of(layers, path) or "settings"
+    setter = _setter(layers, path)
+    where = setter.origin(path) if setter is not None else "settings"
     # As the layer whose value is in force wrote it, if a file did.
-    setter = next((layer for layer in reversed(layers) if layer.origin(path) is not None), None)
     written = setter.written.get(path) if setter is not None else None
     key = ".".join(written) if written else display_key(path)
     message = error["msg"]
