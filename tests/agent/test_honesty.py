@@ -13,7 +13,7 @@ from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
-from foehn_lsp.agent.claims import asks_for_change, claimed_code, claims_change, claims_tests_pass
+from foehn_lsp.agent.claims import asks_for_change, claims_change, claims_tests_pass, code_claims
 from foehn_lsp.agent.events import TextDelta
 from foehn_lsp.agent.honesty import check_claim, untested
 from foehn_lsp.providers.messages import ToolResultMessage, UserMessage
@@ -455,7 +455,7 @@ async def test_what_was_replaced_or_a_program_run_is_not_checked_by_content(
     ],
 )
 def test_what_an_answer_says_it_wrote(answer: str, code: tuple[str, ...]) -> None:
-    assert claimed_code(answer) == code
+    assert tuple(dict.fromkeys(token for _, token in code_claims(answer))) == code
 
 
 class RenameArguments(BaseModel):

@@ -129,16 +129,11 @@ def same_file(named: str, changed: str) -> bool:
     return named == changed or changed.endswith("/" + named) or named.endswith("/" + changed)
 
 
-def claimed_code(answer: str) -> tuple[str, ...]:
-    """What the sentences of ``answer`` that claim a change say they wrote, in so many
-    characters: code in backquotes, ``--flags``, versions, and numbers, quoted strings and
-    ``None``/``True``/``False`` something was set to (not file names, which ``check_claim``
-    checks)."""
-    return tuple(dict.fromkeys(token for _, token in code_claims(answer)))
-
-
 def code_claims(answer: str) -> list[tuple[str, str]]:
-    """``claimed_code``'s tokens, each with the sentence that says it."""
+    """What the sentences of ``answer`` that claim a change say they wrote, in so many
+    characters, each with the sentence that says it: code in backquotes, ``--flags``, versions,
+    and numbers, quoted strings and ``None``/``True``/``False`` something was set to (not file
+    names, which ``honesty.check_claim`` checks)."""
     found: list[tuple[str, str]] = []
     for sentence in sentences(answer):
         if not claims_change(sentence):

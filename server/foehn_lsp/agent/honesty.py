@@ -250,7 +250,7 @@ def _quoted(items: Sequence[str], limit: int = 5) -> str:
 def check_content_claim(
     answer: str, *, turn: Sequence[Message], session: Sequence[Message], task: str
 ) -> ClaimCheck | None:
-    """A ``ClaimCheck`` when the code ``answer`` says it wrote (``claimed_code``) is in no diff
+    """A ``ClaimCheck`` when the code ``answer`` says it wrote (``code_claims``) is in no diff
     of the ``session``'s changes nor in what it read of the files the turn changed, or when it
     says only that it added and the ``turn``'s changes also took lines away (where the ``task``
     only asks to add, the model is told to put them back). Checked only where the diffs show
