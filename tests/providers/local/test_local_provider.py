@@ -14,14 +14,9 @@ from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderProtocolError
+from foehn_lsp.providers.local.guards import canonical, must_act
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
-from foehn_lsp.providers.local.provider import (
-    LEFT_OUT,
-    LocalProvider,
-    canonical,
-    must_act,
-    repeating,
-)
+from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, repeating
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -69,9 +64,9 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert not copies_tool_output_or_prompt("42")
     # An example's answer, its names changed ("... I added that check and all 4 tests pass"),
     # unless the conversation says those words itself.
-    copied = "last_n never checked n; I added that check and all 4 tests pass."
+    copied = "last_n never checked n; I added that check and test_high passes."
     assert copies_tool_output_or_prompt(copied)
-    assert not copies_tool_output_or_prompt(copied, "Say: I added that check and all 4 tests pass")
+    assert not copies_tool_output_or_prompt(copied, "Say: I added that check and test_high passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
 
 
@@ -279,7 +274,9 @@ async def test_a_repeated_call_after_a_failed_change_is_re_asked_without_an_answ
     again = _chat_bodies(tmp_path / "states")[-1]
     schema = again["response_format"]["json_schema"]["schema"]
     assert all("tool" in choice["properties"] for choice in schema["anyOf"])
-    assert "You already called edit_file" in json.dumps(again["messages"])
+    told = again["messages"][-1]["content"]
+    assert told.startswith("[Foehn] edit_file with these arguments ran already")
+    assert "Next: read_file the file again and copy old_text from what it shows" in told
 
 
 async def test_a_step_that_writes_one_line_again_and_again_is_stopped_and_asked_again(
@@ -315,3 +312,107 @@ def test_the_sessions_know_the_window_the_model_runs_with() -> None:
     from foehn_lsp.providers.local import MODEL_NAME, WINDOW
 
     assert known_window(MODEL_NAME) == WINDOW == LocalProvider().window
+
+
+# The repeated-call guard knows the workspace changed ---------------------------------------
+
+FAILING_RUN = (
+    "$ python -m pytest\n(in .; exit 1; 0.4 s)\n1 failed, 2 passed\n1 failing:\n"
+    "  tests/test_text.py::test_shout - assert 'hi' == 'HI'\n"
+    'After a change, run_tests with paths ["tests/test_text.py::test_shout"] first.'
+)
+
+
+def _exchange(
+    call_id: str, name: str, arguments: dict[str, Any], result: str, *, failed: bool = False
+) -> list[Message]:
+    call = ToolCall(id=call_id, name=name, arguments=json.dumps(arguments))
+    return [
+        AssistantMessage(tool_calls=(call,)),
+        ToolResultMessage(call_id=call_id, name=name, content=result, is_error=failed),
+    ]
+
+
+EDIT = {"path": "text.py", "edits": [{"old_text": "return s", "new_text": "return s.upper()"}]}
+
+
+async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """run_tests → edit → run_tests was refused as a repeated call ("I already ran the tests,
+    so I cannot run them again"). Now the run after the edit is the host's own step: the tests
+    that failed, with no request to the model at all."""
+    provider = fake_provider()
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *_exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert call.name == "run_tests"
+    assert json.loads(call.arguments) == {"paths": ["tests/test_text.py::test_shout"]}
+    assert _chat_bodies(tmp_path / "states") == []
+
+
+async def test_an_identical_call_is_new_again_once_a_file_changed(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    read = {"path": "text.py"}
+    provider = fake_provider(_call({"tool": "read_file", "arguments": read}))
+    history: list[Message] = [
+        UserMessage(content="Make shout upper-case its text"),
+        *_exchange("c1", "read_file", read, "text.py: lines 1-2 of 2\n     1\tdef shout(s):"),
+        *_exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_file"]
+    assert len(_chat_bodies(tmp_path / "states")) == 1, "not re-asked"
+
+
+async def test_an_identical_call_with_nothing_changed_since_is_refused_with_what_to_do(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Nothing changed since the failing run: running it again would show the same. The note
+    names the next steps with the tools the model has; run_tests is not offered again."""
+    provider = fake_provider(
+        _call({"tool": "run_tests", "arguments": {}}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    again = _chat_bodies(tmp_path / "states")[-1]
+    told = again["messages"][-1]["content"]
+    assert told == (
+        "[Foehn] run_tests with these arguments ran already and no file has changed since, so "
+        "it would show the same. Next: edit_file the code its failure names; read_symbol a "
+        "function it names if you need its text first; then run_tests again; or answer with "
+        "what you found."
+    )
+    offered = {
+        choice["properties"]["tool"]["const"]
+        for choice in again["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in choice["properties"]
+    }
+    assert "run_tests" not in offered
+    assert "read_symbol" in offered
+
+
+async def test_the_persons_next_message_makes_every_call_new_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Between two turns the person may have changed files: their message resets the guard."""
+    provider = fake_provider(_call({"tool": "run_tests", "arguments": {}}))
+    history: list[Message] = [
+        UserMessage(content="Run the tests"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        AssistantMessage(content="One test fails: test_shout."),
+        UserMessage(content="I fixed it myself; run them again"),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["run_tests"]
+    assert len(_chat_bodies(tmp_path / "states")) == 1

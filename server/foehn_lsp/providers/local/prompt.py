@@ -2,7 +2,8 @@
 
 A system prompt lists the tools and the rules that fix its usual misses; example exchanges
 follow as real chat turns (single calls, a plain answer, and multi-step episodes: find then
-read, read then edit a line or a whole function, run the tests, fix, run them again); then the
+read, read then edit a line or a whole function, run a failing test, fix the code its result
+shows, run it again); then the
 conversation, with tool results as user turns. The model replies with one JSON object, a tool
 call or an answer.
 
@@ -47,7 +48,11 @@ edit_file. To add a line, old_text is the line before it and new_text is that li
 new one. To change code inside a function, old_text is the whole function and new_text the \
 whole new function, each line with its indentation. write_file is for new files. After \
 changing code, run_tests if there are tests.
-- When a test fails, fix the code it tests; change the test only if asked to.
+- When a task names a failing test or says tests fail, run_tests first, with that test in \
+paths: its result shows the test, the traceback and the code it runs. Fix that code with \
+edit_file, then run_tests again. Change a test only if asked to.
+- A version number is text in files: search for it, then edit_file each file that has it. git \
+only reads; never use it to change files.
 - Say that you changed something only after the tool that changed it succeeded.
 - The answer is for the person: one or two sentences that answer the question with the names \
 and values you found. Never copy the tool output or these rules into the answer.
@@ -143,21 +148,21 @@ EPISODES: list[tuple[str, list[Step], str]] = [
         "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
     (
-        "Make the tests pass",
+        "Fix the bug behind tests/test_bounds.py::test_high",
         [
             (
                 "run_tests",
-                {},
-                "$ python -m pytest\n(in .; exit 1; 0.4 s)\nFAILED tests/test_bounds.py::test_"
-                "high\nE   assert 15 == 10\nE    +  where 15 = clamp(15, 0, 10)\n1 failed, 3 "
-                "passed",
-            ),
-            (
-                "read_file",
-                {"path": "bounds.py"},
-                "bounds.py: lines 1-8 of 8\n     1\tdef clamp(value, low, high):\n     2\t"
-                "    if value < low:\n     3\t        return low\n     4\t    return value\n"
-                "     5\t\n     6\t\n     7\tdef double(x):\n     8\t    return 2 * x",
+                {"paths": ["tests/test_bounds.py::test_high"]},
+                "$ python -m pytest -- tests/test_bounds.py::test_high\n(in .; exit 1; 0.4 s)\n"
+                "1 failed in 0.05s\n1 failing:\n  tests/test_bounds.py::test_high - assert 15 "
+                "== 10\nThe first failure, tests/test_bounds.py::test_high, from the test to "
+                "where it failed:\n  tests/test_bounds.py:8 in test_high: assert clamp(15, 0, "
+                "10) == 10\n  E assert 15 == 10\ntest_high, the failing test:\n"
+                "tests/test_bounds.py: lines 7-8 of 8\n     7\tdef test_high():\n     8\t    "
+                "assert clamp(15, 0, 10) == 10\nclamp, which the test calls:\nbounds.py: lines "
+                "1-4 of 8\n     1\tdef clamp(value, low, high):\n     2\t    if value < low:\n"
+                "     3\t        return low\n     4\t    return value\nAfter a change, "
+                'run_tests with paths ["tests/test_bounds.py::test_high"] first.',
             ),
             (
                 "edit_file",
@@ -175,10 +180,15 @@ EPISODES: list[tuple[str, list[Step], str]] = [
                 },
                 "edit bounds.py (1 block)",
             ),
-            ("run_tests", {}, "$ python -m pytest\n(in .; exit 0; 0.4 s)\n4 passed"),
+            (
+                "run_tests",
+                {"paths": ["tests/test_bounds.py::test_high"]},
+                "$ python -m pytest -- tests/test_bounds.py::test_high\n(in .; exit 0; 0.4 s)\n"
+                "1 passed in 0.04s",
+            ),
         ],
-        "clamp in bounds.py never checked the upper bound; I added that check and all 4 tests "
-        "pass.",
+        "clamp in bounds.py never checked the upper bound; I added that check and "
+        "test_high passes.",
     ),
 ]
 
@@ -319,6 +329,10 @@ PROMPT_PIECES = (
     "Reply with exactly one JSON",
     "You already called",
     "its result is above",
+    "no file has changed since",
+    "[Foehn]",
+    "After a change, run_tests with paths",
+    "from the test to where it failed",
     # The loop's budget notes ("[Foehn] 3 tool iterations left in this run. ..."): a small model
     # answered "I have 3 tool iterations left" instead of saying what it had done.
     "tool iteration",

@@ -7,10 +7,12 @@ conversation (``prompt``), on the worker (``engine``); the answer streams as it 
 The model is offered the catalogue less ``LEFT_OUT``, tools it misused and does not need. Once
 a file has been read, an edit of it can only name text the file has (``seen``).
 
-Host guards: an identical call is not re-run (the model is offered the other tools, or an
-answer unless the step must act); right after a failed change the step must be a tool call;
-an answer that copies tool output, prompt text or the examples is sent back once, and if it
-copies again the person gets a plain statement that no answer could be formed, never the copy.
+Host guards (``guards``): a call identical to one made since the workspace last changed is not
+run again (the model is told what to do next and offered the other tools, or an answer unless
+the step must act); right after a failed change the step must be a tool call; after a change
+that follows a failed test run, the failing tests run again before anything else; an answer
+that copies tool output, prompt text or the examples is sent back once, and if it copies again
+the person gets a plain statement that no answer could be formed, never the copy.
 """
 
 from __future__ import annotations
@@ -32,6 +34,13 @@ from foehn_lsp.providers.local.engine import (
     FixedPrompt,
     PromptProgress,
     engine_for,
+)
+from foehn_lsp.providers.local.guards import (
+    canonical,
+    must_act,
+    repeated_note,
+    rerun_after_change,
+    unchanged_calls,
 )
 from foehn_lsp.providers.local.model import (
     MODEL_NAME,
@@ -57,11 +66,8 @@ from foehn_lsp.providers.messages import (
     TextSink,
     ToolCall,
     ToolDefinition,
-    ToolResultMessage,
     Usage,
-    UserMessage,
 )
-from foehn_lsp.risk import CHANGE_TOOLS
 
 WINDOW = 16_384
 """The context window in tokens (see README: 8k, 16k and 32k measured on 2 cores)."""
@@ -90,7 +96,6 @@ definition, read_symbol and read_file read it, and a plan of several steps or a 
 (investigate) is work for a larger model. Without them the fixed prompt, read once per machine,
 is 2,094 tokens instead of 2,212 (foehn run's catalogue; 2,170 without investigate)."""
 
-DENIED = "the person denied this call"
 NO_ANSWER = (
     "The local model could not put what it found into words; ask again more specifically, "
     "or use a larger model (FOEHN_PROVIDER)."
@@ -115,51 +120,6 @@ class StepTiming:
 def offered(tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
     """The tools of ``tools`` this model is offered: all but ``LEFT_OUT``."""
     return [t for t in tools if t.name not in LEFT_OUT]
-
-
-def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
-    """Whether the next step must be a tool call: right after a change that failed (not one the
-    person denied), a small model tends to answer as if it had worked; it has to act on what
-    the failure says (read the file first, fix the old_text) before it may answer. Foehn's own
-    notes after the failure (a budget warning, the loop's request to act) do not lift it."""
-    last = next(
-        (
-            m
-            for m in reversed(messages)
-            if not (isinstance(m, UserMessage) and m.content.startswith("[Foehn]"))
-        ),
-        None,
-    )
-    return (
-        bool(tools)
-        and isinstance(last, ToolResultMessage)
-        and last.is_error
-        and last.name in CHANGE_TOOLS
-        and DENIED not in last.content
-    )
-
-
-def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
-    """The call with its arguments' defaults filled in, so that ``scan {}`` and
-    ``scan {"recursive": true}`` count as the same call."""
-    try:
-        given = json.loads(arguments)
-    except json.JSONDecodeError:
-        return name + arguments
-    defaults = next(
-        (
-            {
-                k: v["default"]
-                for k, v in (t.parameters.get("properties") or {}).items()
-                if isinstance(v, Mapping) and "default" in v
-            }
-            for t in tools
-            if t.name == name
-        ),
-        {},
-    )
-    merged = {**defaults, **given} if isinstance(given, dict) else given
-    return name + json.dumps(merged, sort_keys=True)
 
 
 REPEATS = 4
@@ -296,14 +256,12 @@ class LocalProvider:
         said = "\n".join(m["content"] for m in chat)
         status = on_status or (lambda _: None)
         shown = on_text if stream and on_text is not None else None
+        rerun = rerun_after_change(messages, tools)
+        if rerun is not None:
+            return self._call("run_tests", rerun, Usage())
         acting = must_act(messages, tools)
         files = {path: old_text_choices(runs) for path, runs in seen_files(messages).items()}
-        earlier = {
-            canonical(c.name, c.arguments, tools)
-            for m in messages
-            if isinstance(m, AssistantMessage)
-            for c in m.tool_calls
-        }
+        earlier = unchanged_calls(messages, tools)
 
         async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
             return await self._decide(fixed, chat, schema, spent, said, shown, status)
@@ -319,15 +277,10 @@ class LocalProvider:
         if "tool" in step and canonical(step["tool"], json.dumps(step["arguments"]), tools) in (
             earlier
         ):
-            # Never re-run an identical call: offer the other tools (and, unless the step must
-            # act, an answer).
+            # An identical call since the workspace last changed would show the same: offer
+            # the other tools (and, unless the step must act, an answer).
             others = [t for t in tools if t.name != step["tool"]]
-            chat.append(
-                note(
-                    f"You already called {step['tool']} with those arguments; its result is "
-                    "above. Use a different tool if you need more, or give the answer."
-                )
-            )
+            chat.append(note(repeated_note(step["tool"], others, may_answer=not acting)))
             step, usage = await decide(
                 step_schema(
                     others,
@@ -338,17 +291,7 @@ class LocalProvider:
                 usage,
             )
         if "tool" in step:
-            self._calls += 1
-            call = ToolCall(
-                id=f"local{self._calls:04}",
-                name=str(step["tool"]),
-                arguments=json.dumps(step["arguments"]),
-            )
-            return ModelResponse(
-                message=AssistantMessage(tool_calls=(call,)),
-                usage=usage,
-                finish_reason="tool_calls",
-            )
+            return self._call(str(step["tool"]), step["arguments"], usage)
         answer = str(step.get("answer", "")).strip()
         if step.get("copied") and not answer:
             # Nothing of it was shown: send it back once.
@@ -362,6 +305,13 @@ class LocalProvider:
             step, usage = await decide(step_schema([], answer_only=True), usage)
             answer = str(step.get("answer", "")).strip() or NO_ANSWER
         return ModelResponse(message=AssistantMessage(content=answer), usage=usage)
+
+    def _call(self, name: str, arguments: Any, usage: Usage) -> ModelResponse:
+        self._calls += 1
+        call = ToolCall(id=f"local{self._calls:04}", name=name, arguments=json.dumps(arguments))
+        return ModelResponse(
+            message=AssistantMessage(tool_calls=(call,)), usage=usage, finish_reason="tool_calls"
+        )
 
     async def _decide(
         self,

@@ -1,5 +1,8 @@
 """What the conversation has shown of each file, kept current through the changes it made.
 
+Shown means: the numbered lines under a ``path: lines A-B of N`` line (``read_file``, and the
+code a failing ``run_tests`` shows), and the exact text ``read_symbol`` shows.
+
 A small model rarely copies ``old_text`` exactly (quotes change, indentation goes), and then
 the edit fails. Once a file has been read in the conversation, the step's grammar lets
 ``edit_file`` name only that file's text as ``old_text`` (a whole definition, or one, two or
@@ -21,7 +24,9 @@ from foehn_lsp.providers.messages import AssistantMessage, Message, ToolCall, To
 MAX_CHOICES = 400
 """``old_text`` choices offered per file (single lines first, then pairs, then triples)."""
 
-_HEADER = re.compile(r"^\S.*: lines (\d+)-(\d+) of (\d+)$")
+_HEADER = re.compile(r"^(\S.*?)(?: \(unsaved editor buffer\))?: lines (\d+)-(\d+) of (\d+)$")
+_SYMBOL = re.compile(r"^(\S.*?): \S+ \(\w+\), lines \d+-\d+ of \d+.*; its exact text:$")
+SHOWING_TOOLS = frozenset({"read_file", "run_tests", "read_symbol"})
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 _DEFINITION = re.compile(r"^(\s*)(@|(async\s+)?def\s|class\s|(export\s+)?(async\s+)?function\s)")
 _DECORATOR = re.compile(r"^\s*@")
@@ -29,8 +34,8 @@ _CUT = re.compile(r" … \(\d+ more characters\)$")
 
 
 def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
-    """For each file the conversation read or wrote: the runs of consecutive lines it has
-    shown (as text), with the later successful edits applied."""
+    """For each file the conversation read or wrote (by its workspace-relative name): the runs
+    of consecutive lines it has shown (as text), with the later successful edits applied."""
     calls: dict[str, ToolCall] = {}
     seen: dict[str, list[str]] = {}
     for message in messages:
@@ -40,15 +45,16 @@ def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
         if not isinstance(message, ToolResultMessage) or message.is_error:
             continue
         call = calls.get(message.call_id)
+        if call is not None and call.name in SHOWING_TOOLS:
+            for shown, runs in _shown(message.content).items():
+                seen[shown] = [*seen.get(shown, []), *runs]
+            continue
         arguments = _arguments(call)
         path = arguments.get("path")
         if call is None or not isinstance(path, str):
             continue
-        if call.name == "read_file":
-            runs = _shown(message.content)
-            if runs:
-                seen[path] = [*seen.get(path, []), *runs]
-        elif call.name == "write_file" and isinstance(arguments.get("content"), str):
+        path = path.removeprefix("./")
+        if call.name == "write_file" and isinstance(arguments.get("content"), str):
             seen[path] = [arguments["content"]]
         elif call.name == "edit_file" and path in seen:
             seen[path] = [_edited(run, arguments.get("edits")) for run in seen[path]]
@@ -118,23 +124,33 @@ def _arguments(call: ToolCall | None) -> Mapping[str, Any]:
     return arguments if isinstance(arguments, dict) else {}
 
 
-def _shown(output: str) -> list[str]:
-    """The runs of whole lines in a ``read_file`` result (cut lines end a run)."""
+def _shown(output: str) -> dict[str, list[str]]:
+    """The runs of whole lines a result shows, by file: numbered lines under each
+    ``path: lines …`` line (cut lines end a run), or a definition's exact text."""
     lines = output.split("\n")
-    if not lines or not _HEADER.match(lines[0]):
-        return []
-    runs: list[str] = []
+    if lines and (symbol := _SYMBOL.match(lines[0])) is not None:
+        return {symbol[1]: ["\n".join(lines[1:]).rstrip("\n")]}
+    runs: dict[str, list[str]] = {}
+    path: str | None = None
     current: list[str] = []
-    for line in lines[1:]:
+
+    def close() -> None:
+        if path is not None and current:
+            runs.setdefault(path, []).append("\n".join(current))
+        current.clear()
+
+    for line in lines:
+        header = _HEADER.match(line)
+        if header is not None:
+            close()
+            path = header[1]
+            continue
         numbered = _NUMBERED.match(line)
         if numbered is None or _CUT.search(numbered.group(2)):
-            if current:
-                runs.append("\n".join(current))
-            current = []
+            close()
             continue
         current.append(numbered.group(2))
-    if current:
-        runs.append("\n".join(current))
+    close()
     return runs
 
 
