@@ -45,14 +45,15 @@ class TurnExecutor:
         """The files the turn's successful planned calls wrote, as their results'
         ``data["files"]`` name them (workspace-relative), in order, once each."""
 
-    def before(self, step: Middleware) -> TurnExecutor:
-        """An executor of the same turn whose calls go through ``step`` first, before the
-        rest of the chain and so before approval (plan mode refuses what it may not run)."""
+    def before(self, *steps: Middleware) -> TurnExecutor:
+        """An executor of the same turn whose calls go through ``steps`` first, before the
+        rest of the chain and so before approval (plan mode refuses what it may not run, a
+        turn that is to fix the code refuses changes to the tests)."""
         return TurnExecutor(
             self.registry,
             self.ctx,
             self.emit,
-            [step, *self.middleware[1:]],
+            [*steps, *self.middleware[1:]],
             written=self.written,
         )
 

@@ -334,6 +334,7 @@ class Session:
             held=earlier,
             shown=replay_reads(self._messages, self.workspace) if model_turn else shown,
             tasks=tasks if model_turn else None,
+            window=self.context.window,
         )
         turn = _OpenTurn(
             session=self.id, index=index, transcript=transcript, tools=tools, emit=emit

@@ -83,11 +83,13 @@ class Toolbox:
         held: Iterable[Path] = (),
         shown: ReadLedger | None = None,
         tasks: TaskList | None = None,
+        window: int | None = None,
     ) -> ToolTurn:
         """Turn ``index`` of ``session``: its checkpoint keeps contents in ``blobs``; programs
         are watched through ``watches`` (kept by the session); ``held`` are files earlier turns
         changed, whose content is kept before a program may overwrite them; ``shown`` is what
-        the model was shown of files before (the edit rule), ``tasks`` the session's task list."""
+        the model was shown of files before (the edit rule), ``tasks`` the session's task list,
+        ``window`` the model's context window (what tools return is fit to it)."""
         return ToolTurn(
             self,
             blobs,
@@ -98,6 +100,7 @@ class Toolbox:
             held=held,
             shown=shown,
             tasks=tasks,
+            window=window,
         )
 
 
@@ -117,6 +120,7 @@ class ToolTurn:
         held: Iterable[Path],
         shown: ReadLedger | None = None,
         tasks: TaskList | None = None,
+        window: int | None = None,
     ) -> None:
         self.toolbox = toolbox
         self.session = session
@@ -129,7 +133,7 @@ class ToolTurn:
             buffers=toolbox.buffers,
             shown=shown,
         )
-        self.ctx = ToolContext(workspace=workspace, files=files, tasks=tasks)
+        self.ctx = ToolContext(workspace=workspace, files=files, tasks=tasks, window=window)
         """What the turn's tools may touch; every edit goes through the checkpoint."""
         self.audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=turn_id)
         earlier = tuple(held)
