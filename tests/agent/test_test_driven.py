@@ -4,7 +4,6 @@ an edit may then change, and what a turn that is to fix the code does to the tes
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -152,9 +151,3 @@ async def test_a_task_that_asks_for_a_test_may_change_the_tests(
 )
 def test_which_tasks_are_to_fix_the_code(task: str, fixes: bool) -> None:
     assert fixes_code(task) is fixes
-
-
-def test_the_run_to_repeat_is_named_in_words_any_model_reads() -> None:
-    """The line after the digest names the failing tests as run_tests' own argument."""
-    line = f'After a change, run_tests with paths ["{TEST}"] first.'
-    assert json.loads(line.split("paths ", 1)[1].removesuffix(" first.")) == [TEST]
