@@ -148,11 +148,18 @@ class Sandbox:
         found = seen.which(name, workspace=own)
         return None if found is None else str(found)
 
-    def hides(self, path: str, workspace: Workspace, policy: SandboxPolicy) -> bool:
-        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox."""
+    def hides(
+        self,
+        path: str,
+        workspace: Workspace,
+        policy: SandboxPolicy,
+        readable: Sequence[Path] = (),
+    ) -> bool:
+        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox
+        (that binds ``readable`` for the call)."""
         if not self._sandboxed(policy):
             return False
-        seen = self.view(workspace, workspace.root, policy)
+        seen = self.view(workspace, workspace.root, policy, readable=readable)
         return not seen.visible(Path(os.path.realpath(path)))
 
     def _usable(self, policy: SandboxPolicy) -> bool:
