@@ -329,3 +329,25 @@ def test_a_broken_hook_is_named_to_the_person_and_the_model(
     assert f"the pre_tool hook {config}:1 is broken" in approval[0]["reason"]
     assert f"its script {home}/gaurd.py does not exist" in approval[0]["reason"]
     assert f"the pre_tool hook {config}:1 is broken" in done.stderr  # the person's log line
+
+
+def test_ignored_files_are_left_out_of_files_changed_and_still_undone(
+    server: ModelServer, root: Path, tmp_path: Path
+) -> None:
+    """No git repository: the workspace's .gitignore and .foehnignore decide all the same."""
+    (root / ".gitignore").write_text("__pycache__/\n")
+    (root / ".foehnignore").write_text("build/\n")
+    state = tmp_path / "state"
+    make = (
+        "mkdir -p __pycache__ build && echo 1 > __pycache__/x.pyc && echo 2 > build/out "
+        "&& echo 3 > kept.txt"
+    )
+    _, done = results(server, root, state, ("run_command", {"command": ["sh", "-c", make]}))
+    [changed] = [e for e in events(done.stdout) if e["event"] == "files_changed"]
+    assert [f["path"] for f in changed["files"]] == ["kept.txt"]
+    assert (root / "__pycache__" / "x.pyc").exists()
+    undone = foehn("undo", "--workspace", str(root), state=state, env=NO_ACTIVATED)
+    assert undone.returncode == 0, undone.stderr
+    assert not (root / "kept.txt").exists()
+    assert not (root / "__pycache__").exists()  # checkpointed, so undone too
+    assert not (root / "build").exists()
