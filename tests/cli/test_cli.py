@@ -563,6 +563,6 @@ def test_the_summary_counts_files_git_ignores_instead_of_listing_them(
     )
     assert done.returncode == 0, done.stderr
     [summary] = [line for line in done.stderr.splitlines() if "files changed:" in line]
-    assert "files changed: notes.txt (and 2 ignored by git) ·" in summary
+    assert "files changed: notes.txt (and 2 ignored) ·" in summary
     assert "__pycache__" not in summary
     assert (app / "__pycache__" / "app.cpython-311.pyc").read_text() == "x"

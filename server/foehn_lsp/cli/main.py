@@ -77,6 +77,8 @@ def _tools_command(args: argparse.Namespace) -> int:
             risk = "assessed per call" if entry["risk_per_call"] else entry["risk"]
             print(f"{entry['name']:<16} {risk:<12} ({params})")
             print(f"    {entry['description']}")
+            if offered := entry.get("offered"):
+                print(f"    ({offered})")
             if origin := entry.get("mcp"):
                 print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
         for problem in found.problems:

@@ -22,7 +22,6 @@ from rich.status import Status
 from rich.text import Text
 
 from foehn_lsp.cli import approval_prompt
-from foehn_lsp.cli.ignored import git_ignored
 from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
@@ -44,6 +43,7 @@ from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.tasks import TaskItem
+from foehn_lsp.workspace.ignored import ignored
 
 MAX_ARGUMENT_CHARS = 160
 MAX_PROBLEMS_SHOWN = 10
@@ -142,14 +142,15 @@ class RunSummary:
     denied: int = 0
     tests: list[str] = field(default_factory=list)
     ignored: set[str] = field(default_factory=set)
-    """Changed files git ignores: counted, not listed."""
+    """Changed files the workspace ignores (``.gitignore``, ``.foehnignore``): counted, not
+    listed."""
 
     def line(self, reason: str, iterations: int) -> str:
         steps = f"{iterations} tool iteration{'s' if iterations != 1 else ''}"
         shown = [path for path in self.changed if path not in self.ignored]
         files = ", ".join(shown) if shown else "none"
         if hidden := len(self.changed) - len(shown):
-            files += f" (and {hidden} ignored by git)"
+            files += f" (and {hidden} ignored)"
         tests = "; ".join(self.tests) if self.tests else "none"
         denied = f"{self.denied} call{'s' if self.denied != 1 else ''} denied"
         return f"[{reason}, {steps}] files changed: {files} · {denied} · tests run: {tests}"
@@ -166,7 +167,7 @@ class HumanPrinter:
         self.out = out or Stdout()
         self.err = err or error_console()
         self.root = root
-        """The workspace, whose git-ignored files the summary counts instead of listing."""
+        """The workspace, whose ignored files the summary counts instead of listing."""
         self.summary = RunSummary()
         self._status: Status | None = None
         self._calls: dict[str, ToolCallEvent] = {}
@@ -304,7 +305,7 @@ class HumanPrinter:
             self.err.print(Text(f"foehn: {stopped}", style="yellow"))
         self._streamed = ""
         if self.root is not None:
-            self.summary.ignored = git_ignored(self.root, list(self.summary.changed))
+            self.summary.ignored = ignored(self.root, list(self.summary.changed))
         self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
 
 

@@ -44,7 +44,7 @@ from foehn_lsp.policy.plans import PlanReviewer
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message, ToolCall, ToolResultMessage
 from foehn_lsp.sessions.audit import AuditLog
-from foehn_lsp.sessions.checkpoints import Checkpoint, merge, plan_restore
+from foehn_lsp.sessions.checkpoints import Checkpoint, listed, merge, plan_restore
 from foehn_lsp.sessions.history import redo_target, redone, undo_target
 from foehn_lsp.sessions.store import (
     MESSAGES,
@@ -606,7 +606,7 @@ class _OpenTurn:
 
     def record(self, event: TurnEvent) -> None:
         if isinstance(event, Done) and self._files is None:
-            files = self.files()
+            files = listed(self.files(), self.tools.ctx.workspace)
             self.record(FilesChanged(session=self.session, turn=self.index, files=_changed(files)))
         self.transcript.event(event)
         self.tools.audit(event)

@@ -51,6 +51,9 @@ class HookAnswer:
     message: str | None = None
     source: str
     """``FILE:LINE`` of the hook's table."""
+    failed: str | None = None
+    """Set when the hook itself failed (or could not start): what the person reads about it.
+    Its deny is the hook's failure, not the person's decision."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,6 +75,8 @@ class Verdict:
     """On deny: what the model reads."""
     remembered: bool = False
     """Allowed by an approval remembered for this run."""
+    hook_failed: bool = False
+    """Denied because a hook failed or could not start (not by the person's rule)."""
 
 
 def call_of(invocation: Invocation) -> Call:
@@ -127,8 +132,10 @@ def decide(
         message: str | None = None,
         sandbox: SandboxPolicy | None = None,
         remembered: bool = False,
+        hook_failed: bool = False,
     ) -> Verdict:
         return Verdict(
+            hook_failed=hook_failed,
             decision=decision,
             source=source,
             reason=reason,
@@ -161,8 +168,9 @@ def decide(
                 return verdict(
                     kind,
                     answer.source,
-                    f"hook {answer.source}",
+                    answer.failed or f"hook {answer.source}",
                     message=answer.message or f"a hook {kind}s this call",
+                    hook_failed=answer.failed is not None,
                 )
     for rule in allowing:
         allowed, sandbox = _allow_sandbox(rule, call, sandbox_available)
