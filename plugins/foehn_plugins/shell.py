@@ -339,22 +339,26 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
     if len(notes) > 1:
         return ToolResult.failure(f"{result.output}\n{notes[1]}", data=result.data)
     if not result.ok and (found := await digest(finished.output, ctx)) is not None:
-        return ToolResult.failure(_with_digest(finished, found, ctx.window), data=result.data)
+        head = "\n".join(result.output.split("\n", 2)[:2])
+        return ToolResult.failure(
+            _with_digest(head, finished.output, found, ctx.window), data=result.data
+        )
     return result
 
 
 _COUNTS = re.compile(r"^=*\s*(\d+ (failed|passed|error|errors|skipped)\b.*?)\s*=*$")
 
 
-def _with_digest(finished: Finished, found: str, window: int | None) -> str:
-    """A failing run as the model reads it: how it ran and the counts, the digest, then the
-    output itself, unless the model's window is small (the digest holds what it needs)."""
-    lines = finished.output.splitlines()
+def _with_digest(head: str, output: str, found: str, window: int | None) -> str:
+    """A failing run as the model reads it: ``head`` (how it ran) and the counts, the digest,
+    then the output itself, unless the model's window is small (the digest holds what it
+    needs)."""
+    lines = output.splitlines()
     counts = next((m[1] for line in reversed(lines) if (m := _COUNTS.match(line))), "")
-    head = finished.summary(".") + (f"\n{counts}" if counts else "")
+    head += f"\n{counts}" if counts else ""
     if is_small(window):
         return f"{head}\n{found}\n(pytest's own report is left out to fit the model's window)"
-    return f"{head}\n{found}\n\npytest's report:\n{finished.output}".rstrip()
+    return f"{head}\n{found}\n\npytest's report:\n{output}".rstrip()
 
 
 NO_TESTS = 5

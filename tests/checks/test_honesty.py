@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from agent.served import project_venv
 from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
@@ -148,6 +149,7 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
     (app / "test_app.py").write_text(
         f"from app import main\n\n\ndef test_main():\n    assert main() == {2 if failing else 1}\n"
     )
+    project_venv(app)
     claim = "I added lint to tasks.txt and all tests pass."
     runner, provider = agent(
         [

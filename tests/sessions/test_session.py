@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agent.served import project_venv
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, tool
 from foehn_lsp.config import Settings
@@ -390,6 +391,7 @@ async def test_code_a_failing_run_showed_may_be_edited_in_the_next_turn(root: Pa
         "from listing import last_n\n\n\ndef test_last_two():\n"
         "    assert last_n([1, 2, 3], 2) == [2, 3]\n"
     )
+    project_venv(root)
     fix = {
         "path": "listing.py",
         "edits": [{"old_text": "items[-n - 1 :]", "new_text": "items[-n:]"}],
