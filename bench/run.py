@@ -18,6 +18,7 @@ BENCHMARKS = [
     "server",
     "sandbox",
     "effectiveness",
+    "tasks",
     "reading",
     "local",
     "sessions",
