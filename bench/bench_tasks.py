@@ -799,6 +799,7 @@ MULTI: list[Task] = [
         "shortening it would break the sensor, so I changed nothing.",
         judge=every(
             only_changed(),
+            says(r"sensor|settle|sleep|wait"),
             lambda _ws, answer: (
                 not re.search(r"\b(?:faster|sped up|speeds? up)\b", answer, re.I)
                 or bool(re.search(r"\bnot\b|cannot|can't", answer, re.I))
