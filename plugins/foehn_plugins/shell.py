@@ -26,6 +26,7 @@ from foehn_lsp.sandbox import Finished, ProgramStartError, SandboxViewError, sys
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.sandbox.project import NoRunner, ProjectRunner, find_runner
 from foehn_lsp.tools.contract import CallScope
+from foehn_lsp.workspace.testfiles import is_test_file
 from foehn_plugins._failures import digest
 from foehn_plugins._git import (
     GitArguments,
@@ -38,6 +39,7 @@ from foehn_plugins._git import (
 )
 from foehn_plugins._repository_code import NOTE, repository_code
 from foehn_plugins._running import as_result
+from foehn_plugins._suggest import nearest_names
 from foehn_plugins._window import is_small
 from foehn_plugins.command_risk import classify
 
@@ -278,6 +280,13 @@ def _test_argv(arguments: TestArguments, ctx: ToolContext) -> tuple[list[str], P
             raise PathRefusedError(f"keyword {arguments.keyword!r} may not start with '-'")
         argv += ["-k", arguments.keyword]
     if arguments.paths:
+        for path in arguments.paths:
+            file = path.split("::", 1)[0]
+            if not ctx.workspace.resolve(file).exists():
+                names = nearest_names(ctx.workspace, file)
+                names = [n for n in names if is_test_file(n)] or names
+                near = f"; names like it: {', '.join(names)}" if names else "; scan lists them"
+                raise PathRefusedError(f"{file!r} is not there, so no test was run{near}")
         argv.append("--")
         argv += [ctx.workspace.display(ctx.workspace.resolve(p)) for p in arguments.paths]
     return argv, runner

@@ -152,3 +152,24 @@ async def test_a_task_that_asks_for_a_test_may_change_the_tests(
 )
 def test_which_tasks_are_to_fix_the_code(task: str, fixes: bool) -> None:
     assert fixes_code(task) is fixes
+
+
+async def test_a_test_named_by_a_wrong_path_is_not_run_and_the_real_one_is_named(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen: asked about test_inflection.py::test_ordinal, the embedded model ran
+    tests/test_inflection.py::test_ordinal, and pytest's "file or directory not found" left it
+    nowhere to go."""
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": ["test_listing.py::test_last_two"]})]),
+            Turn(text="ok"),
+        ],
+    )
+    [result] = served.results
+    assert result.output == (
+        "'test_listing.py' is not there, so no test was run; names like it: tests/test_listing.py"
+    )
