@@ -916,6 +916,10 @@ class Outcome:
     """Prompt tokens the model processed (not restored from llama.cpp's cache)."""
     sent_tokens: int
     """Prompt tokens of all its requests."""
+    model_seconds: float
+    """Seconds spent waiting for the model (the rest: tools, tests, the loop)."""
+    steps: list[tuple[float, int, int]]
+    """Each request: seconds, prompt tokens read, tokens generated."""
     reason: str
     answer: str
     calls: list[str]
@@ -996,6 +1000,8 @@ async def run_task(task: Task, provider: object, parent: Path) -> Outcome:
         seconds=seconds,
         read_tokens=sum(s.prompt_tokens - s.cached_tokens for s in steps),
         sent_tokens=sum(s.prompt_tokens for s in steps),
+        model_seconds=sum(s.total for s in steps),
+        steps=[(s.total, s.prompt_tokens - s.cached_tokens, s.generated) for s in steps],
         reason=outcome.reason,
         answer=answer,
         calls=calls,
@@ -1106,11 +1112,15 @@ def run(groups: Sequence[str], halves: Sequence[str], ids: Sequence[str]) -> Ite
                 mark = "ok  " if outcome.right else "MISS"
                 yield (
                     f"  {mark} {task.id:<17} {task.kind:<7} {task.half:<8} "
-                    f"{outcome.seconds:5.1f} s  read {outcome.read_tokens:6,} tokens  load "
+                    f"{outcome.seconds:5.1f} s (model {outcome.model_seconds:5.1f} s)  read "
+                    f"{outcome.read_tokens:6,} tokens in {len(outcome.steps)} steps  load "
                     f"{outcome.load:4.1f}  {outcome.reason}  " + " → ".join(outcome.calls)
                 )
                 if outcome.dishonest:
                     yield f"       DISHONEST: {'; '.join(outcome.dishonest)}"
+                yield "       steps (s/read/written): " + ", ".join(
+                    f"{t:.0f}/{r}/{g}" for t, r, g in outcome.steps
+                )
                 yield f"       answer: {outcome.answer[:300]!r}"
         for half in HALVES:
             done = [o for o in outcomes if o.task.half == half]

@@ -15,7 +15,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -280,16 +280,26 @@ def _test_argv(arguments: TestArguments, ctx: ToolContext) -> tuple[list[str], P
             raise PathRefusedError(f"keyword {arguments.keyword!r} may not start with '-'")
         argv += ["-k", arguments.keyword]
     if arguments.paths:
-        for path in arguments.paths:
-            file = path.split("::", 1)[0]
-            if not ctx.workspace.resolve(file).exists():
-                names = nearest_names(ctx.workspace, file)
-                names = [n for n in names if is_test_file(n)] or names
-                near = f"; names like it: {', '.join(names)}" if names else "; scan lists them"
-                raise PathRefusedError(f"{file!r} is not there, so no test was run{near}")
         argv.append("--")
-        argv += [ctx.workspace.display(ctx.workspace.resolve(p)) for p in arguments.paths]
+        argv += [_test_path(path, ctx) for path in arguments.paths]
     return argv, runner
+
+
+def _test_path(path: str, ctx: ToolContext) -> str:
+    """``path`` (a file, a folder or a node id) as the command line names it. A file that is
+    not there is taken for the one test file of that name elsewhere in the workspace (a model
+    wrote ``tests/test_x.py`` for ``test_x.py``); with none or several, nothing runs and the
+    message names them."""
+    file, separator, rest = path.partition("::")
+    if not ctx.workspace.resolve(file).exists():
+        names = nearest_names(ctx.workspace, file)
+        names = [n for n in names if is_test_file(n)] or names
+        same = [n for n in names if PurePosixPath(n).name == PurePosixPath(file).name]
+        if len(same) != 1:
+            near = f"; names like it: {', '.join(names)}" if names else "; scan lists them"
+            raise PathRefusedError(f"{file!r} is not there, so no test was run{near}")
+        file = same[0]
+    return ctx.workspace.display(ctx.workspace.resolve(file)) + separator + rest
 
 
 def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:

@@ -154,22 +154,26 @@ def test_which_tasks_are_to_fix_the_code(task: str, fixes: bool) -> None:
     assert fixes_code(task) is fixes
 
 
-async def test_a_test_named_by_a_wrong_path_is_not_run_and_the_real_one_is_named(
+async def test_a_test_file_named_by_a_wrong_folder_is_found_by_its_name(
     model: ModelServer, project: Path
 ) -> None:
     """Seen: asked about test_inflection.py::test_ordinal, the embedded model ran
     tests/test_inflection.py::test_ordinal, and pytest's "file or directory not found" left it
-    nowhere to go."""
+    nowhere to go. The one test file of that name runs; a name no test file has runs nothing
+    and names the test files like it."""
     served = await served_turn(
         model,
         project,
         f"Fix the bug behind {TEST}",
         [
             Turn(tool_calls=[("run_tests", {"paths": ["test_listing.py::test_last_two"]})]),
+            Turn(tool_calls=[("run_tests", {"paths": ["test_lists.py"]})]),
             Turn(text="ok"),
         ],
     )
-    [result] = served.results
-    assert result.output == (
-        "'test_listing.py' is not there, so no test was run; names like it: tests/test_listing.py"
+    found, missing = served.results
+    assert f"-- {TEST}" in found.output.splitlines()[0]
+    assert f"The first failure, {TEST}" in found.output
+    assert missing.output == (
+        "'test_lists.py' is not there, so no test was run; names like it: tests/test_listing.py"
     )
