@@ -188,7 +188,7 @@ async def digest(output: str, ctx: ToolContext) -> str | None:
     out += _shown_within(ordered, ctx, budget_for(ctx.window))
     if "::" in first.node:
         paths = json.dumps([f.node for f in found[:5] if "::" in f.node])
-        out.append(f"After a change, run_tests with paths {paths} first.")
+        out.append(f"Fix the code above with edit_file, then run_tests with paths {paths} first.")
     return "\n".join(out)
 
 

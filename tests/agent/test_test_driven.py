@@ -83,7 +83,9 @@ async def test_a_failing_run_shows_the_test_the_traceback_and_the_code_it_runs(
     assert "tail, which last_n calls:\nsrc/shop/listing.py: lines 4-5 of" in shown
     assert "     5\t    return items[-count - 1 :]" in shown
     assert "unrelated_" not in shown, "only the functions the failure runs"
-    assert f'After a change, run_tests with paths ["{TEST}"] first.' in shown
+    assert (
+        f'Fix the code above with edit_file, then run_tests with paths ["{TEST}"] first.' in shown
+    )
     assert ("pytest's own report is left out" in shown) is (window is not None)
     assert edit.ok, edit.output
     assert second.ok

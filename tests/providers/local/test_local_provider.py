@@ -319,7 +319,8 @@ def test_the_sessions_know_the_window_the_model_runs_with() -> None:
 FAILING_RUN = (
     "$ python -m pytest\n(in .; exit 1; 0.4 s)\n1 failed, 2 passed\n1 failing:\n"
     "  tests/test_text.py::test_shout - assert 'hi' == 'HI'\n"
-    'After a change, run_tests with paths ["tests/test_text.py::test_shout"] first.'
+    "Fix the code above with edit_file, then run_tests with paths "
+    '["tests/test_text.py::test_shout"] first.'
 )
 
 
@@ -416,3 +417,23 @@ async def test_the_persons_next_message_makes_every_call_new_again(
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["run_tests"]
     assert len(_chat_bodies(tmp_path / "states")) == 1
+
+
+async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: after a failing run, the model ran the four failing node ids it had
+    just been shown, instead of fixing the code."""
+    narrower = {"paths": ["tests/test_text.py::test_shout"]}
+    provider = fake_provider(
+        _call({"tool": "run_tests", "arguments": narrower}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert told.startswith("[Foehn] run_tests with these arguments ran already")

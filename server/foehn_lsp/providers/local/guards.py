@@ -60,8 +60,15 @@ def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str
 
 
 def unchanged_calls(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> set[str]:
-    """The calls (``canonical``) made since the workspace last changed."""
-    return {canonical(c.name, c.arguments, tools) for c in calls_since_change(messages)}
+    """The calls (``key``) made since the workspace last changed."""
+    return {key(c.name, c.arguments, tools) for c in calls_since_change(messages)}
+
+
+def key(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
+    """What makes two calls the same: the tool and its arguments (``canonical``); any two test
+    runs, whatever they select (the model re-ran the failing tests it had just seen fail,
+    narrowed to their node ids, instead of fixing them)."""
+    return TESTS_TOOL if name == TESTS_TOOL else canonical(name, arguments, tools)
 
 
 def _last_result(messages: Sequence[Message]) -> Message | None:
@@ -128,7 +135,7 @@ def rerun_after_change(
     return arguments
 
 
-RERUN = re.compile(r"^After a change, run_tests with paths (\[.*\]) first\.$", re.MULTILINE)
+RERUN = re.compile(r"then run_tests with paths (\[.*\]) first\.$", re.MULTILINE)
 """The line of a failing ``run_tests`` result that names the run to repeat."""
 
 

@@ -161,8 +161,9 @@ EPISODES: list[tuple[str, list[Step], str]] = [
                 "tests/test_bounds.py: lines 7-8 of 8\n     7\tdef test_high():\n     8\t    "
                 "assert clamp(15, 0, 10) == 10\nclamp, which the test calls:\nbounds.py: lines "
                 "1-4 of 8\n     1\tdef clamp(value, low, high):\n     2\t    if value < low:\n"
-                "     3\t        return low\n     4\t    return value\nAfter a change, "
-                'run_tests with paths ["tests/test_bounds.py::test_high"] first.',
+                "     3\t        return low\n     4\t    return value\nFix the code above "
+                'with edit_file, then run_tests with paths ["tests/test_bounds.py::test_high"] '
+                "first.",
             ),
             (
                 "edit_file",
@@ -331,7 +332,7 @@ PROMPT_PIECES = (
     "its result is above",
     "no file has changed since",
     "[Foehn]",
-    "After a change, run_tests with paths",
+    "then run_tests with paths",
     "from the test to where it failed",
     # The loop's budget notes ("[Foehn] 3 tool iterations left in this run. ..."): a small model
     # answered "I have 3 tool iterations left" instead of saying what it had done.

@@ -36,7 +36,7 @@ from foehn_lsp.providers.local.engine import (
     engine_for,
 )
 from foehn_lsp.providers.local.guards import (
-    canonical,
+    key,
     must_act,
     repeated_note,
     rerun_after_change,
@@ -276,9 +276,7 @@ class LocalProvider:
             step, usage = await decide(schema, usage)
             if step.get("repeated"):
                 raise ProviderProtocolError(REPEATED)
-        if "tool" in step and canonical(step["tool"], json.dumps(step["arguments"]), tools) in (
-            earlier
-        ):
+        if "tool" in step and key(step["tool"], json.dumps(step["arguments"]), tools) in earlier:
             # An identical call since the workspace last changed would show the same: offer
             # the other tools (and, unless the step must act, an answer).
             others = [t for t in tools if t.name != step["tool"]]
