@@ -319,6 +319,8 @@ def test_the_sessions_know_the_window_the_model_runs_with() -> None:
 FAILING_RUN = (
     "$ python -m pytest\n(in .; exit 1; 0.4 s)\n1 failed, 2 passed\n1 failing:\n"
     "  tests/test_text.py::test_shout - assert 'hi' == 'HI'\n"
+    "shout, which the test calls:\ntext.py: lines 1-2 of 2\n     1\tdef shout(s):\n"
+    "     2\t    return s\n"
     "Fix the code above with edit_file, then run_tests with paths "
     '["tests/test_text.py::test_shout"] first.'
 )
@@ -437,3 +439,30 @@ async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
     told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
     assert told.startswith("[Foehn] run_tests with these arguments ran already")
+
+
+async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: shown the failing test and the function under test, the model wrote
+    the run's own text over the module with write_file (edit_file was not offered: a failing
+    run's code did not count as shown). Now the edit is offered, with the code it showed."""
+    provider = fake_provider(_call({"tool": "read_file", "arguments": {"path": "text.py"}}))
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    await provider.complete(history, registry.definitions())
+    schema = _chat_bodies(tmp_path / "states")[-1]["response_format"]["json_schema"]["schema"]
+    offered = {
+        c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]
+    }
+    assert "write_file" not in offered
+    assert {"read_file", "read_symbol", "search", "edit_file"} <= offered
+    [edit] = [
+        c for c in schema["anyOf"] if c["properties"].get("tool", {}).get("const") == "edit_file"
+    ]
+    [text] = edit["properties"]["arguments"]["anyOf"]
+    assert text["properties"]["path"] == {"const": "text.py"}
+    choices = text["properties"]["edits"]["items"]["properties"]["old_text"]["enum"]
+    assert choices[0] == "def shout(s):\n    return s"

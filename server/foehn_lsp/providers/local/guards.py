@@ -6,6 +6,7 @@
   again without that tool. Any change (an edit, a program that ran, the person's next message)
   makes every call new again: ``run_tests`` after an edit is never refused.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
+- Right after a failing test run, write_file is not offered: the fix is an edit.
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
   makes the call itself, as the grammar would leave the model no other choice.
@@ -156,6 +157,21 @@ def failing_tests(output: str) -> list[str]:
             if "::" in node and node not in found:
                 found.append(node)
     return found[:5]
+
+
+WRITE_TOOL = "write_file"
+
+
+def step_tools(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> list[ToolDefinition]:
+    """The tools a step is offered: right after a failing test run, all but write_file. The
+    fix is an edit of the code the run showed; offered write_file there, the model wrote the
+    run's own text over the module it had to fix."""
+    last = _last_result(messages)
+    if isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and last.is_error:
+        return [t for t in tools if t.name != WRITE_TOOL]
+    return list(tools)
 
 
 NEXT_STEPS: dict[str, Sequence[tuple[str, str]]] = {

@@ -40,6 +40,7 @@ from foehn_lsp.providers.local.guards import (
     must_act,
     repeated_note,
     rerun_after_change,
+    step_tools,
     unchanged_calls,
 )
 from foehn_lsp.providers.local.model import (
@@ -261,6 +262,7 @@ class LocalProvider:
         rerun = rerun_after_change(messages, tools)
         if rerun is not None:
             return self._call("run_tests", rerun, Usage())
+        tools = step_tools(messages, tools)
         acting = must_act(messages, tools)
         files = {path: old_text_choices(runs) for path, runs in seen_files(messages).items()}
         earlier = unchanged_calls(messages, tools)

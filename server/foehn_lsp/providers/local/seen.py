@@ -26,7 +26,8 @@ MAX_CHOICES = 400
 
 _HEADER = re.compile(r"^(\S.*?)(?: \(unsaved editor buffer\))?: lines (\d+)-(\d+) of (\d+)$")
 _SYMBOL = re.compile(r"^(\S.*?): \S+ \(\w+\), lines \d+-\d+ of \d+.*; its exact text:$")
-SHOWING_TOOLS = frozenset({"read_file", "run_tests", "read_symbol"})
+TESTS_TOOL = "run_tests"
+SHOWING_TOOLS = frozenset({"read_file", TESTS_TOOL, "read_symbol"})
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 _DEFINITION = re.compile(r"^(\s*)(@|(async\s+)?def\s|class\s|(export\s+)?(async\s+)?function\s)")
 _DECORATOR = re.compile(r"^\s*@")
@@ -42,9 +43,11 @@ def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
         if isinstance(message, AssistantMessage):
             calls.update((c.id, c) for c in message.tool_calls)
             continue
-        if not isinstance(message, ToolResultMessage) or message.is_error:
+        if not isinstance(message, ToolResultMessage):
             continue
         call = calls.get(message.call_id)
+        if message.is_error and (call is None or call.name != TESTS_TOOL):
+            continue  # a failed call shows nothing, but a failing test run shows code
         if call is not None and call.name in SHOWING_TOOLS:
             for shown, runs in _shown(message.content).items():
                 seen[shown] = [*seen.get(shown, []), *runs]
