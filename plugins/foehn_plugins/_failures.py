@@ -7,7 +7,8 @@ It is read from pytest's report (the ``FAILURES``/``ERRORS`` sections and the sh
 another test command's output gets no digest. Every definition shown whole is recorded in the
 session's read ledger (``edit_file`` accepts edits inside it, as after ``read_symbol``), and
 every frame's line as a point (``read_file`` of a long file in a small window opens there).
-Code is shown as ``read_file`` shows it: a ``path: lines A-B of N`` line, then numbered lines.
+Code is shown as ``read_file`` shows it: a ``path: lines A-B of N`` line, then numbered lines
+(the inside of a long docstring left out, a line saying where it is).
 """
 
 from __future__ import annotations
@@ -311,7 +312,7 @@ def _shown_within(blocks: list[_Block], ctx: ToolContext, budget: int) -> list[s
     left = budget
     for block in blocks:
         symbol = block.symbol
-        numbered = [f"{number:>6}\t{line}" for number, line in enumerate(block.lines, symbol.start)]
+        numbered = _numbered(block.lines, symbol.start)
         size = sum(len(line) + 1 for line in numbered)
         if size > left:
             out.append(
@@ -325,3 +326,28 @@ def _shown_within(blocks: list[_Block], ctx: ToolContext, budget: int) -> list[s
         out += numbered
         ctx.files.shown.saw_symbol(block.path, symbol.name)
     return out
+
+
+DOCSTRING_KEPT = 3
+"""Lines of a docstring shown whole; a longer one is named by its lines instead."""
+
+
+def _numbered(lines: list[str], first: int) -> list[str]:
+    """``lines`` numbered as read_file numbers them, from ``first``, less the inside of a long
+    docstring right after the definition's header (a line says which lines it takes): the code
+    is what a failure is about, and the model reads every line on a CPU."""
+    out = [f"{number:>6}\t{line}" for number, line in enumerate(lines, first)]
+    header = next((i for i, line in enumerate(lines) if line.rstrip().endswith(":")), None)
+    if header is None or header + 1 >= len(lines):
+        return out
+    opening = lines[header + 1].strip()
+    quote = opening[:3]
+    if quote not in ('"""', "'''") or (len(opening) > 3 and opening.endswith(quote)):
+        return out
+    closing = next(
+        (i for i in range(header + 2, len(lines)) if lines[i].rstrip().endswith(quote)), None
+    )
+    if closing is None or closing - header <= DOCSTRING_KEPT:
+        return out
+    start, end = first + header + 2, first + closing - 1
+    return [*out[: header + 2], f"        (lines {start}-{end}: the docstring)", *out[closing:]]

@@ -179,3 +179,34 @@ async def test_a_test_file_named_by_a_wrong_folder_is_found_by_its_name(
     assert missing.output == (
         "'test_lists.py' is not there, so no test was run; names like it: tests/test_listing.py"
     )
+
+
+async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_still_be_edited(
+    model: ModelServer, project: Path
+) -> None:
+    """On a CPU every line shown is read; a docstring says nothing a failure needs."""
+    listing = project / "src" / "shop" / "listing.py"
+    docstring = '    """How many items from the end.\n\n' + "    More words.\n" * 6 + '    """\n'
+    listing.write_text(
+        listing.read_text().replace(
+            "def tail(items, count):\n", f"def tail(items, count):\n{docstring}"
+        )
+    )
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[FIX]),
+            Turn(text="ok"),
+        ],
+        window=16_384,
+    )
+    shown, edit = served.results[:2]
+    assert '     4\tdef tail(items, count):\n     5\t    """How many items from the end.\n' in (
+        shown.output
+    )
+    assert '        (lines 6-12: the docstring)\n    13\t    """\n' in shown.output
+    assert "More words" not in shown.output
+    assert edit.ok, edit.output

@@ -17,6 +17,7 @@ from foehn_lsp.errors import ProviderProtocolError
 from foehn_lsp.providers.local.guards import canonical, must_act
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, repeating
+from foehn_lsp.providers.local.seen import old_text_choices
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -466,3 +467,33 @@ async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
     assert text["properties"]["path"] == {"const": "text.py"}
     choices = text["properties"]["edits"]["items"]["properties"]["old_text"]["enum"]
     assert choices[0] == "def shout(s):\n    return s"
+
+
+async def test_an_edit_that_writes_its_old_text_back_is_asked_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: the model named the line to fix and wrote it back unchanged, twice."""
+    same = {"old_text": "def shout(s):\n    return s", "new_text": "def shout(s):\n    return s"}
+    fixed = {"old_text": "    return s", "new_text": "    return s.upper()"}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [same]}}),
+        _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [fixed]}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert json.loads(call.arguments)["edits"] == [fixed]
+    told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert told.startswith("[Foehn] That edit changes nothing: each new_text is its old_text.")
+
+
+def test_a_long_definition_is_changed_a_few_lines_at_a_time() -> None:
+    short = "def f(x):\n" + "    x += 1\n" * 3 + "    return x"
+    long = "def g(x):\n" + "    x += 1\n" * 15 + "    return x"
+    choices = old_text_choices([f"{short}\n\n\n{long}"])
+    assert short in choices
+    assert long not in choices
+    assert "def g(x):" in choices

@@ -7,6 +7,7 @@
   makes every call new again: ``run_tests`` after an edit is never refused.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
+- An edit whose every new_text is its old_text is asked once more, with a note.
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
   makes the call itself, as the grammar would leave the model no other choice.
@@ -160,6 +161,24 @@ def failing_tests(output: str) -> list[str]:
 
 
 WRITE_TOOL = "write_file"
+EDIT_TOOL = "edit_file"
+UNCHANGED_NOTE = (
+    "[Foehn] That edit changes nothing: each new_text is its old_text. new_text is old_text "
+    "with the fix made in it; write the edit again with the change."
+)
+
+
+def changes_nothing(step: Mapping[str, object]) -> bool:
+    """Whether ``step`` is an edit whose every new_text is its old_text (the tool would refuse
+    it; a small model wrote the line it had to fix back unchanged)."""
+    arguments = step.get("arguments")
+    edits = arguments.get("edits") if isinstance(arguments, Mapping) else None
+    return (
+        step.get("tool") == EDIT_TOOL
+        and isinstance(edits, list)
+        and bool(edits)
+        and all(isinstance(e, Mapping) and e.get("old_text") == e.get("new_text") for e in edits)
+    )
 
 
 def step_tools(

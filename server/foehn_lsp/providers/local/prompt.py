@@ -45,8 +45,10 @@ use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
 - To change an existing file, even to add a line at its end, read_file it and then use \
 edit_file. To add a line, old_text is the line before it and new_text is that line and the \
-new one. To change code inside a function, old_text is the whole function and new_text the \
-whole new function, each line with its indentation. write_file is for new files. After \
+new one. To change code inside a short function, old_text is the whole function and new_text \
+the whole new function; in a long one, old_text is the one to three lines to change and \
+new_text those lines changed; each line with its indentation, and new_text never the same as \
+old_text. write_file is for new files. After \
 changing code, run_tests if there are tests.
 - When a task names a failing test or says tests fail, run_tests first, with that test in \
 paths: its result shows the test, the traceback and the code it runs. Fix that code with \

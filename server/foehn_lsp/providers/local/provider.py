@@ -36,6 +36,8 @@ from foehn_lsp.providers.local.engine import (
     engine_for,
 )
 from foehn_lsp.providers.local.guards import (
+    UNCHANGED_NOTE,
+    changes_nothing,
     key,
     must_act,
     repeated_note,
@@ -292,6 +294,13 @@ class LocalProvider:
                 ),
                 usage,
             )
+        if "tool" in step and changes_nothing(step):
+            # An edit whose new_text is its old_text: asked once more, with what it must be.
+            chat += [
+                {"role": "assistant", "content": json.dumps(step)},
+                note(UNCHANGED_NOTE),
+            ]
+            step, usage = await decide(schema, usage)
         if "tool" in step:
             return self._call(str(step["tool"]), step["arguments"], usage)
         answer = str(step.get("answer", "")).strip()

@@ -5,11 +5,12 @@ code a failing ``run_tests`` shows), and the exact text ``read_symbol`` shows.
 
 A small model rarely copies ``old_text`` exactly (quotes change, indentation goes), and then
 the edit fails. Once a file has been read in the conversation, the step's grammar lets
-``edit_file`` name only that file's text as ``old_text`` (a whole definition, or one, two or
-three consecutive lines, that occurs once in what was shown), so the edit finds its text. A
-whole definition is offered because the model's other common miss is replacing a function's
-header line with a header and body on one line, or one line of a body that spans three. What a
-later edit or write did is applied here too, so the choices follow the file as it is now.
+``edit_file`` name only that file's text as ``old_text`` (a whole definition of at most
+``SHORT_DEFINITION`` lines, or one, two or three consecutive lines, that occurs once in what was
+shown), so the edit finds its text. A whole definition is offered because the model's other
+common miss is replacing a function's header line with a header and body on one line, or one
+line of a body that spans three. What a later edit or write did is applied here too, so the
+choices follow the file as it is now.
 """
 
 from __future__ import annotations
@@ -64,14 +65,22 @@ def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
     return seen
 
 
+SHORT_DEFINITION = 12
+"""Lines of a definition offered whole as ``old_text``. A longer one is changed a few lines at
+a time: offered a 30-line function (its docstring mostly), the model named its first two lines
+and wrote them back unchanged."""
+
+
 def old_text_choices(runs: Sequence[str]) -> list[str]:
-    """Spans of ``runs`` that an edit can name, each found once: whole definitions first (so
-    a function is replaced as a whole, its new body indented under its header), then single
-    non-blank lines, pairs and triples."""
+    """Spans of ``runs`` that an edit can name, each found once: whole short definitions first
+    (so a function is replaced as a whole, its new body indented under its header), then
+    single non-blank lines, pairs and triples."""
     whole = "\n".join(runs)
     choices: list[str] = []
     for run in runs:
         for span in definitions(run):
+            if span.count("\n") >= SHORT_DEFINITION:
+                continue
             if whole.count(span) == 1 and span not in choices:
                 choices.append(span)
     for width in (1, 2, 3):
