@@ -132,6 +132,7 @@ class Session:
         self.context = ContextWindow(
             provider=parts.provider,
             window=parts.toolbox.settings.context_window,
+            paths_of=parts.toolbox.tools.registry.paths_of,
             input_tokens=data.input_tokens,
             output_tokens=data.output_tokens,
         )
@@ -330,7 +331,9 @@ class Session:
             turn_id=turn_id or f"{self.id}#{index}",
             watches=self._watches,
             held=earlier,
-            shown=replay_reads(self._messages, self.workspace) if model_turn else shown,
+            shown=replay_reads(self._messages, self.workspace, self.tools.registry)
+            if model_turn
+            else shown,
             tasks=tasks if model_turn else None,
         )
         turn = _OpenTurn(
