@@ -47,10 +47,13 @@ VSIX = REPO / "vscode-extension" / "foehn.vsix"
 SHOTS = REPO / "test-output" / "vscode"
 INSTALLED = all(p.exists() for p in (CODE_SERVER, NODE24 / "node", Path("/usr/bin/chromium")))
 
-pytestmark = pytest.mark.skipif(
-    not INSTALLED and not os.environ.get("FOEHN_E2E_REQUIRED"),
-    reason="real VS Code is not installed; run scripts/setup-vscode-e2e",
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not INSTALLED and not os.environ.get("FOEHN_E2E_REQUIRED"),
+        reason="real VS Code is not installed; run scripts/setup-vscode-e2e",
+    ),
+]
 
 FIX = (
     "edit_file",

@@ -16,6 +16,8 @@ from foehn_lsp.lsp.chat import provider_status
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client
 
+pytestmark = pytest.mark.process
+
 
 async def command(client: Any, name: str, *arguments: Any) -> Any:
     return await client.workspace_execute_command_async(
