@@ -336,8 +336,8 @@ def test_a_whole_task_in_the_chat_view(
     first, second = report["approvals"]
     assert "edit_file: edit app.py (1 block)" in first
     assert "+    return 2" in first
-    assert "Allow for this turn" in first
-    assert "remembers: edit_file calls, at risk write, until this turn ends" in first
+    assert "Allow for this run" in first
+    assert "remembers: edit_file calls, at risk write, until this run ends" in first
     assert "+def run():" in second
     assert "Fixed the TODO in app.py" in report["answer"]
     assert "Changed files" in report["answer"]
@@ -383,7 +383,7 @@ def test_a_whole_task_in_the_chat_view(
         # Nothing hides its own text: no underscore covered or cut off.
         assert shape["covered"] == [], shape
         assert shape["cut"] == [], shape
-    # Allow, Allow for this turn, Always allow (a write_file rule for notes.md), Deny.
+    # Allow, Allow for this run, Always allow (a write_file rule for notes.md), Deny.
     assert [b["visible"] for b in report["narrowApproval"]["buttons"]] == [True] * 4
     assert any(b["tag"] == "PRE" and b["scrolls"] for b in report["narrowApproval"]["boxes"])
     assert any(b["tag"] == "TABLE" and b["scrolls"] for b in report["narrowLayout"]["boxes"])

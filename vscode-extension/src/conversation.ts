@@ -15,18 +15,19 @@ import {
   newTurn,
   withUndone,
 } from "./chat/state";
-import { confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "./confirm";
+import { confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "./chat/confirm";
 import type { DiffDocuments } from "./diffs";
 import {
   type ConfirmAnswer,
   type ConfirmParams,
   type RunArguments,
   type RunResult,
+  COMMANDS,
   isCancellation,
   parseRunEvent,
 } from "./protocol";
 import type { Server } from "./server";
-import { COMMANDS, type SavedSession, turnsOf, undoneTurns } from "./savedSessions";
+import { turnsOf, undoneTurns } from "./savedSessions";
 
 /** The chat view as the conversation sees it. */
 export interface ChatPort {
@@ -154,12 +155,10 @@ export class Conversation implements vscode.Disposable {
       ...(context.mode ? { mode: context.mode } : {}),
     };
     try {
-      if (!this.session) {
-        const created = await this.server.command<{ sessionId: string }>(COMMANDS.create, [{ title: this.title }]);
-        this.session = created.sessionId;
-      }
-      const argument: RunArguments = { ...base, sessionId: this.session };
-      const result = await this.server.command<RunResult>(COMMANDS.prompt, [argument], source.token);
+      const sessionId = this.session ?? (await this.server.send(COMMANDS.create, [{ title: this.title }])).sessionId;
+      this.session = sessionId;
+      const argument: RunArguments = { ...base, sessionId };
+      const result = await this.server.send(COMMANDS.prompt, [argument], source.token);
       this.update(runId, (turn) => {
         const finished =
           turn.status === "done"
@@ -210,7 +209,7 @@ export class Conversation implements vscode.Disposable {
     if (!this.session) {
       return;
     }
-    const saved = await this.server.command<SavedSession>(COMMANDS.load, [this.session]);
+    const saved = await this.server.send(COMMANDS.load, [this.session]);
     const undone = undoneTurns(saved.turns);
     for (const turn of this.turns) {
       const index = turn.index;
@@ -325,7 +324,7 @@ export class Conversation implements vscode.Disposable {
 
   async stop(): Promise<void> {
     for (const runId of this.runs.keys()) {
-      await this.server.command(COMMANDS.cancel, [runId]).catch((error: unknown) => {
+      await this.server.send(COMMANDS.cancel, [runId]).catch((error: unknown) => {
         this.output.warn(`cancel ${runId}: ${String(error)}`);
         this.runs.get(runId)?.cancel();
       });
@@ -357,7 +356,7 @@ export class Conversation implements vscode.Disposable {
       void vscode.window.showInformationMessage("Foehn is still working: stop it before switching chats.");
       return;
     }
-    const saved = await this.server.command<SavedSession>(COMMANDS.load, [id]);
+    const saved = await this.server.send(COMMANDS.load, [id]);
     this.session = saved.id;
     this.title = saved.title;
     this.turns = turnsOf(saved);

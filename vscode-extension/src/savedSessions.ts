@@ -1,76 +1,7 @@
-// The session commands the server offers (server/foehn_lsp/lsp/sessions.py), typed, and the
-// mapping from a saved session's turns to the chat's turns. The mapping is pure and unit-tested.
-import type { ChangedFile, StopReason } from "./protocol";
+// A saved session's turns as the chat draws them (foehn.session.load's answer, typed in
+// protocol.ts). Pure and unit-tested.
+import type { SavedMessage, SavedSession, SessionSummary } from "./protocol";
 import type { Block, Turn } from "./chat/state";
-
-export const COMMANDS = {
-  create: "foehn.session.new",
-  prompt: "foehn.session.prompt",
-  cancel: "foehn.cancel",
-  list: "foehn.session.list",
-  load: "foehn.session.load",
-  rename: "foehn.session.rename",
-  remove: "foehn.session.delete",
-  undo: "foehn.session.undo",
-  status: "foehn.chat.status",
-  files: "foehn.chat.files",
-  fileBefore: "foehn.chat.fileDiff",
-} as const;
-
-export interface SessionSummary {
-  id: string;
-  title: string;
-  updated: number;
-  turns: number;
-}
-
-export interface SavedTurn {
-  index: number;
-  task: string;
-  reason: StopReason;
-  answer: string;
-  iterations: number;
-  files: ChangedFile[];
-  /** Turns undone by this one, if it was an undo. */
-  undoOf?: number[];
-}
-
-/** A message of the conversation as the server saves it (providers/messages.py). */
-export type SavedMessage =
-  | { role: "system" | "user"; content: string }
-  | { role: "assistant"; content: string; tool_calls?: { id: string; name: string; arguments: string }[] }
-  | { role: "tool"; call_id: string; name: string; content: string; is_error?: boolean };
-
-export interface SavedSession {
-  id: string;
-  title: string;
-  turns: SavedTurn[];
-  messages?: SavedMessage[];
-  meter?: { used: number; window?: number | null; cost?: number | null };
-}
-
-/** What an undo did (the session's RestoreReport). */
-export interface UndoReport {
-  applied: boolean;
-  /** The turns whose changes were put back. */
-  undone: number[];
-  /** The undo's own turn (undo it to redo), when it changed files. */
-  turn?: number | null;
-  restored: string[];
-  /** Files changed by someone else since: the undo refused them unless forced. */
-  conflicts: string[];
-  /** Files a program changed whose previous content Foehn never had. */
-  unrestorable: string[];
-  reason: string;
-}
-
-/** A file as it was before a turn, from the turn's checkpoint. */
-export interface FileBefore {
-  /** null: the file did not exist (or is binary, or lost). */
-  before: string | null;
-  lost: boolean;
-  binary: boolean;
-}
 
 /** What the server adds after the person's words in a saved task: the editor's context, the
  * mentioned files, notes such as "[Foehn] The person undid turn 2". */

@@ -19,7 +19,14 @@ export type ServerStatus =
   | { kind: "notFound"; message: string }
   | { kind: "noKey"; provider: string }
   | { kind: "restricted" }
-  | { kind: "failed"; message: string };
+  | { kind: "failed"; message: string }
+  /** The managed environment is being made (python/environment.ts). */
+  | { kind: "settingUp" }
+  /** It could not be: why, and the one action that fixes it. */
+  | { kind: "setupFailed"; message: string; action: SetupAction };
+
+/** What fixes a failed setup (python/failures.ts's SetupAction). */
+export type SetupAction = "pickInterpreter" | "openLog" | "retry";
 
 export interface Chip {
   id: string;

@@ -34,8 +34,8 @@ test("a turn asking inline shows the call, the diff and the three answers, namin
   assert.match(html, /<span class="d-del">-x = 1<\/span>/);
   assert.match(html, /<span class="d-add">\+x = 2<\/span>/);
   assert.match(html, /data-decision="allow" data-key="r1\/1">Allow</);
-  assert.match(html, /data-decision="allowRun"[^>]*>Allow for this turn</);
-  assert.match(html, /remembers: edit_file on app.py, until this turn ends/);
+  assert.match(html, /data-decision="allowRun"[^>]*>Allow for this run</);
+  assert.match(html, /remembers: edit_file on app.py, until this run ends/);
   assert.match(html, /data-decision="deny"[^>]*>Deny</);
   assert.match(html, /data-action="openDiff"/);
   assert.match(html, /aria-label="Message to the model if you deny \(optional\)"/);
