@@ -551,10 +551,11 @@ def _materialise(files: dict[str, str], root: Path) -> None:
 
 
 async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
-    from foehn_lsp.agent import Agent, ApprovalGate, Approved, FixedApprover, TurnRequest
-    from foehn_lsp.agent.events import ToolCallEvent, TurnEvent
+    from foehn_lsp.agent import Agent, TurnRequest
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
+    from foehn_lsp.events import ToolCallEvent, TurnEvent
+    from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
     from foehn_lsp.providers.local import LocalProvider
     from foehn_lsp.providers.messages import UserMessage
     from foehn_lsp.tools import ToolContext, discover

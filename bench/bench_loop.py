@@ -37,9 +37,10 @@ def echo_impl(n: int) -> str:
 
 async def run_foehn(url: str) -> None:
     from foehn_lsp import RiskLevel, ToolContext, tool
-    from foehn_lsp.agent import Agent, ApprovalGate, Approved, FixedApprover, TurnRequest
+    from foehn_lsp.agent import Agent, TurnRequest
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
+    from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
     from foehn_lsp.providers import create_provider
     from foehn_lsp.tools import ToolRegistry
     from foehn_lsp.workspace import FileAccess, Workspace

@@ -37,12 +37,13 @@ class Result:
 
 
 async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Result:
-    from foehn_lsp.agent import Agent, Approved, FixedApprover, TurnRequest
-    from foehn_lsp.agent.approval import ApprovalGate
-    from foehn_lsp.agent.events import ToolCallEvent, TurnEvent
+    from foehn_lsp.agent import Agent, TurnRequest
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.agent.repomap import map_budget, repo_map
     from foehn_lsp.config import Settings
+    from foehn_lsp.events import ToolCallEvent, TurnEvent
+    from foehn_lsp.policy import Approved, FixedApprover
+    from foehn_lsp.policy.approval import ApprovalGate
     from foehn_lsp.providers.local import LocalProvider
     from foehn_lsp.tools import ToolContext, ToolRegistry, discover
     from foehn_lsp.workspace import FileAccess, Workspace

@@ -100,11 +100,12 @@ def checkpoint_figures(root: Path) -> Iterator[str]:
 
 
 async def token_figures(root: Path) -> list[str]:
-    from foehn_lsp.agent import ApprovalGate, Approved, FixedApprover, TurnRequest
+    from foehn_lsp.agent import TurnRequest
     from foehn_lsp.agent.context import ContextWindow, estimate
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.agent.loop import Agent
     from foehn_lsp.config import Settings
+    from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
     from foehn_lsp.providers.messages import (
         AssistantMessage,
         Message,

@@ -12,8 +12,7 @@ from acp import schema
 from acp.helpers import resource_block, resource_link_block, text_block
 
 from foehn_lsp.acp import convert
-from foehn_lsp.agent.approval import ApprovalRequest, Approved, Denied
-from foehn_lsp.agent.events import (
+from foehn_lsp.events import (
     ApprovalEvent,
     Done,
     TextDelta,
@@ -21,6 +20,7 @@ from foehn_lsp.agent.events import (
     ToolResultEvent,
     UsageEvent,
 )
+from foehn_lsp.policy.approval import ApprovalRequest, Approved, Denied
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,

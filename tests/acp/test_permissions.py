@@ -15,7 +15,7 @@ from acp.interfaces import Client
 
 from foehn_lsp.acp.permissions import ClientApprover
 from foehn_lsp.acp.updates import UpdateStream
-from foehn_lsp.agent.approval import ApprovalRequest, Approved, Denied
+from foehn_lsp.policy.approval import ApprovalRequest, Approved, Denied
 from foehn_lsp.workspace import Workspace
 
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from foehn_lsp.agent import Approved, TurnEvent
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest
-from foehn_lsp.agent.events import Done, TextDelta, Thinking, ToolCallEvent, ToolResultEvent
 from foehn_lsp.agent.investigate import TOKEN_BUDGET
 from foehn_lsp.config import Settings
+from foehn_lsp.events import Done, TextDelta, Thinking, ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.policy import Approved
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest
 from foehn_lsp.providers.messages import AssistantMessage
 from foehn_lsp.sessions.builder import FrontEnd, build_session
 from foehn_lsp.sessions.session import Session

@@ -11,14 +11,22 @@ from typing import Any
 
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
-from foehn_lsp.agent import Agent, Approved, Denied, FixedApprover, TurnEvent, TurnRequest
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
-from foehn_lsp.agent.events import ApprovalEvent, Done, EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.agent import Agent, TurnRequest
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.loop import TurnOutcome
-from foehn_lsp.agent.plan_mode import PlanReviewer
 from foehn_lsp.config import ApprovalMode, ApprovalSettings, Settings
 from foehn_lsp.errors import ProviderUnavailableError
+from foehn_lsp.events import (
+    ApprovalEvent,
+    Done,
+    EventSink,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEvent,
+)
+from foehn_lsp.policy import Approved, Denied, FixedApprover
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
+from foehn_lsp.policy.plans import PlanReviewer
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.tools import ToolRegistry, discover
@@ -440,7 +448,7 @@ async def test_the_default_system_message_names_the_workspace(app: Path, ctx: To
 
 
 def test_events_serialise_as_documented() -> None:
-    from foehn_lsp.agent import event_json
+    from foehn_lsp.events import event_json
 
     assert event_json(ToolCallEvent(id="1", tool="scan", arguments={}, risk="read_only")) == {
         "event": "tool_call",

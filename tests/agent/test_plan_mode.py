@@ -10,16 +10,14 @@ import pytest
 from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
-from foehn_lsp.agent import Approved, Denied, FixedApprover, TurnRequest
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest
-from foehn_lsp.agent.events import PlanEvent, TodoEvent, ToolResultEvent
+from foehn_lsp.agent import TurnRequest
 from foehn_lsp.agent.plan_mode import (
-    ApprovePlan,
-    PlanDecision,
-    ProposedPlan,
-    RejectPlan,
     steps_of,
 )
+from foehn_lsp.events import PlanEvent, TodoEvent, ToolResultEvent
+from foehn_lsp.policy import Approved, Denied, FixedApprover
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest
+from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.messages import UserMessage
 from foehn_lsp.tools.tasks import TaskList
 

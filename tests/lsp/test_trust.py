@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from foehn_lsp.agent.approval import ApprovalRequest
 from foehn_lsp.lsp.convert import message_request
 from foehn_lsp.lsp.server import RESTRICTED
+from foehn_lsp.policy.approval import ApprovalRequest
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.agent.events import TurnEvent
 from foehn_lsp.agent.execution import MAX_RESULT_CHARS, TurnExecutor
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
+from foehn_lsp.events import TurnEvent
 from foehn_lsp.mcp.cut import MAX_MESSAGE_BYTES
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.tools import MAX_OUTPUT_CHARS, McpCatalogue, connect_servers

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.sandbox.toolchains import TOOLCHAIN_VARIABLES
 from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.registry import Handler

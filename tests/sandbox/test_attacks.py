@@ -42,15 +42,15 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
-from foehn_lsp.agent.approval import (
+from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.errors import ToolInputError
+from foehn_lsp.policy.approval import (
     ApprovalDecision,
     ApprovalGate,
     ApprovalRequest,
     Approved,
     Denied,
 )
-from foehn_lsp.config import ApprovalSettings
-from foehn_lsp.errors import ToolInputError
 from foehn_lsp.sandbox import system_sandbox
 from foehn_lsp.tools import CallScope, Invocation, ToolRegistry, discover
 from foehn_lsp.tools.registry import Handler

@@ -19,10 +19,10 @@ from typing import IO, Any
 import pytest
 
 from foehn_lsp import ToolContext
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.tools import connect_servers
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.sandbox import SandboxUnavailableError, limits, runner, system_sandbox
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace

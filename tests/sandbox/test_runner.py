@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.sandbox import (
     Finished,
     ProgramStartError,

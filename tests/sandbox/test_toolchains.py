@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
-from foehn_lsp.agent.approval import ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.policy.approval import ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.sandbox.toolchains import find
 from foehn_lsp.tools import ToolRegistry
 from sandbox.conftest import needs_sandbox

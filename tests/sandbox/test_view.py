@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
-from foehn_lsp.agent.approval import ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.cli.main import main
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.config.sandbox import SandboxSettings
+from foehn_lsp.policy.approval import ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.sandbox import Finished, SandboxViewError, system_sandbox
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.toolchains import is_system, within

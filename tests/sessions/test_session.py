@@ -13,16 +13,17 @@ import pytest
 
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, tool
-from foehn_lsp.agent import Approved, FixedApprover, TurnEvent
-from foehn_lsp.agent.events import (
+from foehn_lsp.config import Settings
+from foehn_lsp.events import (
     Done,
     FilesChanged,
     ToolCallEvent,
     ToolResultEvent,
+    TurnEvent,
     TurnStarted,
     event_json,
 )
-from foehn_lsp.config import Settings
+from foehn_lsp.policy import Approved, FixedApprover
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sessions.builder import FrontEnd, build_session

@@ -9,9 +9,9 @@ import pytest
 
 from agent.test_loop import Recorder
 from agent.turns import say
-from foehn_lsp.agent.approval import Approved, FixedApprover
 from foehn_lsp.agent.repomap import HEADER, map_budget, repo_map
 from foehn_lsp.config import Settings
+from foehn_lsp.policy.approval import Approved, FixedApprover
 from foehn_lsp.providers.messages import UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sessions.builder import FrontEnd, build_session

@@ -30,13 +30,13 @@ from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.trust import review_waiting
 from foehn_lsp.acp.updates import UpdateStream
-from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.agent.loop import TurnOutcome
 from foehn_lsp.config import (
     Settings,
     load_settings,
 )
 from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
+from foehn_lsp.events import ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.sessions.builder import FrontEnd, build_session, load_tools
 from foehn_lsp.sessions.commands import CustomCommands, load_commands

@@ -30,13 +30,9 @@ from acp.helpers import (
 )
 from pydantic import SecretStr, ValidationError
 
-from foehn_lsp.agent.approval import (
-    ApprovalDecision,
-    ApprovalRequest,
-    Approved,
-    Denied,
-)
-from foehn_lsp.agent.events import (
+from foehn_lsp.config.mcp import McpServerConfig
+from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.events import (
     ApprovalEvent,
     Compacted,
     PlanEvent,
@@ -48,9 +44,13 @@ from foehn_lsp.agent.events import (
     TurnEvent,
     UsageEvent,
 )
-from foehn_lsp.agent.plan_mode import ProposedPlan
-from foehn_lsp.config.mcp import McpServerConfig
-from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.policy.approval import (
+    ApprovalDecision,
+    ApprovalRequest,
+    Approved,
+    Denied,
+)
+from foehn_lsp.policy.plans import ProposedPlan
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,

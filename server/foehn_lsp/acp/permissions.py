@@ -23,8 +23,8 @@ from acp.interfaces import Client
 from pydantic import ValidationError
 
 from foehn_lsp.acp import convert
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
-from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from foehn_lsp.agent.events import EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.events import EventSink, ToolCallEvent, ToolResultEvent
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import ToolContext, ToolResult

@@ -18,9 +18,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from foehn_lsp.agent.claims import mentioned_files
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.loop import Agent, TurnRequest
+from foehn_lsp.checks.claims import mentioned_files
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.providers import Provider

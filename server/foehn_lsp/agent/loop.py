@@ -9,9 +9,9 @@
 A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
 
-An answer is checked before it ends the turn (``agent.honesty``, on what ``agent.claims`` reads
+An answer is checked before it ends the turn (``checks.honesty``, on what ``checks.claims`` reads
 in its words): right after a failed change it goes back once, asking for a tool call; after
-edits, the problems they added to the changed files (``agent.checking``) go back with it; one
+edits, the problems they added to the changed files (``checks.checking``) go back with it; one
 that claims a change the turn did not make goes back once with what changed, and is withheld if
 it claims again. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
@@ -34,8 +34,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from foehn_lsp.agent import checking, claims, honesty
-from foehn_lsp.agent.events import (
+from foehn_lsp.agent.execution import TurnExecutor
+from foehn_lsp.agent.plan_mode import (
+    MAX_REJECTIONS,
+    PLAN_NOTE,
+    PlanGuard,
+    TurnMode,
+    approved_note,
+    as_tasks,
+    propose,
+    read_only_tools,
+    rejected_note,
+)
+from foehn_lsp.agent.prompt import system_message
+from foehn_lsp.checks import checking, claims, honesty
+from foehn_lsp.config import Settings
+from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
+from foehn_lsp.events import (
     Checked,
     CheckedProblem,
     Compacted,
@@ -48,25 +63,7 @@ from foehn_lsp.agent.events import (
     Thinking,
     UsageEvent,
 )
-from foehn_lsp.agent.execution import TurnExecutor
-from foehn_lsp.agent.plan_mode import (
-    MAX_REJECTIONS,
-    PLAN_NOTE,
-    ApprovePlan,
-    PlanGuard,
-    PlanReviewer,
-    ProposedPlan,
-    RejectPlan,
-    TurnMode,
-    approved_note,
-    as_tasks,
-    propose,
-    read_only_tools,
-    rejected_note,
-)
-from foehn_lsp.agent.prompt import system_message
-from foehn_lsp.config import Settings
-from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
+from foehn_lsp.policy.plans import ApprovePlan, PlanReviewer, ProposedPlan, RejectPlan
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import (
     AssistantMessage,

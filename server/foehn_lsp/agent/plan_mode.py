@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal
 
-from foehn_lsp.agent.claims import mentioned_files
+from foehn_lsp.checks.claims import mentioned_files
+from foehn_lsp.policy.plans import ProposedPlan
 from foehn_lsp.providers.messages import ToolDefinition
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import ToolResult
@@ -35,40 +35,6 @@ PLAN_NOTE = (
     "Look at what you need, then answer with a plan for the person to approve: numbered "
     "steps, each naming the files it will change. Change nothing yet."
 )
-
-
-@dataclass(frozen=True, kw_only=True)
-class ProposedPlan:
-    """A plan as the person reviews it."""
-
-    text: str
-    steps: tuple[str, ...]
-    files: tuple[str, ...]
-    """The files the plan names."""
-    attempt: int = 1
-    """1 for the first plan of the turn, 2 after one rejection (the last chance)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ApprovePlan:
-    edited: str | None = None
-    """The person's own version of the plan (its steps, one per line), if they edited it."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class RejectPlan:
-    reason: str = "rejected"
-
-
-PlanDecision = ApprovePlan | RejectPlan | None
-"""``None``: nobody could review it (the turn ends with the plan)."""
-
-
-@runtime_checkable
-class PlanReviewer(Protocol):
-    """An approver that can also show a plan to the person and take their decision."""
-
-    async def review_plan(self, plan: ProposedPlan) -> PlanDecision: ...
 
 
 class PlanGuard:

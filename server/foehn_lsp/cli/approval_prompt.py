@@ -21,8 +21,8 @@ from typing import Literal
 from rich.console import Console
 from rich.text import Text
 
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.agent.rules.explain import describe
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.policy.rules.explain import describe
 
 Answer = Literal["once", "run", "always", "why", "deny", "none"]
 

@@ -35,18 +35,18 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from foehn_lsp.agent.approval import (
-    ApprovalDecision,
-    Approved,
-    Denied,
-    FixedApprover,
-)
 from foehn_lsp.agent.plan_mode import TurnMode
 from foehn_lsp.cli import trust as trust_cli
 from foehn_lsp.cli.mentions import mentions
 from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover, error_console
 from foehn_lsp.config import load_settings
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.policy.approval import (
+    ApprovalDecision,
+    Approved,
+    Denied,
+    FixedApprover,
+)
 from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.history import session_to_undo

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
-from foehn_lsp.agent.events import TurnEvent
+from foehn_lsp.events import TurnEvent
 
 VERSION = 1
 SCHEMA_FILE = Path(__file__).parents[1] / "schema" / f"events-v{VERSION}.json"

@@ -43,10 +43,10 @@ from foehn_lsp.errors import FoehnError
 
 if TYPE_CHECKING:
     from foehn_lsp.agent import TurnOutcome
-    from foehn_lsp.agent.approval import Approver
-    from foehn_lsp.agent.events import EventSink
     from foehn_lsp.agent.plan_mode import TurnMode
     from foehn_lsp.config import Settings
+    from foehn_lsp.events import EventSink
+    from foehn_lsp.policy.approval import Approver
 
 # Each subcommand's module is imported by the function that runs it (and its flags are built
 # only when it is named), so that ``foehn serve`` loads no front end: the language server
@@ -102,8 +102,8 @@ def approve_mode(requested: str | None) -> str:
 
 
 def _approver(mode: str, stop: asyncio.Event, printer: EventSink) -> Approver:
-    from foehn_lsp.agent.approval import Approved, Denied, FixedApprover
     from foehn_lsp.cli.terminal import HumanPrinter, TerminalApprover
+    from foehn_lsp.policy.approval import Approved, Denied, FixedApprover
 
     if mode == "all":
         return FixedApprover(Approved(scope="run"))

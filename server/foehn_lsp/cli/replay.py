@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.agent.events import ToolCallEvent, ToolResultEvent, TurnEvent
-from foehn_lsp.agent.guards import Guards
 from foehn_lsp.cli.args import EXIT_ERROR, EXIT_OK, folder
 from foehn_lsp.config import load_settings
+from foehn_lsp.events import ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.policy.guards import Guards
 from foehn_lsp.sessions.builder import FrontEnd, build_session, replaying
 from foehn_lsp.sessions.transcript import SESSION_KINDS, read_transcript
 

@@ -9,7 +9,7 @@ and the rules that say so.
     foehn rules remove N
 
 ``explain`` takes the call through the same validation, risk assessment and decision as a run
-(nothing runs, no hook is asked) and prints the ``agent.rules.explain`` object. ``rules`` edits the
+(nothing runs, no hook is asked) and prints the ``policy.rules.explain`` object. ``rules`` edits the
 ``[[rules]]`` tables of the user's ``config.toml`` and leaves the rest of the file as it was.
 """
 
@@ -22,14 +22,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.guards import load
-from foehn_lsp.agent.rules.explain import describe, explain_call
-from foehn_lsp.agent.rules.match import known_spellings
-from foehn_lsp.agent.rules.ruleset import DECISIONS, Rule, RuleSet, parse_rules
-from foehn_lsp.agent.rules.store import append_rule, listed, remove_rule
 from foehn_lsp.cli.args import EXIT_OK, UsageError, folder
 from foehn_lsp.config import load_settings, user_config_file
 from foehn_lsp.errors import ToolInputError
+from foehn_lsp.policy.guards import load
+from foehn_lsp.policy.rules.explain import describe, explain_call
+from foehn_lsp.policy.rules.match import known_spellings
+from foehn_lsp.policy.rules.ruleset import DECISIONS, Rule, RuleSet, parse_rules
+from foehn_lsp.policy.rules.store import append_rule, listed, remove_rule
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER
 from foehn_lsp.sessions.builder import load_tools
 from foehn_lsp.workspace import Workspace

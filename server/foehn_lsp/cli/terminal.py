@@ -21,8 +21,12 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Denied
-from foehn_lsp.agent.events import (
+from foehn_lsp.cli import approval_prompt
+from foehn_lsp.cli.ignored import git_ignored
+from foehn_lsp.cli.output import Stdout
+from foehn_lsp.config import Settings
+from foehn_lsp.errors import FoehnError
+from foehn_lsp.events import (
     ApprovalEvent,
     Checked,
     Done,
@@ -36,12 +40,8 @@ from foehn_lsp.agent.events import (
     TurnEvent,
     event_json,
 )
-from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
-from foehn_lsp.cli import approval_prompt
-from foehn_lsp.cli.ignored import git_ignored
-from foehn_lsp.cli.output import Stdout
-from foehn_lsp.config import Settings
-from foehn_lsp.errors import FoehnError
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.tasks import TaskItem
 

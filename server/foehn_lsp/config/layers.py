@@ -62,7 +62,7 @@ CLIENT_ONLY = frozenset({"server_path", "python_path"})
 
 OWN_TABLES = frozenset({"rules", "hooks"})
 """``[[rules]]`` and ``[[hooks]]`` in the user file: read, with their lines, by
-``agent.guards``; never settings, and never from any other layer."""
+``policy.guards``; never settings, and never from any other layer."""
 
 
 @dataclass(frozen=True, kw_only=True)

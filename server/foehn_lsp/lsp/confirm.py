@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.wire import answers, client
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer

@@ -22,9 +22,9 @@ from pygls.workspace import PositionCodec
 from foehn_lsp.lsp.lines import lsp_lines
 
 if TYPE_CHECKING:
-    from foehn_lsp.agent.approval import ApprovalRequest
-    from foehn_lsp.agent.events import TurnEvent
-    from foehn_lsp.agent.plan_mode import ProposedPlan
+    from foehn_lsp.events import TurnEvent
+    from foehn_lsp.policy.approval import ApprovalRequest
+    from foehn_lsp.policy.plans import ProposedPlan
     from foehn_lsp.workspace.edits import EditPlan, FileChange
 
 ANNOTATION = "foehn"
@@ -279,7 +279,7 @@ def plan_message(plan: ProposedPlan) -> types.ShowMessageRequestParams:
 
 
 def progress_message(event: TurnEvent) -> str | None:
-    from foehn_lsp.agent.events import (
+    from foehn_lsp.events import (
         ApprovalEvent,
         Checked,
         Done,

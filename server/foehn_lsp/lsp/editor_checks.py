@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from foehn_lsp.agent.checking import CheckReport, Problem
+from foehn_lsp.checks.checking import CheckReport, Problem
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.workspace.paths import Workspace
 

@@ -1,6 +1,6 @@
 """Rules, ``explain`` and custom commands for editors:
 
-    foehn.explain        [{tool, arguments}]          -> the explain object (agent.rules.explain)
+    foehn.explain        [{tool, arguments}]          -> the explain object (policy.rules.explain)
     foehn.rules.list     []                           -> {file, rules, problems, warnings}
     foehn.rules.add      [{rule: {tool, program?, args?, paths?, decision, sandbox?,
                                   message?}}]         -> {rule}
@@ -46,9 +46,9 @@ def _workspace(ls: FoehnServer) -> Workspace:
 
 
 async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
-    from foehn_lsp.agent.guards import load
-    from foehn_lsp.agent.rules.explain import CannotExplain, explain_call
     from foehn_lsp.config import user_config_file
+    from foehn_lsp.policy.guards import load
+    from foehn_lsp.policy.rules.explain import CannotExplain, explain_call
 
     if (
         len(args) != 1
@@ -78,9 +78,9 @@ async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def list_rules(ls: FoehnServer, *args: Any) -> dict[str, Any]:
-    from foehn_lsp.agent.guards import load
-    from foehn_lsp.agent.rules.store import listed
     from foehn_lsp.config import user_config_file
+    from foehn_lsp.policy.guards import load
+    from foehn_lsp.policy.rules.store import listed
 
     await ls.ready()
     assert ls.tools is not None
@@ -99,9 +99,9 @@ async def list_rules(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def add_rule(ls: FoehnServer, *args: Any) -> dict[str, Any]:
-    from foehn_lsp.agent.rules.ruleset import RULE_KEYS, parse_rules
-    from foehn_lsp.agent.rules.store import append_rule
     from foehn_lsp.config import user_config_file
+    from foehn_lsp.policy.rules.ruleset import RULE_KEYS, parse_rules
+    from foehn_lsp.policy.rules.store import append_rule
 
     shape = (
         "foehn.rules.add takes "
@@ -128,8 +128,8 @@ async def add_rule(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 
 async def remove(ls: FoehnServer, *args: Any) -> dict[str, Any]:
-    from foehn_lsp.agent.rules.store import remove_rule
     from foehn_lsp.config import user_config_file
+    from foehn_lsp.policy.rules.store import remove_rule
 
     if (
         len(args) != 1

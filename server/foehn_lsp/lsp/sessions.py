@@ -72,8 +72,8 @@ def _store(ls: FoehnServer) -> SessionStore:
 
 def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
     """The saved session, with the editor as applier (for undo) and no approvals."""
-    from foehn_lsp.agent.approval import Denied, FixedApprover
     from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
+    from foehn_lsp.policy.approval import Denied, FixedApprover
     from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
 
     try:

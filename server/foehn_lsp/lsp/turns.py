@@ -13,10 +13,10 @@ from typing import Any
 
 from lsprotocol import types
 
-from foehn_lsp.agent import TurnEvent, TurnOutcome
+from foehn_lsp.agent import TurnOutcome
 from foehn_lsp.agent.editor_context import editor_context
-from foehn_lsp.agent.events import TurnStarted, event_json
 from foehn_lsp.errors import FoehnError, error_kind
+from foehn_lsp.events import TurnEvent, TurnStarted, event_json
 from foehn_lsp.lsp import convert, trust
 from foehn_lsp.lsp.arguments import RunArguments
 from foehn_lsp.lsp.confirm import EditorApprover

@@ -41,12 +41,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.agent.events import TurnEvent
-from foehn_lsp.agent.guards import Guards
-from foehn_lsp.agent.remember import RememberedScope
 from foehn_lsp.config import Settings, load_settings, user_config_file
 from foehn_lsp.config.mcp import McpSettings
+from foehn_lsp.events import TurnEvent
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.policy.guards import Guards
+from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers.messages import ToolCall
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session, load_tools

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.config.folders import state_dir
+from foehn_lsp.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.secrets import Scrubber
 
 

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from foehn_lsp.agent.approval import Approver, PendingPolicy
-from foehn_lsp.agent.checking import ProblemSource
-from foehn_lsp.agent.guards import Guards
-from foehn_lsp.agent.remember import RememberedScope
+from foehn_lsp.checks.checking import ProblemSource
 from foehn_lsp.config import Settings, user_config_file
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.policy.approval import Approver, PendingPolicy
+from foehn_lsp.policy.guards import Guards
+from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers import Provider, create_provider
 from foehn_lsp.providers.messages import (
     Message,

@@ -25,7 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.agent.context import Compaction, ContextMeter, ContextWindow
-from foehn_lsp.agent.events import (
+from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
+from foehn_lsp.agent.plan_mode import TurnMode
+from foehn_lsp.agent.reads import replay_reads
+from foehn_lsp.agent.repomap import map_budget, repo_map
+from foehn_lsp.config import ApprovalSettings, Settings
+from foehn_lsp.events import (
     ChangedFile,
     Done,
     EventSink,
@@ -34,12 +39,8 @@ from foehn_lsp.agent.events import (
     TurnEvent,
     TurnStarted,
 )
-from foehn_lsp.agent.guards import session_started, turn_ended
-from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
-from foehn_lsp.agent.plan_mode import PlanReviewer, TurnMode
-from foehn_lsp.agent.reads import replay_reads
-from foehn_lsp.agent.repomap import map_budget, repo_map
-from foehn_lsp.config import ApprovalSettings, Settings
+from foehn_lsp.policy.guards import session_started, turn_ended
+from foehn_lsp.policy.plans import PlanReviewer
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message, ToolCall, ToolResultMessage
 from foehn_lsp.sessions.audit import AuditLog

@@ -26,9 +26,9 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from foehn_lsp.agent.events import StopReason
 from foehn_lsp.config.folders import state_dir
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.events import StopReason
 from foehn_lsp.providers.messages import Message
 from foehn_lsp.tools.tasks import TaskItem
 

@@ -19,15 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from foehn_lsp.agent.approval import ApprovalGate, Approver, PendingPolicy
-from foehn_lsp.agent.checkers import SandboxCheckers
-from foehn_lsp.agent.checking import EditChecks, ProblemSource
-from foehn_lsp.agent.events import EventSink
 from foehn_lsp.agent.execution import TurnExecutor
-from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.agent.investigate import investigate_tool, with_investigate
-from foehn_lsp.agent.remember import RememberedScope
+from foehn_lsp.checks.checkers import SandboxCheckers
+from foehn_lsp.checks.checking import EditChecks, ProblemSource
 from foehn_lsp.config import Settings
+from foehn_lsp.events import EventSink
+from foehn_lsp.policy.approval import ApprovalGate, Approver, PendingPolicy
+from foehn_lsp.policy.guards import Guards, TurnGuards
+from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers import Provider
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import AuditLog
@@ -67,7 +67,7 @@ class Toolbox:
     mcp``: the client's connection); ``None``: each turn remembers its own."""
     problems: ProblemSource | None = None
     """Where a turn's changed files are checked (the editor's language servers); ``None``:
-    the workspace's own checkers in the sandbox (``agent.checkers``)."""
+    the workspace's own checkers in the sandbox (``checks.checkers``)."""
     pending_policy: PendingPolicy | None = None
     """The approval policy still on its way (the editor's settings): every gate waits for it
     before its first decision and decides with it from then on."""

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from foehn_lsp.agent.events import (
+from foehn_lsp.errors import TranscriptError
+from foehn_lsp.events import (
     TurnEvent,
     event_json,
 )
-from foehn_lsp.errors import TranscriptError
 from foehn_lsp.providers.messages import ModelResponse
 from foehn_lsp.secrets import Scrubber
 

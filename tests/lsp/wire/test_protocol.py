@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from foehn_lsp.agent.approval import Approved, Denied
 from foehn_lsp.lsp import create_server
 from foehn_lsp.lsp.wire import answers
 from foehn_lsp.lsp.wire.framing import Frame, Framer, Unrecoverable
+from foehn_lsp.policy.approval import Approved, Denied
 
 BODY = b'{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}'
 

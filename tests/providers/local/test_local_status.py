@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foehn_lsp.agent import Agent, ApprovalGate, Approved, FixedApprover, TurnRequest
-from foehn_lsp.agent.events import TextDelta, Thinking, TurnEvent, event_json
+from foehn_lsp.agent import Agent, TurnRequest
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.config import Settings
+from foehn_lsp.events import TextDelta, Thinking, TurnEvent, event_json
 from foehn_lsp.lsp.convert import progress_message
+from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
 from foehn_lsp.tools import ToolContext, ToolRegistry
 from foehn_lsp.workspace import FileAccess, Workspace
 from providers.local.local_fakes import MakeProvider, answer_chunks

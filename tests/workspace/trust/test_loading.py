@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from foehn_lsp.agent.guards import Guards, load
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.config import Settings
 from foehn_lsp.config.mcp import McpSettings
+from foehn_lsp.policy.guards import Guards, load
 from foehn_lsp.sessions.commands import load_commands
 from foehn_lsp.tools.discovery import discover
 from foehn_lsp.workspace import Workspace

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from foehn_lsp.agent.approval import ApprovalDecision
+    from foehn_lsp.policy.approval import ApprovalDecision
     from foehn_lsp.workspace.edits import ApplyOutcome
 
 CONFIRM_DECISIONS = {"allow": "once", "allowRun": "run"}
@@ -31,7 +31,7 @@ def shown(value: Any, limit: int = 120) -> str:
 def confirm_decision(answer: Any) -> ApprovalDecision:
     """``foehn/confirm``: ``{decision: "allow" | "allowRun" | "allowAlways" | "deny", reason?:
     string}``; ``allowAlways`` saves the request's ``proposedRule`` (when it had one)."""
-    from foehn_lsp.agent.approval import Approved, Denied
+    from foehn_lsp.policy.approval import Approved, Denied
 
     if answer is None:
         return Denied(reason="dismissed")
@@ -56,7 +56,7 @@ def confirm_decision(answer: Any) -> ApprovalDecision:
 def message_decision(answer: Any, choices: Mapping[str, ApprovalDecision]) -> ApprovalDecision:
     """``window/showMessageRequest``: ``null`` (dismissed) or one of the offered actions,
     ``{title, ...}`` (clients may add properties to an action item)."""
-    from foehn_lsp.agent.approval import Denied
+    from foehn_lsp.policy.approval import Denied
 
     if answer is None:
         return Denied(reason="dismissed")

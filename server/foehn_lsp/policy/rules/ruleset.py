@@ -11,8 +11,8 @@ approved by its content).
     sandbox = "workspace-write"   # allow of a program: the policy it runs under (read-only)
     message = "Never push from Foehn."   # the model reads it on deny
 
-This module reads and checks rules; ``agent.rules.match`` says whether one covers a call and
-``agent.rules.decision`` decides. A malformed rule is reported with its file, line and key and
+This module reads and checks rules; ``policy.rules.match`` says whether one covers a call and
+``policy.rules.decision`` decides. A malformed rule is reported with its file, line and key and
 ignored whole; when a file has one, that file's allow rules are withheld too (its deny and ask
 rules, which only ever add a question or a refusal, still hold), so a broken rule set never
 lets more through than the person wrote.
@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from foehn_lsp.agent.rules.tables import TableAt, array_tables, where
+from foehn_lsp.policy.rules.tables import TableAt, array_tables, where
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 

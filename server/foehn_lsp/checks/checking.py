@@ -2,7 +2,7 @@
 changed go back to the model.
 
 A ``ProblemSource`` says what is wrong with some files now: the workspace's own checkers run in
-the sandbox (``agent.checkers``), or the editor's language servers (the language server's
+the sandbox (``checks.checkers``), or the editor's language servers (the language server's
 ``foehn/diagnostics`` request). ``EditChecks`` sits in the call chain after approval: before a
 call that names a file it will change (``edit_file``, ``write_file``; ``move_path``'s
 destination, checked as its source is; the files another tool's planned edit writes, as

@@ -23,15 +23,15 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
-from foehn_lsp.agent.approval import (
+from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.policy.approval import (
     ApprovalDecision,
     ApprovalGate,
     ApprovalRequest,
     Approved,
     Denied,
 )
-from foehn_lsp.agent.guards import Guards, TurnGuards
-from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
 

@@ -43,10 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from foehn_lsp.agent.rules.decision import HookAnswer
-from foehn_lsp.agent.rules.ruleset import DECISIONS, tool_matches
-from foehn_lsp.agent.rules.tables import TableAt, array_tables, where
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.policy.rules.decision import HookAnswer
+from foehn_lsp.policy.rules.ruleset import DECISIONS, tool_matches
+from foehn_lsp.policy.rules.tables import TableAt, array_tables, where
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.contract import ToolResult

@@ -9,5 +9,5 @@ explain.py   why a call is allowed, asked about or denied (``foehn explain``)
 store.py     adding and removing rules in the user's ``config.toml``
 tables.py    where each ``[[table]]`` and key of a TOML text is, for ``FILE:LINE`` reports
 
-Hooks are ``agent.hooks``; the rules and hooks in force for a session, ``agent.guards``.
+Hooks are ``policy.hooks``; the rules and hooks in force for a session, ``policy.guards``.
 """

@@ -33,7 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from foehn_lsp.agent.claims import (
+from foehn_lsp.checks.claims import (
     claims_change,
     claims_tests_pass,
     code_claims,

@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
-from foehn_lsp.agent.approval import (
+from foehn_lsp.config import ApprovalMode, ApprovalSettings
+from foehn_lsp.events import ApprovalEvent, TurnEvent
+from foehn_lsp.policy.approval import (
     ApprovalDecision,
     ApprovalGate,
     ApprovalRequest,
     Approved,
     Denied,
 )
-from foehn_lsp.agent.events import ApprovalEvent, TurnEvent
-from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.contract import CallScope

@@ -11,10 +11,10 @@ import pytest
 
 from agent.test_loop import Recorder
 from agent.turns import calls, say
-from foehn_lsp.agent.approval import Approved, FixedApprover
-from foehn_lsp.agent.checkers import SandboxCheckers, find_checkers, parse_lines
-from foehn_lsp.agent.events import Checked
+from foehn_lsp.checks.checkers import SandboxCheckers, find_checkers, parse_lines
 from foehn_lsp.config import Settings
+from foehn_lsp.events import Checked
+from foehn_lsp.policy.approval import Approved, FixedApprover
 from foehn_lsp.providers.messages import UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sandbox.runner import system_sandbox

@@ -1,7 +1,7 @@
 """Approval: one gate in the call chain, decisions as data.
 
 After validation, risk assessment and planning (``tools.registry``), the gate only decides:
-``agent.rules.decision.decide`` weighs the person's rules, the pre-tool hooks' answers and the
+``policy.rules.decision.decide`` weighs the person's rules, the pre-tool hooks' answers and the
 policy (risk, or the tool's name, to allow, ask or deny) in one place, and the gate does what it
 says: a denial goes back to the model with the rule's or hook's message, an allowed call runs (a
 program under the sandbox an allow rule names), and ``ask`` goes to an ``Approver`` (the editor,
@@ -15,7 +15,7 @@ asked are a denial.
 tool, the risk level, and for programs the program and sandbox policy. A ``deny`` policy wins
 over anything remembered, and a call that asks for the ``full`` sandbox is asked about every
 time unless the person explicitly chose to remember full access. "Always" saves the narrowest
-rule that covers the call (``agent.rules.proposal``), which the person saw, to their config.
+rule that covers the call (``policy.rules.proposal``), which the person saw, to their config.
 Post-tool hooks see what an allowed call returned and may add a note for the model.
 """
 
@@ -29,18 +29,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from foehn_lsp.agent.events import ApprovalEvent, EventSink
-from foehn_lsp.agent.guards import Guards, TurnGuards
-from foehn_lsp.agent.hooks import payload, post_tool, pre_tool
-from foehn_lsp.agent.plan_mode import ApprovePlan, PlanDecision, ProposedPlan
-from foehn_lsp.agent.remember import RememberedScope
-from foehn_lsp.agent.rules.decision import Verdict, call_of, decide, risk_source
-from foehn_lsp.agent.rules.explain import explanation
-from foehn_lsp.agent.rules.match import Call
-from foehn_lsp.agent.rules.proposal import propose
-from foehn_lsp.agent.rules.ruleset import Rule
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.events import ApprovalEvent, EventSink
+from foehn_lsp.policy.guards import Guards, TurnGuards
+from foehn_lsp.policy.hooks import payload, post_tool, pre_tool
+from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan
+from foehn_lsp.policy.remember import RememberedScope
+from foehn_lsp.policy.rules.decision import Verdict, call_of, decide, risk_source
+from foehn_lsp.policy.rules.explain import explanation
+from foehn_lsp.policy.rules.match import Call
+from foehn_lsp.policy.rules.proposal import propose
+from foehn_lsp.policy.rules.ruleset import Rule
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.plans import FilePreview
@@ -98,7 +98,7 @@ class ApprovalRequest:
     """What "always" saves (``Approved(save_rule=True)``): the narrowest rule that covers this
     call; ``None`` when no rule should (then "always" is not offered, or means this run)."""
     why: Mapping[str, Any] | None = None
-    """Why the call is asked about: the ``foehn explain`` object (``agent.rules.explain``)."""
+    """Why the call is asked about: the ``foehn explain`` object (``policy.rules.explain``)."""
     outside: str | None = None
     """For a call whose arguments may leave this computer: where they go. Front ends say so
     next to the arguments (what would leave, in full); such a call is asked every time, so

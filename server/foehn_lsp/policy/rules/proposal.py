@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from foehn_lsp.agent.rules.decision import decide
-from foehn_lsp.agent.rules.match import Call, glob_match
-from foehn_lsp.agent.rules.ruleset import Rule, RuleSet
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.policy.rules.decision import decide
+from foehn_lsp.policy.rules.match import Call, glob_match
+from foehn_lsp.policy.rules.ruleset import Rule, RuleSet
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SandboxPolicy
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
-from foehn_lsp.agent.guards import Guards, TurnGuards, load
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
+from foehn_lsp.policy.guards import Guards, TurnGuards, load
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
 

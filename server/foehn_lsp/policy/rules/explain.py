@@ -23,13 +23,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from foehn_lsp.agent.remember import RememberedScope
-from foehn_lsp.agent.rules.decision import Verdict, allow_needs, call_of, decide, risk_source
-from foehn_lsp.agent.rules.match import Call
-from foehn_lsp.agent.rules.proposal import propose
-from foehn_lsp.agent.rules.ruleset import Rule, RuleSet
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ToolInputError
+from foehn_lsp.policy.remember import RememberedScope
+from foehn_lsp.policy.rules.decision import Verdict, allow_needs, call_of, decide, risk_source
+from foehn_lsp.policy.rules.match import Call
+from foehn_lsp.policy.rules.proposal import propose
+from foehn_lsp.policy.rules.ruleset import Rule, RuleSet
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 from foehn_lsp.workspace import FileAccess, Workspace

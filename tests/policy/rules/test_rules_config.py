@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import RiskLevel
-from foehn_lsp.agent.guards import load
-from foehn_lsp.agent.rules.ruleset import Rule, parse_rules
-from foehn_lsp.agent.rules.store import append_rule, remove_rule
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.policy.guards import load
+from foehn_lsp.policy.rules.ruleset import Rule, parse_rules
+from foehn_lsp.policy.rules.store import append_rule, remove_rule
 
 GOOD_DENY = (
     '[[rules]]\ntool = "run_command"\nprogram = "git"\nargs = ["push", "*"]\ndecision = "deny"\n'
@@ -105,7 +105,7 @@ def test_a_rule_for_an_unknown_tool_is_warned_about_with_the_nearest_names() -> 
         '[[rules]]\ntool = "mcp__github__*"\ndecision = "deny"\n',
         "cfg.toml",
     )
-    from foehn_lsp.agent.rules.ruleset import RuleSet
+    from foehn_lsp.policy.rules.ruleset import RuleSet
 
     tools = {
         "run_command": RiskLevel.READ_ONLY,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from foehn_lsp.agent.checking import CheckReport, Problem
+from foehn_lsp.checks.checking import CheckReport, Problem
 from foehn_lsp.sandbox.runner import ProgramStartError, SandboxUnavailableError, system_sandbox
 from foehn_lsp.workspace.paths import Workspace
 

@@ -5,8 +5,8 @@ program accepts: argv[0] as a path (``/usr/bin/git``, ``./git``, a link or copy 
 runners (``env git push``, ``timeout 5 git push``, ``xargs git push``), git's global options
 (``git -C dir -c x=y push``), options anywhere and in any order, abbreviated (``--forc``), with
 ``=value`` or the value apart, in clusters (``-fu``), or under another spelling Foehn knows
-(``-f`` is ``--force``); an opaque argv (``sh -c``, see ``agent.rules.argv``) may do anything, so it
-matches every deny and ask rule that names a program. Paths match as written and as resolved
+(``-f`` is ``--force``); an opaque argv (``sh -c``, see ``policy.rules.argv``) may do anything,
+so it matches every deny and ask rule that names a program. Paths match as written and as resolved
 (through links), and a folder matches when something under it would.
 
 Allow rules match exactly what they say: argv[0] is the bare program name (resolved on the
@@ -29,9 +29,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.rules.argv import Run, git_view, view
-from foehn_lsp.agent.rules.ruleset import Rule, tool_matches
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.policy.rules.argv import Run, git_view, view
+from foehn_lsp.policy.rules.ruleset import Rule, tool_matches
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.workspace import Workspace

@@ -13,9 +13,9 @@ from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
-from foehn_lsp.agent.claims import asks_for_change, claims_change, claims_tests_pass, code_claims
-from foehn_lsp.agent.events import TextDelta
-from foehn_lsp.agent.honesty import check_claim, untested
+from foehn_lsp.checks.claims import asks_for_change, claims_change, claims_tests_pass, code_claims
+from foehn_lsp.checks.honesty import check_claim, untested
+from foehn_lsp.events import TextDelta
 from foehn_lsp.providers.messages import ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.risk import RiskLevel
@@ -224,7 +224,7 @@ async def test_an_answer_right_after_a_failed_change_is_sent_back_for_a_tool_cal
 
 
 async def test_a_denied_change_may_be_answered_at_once(app: Path, ctx: ToolContext) -> None:
-    from foehn_lsp.agent import Denied, FixedApprover
+    from foehn_lsp.policy import Denied, FixedApprover
 
     runner, provider = agent(
         [calls(READ, GOOD_EDIT), say("You denied the edit, so tasks.txt is as it was.")],

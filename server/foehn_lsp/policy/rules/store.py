@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from foehn_lsp.agent.rules.ruleset import Rule, RuleSet, parse_rules
-from foehn_lsp.agent.rules.tables import array_tables, where
 from foehn_lsp.errors import ConfigError
+from foehn_lsp.policy.rules.ruleset import Rule, RuleSet, parse_rules
+from foehn_lsp.policy.rules.tables import array_tables, where
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(#.*)?$")
 

@@ -1,6 +1,6 @@
 """The one place that decides whether a call runs, is asked about, or is refused.
 
-After validation and risk assessment, the approval gate (``agent.approval``) and ``foehn
+After validation and risk assessment, the approval gate (``policy.approval``) and ``foehn
 explain`` both call ``decide`` with the call, the rules, the approval policy, the pre-tool hooks'
 answers and whether an earlier approval of this run covers the call. Precedence, first that
 applies wins:
@@ -30,9 +30,9 @@ from typing import Any, Literal
 
 import pydantic
 
-from foehn_lsp.agent.rules.match import Call, Match, covers, matches
-from foehn_lsp.agent.rules.ruleset import Decision, Rule, RuleSet
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
+from foehn_lsp.policy.rules.match import Call, Match, covers, matches
+from foehn_lsp.policy.rules.ruleset import Decision, Rule, RuleSet
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.registry import Invocation

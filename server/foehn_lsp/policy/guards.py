@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from foehn_lsp.agent.hooks import Hook, HookSet, notes_for, parse_hooks, payload
-from foehn_lsp.agent.rules.ruleset import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
-from foehn_lsp.agent.rules.store import append_rule
+from foehn_lsp.policy.hooks import Hook, HookSet, notes_for, parse_hooks, payload
+from foehn_lsp.policy.rules.ruleset import WORKSPACE_RULES, Rule, RuleSet, combine, parse_rules
+from foehn_lsp.policy.rules.store import append_rule
 from foehn_lsp.workspace.trust import approved_text, store_file
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """What an argument list runs, as the programs themselves read it: the view rules match on.
 
-Rules (``agent.rules``) are matched on the argv, never on shell text. One argv runs the program
+Rules (``policy.rules``) are matched on the argv, never on shell text. One argv runs the program
 it names and, through a *runner* (``env``, ``nice``, ``nohup``, ``timeout``, ``time``,
 ``stdbuf``, ``ionice``, ``setsid``, ``xargs``, ``python -m``, ``uv run``, a program named by a
 path…), the program that one starts. ``view`` lists every program the argv may start, each as a

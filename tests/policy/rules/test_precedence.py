@@ -16,9 +16,9 @@ from typing import Any, Literal
 import pytest
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
-from foehn_lsp.agent.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
-from foehn_lsp.agent.guards import Guards, TurnGuards
 from foehn_lsp.config import ApprovalSettings
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
+from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
 
