@@ -168,6 +168,7 @@ GROUPS = {
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
+    "tests/e2e/test_vscode_setup.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each

@@ -2,7 +2,7 @@
 // lsp_ext.ts does): the commands it answers (workspace/executeCommand, in COMMANDS), the
 // requests it sends the editor (foehn/confirm, foehn/diagnostics and the language tools'), and
 // its notifications (foehn/runEvent, foehn/trustWaiting). The run events mirror
-// server/foehn_lsp/agent/events.py (schema/events-v1.json; a unit test compares the kinds), the
+// server/foehn_lsp/events.py (schema/events-v1.json; a unit test compares the kinds), the
 // commands server/foehn_lsp/lsp/. No VS Code API here: parseRunEvent is unit-tested, and the
 // webview bundle imports these types too.
 
@@ -313,7 +313,7 @@ export interface ConfirmParams {
   why?: Explanation | null;
 }
 
-/** A rule as the server shows it (agent/rules/ruleset.py's Rule.json). */
+/** A rule as the server shows it (policy/rules/ruleset.py's Rule.json). */
 export interface Rule {
   tool: string;
   program?: string | null;
@@ -333,7 +333,7 @@ export interface ExplainedRule extends Rule {
   conflicts?: ExplainedRule[];
 }
 
-/** The `foehn explain` object (agent/rules/explain.py). */
+/** The `foehn explain` object (policy/rules/explain.py). */
 export interface Explanation {
   decision: "allow" | "ask" | "deny";
   rule: ExplainedRule | null;
