@@ -13,7 +13,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,7 +79,7 @@ def code_server(
     settings: Mapping[str, object],
     env: Mapping[str, str],
     model: ModelServer,
-    extensions: tuple[Path, ...] = (),
+    extensions: Sequence[Path] = (),
 ) -> Iterator[CodeServer]:
     """code-server with ``vsix`` installed and ``extensions`` (folders) beside it, ``settings``
     as the user's and the machine's settings (code-server is a remote: machine-scoped settings

@@ -85,9 +85,10 @@ def test_the_vsix_alone_sets_up_its_server_once_and_offers_its_tools_over_mcp(
         "foehn.baseUrl": model.openai_url,
         "chat.disableAIFeatures": False,
     }
-    with vscode_harness.code_server(
-        tmp_path, packaged, trust=False, settings=settings, env=env, model=model, extensions=(PROBE,)
-    ) as server:
+    started = vscode_harness.code_server(
+        tmp_path, packaged, trust=False, settings=settings, env=env, model=model, extensions=[PROBE]
+    )
+    with started as server:
         report = run_scenario(
             Path(__file__).with_name("vscode_setup_scenario.mjs"),
             "setup",
