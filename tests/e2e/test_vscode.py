@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import vscode_harness
-from vscode_harness import INSTALLED, SHOTS, CodeServer, run_scenario
 
+import vscode_harness
 from foehn_lsp.testing import Fault, ModelServer, Turn
+from vscode_harness import INSTALLED, SHOTS, CodeServer, run_scenario
 
 pytestmark = pytest.mark.skipif(
     not INSTALLED and not os.environ.get("FOEHN_E2E_REQUIRED"),
@@ -374,6 +374,7 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
         Turn(text="Made another."),
         touch("third.txt"),
         Turn(text="Left it."),
+        Turn(text="Nothing next."),
         Turn(text="Reviewed app.py."),
     )
     report = _scenario(
@@ -405,12 +406,30 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
     # Without the rule the call is asked again; denied, it did not run.
     assert "Always allow" in report["askedAgain"]
     assert not (root / "third.txt").exists()
+    # Sent while that turn waited: queued, one removed, the other sent once the turn ended; Undo
+    # turn on an earlier turn said why it waited, until then.
+    assert "Queued" in report["queued"]
+    assert "What next?" in report["queued"]
+    assert "Never mind" in report["queued"]
+    assert "Undo turn waits until the turn that is working ends" in report["notice"]
+    assert "Left it" in report["third"]
+    assert "Nothing next." in report["queuedAnswer"]
+    assert report["queueAfter"] == ""
+    assert report["noticeAfter"] == 0
+    asked = [json.dumps(request.body["messages"][-1]) for request in model.requests]
+    assert sum("What next?" in text for text in asked) == 1
+    assert not any("Never mind" in text for text in asked)
     # `/` completed the custom command; the server expanded it for the model.
     assert "/review FILE" in report["slashList"], report["slashList"]
     assert "Review a file with care" in report["slashList"]
     assert report["slashPicked"] == "/review "
     assert "Review app.py with care." in json.dumps(model.requests[-1].body["messages"])
-    for name in ("approval-always-allow.png", "rules-picker.png", "slash-command-completion.png"):
+    for name in (
+        "approval-always-allow.png",
+        "rules-picker.png",
+        "slash-command-completion.png",
+        "message-queued-during-turn.png",
+    ):
         assert (SHOTS / name).stat().st_size > 10_000, name
 
 

@@ -43,8 +43,12 @@ export class Review implements vscode.Disposable {
   /** Undoes a turn (and every later one) through the session's checkpoints: the server puts
    * the files back with one workspace/applyEdit, so the editor can undo the undo. */
   async undo(runId: string, path?: string): Promise<void> {
+    if (this.chat.waitsForTurn(runId, path ? `Undo ${path}` : "Undo turn")) {
+      return;
+    }
     const turn = this.chat.turns.find((t) => t.runId === runId);
     if (!turn || turn.index === undefined || !this.chat.session) {
+      void vscode.window.showWarningMessage("Foehn: this turn has nothing to undo (it was not saved in a session).");
       return;
     }
     if (path) {
@@ -57,6 +61,9 @@ export class Review implements vscode.Disposable {
   /** Puts the workspace back as it was right after this turn, once the person agrees; says
    * what it did and offers to redo it. */
   async restore(runId: string): Promise<void> {
+    if (this.chat.waitsForTurn(runId, "Restore to here")) {
+      return;
+    }
     const turn = this.chat.turns.find((t) => t.runId === runId);
     if (turn?.index === undefined) {
       return;
@@ -104,10 +111,6 @@ export class Review implements vscode.Disposable {
   /** foehn.session.undo with `undo`: asks before overwriting later changes, says what could
    * not be put back, settles the editors; the report when it was applied. */
   private async undoThrough(undo: UndoArguments, label: string): Promise<UndoReport | undefined> {
-    if (this.chat.busy) {
-      void vscode.window.showInformationMessage(`Foehn: ${label} waits until the turn that is running ends (or you stop it).`);
-      return undefined;
-    }
     try {
       let report = await this.server.send(COMMANDS.undo, [undo]);
       if (!report.applied && report.conflicts.length) {

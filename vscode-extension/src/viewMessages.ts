@@ -65,6 +65,7 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       view.post({ type: "status", status: shownStatus(parts.server.status, parts.context.globalState) });
       view.post({ type: "chips", chips: chips.chips() });
       view.post({ type: "busy", busy: conversation.busy });
+      conversation.postQueue();
       await postRecent(parts);
       break;
     case "ask":
@@ -117,6 +118,9 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       break;
     case "restore":
       await parts.review.restore(message.runId);
+      break;
+    case "unqueue":
+      conversation.unqueue(message.id);
       break;
     case "newChat":
       conversation.newChat();

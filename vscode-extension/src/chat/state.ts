@@ -80,6 +80,15 @@ export interface Turn {
   todo?: TodoItem[];
   /** Asked in plan mode. */
   plan?: boolean;
+  /** Why an action on this turn waits (a turn is running), until that turn ends. */
+  notice?: string;
+}
+
+/** A message sent while a turn was working: sent when it ends, unless removed first. */
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  plan: boolean;
 }
 
 export interface Meter {

@@ -10,7 +10,7 @@ import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
 import type { StatusCommand } from "./actions";
 import type { RecentChat, ServerStatus, SetupAction } from "./messages";
 import type { TodoItem } from "../protocol";
-import type { Block, Checks, PendingApproval, ReviewFile, ToolCard, Turn } from "./state";
+import type { Block, Checks, PendingApproval, QueuedMessage, ReviewFile, ToolCard, Turn } from "./state";
 
 const MAX_SUMMARY = 120;
 const MAX_OUTPUT = 20_000;
@@ -46,6 +46,7 @@ export function renderTurn(turn: Turn, options: { restorable: boolean }): string
     `<div class="assistant"><div class="who">Foehn</div>${turn.todo?.length ? renderTodo(turn.todo) : ""}${body}${thinking}` +
     (turn.failure ? renderFailure(turn.runId, turn.failure) : "") +
     `</div>` +
+    (turn.notice ? `<p class="notice" role="status">${esc(turn.notice)}</p>` : "") +
     renderStop(turn) +
     renderReview(turn) +
     (options.restorable
@@ -412,4 +413,22 @@ export function renderEmpty(status: ServerStatus, recent: readonly RecentChat[])
     `<div class="label">Try</div><ul class="suggestions">${suggestions}</ul>` +
     chats
   );
+}
+
+/** The messages sent while a turn works, each with its Remove button; sent in order when the
+ * turn ends. */
+export function renderQueued(queued: readonly QueuedMessage[]): string {
+  if (!queued.length) {
+    return "";
+  }
+  const items = queued
+    .map(
+      (message) =>
+        `<li class="queued-message"><span class="badge">Queued${message.plan ? " · Plan" : ""}</span>` +
+        `<span class="text">${esc(message.text)}</span>` +
+        `<button type="button" class="link" data-action="unqueue" data-id="${esc(message.id)}" ` +
+        `aria-label="Remove the queued message: ${esc(message.text.slice(0, 60))}">Remove</button></li>`,
+    )
+    .join("");
+  return `<div class="label">Sent when the turn that is working ends</div><ul aria-label="Queued messages">${items}</ul>`;
 }
