@@ -48,6 +48,8 @@ export interface Choice {
 }
 
 export const MINIMUM: [number, number] = [3, 11];
+/** A probe's detail for a program that is not there (it counts as none found). */
+export const NOT_FOUND = "not found";
 
 /** The candidates found on PATH, in order, with full paths (none for a name not there). */
 export function onPath(
@@ -126,7 +128,9 @@ export async function choose(
     }
     const result = await probe(candidate);
     if (result.kind === "broken") {
-      problems.add("broken");
+      if (result.detail !== NOT_FOUND) {
+        problems.add("broken");
+      }
       tried.push({ candidate, probe: result, used: false, note: `${where}: does not run: ${result.detail}` });
       continue;
     }

