@@ -125,6 +125,7 @@ PROCESS_TIER = (
     "cli/",
     "e2e/",
     "lsp/test_chat.py",
+    "lsp/test_editor_file_undo.py",
     "lsp/test_investigate_lsp.py",
     "lsp/test_language_tools.py",
     "lsp/test_load.py",
@@ -169,6 +170,7 @@ GROUPS = {
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
     "tests/e2e/test_vscode_setup.py": "vscode",
+    "tests/e2e/test_vscode_package.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each

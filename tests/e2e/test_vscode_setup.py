@@ -126,5 +126,10 @@ def test_the_vsix_alone_sets_up_its_server_once_and_offers_its_tools_over_mcp(
     assert "is outside the workspace" in absolute["text"], absolute
     assert "TOP-SECRET" not in json.dumps(probe)
     canary_untouched()
-    for name in ("setup-done-chat-ready.png", "mcp-server-list.png"):
+    for name in (
+        "setup-done-chat-ready.png",
+        "mcp-server-list.png",
+        "store-approval-with-diff.png",
+        "store-chat-with-changed-files.png",
+    ):
         assert (SHOTS / name).stat().st_size > 10_000, name

@@ -116,10 +116,12 @@ try {
   const card = chat().locator(".approval").last();
   await card.waitFor({ state: "visible", timeout: LONG });
   report.approval = await card.innerText();
+  await shot("store-approval-with-diff.png");
   await card.locator('button[data-decision="allow"]').click();
   await chat().locator("section.turn").last().locator(".stop").waitFor({ state: "visible", timeout: LONG });
   report.answer = await chat().locator("section.turn").last().innerText();
   report.after = await editorText("app.py");
+  await shot("store-chat-with-changed-files.png");
   await page.keyboard.press("Control+S");
   await page.locator('.tab.dirty[aria-label*="app.py"]').waitFor({ state: "detached", timeout: 30_000 });
   step("asked: read and edited app.py with approval");

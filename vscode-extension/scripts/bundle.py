@@ -88,9 +88,7 @@ def _windows(machine: str) -> dict[str, str]:
 
 TARGETS = {
     "linux-x64": Target(platforms=_manylinux("x86_64", 28), markers=_posix("Linux", "x86_64")),
-    "linux-arm64": Target(
-        platforms=_manylinux("aarch64", 28), markers=_posix("Linux", "aarch64")
-    ),
+    "linux-arm64": Target(platforms=_manylinux("aarch64", 28), markers=_posix("Linux", "aarch64")),
     "darwin-x64": Target(
         platforms=tuple(mac_platforms((11, 0), "x86_64")), markers=_posix("Darwin", "x86_64")
     ),
@@ -191,8 +189,7 @@ def walk(
                 {**environment, "extra": extra}
             ):
                 continue
-            name = canonicalize_name(requirement.name)
-            entry = wanted.setdefault(name, (requirement, set()))
+            entry = wanted.setdefault(canonicalize_name(requirement.name), (requirement, set()))
             entry[1].update(requirement.extras)
         pending = []
         fresh = {name: value for name, value in wanted.items() if name not in needed}
