@@ -109,6 +109,10 @@ def test_the_vsix_alone_sets_up_its_server_once_and_offers_its_tools_over_mcp(
     assert "python3 on PATH (/usr/bin/python3): Python 3.11" in logs
     assert "The Python extension is not installed." in logs
     assert not (home / ".cache" / "pip").exists()  # nothing fetched: the wheels came with it
+    # The offline model: its size said before anything, and declined, nothing downloaded.
+    assert "Use the offline model? Foehn downloads about 1.1 GB." in report["offlineAsked"]
+    assert "pinned hash" in report["offlineAsked"]
+    assert not (storage / "offline-model").exists()
     # Ask: the file was read, the edit approved in the chat and saved by the person.
     assert "edit_file" in report["approval"]
     assert "+    return 2" in report["approval"]
@@ -128,6 +132,7 @@ def test_the_vsix_alone_sets_up_its_server_once_and_offers_its_tools_over_mcp(
     canary_untouched()
     for name in (
         "setup-done-chat-ready.png",
+        "offline-model-size-first.png",
         "mcp-server-list.png",
         "store-approval-with-diff.png",
         "store-chat-with-changed-files.png",

@@ -1,6 +1,7 @@
 // Drives real VS Code (code-server) in chromium, in a fresh profile with nothing of Foehn's but
 // the installed .vsix: two windows open the folder at once (the managed environment is made once,
-// its progress shown in a notification), Ask reads and edits a file with an inline approval, the
+// its progress shown in a notification), the offline model's size is asked about first (and
+// declined), Ask reads and edits a file with an inline approval, the
 // MCP server list shows Foehn's definition, and a test extension (mcp_probe/) calls Foehn's tools
 // through VS Code's own MCP client. Screenshots go to SHOTS; prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME, CS_URL, WORKSPACE, SHOTS, PROFILE, PROBE_OUT.
@@ -110,6 +111,17 @@ try {
   report.firstWindow = await waitReady(first);
   await shot("setup-done-chat-ready.png");
   step("two windows opened at once; both have a server");
+
+  // The offline model is offered with its size, and asked about first: declined, nothing comes.
+  await chat().locator('#empty button[data-command="foehn.useOfflineModel"]').click();
+  const box = page.locator(".monaco-dialog-box");
+  await box.waitFor({ state: "visible", timeout: 60_000 });
+  report.offlineAsked = await box.innerText();
+  await shot("offline-model-size-first.png");
+  await box.locator('.monaco-button:has-text("Cancel")').first().click();
+  await box.waitFor({ state: "detached", timeout: 30_000 });
+  await openChat();
+  step("the offline model's size is asked about first");
 
   // Ask: the model reads app.py and edits it; the edit is approved inline.
   await ask("Fix the TODO in app.py");

@@ -416,6 +416,8 @@ export interface ProviderStatus {
   needsKey: boolean;
   /** An OpenAI-compatible server with no key: requests go without Authorization. */
   keyless?: boolean;
+  /** No provider is chosen and the offline model is not installed. */
+  noModel?: boolean;
   error?: string | null;
 }
 

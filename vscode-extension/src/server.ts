@@ -12,6 +12,7 @@ import {
   type ServerOptions,
   type StaticFeature,
 } from "vscode-languageclient/node";
+import { inVsCodeWords } from "./chat/errors";
 import type { ServerStatus } from "./chat/messages";
 import { type Launch, explicitServer } from "./discovery";
 import { keyEnvironment, type Keys } from "./keys";
@@ -160,8 +161,10 @@ export class Server implements vscode.Disposable {
     }
     try {
       const answer = await this.send(COMMANDS.status, []);
-      if (answer.error) {
-        this.set({ kind: "failed", message: answer.error });
+      if (answer.noModel) {
+        this.set({ kind: "noModel" });
+      } else if (answer.error) {
+        this.set({ kind: "failed", message: inVsCodeWords(answer.error) });
       } else if (answer.needsKey) {
         this.set({ kind: "noKey", provider: answer.provider });
       } else {
@@ -218,6 +221,8 @@ export function statusMessage(status: ServerStatus): string {
       return status.message;
     case "noKey":
       return `Foehn has no API key for ${status.provider}: run "Foehn: Set API Key".`;
+    case "noModel":
+      return 'Foehn has no model yet: run "Foehn: Choose Provider", or "Foehn: Use the Offline Model".';
     case "restricted":
       return "Foehn is in Restricted Mode: read-only tools only, until the workspace is trusted.";
     case "failed":

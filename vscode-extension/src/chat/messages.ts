@@ -18,6 +18,8 @@ export type ServerStatus =
     }
   | { kind: "notFound"; message: string }
   | { kind: "noKey"; provider: string }
+  /** No provider chosen, no offline model: the person chooses one or the other. */
+  | { kind: "noModel" }
   | { kind: "restricted" }
   | { kind: "failed"; message: string }
   /** The managed environment is being made (python/environment.ts). */

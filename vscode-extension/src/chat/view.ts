@@ -345,6 +345,12 @@ export function renderStatus(status: ServerStatus): string {
         `<div class="banner error" role="alert"><strong>Server not found.</strong> ${esc(status.message)} ` +
         `${button("foehn.locateServer", "Locate the server…")}${button("foehn.openWalkthrough", "Set up Foehn")}</div>`
       );
+    case "noModel":
+      return (
+        `<div class="banner warn" role="alert"><strong>Choose a model.</strong> Foehn needs a provider and its key, ` +
+        `or the small offline model. ${button("foehn.chooseProvider", "Choose a provider")}` +
+        `${button("foehn.useOfflineModel", OFFLINE_OFFER)}</div>`
+      );
     case "noKey":
       return (
         `<div class="banner warn" role="alert"><strong>No API key for ${esc(status.provider)}.</strong> ` +
@@ -402,7 +408,7 @@ export function renderEmpty(status: ServerStatus, recent: readonly RecentChat[])
       `</ul>`
     : "";
   const offline =
-    (status.kind === "ready" && !status.embedded) || status.kind === "noKey"
+    (status.kind === "ready" && !status.embedded) || status.kind === "noKey" || status.kind === "noModel"
       ? `<p class="offline"><button type="button" class="link" data-action="command" data-command="foehn.useOfflineModel">${OFFLINE_OFFER}</button>` +
         ` <span class="detail">a small model that runs on this computer, no key, no network once downloaded</span></p>`
       : "";

@@ -70,6 +70,7 @@ test("every server state has a clear banner whose buttons have names", () => {
     { kind: "failed", message: "boom" },
     { kind: "ready", provider: "local", model: "qwen", embedded: true },
     { kind: "settingUp" },
+    { kind: "noModel" },
     { kind: "setupFailed", message: "no Python", action: "pickInterpreter" },
     { kind: "setupFailed", message: "pip failed", action: "openLog" },
     { kind: "setupFailed", message: "disk full", action: "retry" },
@@ -198,4 +199,11 @@ test("queued messages are listed in order, each removable by name; a turn's noti
   assert.deepEqual(unnamedButtons(html), []);
   const turn = { ...newTurn("r", "Fix it"), status: "done" as const, notice: "Undo turn waits until the turn that is working ends: stop it, or wait." };
   assert.match(renderTurn(turn, { restorable: false }), /<p class="notice" role="status">Undo turn waits until/);
+});
+
+test("with no model yet, the banner offers a provider or the offline model", () => {
+  const html = renderStatus({ kind: "noModel" });
+  assert.match(html, /Choose a model\./);
+  assert.match(html, /data-command="foehn.chooseProvider"/);
+  assert.match(html, /data-command="foehn.useOfflineModel">Use the offline model \(1\.1 GB\)</);
 });
