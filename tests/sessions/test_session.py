@@ -327,7 +327,12 @@ async def test_events_carry_the_sandbox_policy_and_the_diff(project: Path) -> No
         "tool",
         "arguments",
         "risk",
+        "tool_kind",
     }
+    assert (calls_made["read_file"].tool_kind, calls_made["edit_file"].tool_kind) == (
+        "read",
+        "edit",
+    )
 
 
 async def test_restore_to_before_a_turn_undoes_it_and_every_later_one(project: Path) -> None:

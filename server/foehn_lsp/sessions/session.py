@@ -132,6 +132,7 @@ class Session:
         self.context = ContextWindow(
             provider=parts.provider,
             window=parts.toolbox.settings.context_window,
+            paths_of=parts.toolbox.tools.registry.paths_of,
             input_tokens=data.input_tokens,
             output_tokens=data.output_tokens,
         )
@@ -247,17 +248,15 @@ class Session:
         tasks = turn.tools.ctx.tasks
         if tasks is not None and tasks.unfinished:
             turn.record(TodoEvent(items=tasks.items))
-        checks = turn.tools.edit_checks()
         try:
             outcome = await agent.run_turn(
                 TurnRequest(task=text, context=context, mode=mode),
-                turn.tools.executor(turn.record, checks, provider=parts.provider),
+                turn.tools.executor(turn.record, provider=parts.provider),
                 turn.record,
                 stop,
                 history=self._messages,
                 changed=lambda: [f.path for f in _changed(turn.tools.checkpoint.finish())],
                 earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
-                checks=checks,
             )
         except BaseException:
             outcome = TurnOutcome(
@@ -332,7 +331,9 @@ class Session:
             turn_id=turn_id or f"{self.id}#{index}",
             watches=self._watches,
             held=earlier,
-            shown=replay_reads(self._messages, self.workspace) if model_turn else shown,
+            shown=replay_reads(self._messages, self.workspace, self.tools.registry)
+            if model_turn
+            else shown,
             tasks=tasks if model_turn else None,
         )
         turn = _OpenTurn(
