@@ -194,7 +194,7 @@ async function make(input: EnvironmentInput): Promise<Outcome> {
     return { ok: false, failure: { kind: "python", choice, pythons: bundle.pythons } };
   }
   const interpreter = choice.chosen;
-  const outcome = await build(input, folder, interpreter.executable, interpreter.version);
+  const outcome = await build(input, folder, interpreter.executable, `${interpreter.version} (${interpreter.label})`);
   if (!outcome.ok) {
     await fs.rm(folder, { recursive: true, force: true }).catch(() => undefined);
     return outcome;
@@ -220,20 +220,20 @@ async function make(input: EnvironmentInput): Promise<Outcome> {
   }
 }
 
-async function build(input: EnvironmentInput, folder: string, interpreter: string, version: string): Promise<Outcome> {
+async function build(input: EnvironmentInput, folder: string, interpreter: string, python: string): Promise<Outcome> {
   const { bundle, platform, signal } = input;
   // What an earlier attempt left half made (no foehn-ready.json, or current.json lost) goes.
   await fs.rm(folder, { recursive: true, force: true });
-  input.progress(`Making its environment with Python ${version}…`);
+  input.progress(`Making its environment with Python ${python}…`);
   const venv = await run(interpreter, ["-E", "-s", "-m", "venv", "--without-pip", folder], { timeoutMs: VENV_TIMEOUT_MS, signal });
   input.log(`${interpreter} -m venv --without-pip ${folder}: ${venv.failure ?? `exit ${venv.code}`}`);
   if (venv.code !== 0) {
     return { ok: false, failure: ranFailure(venv, folder, "install") };
   }
-  const python = envPython(folder, platform);
+  const environment = envPython(folder, platform);
   input.progress(`Installing Foehn ${bundle.foehn} from the extension (no download)…`);
   const pip = await run(
-    python,
+    environment,
     [
       path.join(bundle.pip, "pip"),
       "install",
@@ -254,7 +254,7 @@ async function build(input: EnvironmentInput, folder: string, interpreter: strin
   }
   input.progress("Checking that Foehn starts…");
   const check = await run(
-    python,
+    environment,
     ["-I", "-c", "import sysconfig, foehn_lsp; print(foehn_lsp.__version__); print(sysconfig.get_path('purelib'))"],
     { timeoutMs: CHECK_TIMEOUT_MS, signal },
   );
@@ -266,7 +266,7 @@ async function build(input: EnvironmentInput, folder: string, interpreter: strin
   if (await offlineModelInstalled(input.root)) {
     await linkOfflineModel(input.root, purelib);
   }
-  return { ok: true, environment: { python, key: bundle.key, made: true } };
+  return { ok: true, environment: { python: environment, key: bundle.key, made: true } };
 }
 
 /** Removes the environments other than `keep` that no window has started Foehn from for a day
