@@ -175,7 +175,7 @@ GROUPS = {
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
-slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
+slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
 screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
 worker given one of them would run again."""
 

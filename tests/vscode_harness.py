@@ -46,10 +46,41 @@ def vsix_path() -> Path:
     return EXTENSION / f"foehn-linux-x64-{version}.vsix"
 
 
+PACKAGED_FROM = (
+    "vscode-extension/src",
+    "vscode-extension/scripts",
+    "vscode-extension/media",
+    "vscode-extension/package.json",
+    "vscode-extension/.vscodeignore",
+    "vscode-extension/README.md",
+    "vscode-extension/CHANGELOG.md",
+    "server",
+    "plugins",
+    "pyproject.toml",
+    "requirements/local.txt",
+)
+"""What the .vsix is made of: a package older than any of these is stale."""
+
+
+def _newest(paths: Sequence[str]) -> float:
+    newest = 0.0
+    for name in paths:
+        path = REPO / name
+        files = path.rglob("*") if path.is_dir() else [path]
+        newest = max([newest, *(f.stat().st_mtime for f in files if f.is_file())])
+    return newest
+
+
 def package() -> Path:
-    """Packages the extension afresh (a stale package would test old code)."""
-    subprocess.run(["npm", "run", "--silent", "package"], cwd=EXTENSION, check=True, timeout=900)
-    return vsix_path()
+    """The platform .vsix, packaged again unless the one there is newer than everything it is
+    made of (scripts/test packages it just before the tests run): a stale package would test
+    old code."""
+    vsix = vsix_path()
+    if not vsix.exists() or vsix.stat().st_mtime <= _newest(PACKAGED_FROM):
+        subprocess.run(
+            ["npm", "run", "--silent", "package"], cwd=EXTENSION, check=True, timeout=900
+        )
+    return vsix
 
 
 def free_port() -> int:
