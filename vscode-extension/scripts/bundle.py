@@ -164,13 +164,40 @@ def _wheel_for(folder: Path, name: str, tags: Sequence[Tag]) -> Path | None:
     return best[2] if best else None
 
 
+def _choices(name: str, requirement: Requirement, pins: dict[str, str]) -> list[str]:
+    """What to download for ``requirement``: this machine's version where it applies, then the
+    newest the requirement allows."""
+    pinned = name in pins and requirement.specifier.contains(pins[name], prereleases=True)
+    return [*([f"{name}=={pins[name]}"] if pinned else []), f"{name}{requirement.specifier}"]
+
+
+def _download(specs: list[str], target: Target, python: str, wheels: Path) -> None:
+    """Downloads the wheels of ``specs`` for ``target`` and ``python`` (not their
+    dependencies)."""
+    major, minor = python.split(".")
+    _pip(
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--implementation",
+        "cp",
+        "--python-version",
+        f"{major}{minor}",
+        *(arg for abi in (f"cp{major}{minor}", "abi3", "none") for arg in ("--abi", abi)),
+        *(arg for platform in target.platforms for arg in ("--platform", platform)),
+        "--dest",
+        str(wheels),
+        *specs,
+    )
+
+
 def walk(
     foehn: Path, target: Target, python: str, pins: dict[str, str], wheels: Path
 ) -> list[Path]:
     """Downloads into ``wheels`` what ``foehn`` needs on ``target`` with ``python``; the wheels
     it needs. Raises CalledProcessError when a dependency has no wheel for them."""
     tags = _tags(target, python)
-    major, minor = python.split(".")
     environment = {
         **target.markers,
         "python_version": python,
@@ -192,29 +219,25 @@ def walk(
             entry = wanted.setdefault(canonicalize_name(requirement.name), (requirement, set()))
             entry[1].update(requirement.extras)
         pending = []
-        fresh = {name: value for name, value in wanted.items() if name not in needed}
-        if fresh:
-            specs = [
-                f"{name}=={pins[name]}"
-                if name in pins and requirement.specifier.contains(pins[name], prereleases=True)
-                else f"{name}{requirement.specifier}"
-                for name, (requirement, _) in fresh.items()
-            ]
-            _pip(
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary=:all:",
-                "--implementation",
-                "cp",
-                "--python-version",
-                f"{major}{minor}",
-                *(arg for abi in (f"cp{major}{minor}", "abi3", "none") for arg in ("--abi", abi)),
-                *(arg for platform in target.platforms for arg in ("--platform", platform)),
-                "--dest",
-                str(wheels),
-                *specs,
-            )
+        choices = {
+            name: _choices(name, requirement, pins)
+            for name, (requirement, _) in wanted.items()
+            if name not in needed
+        }
+        try:
+            if choices:
+                _download([first for first, *_ in choices.values()], target, python, wheels)
+        except subprocess.CalledProcessError:
+            # One at a time: a target with no wheel of this machine's version (cryptography
+            # dropped Intel macs) gets the newest version that has one.
+            for specs in choices.values():
+                for index, spec in enumerate(specs):
+                    try:
+                        _download([spec], target, python, wheels)
+                        break
+                    except subprocess.CalledProcessError:
+                        if index == len(specs) - 1:
+                            raise
         for name, (_, extras) in wanted.items():
             new = ({""} | extras) - walked.setdefault(name, set())
             if not new:
