@@ -1,23 +1,16 @@
 """VS Code's per-file Undo, as the extension sends it (vscode-extension/src/review.ts:
-``foehn.session.undo [{sessionId, paths}]``): only that file goes back, through the editor,
-and the turn's other files stay as the turn left them.
-
-Per-file undo on the server is issue 41's (item 4); until it lands, the server ignores
-``paths`` and undoes the whole turn, so this test is expected to fail (strict: it fails again,
-as a reminder to drop the mark, once the server does it)."""
+``foehn.session.undo [{sessionId, toTurn, paths}]``): only that file goes back, through the
+editor, and the turn's other files stay as the turn left them."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client
 from lsp.test_lsp_sessions import command, editor
 
 
-@pytest.mark.xfail(strict=True, reason="per-file undo on the server: issue 41, item 4")
 async def test_undo_of_one_file_puts_back_that_file_alone(app: Path, model: ModelServer) -> None:
     model.script(
         Turn(
@@ -36,7 +29,9 @@ async def test_undo_of_one_file_puts_back_that_file_alone(app: Path, model: Mode
         assert (app / "notes.md").exists()
         assert (app / "todo.md").exists()
         report = await command(
-            client, "foehn.session.undo", {"sessionId": session, "paths": ["notes.md"]}
+            client,
+            "foehn.session.undo",
+            {"sessionId": session, "toTurn": 1, "paths": ["notes.md"]},
         )
     assert report["applied"], report
     assert report["restored"] == ["notes.md"]

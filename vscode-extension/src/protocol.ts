@@ -63,7 +63,12 @@ export interface ToolCall {
   policy?: SandboxPolicy | null;
   /** The unified diff of the edit, when known before approval. */
   preview?: string | null;
+  /** What the tool does, for an icon: read, search, edit, move, delete, execute, think, fetch,
+   * other; absent for a tool that does not exist. */
+  tool_kind?: ToolKind | string | null;
 }
+
+export type ToolKind = "read" | "search" | "edit" | "move" | "delete" | "execute" | "think" | "fetch" | "other";
 
 export interface Approval {
   event: "approval";
@@ -444,6 +449,8 @@ export interface SavedTurn {
   files: ChangedFile[];
   /** Turns undone by this one, if it was an undo. */
   undoOf?: number[];
+  /** For an undo of some files only: those files (their turns' other changes stay). */
+  paths?: string[];
 }
 
 /** A message of the conversation as the server saves it (providers/messages.py). */
@@ -478,7 +485,8 @@ export interface UndoReport {
 }
 
 /** foehn.session.undo's argument: turns from `toTurn` on (none: the last one), a redo, or (with
- * `paths`) only those workspace-relative files of the turns from `toTurn` on. */
+ * `paths`) only those workspace-relative files, back as they were before turn `toTurn` (none:
+ * the latest turn in effect). */
 export interface UndoArguments {
   sessionId: string;
   toTurn?: number;

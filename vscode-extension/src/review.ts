@@ -143,7 +143,7 @@ export class Review implements vscode.Disposable {
    * conflict check and undo turn (the model is told) as a turn's undo, applied as one
    * workspace edit the editor can undo. */
   private async undoFile(turn: Turn, path: string): Promise<void> {
-    const report = await this.undoThrough({ sessionId: this.chat.session!, paths: [path] }, `Undo ${path}`);
+    const report = await this.undoThrough({ sessionId: this.chat.session!, toTurn: turn.index!, paths: [path] }, `Undo ${path}`);
     if (report) {
       this.chat.update(turn.runId, (t) => markFiles(t, [path], "undone"));
     }

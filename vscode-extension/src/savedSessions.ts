@@ -19,6 +19,7 @@ export function personText(task: string): { text: string; withContext: boolean }
  * show none. */
 export function turnsOf(session: SavedSession): Turn[] {
   const undone = undoneTurns(session.turns);
+  const filesUndone = undoneFiles(session.turns);
   const asked = session.turns.filter((t) => !t.undoOf?.length);
   const streams = blocksByTurn(session.messages ?? [], asked.length);
   return asked.map((t, i) => ({
@@ -32,7 +33,10 @@ export function turnsOf(session: SavedSession): Turn[] {
     // What kind of failure it was is not saved; the card still says what happened.
     ...(t.reason === "error" ? { failure: { kind: "saved" as const, message: t.answer } } : {}),
     iterations: t.iterations,
-    files: t.files.map((f) => ({ ...f, state: undone.has(t.index) ? ("undone" as const) : ("kept" as const) })),
+    files: t.files.map((f) => ({
+      ...f,
+      state: undone.has(t.index) || filesUndone.get(t.index)?.has(f.path) ? ("undone" as const) : ("kept" as const),
+    })),
     undone: undone.has(t.index),
   }));
 }
@@ -42,12 +46,13 @@ export function turnsOf(session: SavedSession): Turn[] {
  * puts the workspace back as it was before turn `m`: what was undone then, and every asked turn
  * since. Undoing an undo (a redo) is the same rule, so the turns it brought back count again.
  */
-export function undoneTurns(turns: readonly { index: number; undoOf?: readonly number[] }[]): Set<number> {
+export function undoneTurns(turns: readonly { index: number; undoOf?: readonly number[]; paths?: readonly string[] }[]): Set<number> {
   const sorted = [...turns].sort((a, b) => a.index - b.index);
   const after = new Map<number, Set<number>>();
   let current = new Set<number>();
   for (const turn of sorted) {
-    if (turn.undoOf?.length) {
+    // An undo of some files (`paths`) leaves its turns in effect: undoneFiles says which files.
+    if (turn.undoOf?.length && !turn.paths?.length) {
       const from = Math.min(...turn.undoOf);
       const earlier = sorted.filter((t) => t.index < from && after.has(t.index)).at(-1);
       current = new Set(earlier ? after.get(earlier.index) : []);
@@ -60,6 +65,18 @@ export function undoneTurns(turns: readonly { index: number; undoOf?: readonly n
     after.set(turn.index, current);
   }
   return current;
+}
+
+/** The files an undo of some files (`paths`) put back, by the turn they were put back to before. */
+export function undoneFiles(turns: readonly { undoOf?: readonly number[]; paths?: readonly string[] }[]): Map<number, Set<string>> {
+  const undone = new Map<number, Set<string>>();
+  for (const turn of turns) {
+    if (turn.paths?.length && turn.undoOf?.length) {
+      const to = Math.min(...turn.undoOf);
+      undone.set(to, new Set([...(undone.get(to) ?? []), ...turn.paths]));
+    }
+  }
+  return undone;
 }
 
 function blocksByTurn(messages: readonly SavedMessage[], turns: number): Block[][] | undefined {
