@@ -119,11 +119,13 @@ GROUPS = {
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
+    "tests/e2e/test_vscode_setup.py": "vscode",
+    "tests/e2e/test_vscode_package.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
-slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
+slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
 screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
 worker given one of them would run again."""
 
