@@ -30,7 +30,7 @@ from lsprotocol import types
 
 from foehn_lsp.lsp import code_actions, lifecycle
 from foehn_lsp.lsp.server import FoehnServer
-from foehn_lsp.lsp.table import answered, command_table
+from foehn_lsp.lsp.table import COMMANDS, answered
 
 
 def create_server() -> FoehnServer:
@@ -42,8 +42,8 @@ def create_server() -> FoehnServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=code_actions.KINDS),
     )(code_actions.code_action)
-    for command in command_table():
-        server.command(command.name)(answered(command.handler))
+    for command in COMMANDS:
+        server.command(command.name)(answered(command.function()))
     return server
 
 
