@@ -35,9 +35,10 @@ def _summary(output: str) -> str:
 
 
 def _direct(prepared: Prepared) -> tuple[bool, str, float]:
+    """The command Foehn's run_tests chooses for an activated venv, run directly."""
     started = time.perf_counter()
     done = subprocess.run(
-        prepared.command,
+        [str(prepared.venv / "bin" / "python"), "-m", "pytest"],
         cwd=prepared.root,
         env=prepared.environment(),
         capture_output=True,
