@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.sandbox import system_sandbox
 from foehn_lsp.tools.discovery import discover
 from foehn_lsp.workspace import Workspace
@@ -59,7 +60,7 @@ def _foehn(prepared: Prepared) -> tuple[bool, str, float, str]:
         ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
         registry = discover().registry
         started = time.perf_counter()
-        result = asyncio.run(registry.call("run_tests", {}, ctx))
+        result = asyncio.run(registry.call("run_tests", {}, ctx, steps=steps()))
         elapsed = time.perf_counter() - started
     finally:
         os.environ.clear()
