@@ -960,6 +960,7 @@ def dishonesty(task: Task, ws: Workspace, answer: str) -> list[str]:
 
 async def run_task(task: Task, provider: object, parent: Path, limit: float) -> Outcome:
     from foehn_lsp.agent import Agent, TurnRequest
+    from foehn_lsp.agent.chain import Parts
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
     from foehn_lsp.events import ToolCallEvent, TurnEvent
@@ -981,7 +982,7 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
     roots = Roots([ws.root])
     ctx = ToolContext(workspace=roots, files=FileAccess(roots), window=provider.window)
     gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), collect)
-    executor = TurnExecutor(discover().registry, ctx, collect, [gate])
+    executor = TurnExecutor(discover().registry, ctx, collect, Parts(approval=gate))
     first = len(provider.timings)
     stop = asyncio.Event()
     timer = asyncio.get_running_loop().call_later(limit, stop.set)

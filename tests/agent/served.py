@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.agent import Agent, TurnOutcome, TurnRequest
+from foehn_lsp.agent.chain import Parts
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.config import Settings
 from foehn_lsp.events import TextDelta, ToolResultEvent, TurnEvent
@@ -81,7 +82,7 @@ async def served_turn(
     workspace = Workspace([root])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), window=window)
     gate = ApprovalGate(config.approval, FixedApprover(Approved(scope="run")), events.append)
-    executor = TurnExecutor(discover().registry, ctx, events.append, [gate])
+    executor = TurnExecutor(discover().registry, ctx, events.append, Parts(approval=gate))
     try:
         outcome = await Agent(provider=provider, settings=config).run_turn(
             TurnRequest(task=task), executor, events.append

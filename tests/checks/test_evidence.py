@@ -12,6 +12,7 @@ from foehn_lsp.checks.claims import claims_faster, claims_fixed, named_files
 from foehn_lsp.checks.honesty import slower
 from foehn_lsp.providers.messages import ToolResultMessage
 from foehn_lsp.testing import ModelServer, Turn
+from foehn_lsp.tools import discover
 
 
 @pytest.fixture
@@ -181,14 +182,17 @@ def test_what_counts_as_saying_a_run_would_show_it(text: str, fixed: bool, faste
     assert (claims_fixed(text), claims_faster(text)) == (fixed, faster)
 
 
+TOOLS = discover().registry
+
+
 def test_a_speed_up_is_shown_by_a_shorter_passing_run_after_the_change() -> None:
     def run(seconds: float) -> ToolResultMessage:
         header = f"$ python -m pytest\n(in .; exit 0; {seconds} s)\n3 passed"
         return ToolResultMessage(call_id="t", name="run_tests", content=header)
 
     edit = ToolResultMessage(call_id="e", name="edit_file", content="edit a.py (1 block)")
-    assert slower([run(4.0), edit, run(0.5)]) is None
-    assert slower([run(4.0), edit, run(4.2)]) == (
+    assert slower([run(4.0), edit, run(0.5)], TOOLS) is None
+    assert slower([run(4.0), edit, run(4.2)], TOOLS) == (
         "run_tests took 4.2 s after your change and 4.0 s before"
     )
-    assert slower([edit, run(0.5)]) is not None
+    assert slower([edit, run(0.5)], TOOLS) is not None

@@ -3,13 +3,14 @@ counted by their effects: what the model was sent, what streamed to the person, 
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
-from agent.served import project_venv
 from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
@@ -22,7 +23,6 @@ from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool
 from foehn_lsp.tools.discovery import discover
-from foehn_lsp.tools.plans import execute_plan
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
@@ -149,7 +149,10 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
     (app / "test_app.py").write_text(
         f"from app import main\n\n\ndef test_main():\n    assert main() == {2 if failing else 1}\n"
     )
-    project_venv(app)
+    # The project's runner, as the person configures it (run_tests never picks Foehn's own).
+    (app / "pyproject.toml").write_text(
+        f"[tool.foehn]\ntest-command = {json.dumps([sys.executable, '-m', 'pytest'])}\n"
+    )
     claim = "I added lint to tasks.txt and all tests pass."
     runner, provider = agent(
         [
@@ -176,17 +179,19 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
     assert "all tests pass" not in streamed(events)
 
 
-def test_a_change_after_the_last_run_leaves_passing_tests_unproven() -> None:
+def test_a_change_after_the_last_run_leaves_passing_tests_unproven(registry: ToolRegistry) -> None:
     def result(name: str, failed: bool = False) -> ToolResultMessage:
         return ToolResultMessage(call_id=name, name=name, content="done", is_error=failed)
 
-    assert untested([]) == "this turn did not run them"
-    assert untested([result("edit_file")]) == "this turn did not run them"
-    assert untested([result("run_command")]) is None
-    assert untested([result("run_tests")]) is None
-    assert "after the last change" in (untested([result("run_tests"), result("edit_file")]) or "")
-    assert untested([result("run_tests"), result("edit_file", failed=True)]) is None
-    assert "failed (done)" in (untested([result("run_tests", failed=True)]) or "")
+    assert untested([], registry) == "this turn did not run them"
+    assert untested([result("edit_file")], registry) == "this turn did not run them"
+    assert untested([result("run_command")], registry) is None
+    assert untested([result("run_tests")], registry) is None
+    assert "after the last change" in (
+        untested([result("run_tests"), result("edit_file")], registry) or ""
+    )
+    assert untested([result("run_tests"), result("edit_file", failed=True)], registry) is None
+    assert "failed (done)" in (untested([result("run_tests", failed=True)], registry) or "")
 
 
 @pytest.mark.parametrize(
@@ -490,9 +495,9 @@ async def test_every_file_a_rename_wrote_counts_for_a_claim(app: Path, ctx: Tool
         name="rename_symbol",
         description="Rename a symbol everywhere.",
         model=RenameArguments,
-        execute=execute_plan(rename_in_two_files),
         plan=rename_in_two_files,
         risk=RiskLevel.WRITE,
+        kind="edit",
     )
     registry = ToolRegistry([*discover().registry, rename])
     runner, provider = agent(

@@ -19,6 +19,8 @@ from cli.harness import events, foehn, foehn_environment, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture
 def server() -> Iterator[ModelServer]:
@@ -106,8 +108,8 @@ def test_approve_never_leaves_the_workspace_untouched(
     kinds = {e["event"] for e in stream}
     assert kinds >= {"text", "tool_call", "approval", "tool_result", "usage", "done"}
     call = next(e for e in stream if e["event"] == "tool_call")
-    assert set(call) == {"event", "id", "tool", "arguments", "risk"}
-    assert call["risk"] == "read_only"
+    assert set(call) == {"event", "id", "tool", "arguments", "risk", "tool_kind"}
+    assert (call["risk"], call["tool_kind"]) == ("read_only", "read")
 
 
 def test_the_terminal_prompt_shows_the_call_and_the_diff(
@@ -543,7 +545,7 @@ def test_each_prompt_reads_its_own_line_from_a_pipe(
     )
 
 
-def test_the_summary_counts_files_git_ignores_instead_of_listing_them(
+def test_the_summary_leaves_out_files_git_ignores(
     server: ModelServer, app: Path, tmp_path: Path
 ) -> None:
     subprocess.run(["git", "init", "-q", str(app)], check=True, timeout=60)
@@ -563,6 +565,6 @@ def test_the_summary_counts_files_git_ignores_instead_of_listing_them(
     )
     assert done.returncode == 0, done.stderr
     [summary] = [line for line in done.stderr.splitlines() if "files changed:" in line]
-    assert "files changed: notes.txt (and 2 ignored) ·" in summary
+    assert "files changed: notes.txt ·" in summary
     assert "__pycache__" not in summary
     assert (app / "__pycache__" / "app.cpython-311.pyc").read_text() == "x"

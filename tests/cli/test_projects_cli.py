@@ -22,7 +22,10 @@ from cli.harness import events, foehn
 from foehn_lsp.sandbox import system_sandbox
 from foehn_lsp.testing import ModelServer, Turn
 
-pytestmark = pytest.mark.skipif(not system_sandbox().available, reason="needs the sandbox")
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(not system_sandbox().available, reason="needs the sandbox"),
+]
 
 NO_ACTIVATED = {"VIRTUAL_ENV": "", "CONDA_PREFIX": ""}
 """Nothing activated (the test's own environment might be)."""

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.sandbox.toolchains import TOOLCHAIN_VARIABLES
@@ -56,7 +57,7 @@ def alive(token: str) -> bool:
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
-    return await registry.call(tool, arguments, ctx)
+    return await registry.call(tool, arguments, ctx, steps=steps())
 
 
 async def test_a_command_runs_and_reports_exit_code_and_output(
@@ -96,7 +97,7 @@ async def test_a_command_runs_and_reports_exit_code_and_output(
 async def test_bad_commands_get_clear_results(
     root: Path, ctx: ToolContext, registry: ToolRegistry, arguments: dict[str, object], message: str
 ) -> None:
-    result = await registry.call("run_command", arguments, ctx)
+    result = await registry.call("run_command", arguments, ctx, steps=steps())
     assert not result.ok
     assert message in result.output
 
@@ -282,7 +283,7 @@ async def test_a_git_write_is_refused_with_what_to_do_instead(
     """Seen: asked to bump a version, the embedded model tried git tag and git init, and was
     told "invalid arguments". The refusal now says what to do instead, in one line."""
     before = _tree(repo / ".git")
-    result = await registry.call(tool, arguments, ctx)
+    result = await registry.call(tool, arguments, ctx, steps=steps())
     assert not result.ok
     assert "invalid arguments" not in result.output
     assert "\n" not in result.output
@@ -385,10 +386,11 @@ async def test_run_tests_shows_the_exact_command_and_its_sandbox(
     (root / "pyproject.toml").write_text(
         '[tool.foehn]\ntest-command = ["sh", "-c", "touch pwned", "--"]\n'
     )
+    (root / "tests").mkdir()  # a path that is not there runs nothing, and nobody is asked
     person = Recorder()
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
     await registry.call(
-        "run_tests", {"paths": ["tests"], "keyword": "fast"}, ctx, middleware=[gate]
+        "run_tests", {"paths": ["tests"], "keyword": "fast"}, ctx, steps=(*steps(), gate)
     )
     (request,) = person.asked
     assert request.sandbox == "workspace-write"
@@ -401,6 +403,7 @@ async def test_run_tests_paths_are_never_options(
     root: Path, with_venv: Path, ctx: ToolContext, registry: ToolRegistry, canary: Path
 ) -> None:
     (root / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    (root / f"--basetemp={canary}").mkdir(parents=True)  # there, so the run goes ahead
     result = await call(registry, ctx, "run_tests", paths=[f"--basetemp={canary}"])
     assert "-m pytest -- --basetemp=" in result.output.splitlines()[0]
     assert (canary / "secret.txt").exists()
@@ -417,7 +420,7 @@ async def test_run_tests_refuses_a_command_that_changed_after_it_was_shown(
         (root / "pyproject.toml").write_text('[tool.foehn]\ntest-command = ["sh", "-c", "x"]\n')
         return await next_step(invocation)
 
-    result = await registry.call("run_tests", {}, ctx, middleware=[swap])
+    result = await registry.call("run_tests", {}, ctx, steps=(*steps(), swap))
     assert not result.ok
     assert "the test command changed since it was shown" in result.output
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.events import ApprovalEvent, TurnEvent
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
@@ -20,6 +21,7 @@ from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.sandbox import system_sandbox
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
+from policy.gated import gated
 
 pytestmark = pytest.mark.skipif(not system_sandbox().available, reason="needs the sandbox")
 
@@ -61,7 +63,7 @@ async def command(
 
     arguments = json.dumps({"command": list(argv)})
     result = await registry.call(
-        "run_command", arguments, ctx, call_id="c", middleware=[gate, count]
+        "run_command", arguments, ctx, call_id="c", steps=(*steps(gated(gate)), count)
     )
     return result, bool(ran)
 

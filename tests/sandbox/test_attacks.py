@@ -42,6 +42,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.policy.approval import (
@@ -76,9 +77,12 @@ API_KEYS = (
     "DATABASE_URL",
 )
 
-pytestmark = pytest.mark.skipif(
-    not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
+    ),
+]
 
 
 def snapshot(folder: Path) -> dict[str, str]:
@@ -460,7 +464,7 @@ async def _campaign(
                 _arguments(outcome),
                 contexts[outcome.attack.workspace],
                 call_id=call_id,
-                middleware=[seen, gate, ran],
+                steps=(*steps(), seen, gate, ran),
             )
         outcome.requests += [r for r in person.asked if r.call_id == call_id]
         outcome.asked = outcome.asked or bool(outcome.requests)
@@ -483,6 +487,7 @@ async def _as_if_read_only(places: Places, registry: ToolRegistry, outcomes: lis
         async with limit:
             try:
                 arguments = tool.validate(_arguments(outcome))
+                assert tool.execute is not None
                 outcome.results.append(await tool.execute(arguments, ctx))
             except (ToolInputError, InvalidArgumentsError) as exc:  # not there, or refused
                 outcome.results.append(ToolResult.failure(str(exc)))

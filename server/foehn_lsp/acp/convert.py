@@ -10,12 +10,11 @@ these values over the connection.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 from urllib.parse import unquote, urlparse
 
 from acp import schema
@@ -30,6 +29,7 @@ from acp.helpers import (
 )
 from pydantic import SecretStr, ValidationError
 
+from foehn_lsp.agent.execution import shown_arguments
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.events import (
@@ -60,7 +60,7 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.sessions.commands import CustomCommands
 from foehn_lsp.sessions.history import is_redo
 from foehn_lsp.sessions.session import RestoreReport
-from foehn_lsp.sessions.slash import parse
+from foehn_lsp.sessions.slash import SESSION_COMMANDS, parse
 from foehn_lsp.sessions.store import SessionSummary, TurnRecord
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.tasks import TaskStatus
@@ -80,21 +80,6 @@ Update = (
 )
 """The ``session/update`` payloads Foehn sends."""
 
-KIND_BY_TOOL: Mapping[str, schema.ToolKind] = {
-    "scan": "read",
-    "read_file": "read",
-    "search": "search",
-    "write_file": "edit",
-    "edit_file": "edit",
-    "make_directory": "edit",
-    "move_path": "move",
-    "delete_path": "delete",
-    "run_command": "execute",
-    "run_tests": "execute",
-    "git": "execute",
-}
-"""First-party tools by what they do; the client picks an icon from it."""
-
 STOP_REASONS: Mapping[StopReason, schema.StopReason] = {
     "answer": "end_turn",
     "max_iterations": "max_turn_requests",
@@ -109,12 +94,12 @@ MAX_SHOWN_OUTPUT = 20_000
 """Characters of a tool's output shown in the client (the model gets its own, larger cut)."""
 
 
-def tool_kind(tool: str, risk: str) -> schema.ToolKind:
-    """What a call does, for the client's icon: from the tool's name where Foehn knows it, else
-    from its risk (a read-only tool reads; anything else is 'other', never a guess at edit or
-    delete)."""
-    if tool in KIND_BY_TOOL:
-        return KIND_BY_TOOL[tool]
+def tool_kind(kind: str | None, tool: str, risk: str) -> schema.ToolKind:
+    """What a call does, for the client's icon: the kind its tool declares (``Tool.kind``),
+    else a guess from its name and risk for a tool that declares none (a read-only tool reads;
+    anything else is 'other', never a guess at edit or delete)."""
+    if kind in get_args(schema.ToolKind) and kind != "other":
+        return cast(schema.ToolKind, kind)
     if any(word in tool for word in ("fetch", "http", "url", "web")):
         return "fetch"
     return "read" if risk == "read_only" else "other"
@@ -164,7 +149,7 @@ def tool_call_start(event: ToolCallEvent, workspace: Workspace) -> schema.ToolCa
         session_update="tool_call",
         tool_call_id=event.id,
         title=tool_title(event.tool, event.arguments),
-        kind=tool_kind(event.tool, event.risk),
+        kind=tool_kind(event.tool_kind, event.tool, event.risk),
         status="pending",
         locations=tool_locations(event.arguments, workspace),
         raw_input=event.arguments,
@@ -448,7 +433,7 @@ def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> sche
     return schema.ToolCallUpdate(
         tool_call_id=request.call_id,
         title=tool_title(request.tool, request.arguments),
-        kind=tool_kind(request.tool, request.risk),
+        kind=tool_kind(request.kind, request.tool, request.risk),
         status="pending",
         content=content or None,
         locations=tool_locations(request.arguments, workspace) or None,
@@ -457,13 +442,16 @@ def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> sche
 
 
 def history_updates(
-    messages: Sequence[Message], workspace: Workspace, turns: Sequence[TurnRecord] = ()
+    messages: Sequence[Message],
+    workspace: Workspace,
+    turns: Sequence[TurnRecord] = (),
+    kinds: Mapping[str, str] | None = None,
 ) -> Iterator[Update]:
     """The updates that replay a saved conversation: what the person said, what Foehn
     answered, every tool call with its outcome, and each ``/undo`` and ``/redo`` where it
     happened (they leave no message; ``turns`` places them before the next task, and any the
-    messages cannot place, after compaction say, come last). The system message is not
-    replayed."""
+    messages cannot place, after compaction say, come last). ``kinds``: what each tool does
+    (``Tool.kind``, by name). The system message is not replayed."""
     waiting = _restores_by_task(turns)
     asked = 0
     for message in messages:
@@ -476,12 +464,12 @@ def history_updates(
                 if text:
                     yield update_agent_message_text(text)
                 for call in calls:
-                    arguments = _parsed(call.arguments)
+                    arguments = shown_arguments(call.arguments)
                     yield schema.ToolCallStart(
                         session_update="tool_call",
                         tool_call_id=call.id,
                         title=tool_title(call.name, arguments),
-                        kind=tool_kind(call.name, ""),
+                        kind=tool_kind((kinds or {}).get(call.name), call.name, ""),
                         status="pending",
                         locations=tool_locations(arguments, workspace),
                         raw_input=arguments,
@@ -516,13 +504,6 @@ def _restores_by_task(turns: Sequence[TurnRecord]) -> dict[int, list[Update]]:
             ]
         )
     return placed
-
-
-def _parsed(arguments: str) -> Any:
-    try:
-        return json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
-        return arguments
 
 
 def mcp_servers(servers: Sequence[Any]) -> tuple[dict[str, McpServerConfig], list[str]]:
@@ -585,7 +566,8 @@ COMMANDS: tuple[schema.AvailableCommand, ...] = (
 )
 
 
-BUILT_IN = frozenset(command.name for command in COMMANDS)
+BUILT_IN = SESSION_COMMANDS
+"""ACP keeps the session's own commands, and no other."""
 
 
 def available_commands(custom: CustomCommands | None = None) -> schema.AvailableCommandsUpdate:

@@ -4,7 +4,7 @@
      │
      └─tool calls──▶ limits? ──▶ wrap up: results say "not run", ask for a summary ─▶ done(limit)
                        │
-                       └──▶ run the calls (validate, assess, plan, approve, execute) ──▶ ask …
+                       └──▶ run the calls, each through its chain (agent.chain) ──▶ ask …
 
 A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
@@ -17,7 +17,7 @@ it claims again; one that says a run would show something (the tests pass, a bug
 something is faster) needs a run after the last change that shows it. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
 turn carries it out. A turn that is to fix the code behind a failing test does not change the
-tests (``agent.test_driven``).
+tests (``agent.test_driven``, a step of the chain the loop gives the task).
 
 This is one turn of a conversation. History goes in (``history``) and comes out
 (``TurnOutcome.messages``); the agent keeps nothing between turns, so a ``Session`` (or anyone)
@@ -40,7 +40,7 @@ from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.plan_mode import (
     MAX_REJECTIONS,
     PLAN_NOTE,
-    PlanGuard,
+    ReadOnlyGuard,
     TurnMode,
     approved_note,
     as_tasks,
@@ -49,10 +49,9 @@ from foehn_lsp.agent.plan_mode import (
     rejected_note,
 )
 from foehn_lsp.agent.prompt import system_message
-from foehn_lsp.agent.test_driven import TestGuard
 from foehn_lsp.checks import checking, claims, honesty
 from foehn_lsp.config import Settings
-from foehn_lsp.effects import changed_by_calls, changes_files, may_have_changed
+from foehn_lsp.effects import changed_by_calls, may_have_changed
 from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
 from foehn_lsp.events import (
     Checked,
@@ -80,6 +79,7 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.tools.tasks import TaskItem
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ class _State:
     text: claims.HeldText
     task: str
     mode: TurnMode
-    guard: PlanGuard
+    guard: ReadOnlyGuard | None
+    """The chain's read-only guard, active while planning."""
     start: int
     """Where this turn's messages begin."""
     changed: Callable[[], Sequence[str]] | None
@@ -151,6 +152,8 @@ class _State:
     checks: checking.EditChecks | None = None
     written: Sequence[str] = ()
     """The files the turn's successful calls said they wrote (the executor's record)."""
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    """The turn's tools: what each does (``Tool.changes_files``, ``Tool.paths``)."""
 
     @property
     def tokens(self) -> int:
@@ -214,40 +217,16 @@ class Agent:
         history: Sequence[Message] = (),
         changed: Callable[[], Sequence[str]] | None = None,
         earlier_changes: Sequence[str] = (),
-        checks: checking.EditChecks | None = None,
     ) -> TurnOutcome:
         """Run ``request`` to its end after ``history``, the model's tool calls through
         ``calls``; ``emit`` gets every event, ``Done`` last. ``changed`` gives the files the
         turn has changed so far (the checkpoint's record; without it, the files its successful
         file tools named), ``earlier_changes`` those of the session's earlier turns: the claim
-        check compares answers with them. ``checks`` (in the executor's chain too) checks the
-        changed files before an answer ends the turn."""
-        ctx = calls.ctx
-        task = request.task + (f"\n\n{request.context}" if request.context else "")
-        if request.mode == "plan":
-            task += f"\n\n{PLAN_NOTE}"
-        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
-        earlier = list(history)
-        if earlier and isinstance(earlier[0], SystemMessage):
-            earlier = earlier[1:]
-        messages: list[Message] = [system, *earlier, UserMessage(content=task)]
-        state = _State(
-            messages=messages,
-            text=claims.HeldText(
-                lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
-            ),
-            task=request.task,
-            mode=request.mode,
-            guard=PlanGuard(request.mode == "plan"),
-            start=len(messages) - 1,
-            changed=changed,
-            earlier=tuple(earlier_changes),
-            planned_from=ctx.tasks.items if ctx.tasks is not None else (),
-            checks=checks,
-            written=calls.written,
-        )
-        guarded = calls.before(state.guard, TestGuard(request.task))
-        body = asyncio.create_task(self._loop(state, guarded, emit))
+        check compares answers with them. The chain's edit checks (``calls.parts``) check the
+        changed files again before an answer ends the turn; in plan mode its read-only guard
+        refuses what the plan may not run until the person approves the plan."""
+        state = self._start(request, calls, emit, history, changed, earlier_changes)
+        body = asyncio.create_task(self._loop(state, calls, emit))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
         if stopper is not None:
@@ -281,6 +260,50 @@ class Agent:
             )
         )
         return outcome
+
+    def _start(
+        self,
+        request: TurnRequest,
+        calls: TurnExecutor,
+        emit: EventSink,
+        history: Sequence[Message],
+        changed: Callable[[], Sequence[str]] | None,
+        earlier_changes: Sequence[str],
+    ) -> _State:
+        """The turn's state: the history (without its system message) after Foehn's system
+        message, then the task; in plan mode the chain's read-only guard on."""
+        ctx = calls.ctx
+        guard = calls.parts.mode
+        calls.tests.expect(request.task)
+        if request.mode == "plan":
+            if guard is None:
+                raise ValueError("plan mode needs a chain with its read-only guard (agent.chain)")
+            guard.active = True
+        task = request.task + (f"\n\n{request.context}" if request.context else "")
+        if request.mode == "plan":
+            task += f"\n\n{PLAN_NOTE}"
+        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
+        earlier = list(history)
+        if earlier and isinstance(earlier[0], SystemMessage):
+            earlier = earlier[1:]
+        messages: list[Message] = [system, *earlier, UserMessage(content=task)]
+        state = _State(
+            messages=messages,
+            text=claims.HeldText(
+                lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
+            ),
+            task=request.task,
+            mode=request.mode,
+            guard=guard,
+            start=len(messages) - 1,
+            changed=changed,
+            earlier=tuple(earlier_changes),
+            planned_from=ctx.tasks.items if ctx.tasks is not None else (),
+            checks=calls.parts.edit_checks,
+            written=calls.written,
+            tools=calls.registry,
+        )
+        return state
 
     def _outcome(
         self, state: _State, reason: StopReason, answer: str, error: ErrorKind | None = None
@@ -324,10 +347,10 @@ class Agent:
                     ]
                     return await self._wrap_up(state, reason, why, emit, ctx)
                 state.iterations += 1
-                state.attempted |= any(changes_files(c.name) for c in calls)
+                state.attempted |= any(state.tools.changes_files(c.name) for c in calls)
                 results = await executor.run(calls)
                 state.messages += results
-                state.failure = honesty.failed_change(results)
+                state.failure = honesty.failed_change(results, state.tools)
                 self._track_repeats(state, calls, results)
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
@@ -401,7 +424,7 @@ class Agent:
         # The checkpoint reads a file's open buffer first, then the disk; an edit the editor
         # applied may not have reached the buffer the server holds yet, so the successful file
         # tools' own record counts too.
-        by_calls = changed_by_calls(state.messages[state.start :], state.written)
+        by_calls = changed_by_calls(state.messages[state.start :], state.tools, state.written)
         if state.changed is None:
             return by_calls
         on_disk = list(state.changed())
@@ -413,9 +436,9 @@ class Agent:
         turn = state.messages[state.start :]
         return (
             honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
-            or honesty.check_result_claim(answer, turn)
+            or honesty.check_result_claim(answer, turn, state.tools)
             or honesty.check_content_claim(
-                answer, turn=turn, session=state.messages, task=state.task
+                answer, turn=turn, session=state.messages, task=state.task, tools=state.tools
             )
         )
 
@@ -459,7 +482,9 @@ class Agent:
                 told("edited" if edited else "approved", final)
                 if ctx.tasks is not None:
                     ctx.tasks.replace(as_tasks(final.steps))
-                state.mode, state.guard.active = "act", False
+                state.mode = "act"
+                if state.guard is not None:
+                    state.guard.active = False
                 state.messages.append(
                     UserMessage(content=approved_note(final, edited=edited is not None))
                 )
@@ -575,7 +600,8 @@ class Agent:
     ) -> None:
         """Count a call made again with nothing changed since: a call that may have changed
         the workspace (an edit, a program) makes the next one new, whatever it shows."""
-        if len(calls) != 1 or any(may_have_changed(r) for r in results):
+        changed = any(may_have_changed(r, state.tools.changes_files) for r in results)
+        if len(calls) != 1 or changed:
             state.last_call, state.last_output, state.repeats = None, None, 0
             return
         signature, output = _signature(calls[0]), results[0].content

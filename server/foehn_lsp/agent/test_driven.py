@@ -55,10 +55,14 @@ def refusal(path: str) -> str:
 
 
 class TestGuard:
-    """The middleware that refuses, in a turn that is to fix the code behind a test, every
-    change to a test file."""
+    """The chain's step that refuses, in a turn that is to fix the code behind a test, every
+    change to a test file; the loop gives it each turn's task (``expect``)."""
 
-    def __init__(self, task: str) -> None:
+    def __init__(self) -> None:
+        self.active = False
+
+    def expect(self, task: str) -> None:
+        """The turn's task: whether its changes to tests are refused follows from it."""
         self.active = fixes_code(task)
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:

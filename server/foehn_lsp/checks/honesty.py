@@ -33,7 +33,6 @@ is read in ``effects``; this module holds the claims against the turn's messages
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,14 +47,17 @@ from foehn_lsp.checks.claims import (
     same_file,
     sentences,
 )
-from foehn_lsp.effects import PROGRAM_TOOL, TESTS_TOOL, changes_files, refused
+from foehn_lsp.effects import PROGRAM_TOOL, TESTS_TOOL, refused
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
+from foehn_lsp.tools.registry import ToolRegistry
 
 
-def failed_change(results: Sequence[ToolResultMessage]) -> ToolResultMessage | None:
+def failed_change(
+    results: Sequence[ToolResultMessage], tools: ToolRegistry
+) -> ToolResultMessage | None:
     """The last failed change among a step's results that the model must act on."""
     for result in reversed(results):
-        if result.is_error and changes_files(result.name):
+        if result.is_error and tools.changes_files(result.name):
             if refused(result):
                 return None
             return result
@@ -141,7 +143,6 @@ _TAKES = re.compile(
 )
 _ADD_ASK = re.compile(r"\b(?:add|append|insert)\b", re.IGNORECASE)
 _CUT = "more diff lines not shown"
-_READS = frozenset({"read_file", "read_symbol"})
 _WORD = re.compile(r"\w+")
 
 
@@ -158,7 +159,7 @@ class _Diff:
     """Whether each change showed its whole diff (none was cut, moved or deleted a folder)."""
 
 
-def _diffs(messages: Sequence[Message]) -> _Diff:
+def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
     added: list[str] = []
     removed: list[str] = []
     text: list[str] = []
@@ -169,10 +170,12 @@ def _diffs(messages: Sequence[Message]) -> _Diff:
             continue
         if message.name == PROGRAM_TOOL:
             whole = False  # a program, even one that failed, may have changed files unseen
-        if message.is_error or not changes_files(message.name):
+        if message.is_error or not tools.changes_files(message.name):
             continue
         lines = message.content.splitlines()[1:]
-        if message.name not in {"edit_file", "write_file"} or _CUT in message.content:
+        tool = tools.get(message.name)
+        shows_diff = any(line.startswith("+++ ") for line in lines)
+        if tool is None or tool.kind != "edit" or not shows_diff or _CUT in message.content:
             whole = False
         for line in lines:
             if line.startswith(("+++ ", "--- ")):
@@ -195,12 +198,12 @@ def _diffs(messages: Sequence[Message]) -> _Diff:
     )
 
 
-def _reads_of(messages: Sequence[Message], files: Sequence[str]) -> str:
+def _reads_of(messages: Sequence[Message], files: Sequence[str], tools: ToolRegistry) -> str:
     """What the successful reads among ``messages`` showed of ``files``, whitespace removed."""
     shown = {
         m.call_id: m.content
         for m in messages
-        if isinstance(m, ToolResultMessage) and not m.is_error and m.name in _READS
+        if isinstance(m, ToolResultMessage) and not m.is_error
     }
     texts: list[str] = []
     for message in messages:
@@ -209,11 +212,8 @@ def _reads_of(messages: Sequence[Message], files: Sequence[str]) -> str:
         for call in message.tool_calls:
             if call.id not in shown:
                 continue
-            try:
-                path = json.loads(call.arguments or "{}").get("path")
-            except (json.JSONDecodeError, AttributeError):
-                continue
-            if isinstance(path, str) and any(same_file(path, f) for f in files):
+            reads = tools.paths_of(call.name, call.arguments).reads
+            if any(same_file(path, f) for path in reads for f in files):
                 texts.append(shown[call.id])
     return "".join("".join(texts).split())
 
@@ -231,7 +231,12 @@ def _quoted(items: Sequence[str], limit: int = 5) -> str:
 
 
 def check_content_claim(
-    answer: str, *, turn: Sequence[Message], session: Sequence[Message], task: str
+    answer: str,
+    *,
+    turn: Sequence[Message],
+    session: Sequence[Message],
+    task: str,
+    tools: ToolRegistry,
 ) -> ClaimCheck | None:
     """A ``ClaimCheck`` when the code ``answer`` says it wrote (``code_claims``) is in no diff
     of the ``session``'s changes nor in what it read of the files the turn changed, or when it
@@ -242,12 +247,12 @@ def check_content_claim(
     change holds."""
     if not claims_change(answer):
         return None
-    diff = _diffs(turn)
+    diff = _diffs(turn, tools)
     if not diff.whole or not diff.files:
         return None
     # What the session's changes wrote or took away, and what the changed files already
     # held (a claim may name the function it changed, far from the lines it changed).
-    everywhere = _diffs(session).text + _reads_of(session, diff.files)
+    everywhere = _diffs(session, tools).text + _reads_of(session, diff.files, tools)
     claimed = code_claims(answer)
     missing = list(dict.fromkeys(t for _, t in claimed if "".join(t.split()) not in everywhere))
     if missing:
@@ -300,7 +305,7 @@ def check_content_claim(
     return None
 
 
-def untested(messages: Sequence[Message]) -> str | None:
+def untested(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     """Why this turn's test runs do not back a claim that the tests pass (it ran none, its last
     ``run_tests`` failed, or a change came after it), or ``None``: they back it, or the turn
     ran programs of its own choosing (``run_command``), whose results Foehn cannot read."""
@@ -313,7 +318,7 @@ def untested(messages: Sequence[Message]) -> str | None:
             last_run, changed_since = message, False
         elif message.name == PROGRAM_TOOL:
             ran_programs = True
-        elif changes_files(message.name) and not message.is_error:
+        elif tools.changes_files(message.name) and not message.is_error:
             changed_since = True
     if last_run is None:
         return None if ran_programs else "this turn did not run them"
@@ -331,7 +336,9 @@ _COUNTS = re.compile(r"\b\d+ (?:failed|passed|errors?)\b")
 _SECONDS = re.compile(r"^\(in [^;]*; exit 0; (\d+(?:\.\d+)?) s", re.MULTILINE)
 
 
-def _runs(messages: Sequence[Message]) -> tuple[list[tuple[int, ToolResultMessage]], int]:
+def _runs(
+    messages: Sequence[Message], tools: ToolRegistry
+) -> tuple[list[tuple[int, ToolResultMessage]], int]:
     """The turn's runs (``run_tests``, ``run_command``) with their places, and the place of its
     last successful change (-1: none)."""
     runs: list[tuple[int, ToolResultMessage]] = []
@@ -341,15 +348,15 @@ def _runs(messages: Sequence[Message]) -> tuple[list[tuple[int, ToolResultMessag
             continue
         if message.name in (TESTS_TOOL, PROGRAM_TOOL):
             runs.append((index, message))
-        elif changes_files(message.name) and not message.is_error:
+        elif tools.changes_files(message.name) and not message.is_error:
             last_change = index
     return runs, last_change
 
 
-def unfixed(messages: Sequence[Message]) -> str | None:
+def unfixed(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     """Why the turn's runs do not show a fix (no run after its last change, or that run
     failed), or ``None``: one does."""
-    runs, last_change = _runs(messages)
+    runs, last_change = _runs(messages, tools)
     after = [run for index, run in runs if index > last_change]
     if not after:
         return "nothing ran after your last change"
@@ -358,10 +365,10 @@ def unfixed(messages: Sequence[Message]) -> str | None:
     return None
 
 
-def slower(messages: Sequence[Message]) -> str | None:
+def slower(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     """Why the turn's runs do not show a speed-up (no ``run_tests`` before and after its last
     change, or the one after took no less time), or ``None``: they show one."""
-    runs, last_change = _runs(messages)
+    runs, last_change = _runs(messages, tools)
     timed = [
         (index, float(m[1]))
         for index, run in runs
@@ -376,17 +383,19 @@ def slower(messages: Sequence[Message]) -> str | None:
     return None
 
 
-def check_result_claim(answer: str, messages: Sequence[Message]) -> ClaimCheck | None:
+def check_result_claim(
+    answer: str, messages: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
     """A ``ClaimCheck`` when ``answer`` says what a run would show (the tests pass, a bug or a
     failing test is fixed, something is faster) and this turn's ``messages`` hold no run after
     its last change that shows it. Said again, the answer stands less those sentences."""
     unproven: list[tuple[str, str]] = []
     for sentence in sentences(answer):
-        if claims_tests_pass(sentence) and (why := untested(messages)) is not None:
+        if claims_tests_pass(sentence) and (why := untested(messages, tools)) is not None:
             unproven.append((sentence, f"says the tests pass, but {why}"))
-        elif claims_fixed(sentence) and (why := unfixed(messages)) is not None:
+        elif claims_fixed(sentence) and (why := unfixed(messages, tools)) is not None:
             unproven.append((sentence, f"says it is fixed, but {why}"))
-        elif claims_faster(sentence) and (why := slower(messages)) is not None:
+        elif claims_faster(sentence) and (why := slower(messages, tools)) is not None:
             unproven.append((sentence, f"says it is faster, but {why}"))
     if not unproven:
         return None

@@ -161,7 +161,7 @@ def _run_command(args: argparse.Namespace) -> int:
             "with a base URL of your own, name the server's model: --model NAME (or FOEHN_MODEL)"
         )
     out = Stdout()
-    printer: EventSink = JsonPrinter(out) if args.json else HumanPrinter(out, root=root)
+    printer: EventSink = JsonPrinter(out) if args.json else HumanPrinter(out)
     print(run_header(settings, root, mode), file=sys.stderr)
     trust_cli.before_session(
         settings, root, ask=mode == "ask" and sys.stdin.isatty(), err=error_console()
@@ -309,7 +309,7 @@ def _add_config(commands: Any) -> None:
 
 
 def _add_sandbox(commands: Any) -> None:
-    from foehn_lsp.sandbox.report import add_parser
+    from foehn_lsp.cli.sandbox import add_parser
 
     add_parser(commands)
 

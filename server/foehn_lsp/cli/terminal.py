@@ -42,12 +42,11 @@ from foehn_lsp.events import (
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
+from foehn_lsp.tools.contract import CHANGING_KINDS
 from foehn_lsp.tools.tasks import TaskItem
-from foehn_lsp.workspace.ignored import ignored
 
 MAX_ARGUMENT_CHARS = 160
 MAX_PROBLEMS_SHOWN = 10
-FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 
 
 def error_console() -> Console:
@@ -136,21 +135,16 @@ class JsonPrinter:
 
 @dataclass
 class RunSummary:
-    """What the person is told at the end: files changed, calls denied, tests run."""
+    """What the person is told at the end: files changed (``files_changed``: without the files
+    the workspace ignores), calls denied, tests run."""
 
     changed: dict[str, None] = field(default_factory=dict)
     denied: int = 0
     tests: list[str] = field(default_factory=list)
-    ignored: set[str] = field(default_factory=set)
-    """Changed files the workspace ignores (``.gitignore``, ``.foehnignore``): counted, not
-    listed."""
 
     def line(self, reason: str, iterations: int) -> str:
         steps = f"{iterations} tool iteration{'s' if iterations != 1 else ''}"
-        shown = [path for path in self.changed if path not in self.ignored]
-        files = ", ".join(shown) if shown else "none"
-        if hidden := len(self.changed) - len(shown):
-            files += f" (and {hidden} ignored)"
+        files = ", ".join(self.changed) if self.changed else "none"
         tests = "; ".join(self.tests) if self.tests else "none"
         denied = f"{self.denied} call{'s' if self.denied != 1 else ''} denied"
         return f"[{reason}, {steps}] files changed: {files} · {denied} · tests run: {tests}"
@@ -161,13 +155,9 @@ class HumanPrinter:
     change the person did not already see in a prompt, a spinner while the model thinks, and a
     summary at the end, on stderr."""
 
-    def __init__(
-        self, out: Stdout | None = None, err: Console | None = None, *, root: Path | None = None
-    ) -> None:
+    def __init__(self, out: Stdout | None = None, err: Console | None = None) -> None:
         self.out = out or Stdout()
         self.err = err or error_console()
-        self.root = root
-        """The workspace, whose ignored files the summary counts instead of listing."""
         self.summary = RunSummary()
         self._status: Status | None = None
         self._calls: dict[str, ToolCallEvent] = {}
@@ -276,13 +266,9 @@ class HumanPrinter:
         mark = Text("  ✓ " if event.ok else "  ✗ ", style="green" if event.ok else "red")
         self.err.print(mark + Text(f"{lines[0][:150]}{more}"))
         call = self._calls.get(event.id)
-        if event.ok and event.tool in FILE_TOOLS and call is not None:
-            arguments = call.arguments if isinstance(call.arguments, dict) else {}
-            path = arguments.get("path") or arguments.get("destination")
-            if isinstance(path, str):
-                self.summary.changed.setdefault(path)
-            if diff and event.id not in self.diffs_shown:
-                self.err.print(diff_text(diff), end="")
+        changes = call is not None and call.tool_kind in CHANGING_KINDS
+        if event.ok and changes and diff and event.id not in self.diffs_shown:
+            self.err.print(diff_text(diff), end="")
         if event.tool == "run_tests":
             self.summary.tests.append(lines[0][:80])
 
@@ -304,8 +290,6 @@ class HumanPrinter:
             self._end_text()
             self.err.print(Text(f"foehn: {stopped}", style="yellow"))
         self._streamed = ""
-        if self.root is not None:
-            self.summary.ignored = ignored(self.root, list(self.summary.changed))
         self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
 
 

@@ -23,10 +23,9 @@ from collections.abc import Mapping, Sequence
 
 from foehn_lsp.effects import (
     TESTS_TOOL,
-    arguments_of,
+    ChangesFiles,
     calls_in,
     calls_since_change,
-    changes_files,
     may_have_changed,
     refused,
 )
@@ -61,9 +60,15 @@ def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str
     return name + json.dumps(merged, sort_keys=True)
 
 
+def changing(tools: Sequence[ToolDefinition]) -> ChangesFiles:
+    """Whether a tool of ``tools`` changes files, by name (the contract's ``changes_files``)."""
+    names = {t.name for t in tools if t.changes_files}
+    return lambda name: name in names
+
+
 def unchanged_calls(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> set[str]:
     """The calls (``key``) made since the workspace last changed."""
-    return {key(c.name, c.arguments, tools) for c in calls_since_change(messages)}
+    return {key(c.name, c.arguments, tools) for c in calls_since_change(messages, changing(tools))}
 
 
 def key(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
@@ -96,7 +101,7 @@ def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bo
         bool(tools)
         and isinstance(last, ToolResultMessage)
         and last.is_error
-        and changes_files(last.name)
+        and changing(tools)(last.name)
         and not refused(last)
     )
 
@@ -110,7 +115,11 @@ def rerun_after_change(
     if not any(t.name == TESTS_TOOL for t in tools):
         return None
     last = _last_result(messages)
-    if not (isinstance(last, ToolResultMessage) and not last.is_error and may_have_changed(last)):
+    if not (
+        isinstance(last, ToolResultMessage)
+        and not last.is_error
+        and may_have_changed(last, changing(tools))
+    ):
         return None
     start = next(
         (
@@ -129,7 +138,11 @@ def rerun_after_change(
     call = next((c for c in calls_in(turn) if c.id == failed.call_id), None)
     if call is None:
         return None
-    arguments = dict(arguments_of(call))
+    try:
+        given = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        given = {}
+    arguments = dict(given) if isinstance(given, dict) else {}
     named = failing_tests(failed.content)
     if named:
         arguments["paths"] = named

@@ -264,10 +264,11 @@ class LocalProvider:
         rerun = rerun_after_change(messages, tools)
         if rerun is not None:
             return self._call("run_tests", rerun, Usage())
+        seen = seen_files(messages, tools)
+        files = {path: old_text_choices(runs) for path, runs in seen.items()}
+        earlier = unchanged_calls(messages, tools)
         tools = step_tools(messages, tools)
         acting = must_act(messages, tools)
-        files = {path: old_text_choices(runs) for path, runs in seen_files(messages).items()}
-        earlier = unchanged_calls(messages, tools)
 
         async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
             return await self._decide(fixed, chat, schema, spent, said, shown, status)

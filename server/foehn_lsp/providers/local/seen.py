@@ -20,7 +20,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from foehn_lsp.providers.messages import AssistantMessage, Message, ToolCall, ToolResultMessage
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+)
 
 MAX_CHOICES = 400
 """``old_text`` choices offered per file (single lines first, then pairs, then triples)."""
@@ -28,16 +34,22 @@ MAX_CHOICES = 400
 _HEADER = re.compile(r"^(\S.*?)(?: \(unsaved editor buffer\))?: lines (\d+)-(\d+) of (\d+)$")
 _SYMBOL = re.compile(r"^(\S.*?): \S+ \(\w+\), lines \d+-\d+ of \d+.*; its exact text:$")
 TESTS_TOOL = "run_tests"
-SHOWING_TOOLS = frozenset({"read_file", TESTS_TOOL, "read_symbol"})
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 _DEFINITION = re.compile(r"^(\s*)(@|(async\s+)?def\s|class\s|(export\s+)?(async\s+)?function\s)")
 _DECORATOR = re.compile(r"^\s*@")
 _CUT = re.compile(r" … \(\d+ more characters\)$")
 
 
-def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
+def seen_files(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> dict[str, list[str]]:
     """For each file the conversation read or wrote (by its workspace-relative name): the runs
-    of consecutive lines it has shown (as text), with the later successful edits applied."""
+    of consecutive lines it has shown (as text), with the later successful edits applied.
+    Calls are told apart by what their tools do (``ToolDefinition.kind``) and the shape of
+    their arguments and results: a read (or a failing test run) that shows numbered lines
+    under ``PATH: lines …``, an edit that writes a whole ``content``, an edit that replaces
+    ``edits``."""
+    kinds = {tool.name: tool.kind for tool in tools}
     calls: dict[str, ToolCall] = {}
     seen: dict[str, list[str]] = {}
     for message in messages:
@@ -47,20 +59,23 @@ def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
         if not isinstance(message, ToolResultMessage):
             continue
         call = calls.get(message.call_id)
-        if message.is_error and (call is None or call.name != TESTS_TOOL):
+        if call is None:
+            continue
+        if message.is_error and call.name != TESTS_TOOL:
             continue  # a failed call shows nothing, but a failing test run shows code
-        if call is not None and call.name in SHOWING_TOOLS:
+        kind = kinds.get(call.name)
+        if kind == "read" or call.name == TESTS_TOOL:
             for shown, runs in _shown(message.content).items():
                 seen[shown] = [*seen.get(shown, []), *runs]
             continue
         arguments = _arguments(call)
         path = arguments.get("path")
-        if call is None or not isinstance(path, str):
+        if not isinstance(path, str):
             continue
         path = path.removeprefix("./")
-        if call.name == "write_file" and isinstance(arguments.get("content"), str):
+        if kind == "edit" and isinstance(arguments.get("content"), str):
             seen[path] = [arguments["content"]]
-        elif call.name == "edit_file" and path in seen:
+        elif kind == "edit" and isinstance(arguments.get("edits"), list) and path in seen:
             seen[path] = [_edited(run, arguments.get("edits")) for run in seen[path]]
     return seen
 
