@@ -56,6 +56,13 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt("CHANGELOG.md: lines 1-1 of 4")
     assert copies_tool_output_or_prompt("3 entries under .:\na.py")
     assert copies_tool_output_or_prompt("     1\tport = 8080")
+    # Seen on inflection: a read's header and lines re-typed after words of its own.
+    assert copies_tool_output_or_prompt(
+        "The text of that function is: inflection/__init__.py: lines 183-199 of 424\n"
+        "   183 def humanize(word: str) -> str:"
+    )
+    assert copies_tool_output_or_prompt("It is:\n   183 def humanize(word: str) -> str:")
+    assert not copies_tool_output_or_prompt("The steps:\n1. read it\n2. fix it")
     assert copies_tool_output_or_prompt("Reply with the next tool call, or with the answer")
     assert copies_tool_output_or_prompt("I added the line lint at the end of tasks.txt.")
     assert copies_tool_output_or_prompt("I have 3 tool iterations left, so I will stop here.")

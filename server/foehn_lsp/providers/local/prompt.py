@@ -321,10 +321,12 @@ def note(text: str) -> ChatMessage:
 
 
 COPIED_LINES = re.compile(
-    r"^\s*(\S+: lines \d+-\d+ of \d+|\d+ entries under |\d+\+? matches for |no entries under |"
-    r"no matches for |\s*\d+\t)",
+    r"^\s*(\d+ entries under |\d+\+? matches for |no entries under |no matches for |\s*\d+\t)"
+    r"|\S+: lines \d+-\d+ of \d+|^ {2,}\d+ +\S",
     re.MULTILINE,
 )
+"""A tool result's lines: a read's header (anywhere: "The text is: a.py: lines 1-9 of 9"), its
+numbered lines (with the tab, or re-typed with spaces), a listing's or a search's header."""
 PROMPT_PIECES = (
     "Result of ",
     RESULT_NOTE[:30],
