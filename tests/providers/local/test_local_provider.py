@@ -74,9 +74,9 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert not copies_tool_output_or_prompt("42")
     # An example's answer, its names changed ("... I added that check and all 4 tests pass"),
     # unless the conversation says those words itself.
-    copied = "last_n never checked n; I added that check and test_high passes."
+    copied = "last_n compared n with len; I fixed that line and test_mid passes."
     assert copies_tool_output_or_prompt(copied)
-    assert not copies_tool_output_or_prompt(copied, "Say: I added that check and test_high passes")
+    assert not copies_tool_output_or_prompt(copied, "Say: I fixed that line and test_mid passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
 
 
@@ -511,3 +511,35 @@ def test_a_long_definition_is_changed_a_few_lines_at_a_time() -> None:
     assert short in choices
     assert long not in choices
     assert "def g(x):" in choices
+
+
+async def test_a_change_that_succeeded_already_is_not_made_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: after every failing run the model made the same successful edit
+    again (it added the same lines to a docstring), the file growing each time."""
+    insert = {"old_text": "    return s", "new_text": "    # shout\n    return s"}
+    edit = {"path": "text.py", "edits": [insert]}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": edit}),
+        _call({"tool": "edit_file", "arguments": edit}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *_exchange("c2", "edit_file", edit, "edit text.py (1 block)"),
+        *_exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    bodies = _chat_bodies(tmp_path / "states")
+    assert bodies[1]["messages"][-1]["content"].startswith(
+        "[Foehn] You made exactly this change already, and it succeeded"
+    )
+    last = {
+        c["properties"]["tool"]["const"]
+        for c in bodies[2]["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in c["properties"]
+    }
+    assert "edit_file" not in last

@@ -7,7 +7,8 @@
   makes every call new again: ``run_tests`` after an edit is never refused.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
-- An edit whose every new_text is its old_text is asked once more, with a note.
+- An edit whose every new_text is its old_text is asked once more, with a note; so is a change
+  identical to one that succeeded earlier in the turn, and made again it is not run.
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
   makes the call itself, as the grammar would leave the model no other choice.
@@ -90,6 +91,19 @@ def _last_result(messages: Sequence[Message]) -> Message | None:
     )
 
 
+def _turn_start(messages: Sequence[Message]) -> int:
+    """Where this turn's messages begin: after the person's last message."""
+    return next(
+        (
+            i + 1
+            for i in range(len(messages) - 1, -1, -1)
+            if isinstance(messages[i], UserMessage)
+            and not str(messages[i].content).startswith("[Foehn]")
+        ),
+        0,
+    )
+
+
 def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
     """Whether the next step must be a tool call: right after a change that failed (not one
     refused by the person, a rule or a mode), a small model tends to answer as if it had
@@ -121,16 +135,7 @@ def rerun_after_change(
         and may_have_changed(last, changing(tools))
     ):
         return None
-    start = next(
-        (
-            i + 1
-            for i in range(len(messages) - 1, -1, -1)
-            if isinstance(messages[i], UserMessage)
-            and not str(messages[i].content).startswith("[Foehn]")
-        ),
-        0,
-    )
-    turn = messages[start:]
+    turn = messages[_turn_start(messages) :]
     runs = [m for m in turn if isinstance(m, ToolResultMessage) and m.name == TESTS_TOOL]
     if not runs or not runs[-1].is_error:
         return None
@@ -179,6 +184,29 @@ UNCHANGED_NOTE = (
     "[Foehn] That edit changes nothing: each new_text is its old_text. new_text is old_text "
     "with the fix made in it; write the edit again with the change."
 )
+
+
+MADE_NOTE = (
+    "[Foehn] You made exactly this change already, and it succeeded: the file has it now. The "
+    "fix is elsewhere: edit_file another line, one the failure points to, or read_symbol the "
+    "function the traceback names."
+)
+
+
+def made_before(
+    name: str, arguments: str, messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> bool:
+    """Whether this call changes files and the same call succeeded earlier in this turn (a
+    small model repeated a successful edit after every failing run, the file growing each
+    time)."""
+    if not changing(tools)(name):
+        return False
+    wanted = canonical(name, arguments, tools)
+    turn = messages[_turn_start(messages) :]
+    done = {m.call_id for m in turn if isinstance(m, ToolResultMessage) and not m.is_error}
+    return any(
+        c.id in done and canonical(c.name, c.arguments, tools) == wanted for c in calls_in(turn)
+    )
 
 
 def changes_nothing(step: Mapping[str, object]) -> bool:

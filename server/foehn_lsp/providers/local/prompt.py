@@ -150,48 +150,43 @@ EPISODES: list[tuple[str, list[Step], str]] = [
         "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
     (
-        "Fix the bug behind tests/test_bounds.py::test_high",
+        "Fix the bug behind tests/test_bounds.py::test_mid",
         [
             (
                 "run_tests",
-                {"paths": ["tests/test_bounds.py::test_high"]},
-                "$ python -m pytest -- tests/test_bounds.py::test_high\n(in .; exit 1; 0.4 s)\n"
-                "1 failed in 0.05s\n1 failing:\n  tests/test_bounds.py::test_high - assert 15 "
-                "== 10\nThe first failure, tests/test_bounds.py::test_high, from the test to "
-                "where it failed:\n  tests/test_bounds.py:8 in test_high: assert clamp(15, 0, "
-                "10) == 10\n  E assert 15 == 10\ntest_high, the failing test:\n"
-                "tests/test_bounds.py: lines 7-8 of 8\n     7\tdef test_high():\n     8\t    "
-                "assert clamp(15, 0, 10) == 10\nclamp, which the test calls:\nbounds.py: lines "
-                "1-4 of 8\n     1\tdef clamp(value, low, high):\n     2\t    if value < low:\n"
-                "     3\t        return low\n     4\t    return value\nFix the code above "
-                'with edit_file, then run_tests with paths ["tests/test_bounds.py::test_high"] '
-                "first.",
+                {"paths": ["tests/test_bounds.py::test_mid"]},
+                "$ python -m pytest -- tests/test_bounds.py::test_mid\n(in .; exit 1; 0.4 s)\n"
+                "1 failed in 0.05s\n1 failing:\n  tests/test_bounds.py::test_mid - assert 10 "
+                "== 5\nThe first failure, tests/test_bounds.py::test_mid, from the test to "
+                "where it failed:\n  tests/test_bounds.py:8 in test_mid: assert clamp(5, 0, 10) "
+                "== 5\n  E assert 10 == 5\ntest_mid, the failing test:\ntests/test_bounds.py: "
+                "lines 7-8 of 8\n     7\tdef test_mid():\n     8\t    assert clamp(5, 0, 10) "
+                "== 5\nclamp, which the test calls:\nbounds.py: lines 1-7 of 7\n     1\tdef "
+                'clamp(value, low, high):\n     2\t    """Value, kept between low and high."""\n'
+                "     3\t    if value < low:\n     4\t        return low\n     5\t    if value "
+                "> low:\n     6\t        return high\n     7\t    return value\nFix the code "
+                'above with edit_file, then run_tests with paths ["tests/test_bounds.py::test_mid"]'
+                " first.",
             ),
             (
                 "edit_file",
                 {
                     "path": "bounds.py",
                     "edits": [
-                        {
-                            "old_text": "def clamp(value, low, high):\n    if value < low:\n"
-                            "        return low\n    return value",
-                            "new_text": "def clamp(value, low, high):\n    if value < low:\n"
-                            "        return low\n    if value > high:\n        return high\n"
-                            "    return value",
-                        }
+                        {"old_text": "    if value > low:", "new_text": "    if value > high:"}
                     ],
                 },
                 "edit bounds.py (1 block)",
             ),
             (
                 "run_tests",
-                {"paths": ["tests/test_bounds.py::test_high"]},
-                "$ python -m pytest -- tests/test_bounds.py::test_high\n(in .; exit 0; 0.4 s)\n"
+                {"paths": ["tests/test_bounds.py::test_mid"]},
+                "$ python -m pytest -- tests/test_bounds.py::test_mid\n(in .; exit 0; 0.4 s)\n"
                 "1 passed in 0.04s",
             ),
         ],
-        "clamp in bounds.py never checked the upper bound; I added that check and "
-        "test_high passes.",
+        "clamp in bounds.py compared value with low where it meant high; I fixed that line and "
+        "test_mid passes.",
     ),
 ]
 

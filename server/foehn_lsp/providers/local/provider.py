@@ -36,9 +36,11 @@ from foehn_lsp.providers.local.engine import (
     engine_for,
 )
 from foehn_lsp.providers.local.guards import (
+    MADE_NOTE,
     UNCHANGED_NOTE,
     changes_nothing,
     key,
+    made_before,
     must_act,
     repeated_note,
     rerun_after_change,
@@ -264,10 +266,11 @@ class LocalProvider:
         rerun = rerun_after_change(messages, tools)
         if rerun is not None:
             return self._call("run_tests", rerun, Usage())
-        seen = seen_files(messages, tools)
+        catalogue = tools
+        seen = seen_files(messages, catalogue)
         files = {path: old_text_choices(runs) for path, runs in seen.items()}
-        earlier = unchanged_calls(messages, tools)
-        tools = step_tools(messages, tools)
+        earlier = unchanged_calls(messages, catalogue)
+        tools = step_tools(messages, catalogue)
         acting = must_act(messages, tools)
 
         async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
@@ -295,6 +298,19 @@ class LocalProvider:
                 ),
                 usage,
             )
+        if "tool" in step and made_before(
+            step["tool"], json.dumps(step["arguments"]), messages, catalogue
+        ):
+            # The same change again: asked once more; made again, it is not offered.
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(MADE_NOTE)]
+            step, usage = await decide(schema, usage)
+            if "tool" in step and made_before(
+                step["tool"], json.dumps(step["arguments"]), messages, catalogue
+            ):
+                others = [t for t in tools if t.name != step["tool"]]
+                step, usage = await decide(
+                    step_schema(others, answer_only=not others, files=files), usage
+                )
         if "tool" in step and changes_nothing(step):
             # An edit whose new_text is its old_text: asked once more, with what it must be.
             chat += [
