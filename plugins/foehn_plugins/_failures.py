@@ -340,7 +340,7 @@ def _numbered(lines: list[str], first: int) -> list[str]:
     header = next((i for i, line in enumerate(lines) if line.rstrip().endswith(":")), None)
     if header is None or header + 1 >= len(lines):
         return out
-    opening = lines[header + 1].strip()
+    opening = lines[header + 1].strip().lstrip("rRuUbB")  # r"""…""" is a docstring too
     quote = opening[:3]
     if quote not in ('"""', "'''") or (len(opening) > 3 and opening.endswith(quote)):
         return out
