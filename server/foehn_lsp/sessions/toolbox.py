@@ -26,6 +26,7 @@ from foehn_lsp.checks.checking import EditChecks, ProblemSource
 from foehn_lsp.config import Settings
 from foehn_lsp.events import EventSink
 from foehn_lsp.policy.approval import ApprovalGate, Approver, PendingPolicy
+from foehn_lsp.policy.elicitation import elicit_of
 from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers import Provider
@@ -129,8 +130,11 @@ class ToolTurn:
             buffers=toolbox.buffers,
             shown=shown,
         )
-        self.ctx = ToolContext(workspace=workspace, files=files, tasks=tasks)
-        """What the turn's tools may touch; every edit goes through the checkpoint."""
+        self.ctx = ToolContext(
+            workspace=workspace, files=files, tasks=tasks, elicit=elicit_of(toolbox.approver)
+        )
+        """What the turn's tools may touch; every edit goes through the checkpoint; an MCP
+        server's questions go to the person the way approvals do."""
         self.audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=turn_id)
         earlier = tuple(held)
         self._watch = ProgramWatch(self.checkpoint, lambda: [*files.seen, *earlier], keeper=watches)

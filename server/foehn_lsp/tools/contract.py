@@ -22,6 +22,7 @@ from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.validation import ModelValidator, SchemaValidator, check_schema
 
 if TYPE_CHECKING:
+    from foehn_lsp.policy.elicitation import Elicit
     from foehn_lsp.tools.tasks import TaskList
     from foehn_lsp.workspace.edits import EditPlan
     from foehn_lsp.workspace.files import FileAccess
@@ -102,6 +103,9 @@ class ToolContext:
     tool that starts a program runs it under exactly ``scope.sandbox``."""
     tasks: TaskList | None = None
     """The session's task list (``todo``); ``None`` outside a session (``foehn mcp``)."""
+    elicit: Elicit | None = None
+    """Puts an MCP server's question to the person, through the front end that asks for
+    approvals (``policy.elicitation``); ``None`` where nobody can be asked."""
 
 
 Execute = Callable[[Any, ToolContext], Awaitable[ToolResult]]
