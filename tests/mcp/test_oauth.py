@@ -18,7 +18,7 @@ import pytest
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.client import ServerStatus, ServerUnavailableError
 from foehn_lsp.mcp.consent import SignIn
-from foehn_lsp.mcp.tokens import FileStore
+from foehn_lsp.mcp.stores import FileStore
 from foehn_lsp.mcp.tools import McpCatalogue, connect_servers
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import ToolRegistry

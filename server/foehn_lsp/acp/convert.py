@@ -40,6 +40,7 @@ from foehn_lsp.events import (
     TextDelta,
     TodoEvent,
     ToolCallEvent,
+    ToolProgress,
     ToolResultEvent,
     TurnEvent,
     UsageEvent,
@@ -183,6 +184,16 @@ def tool_call_running(call_id: str) -> schema.ToolCallProgress:
     )
 
 
+def tool_call_progress(event: ToolProgress) -> schema.ToolCallProgress:
+    """What a running call says of its progress, as the call's content so far."""
+    return schema.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=event.id,
+        status="in_progress",
+        content=[tool_content(text_block(event.message))],
+    )
+
+
 def tool_call_abandoned(call_id: str, why: str) -> schema.ToolCallProgress:
     """A call the turn ended without finishing (cancelled while it ran or waited)."""
     return schema.ToolCallProgress(
@@ -238,6 +249,8 @@ def event_updates(
             return [tool_call_start(event, workspace)]
         case ApprovalEvent(id=call_id, decision="allow"):
             return [tool_call_running(call_id)]
+        case ToolProgress():
+            return [tool_call_progress(event)]
         case ToolResultEvent():
             return [tool_call_done(event, applied)]
         case UsageEvent():

@@ -1,15 +1,17 @@
 """Running one turn's tool calls: concurrently, except tools marked sequential, with results
 returned in call order. Each call goes through the registry's chain with the turn's middleware
-(the announcement of the call, then approval)."""
+(the announcement of the call, then approval); what a tool says of its progress
+(``ctx.progress``) becomes the call's ``ToolProgress`` events."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
 
-from foehn_lsp.events import EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.events import EventSink, ToolCallEvent, ToolProgress, ToolResultEvent
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import ToolContext, ToolResult
@@ -57,14 +59,16 @@ class TurnExecutor:
         )
 
     async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        call_id, name = invocation.call_id, invocation.tool.name
         self._announce_call(
-            invocation.call_id,
-            invocation.tool.name,
-            invocation.raw_arguments,
-            invocation.risk,
-            invocation.scope.sandbox,
+            call_id, name, invocation.raw_arguments, invocation.risk, invocation.scope.sandbox
         )
-        return await next_step(invocation)
+
+        def progress(message: str, /) -> None:
+            self.emit(ToolProgress(id=call_id, tool=name, message=message))
+
+        ctx = dataclasses.replace(invocation.ctx, progress=progress)
+        return await next_step(dataclasses.replace(invocation, ctx=ctx))
 
     def _announce_call(
         self, call_id: str, name: str, raw: str, risk: RiskLevel, policy: str | None = None

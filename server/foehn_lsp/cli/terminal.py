@@ -36,6 +36,7 @@ from foehn_lsp.events import (
     Thinking,
     TodoEvent,
     ToolCallEvent,
+    ToolProgress,
     ToolResultEvent,
     TurnEvent,
     event_json,
@@ -213,6 +214,8 @@ class HumanPrinter:
             case ApprovalEvent(decision="deny", reason=reason):
                 self.summary.denied += 1
                 self.err.print(Text(f"  ✗ denied: {reason}", style="red"))
+            case ToolProgress(message=message):
+                self.err.print(Text(f"  … {message}", style="dim"))
             case ToolResultEvent():
                 self._result(event)
             case FilesChanged(files=files):

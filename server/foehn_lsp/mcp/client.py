@@ -62,7 +62,8 @@ from foehn_lsp.mcp.oauth import (
     server_auth,
 )
 from foehn_lsp.mcp.stdio import stdio_transport
-from foehn_lsp.mcp.tokens import Credentials, FileStore, SignedIn
+from foehn_lsp.mcp.stores import FileStore
+from foehn_lsp.mcp.tokens import Credentials, SignedIn
 from foehn_lsp.policy.elicitation import Elicit, ElicitationAnswer, ElicitationRequest
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment

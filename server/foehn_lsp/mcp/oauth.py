@@ -55,14 +55,8 @@ from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 
 import foehn_lsp
 from foehn_lsp.config.mcp import McpServerConfig
-from foehn_lsp.mcp.consent import (
-    HOST,
-    ConsentError,
-    Loopback,
-    ShowUrl,
-    free_port,
-    redirect_uri,
-)
+from foehn_lsp.mcp.consent import HOST, ConsentError, ShowUrl, free_port, redirect_uri
+from foehn_lsp.mcp.loopback import Loopback
 from foehn_lsp.mcp.tokens import Credentials
 
 log = logging.getLogger(__name__)

@@ -62,7 +62,7 @@ from foehn_lsp.mcp.cut import CUT_META
 from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.prompts import PromptCommand, prompt_commands, prompt_text
 from foehn_lsp.mcp.risk import AssessedRisk, assess
-from foehn_lsp.mcp.tokens import default_store
+from foehn_lsp.mcp.stores import default_store
 from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.secrets import Scrubber

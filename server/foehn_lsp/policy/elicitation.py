@@ -86,6 +86,44 @@ def elicit_of(approver: object) -> Elicit | None:
     return approver.elicit if isinstance(approver, Elicitor) else None
 
 
+def form_schema(fields: tuple[FormField, ...]) -> dict[str, Any]:
+    """The form as the flat JSON Schema MCP and ACP elicitations carry (for a front end that
+    passes the question on to its client)."""
+    properties: dict[str, Any] = {}
+    for spec in fields:
+        entry: dict[str, Any] = {"title": spec.title}
+        if spec.description:
+            entry["description"] = spec.description
+        if spec.default is not None:
+            entry["default"] = spec.default
+        bounds = ("minimum", "maximum")
+        if spec.kind == "choice":
+            entry |= {"type": "string", "oneOf": _consts(spec)}
+        elif spec.kind == "choices":
+            entry |= {"type": "array", "items": {"anyOf": _consts(spec)}}
+            bounds = ("minItems", "maxItems")
+        elif spec.kind == "string":
+            entry["type"] = "string"
+            if spec.format:
+                entry["format"] = spec.format
+            bounds = ("minLength", "maxLength")
+        else:
+            entry["type"] = spec.kind
+        for key, value in zip(bounds, (spec.minimum, spec.maximum), strict=True):
+            if value is not None:
+                entry[key] = value
+        properties[spec.name] = entry
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [spec.name for spec in fields if spec.required],
+    }
+
+
+def _consts(spec: FormField) -> list[dict[str, str]]:
+    return [{"const": value, "title": label} for value, label in spec.options]
+
+
 def complete(fields: tuple[FormField, ...], given: Mapping[str, Any]) -> dict[str, Any] | str:
     """The content to send for an accepted answer: the given values checked and the defaults
     of the fields left out added; or why it cannot be sent."""
