@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.client import ServerStatus, ServerUnavailableError
 from foehn_lsp.mcp.consent import SignIn
@@ -62,7 +63,7 @@ def server(oauth_server: OAuthServer, **oauth: Any) -> McpServerConfig:
 
 
 async def call(catalogue: McpCatalogue, name: str, ctx: ToolContext) -> ToolResult:
-    return await catalogue.registry.call(name, "{}", ctx)
+    return await catalogue.registry.call(name, "{}", ctx, steps=steps())
 
 
 def kept(store: FileStore) -> list[dict[str, Any]]:

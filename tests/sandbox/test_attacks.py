@@ -42,6 +42,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.policy.approval import (
@@ -460,7 +461,7 @@ async def _campaign(
                 _arguments(outcome),
                 contexts[outcome.attack.workspace],
                 call_id=call_id,
-                middleware=[seen, gate, ran],
+                steps=(*steps(), seen, gate, ran),
             )
         outcome.requests += [r for r in person.asked if r.call_id == call_id]
         outcome.asked = outcome.asked or bool(outcome.requests)
@@ -483,6 +484,7 @@ async def _as_if_read_only(places: Places, registry: ToolRegistry, outcomes: lis
         async with limit:
             try:
                 arguments = tool.validate(_arguments(outcome))
+                assert tool.execute is not None
                 outcome.results.append(await tool.execute(arguments, ctx))
             except (ToolInputError, InvalidArgumentsError) as exc:  # not there, or refused
                 outcome.results.append(ToolResult.failure(str(exc)))

@@ -1,6 +1,6 @@
 """Running one turn's tool calls: concurrently, except tools marked sequential, with results
-returned in call order. Each call goes through the registry's chain with the turn's middleware
-(the announcement of the call, then approval); what a tool says of its progress
+returned in call order, each through the turn's chain (``agent.chain``), which announces it
+(``Announcer``) once it is prepared; from there on, what the tool says of its progress
 (``ctx.progress``) becomes the call's ``ToolProgress`` events."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from foehn_lsp.agent.chain import Parts, steps
 from foehn_lsp.events import EventSink, ToolCallEvent, ToolProgress, ToolResultEvent
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import ToolContext, ToolResult
-from foehn_lsp.tools.registry import Handler, Invocation, Middleware, ToolRegistry
+from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 
 MAX_RESULT_CHARS = 60_000
 
@@ -28,40 +29,23 @@ def shown_arguments(raw: str) -> Any:
         return raw
 
 
-class TurnExecutor:
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        ctx: ToolContext,
-        emit: EventSink,
-        middleware: Sequence[Middleware] = (),
-        *,
-        written: list[str] | None = None,
-    ) -> None:
-        self.registry = registry
-        self.ctx = ctx
+class Announcer:
+    """The chain's announce step: each call's event goes out once, as soon as its risk and
+    sandbox are known; a call that never got that far is announced with its declared risk."""
+
+    def __init__(self, emit: EventSink) -> None:
         self.emit = emit
-        self.middleware = [self._announce, *middleware]
         self._announced: set[str] = set()
-        self.written = written if written is not None else []
-        """The files the turn's successful planned calls wrote, as their results'
-        ``data["files"]`` name them (workspace-relative), in order, once each."""
 
-    def before(self, step: Middleware) -> TurnExecutor:
-        """An executor of the same turn whose calls go through ``step`` first, before the
-        rest of the chain and so before approval (plan mode refuses what it may not run)."""
-        return TurnExecutor(
-            self.registry,
-            self.ctx,
-            self.emit,
-            [step, *self.middleware[1:]],
-            written=self.written,
-        )
-
-    async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+    async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         call_id, name = invocation.call_id, invocation.tool.name
-        self._announce_call(
-            call_id, name, invocation.raw_arguments, invocation.risk, invocation.scope.sandbox
+        self.announce(
+            call_id,
+            name,
+            invocation.raw_arguments,
+            invocation.risk,
+            invocation.scope.sandbox,
+            invocation.tool.kind,
         )
 
         def progress(message: str, /) -> None:
@@ -70,8 +54,14 @@ class TurnExecutor:
         ctx = dataclasses.replace(invocation.ctx, progress=progress)
         return await next_step(dataclasses.replace(invocation, ctx=ctx))
 
-    def _announce_call(
-        self, call_id: str, name: str, raw: str, risk: RiskLevel, policy: str | None = None
+    def announce(
+        self,
+        call_id: str,
+        name: str,
+        raw: str,
+        risk: RiskLevel,
+        policy: str | None = None,
+        kind: str | None = None,
     ) -> None:
         if call_id not in self._announced:
             self._announced.add(call_id)
@@ -82,8 +72,33 @@ class TurnExecutor:
                     arguments=shown_arguments(raw),
                     risk=risk.value,
                     policy=policy,
+                    tool_kind=kind,
                 )
             )
+
+
+class TurnExecutor:
+    """A turn's calls, each through the chain of ``parts`` (``agent.chain``) with the
+    executor's own announce step. The loop reads two parts: ``mode`` (plan mode's guard, lifted
+    once a plan is approved) and ``edit_checks`` (asked again before an answer ends the
+    turn)."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        emit: EventSink,
+        parts: Parts | None = None,
+    ) -> None:
+        self.registry = registry
+        self.ctx = ctx
+        self.emit = emit
+        self.announcer = Announcer(emit)
+        self.parts = dataclasses.replace(parts or Parts(), announce=self.announcer)
+        self.steps = steps(self.parts)
+        self.written: list[str] = []
+        """The files the turn's successful planned calls wrote, as their results'
+        ``data["files"]`` name them (workspace-relative), in order, once each."""
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage | None] = [None] * len(calls)
@@ -107,11 +122,15 @@ class TurnExecutor:
 
     async def _one(self, call: ToolCall) -> ToolResultMessage:
         result = await self.registry.call(
-            call.name, call.arguments, self.ctx, call_id=call.id, middleware=self.middleware
+            call.name, call.arguments, self.ctx, call_id=call.id, steps=self.steps
         )
         tool = self.registry.get(call.name)
-        self._announce_call(
-            call.id, call.name, call.arguments, tool.risk if tool else RiskLevel.UNDEFINED
+        self.announcer.announce(
+            call.id,
+            call.name,
+            call.arguments,
+            tool.risk if tool else RiskLevel.UNDEFINED,
+            kind=tool.kind if tool else None,
         )
         # Only an applied plan's files are written ones (investigate's data names files it read).
         planned = tool is not None and tool.plan is not None

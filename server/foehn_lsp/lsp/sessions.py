@@ -7,9 +7,9 @@
     foehn.session.load     [sessionId] or [{sessionId}]             -> {id, title, turns, messages}
                            (also registered as foehn.session.show)
     foehn.session.rename   [sessionId, title] or [{sessionId, title}]
-    foehn.session.undo     [{sessionId, toTurn?, force?, redo?}]    -> the RestoreReport
-                           (no toTurn: one turn further back each time; redo: the last
-                           undo taken back)
+    foehn.session.undo     [{sessionId, toTurn?, paths?, force?, redo?}] -> the RestoreReport
+                           (no toTurn: one turn further back each time; paths: only those
+                           files, the editor's per-file undo; redo: the last undo taken back)
     foehn.session.compact  [sessionId] or [{sessionId}]   -> {compacted, note, used, window, cost}
     foehn.session.delete   [sessionId] or [{sessionId}]             -> {deleted}
 
@@ -32,6 +32,7 @@ from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.server import FoehnServer
 
 if TYPE_CHECKING:
+    from foehn_lsp.sessions.builder import FrontEnd
     from foehn_lsp.sessions.session import Session
     from foehn_lsp.sessions.store import SessionStore
     from foehn_lsp.workspace import Workspace
@@ -70,28 +71,35 @@ def _store(ls: FoehnServer) -> SessionStore:
     return SessionStore(_workspace(ls).root)
 
 
-def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
-    """The saved session, with the editor as applier (for undo) and no approvals."""
+def _front(ls: FoehnServer, workspace: Workspace) -> FrontEnd:
+    """The editor as applier (for undo) and nobody to approve anything."""
     from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
     from foehn_lsp.policy.approval import Denied, FixedApprover
-    from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+    from foehn_lsp.sessions.builder import FrontEnd
 
-    try:
-        provider = ls.provider()
-    except FoehnError as exc:
-        provider = NoModel(str(exc))
     buffers = EditorBuffers(ls)
-    front = FrontEnd(
+    return FrontEnd(
         name="lsp",
         approver=FixedApprover(Denied(reason="no turn is running")),
         applier=EditorApplier(ls, workspace, buffers),
         buffers=buffers.text,
     )
+
+
+def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
+    """The saved session with the server's model (to compact it)."""
+    from foehn_lsp.providers.nomodel import NoModel
+    from foehn_lsp.sessions.builder import build_session
+
+    try:
+        provider = ls.provider()
+    except FoehnError as exc:
+        provider = NoModel(str(exc))
     try:
         return build_session(
             ls.settings,
             workspace,
-            front,
+            _front(ls, workspace),
             session_id=session_id,
             provider=provider,
             tools=ls.tools,
@@ -173,23 +181,29 @@ async def rename(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 async def undo(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     session_id, value = _arguments(args, "foehn.session.undo")
     to_turn, force, redo = value.get("toTurn"), value.get("force", False), value.get("redo", False)
+    paths = value.get("paths", [])
     if (
         (to_turn is not None and not isinstance(to_turn, int))
         or not isinstance(force, bool)
         or not isinstance(redo, bool)
-        or (redo and to_turn is not None)
+        or not isinstance(paths, list)
+        or not all(isinstance(p, str) and p for p in paths)
+        or (redo and (to_turn is not None or paths))
     ):
         raise JsonRpcInvalidParams(
-            "foehn.session.undo takes [{sessionId, toTurn?, force?}] or [{sessionId, redo: "
-            "true, force?}]"
+            "foehn.session.undo takes [{sessionId, toTurn?, paths?, force?}] or [{sessionId, "
+            "redo: true, force?}]"
         )
-    await ls.ready()
-    session = _session(ls, session_id, _workspace(ls))
+    from foehn_lsp.sessions.builder import open_saved
+
+    await ls.ready()  # the person's settings: what the records are scrubbed of
+    workspace = _workspace(ls)
     try:
+        session = open_saved(ls.settings, workspace, _front(ls, workspace), session_id)
         if redo:
             report = await session.redo(force=force)
         else:
-            report = await session.undo(to_turn=to_turn, force=force)
+            report = await session.undo(to_turn=to_turn, paths=paths, force=force)
     except FoehnError as exc:
         raise _failed(exc) from None
     return report.json() | {"sessionId": session_id}

@@ -4,7 +4,7 @@
 Everything comes from the one builder (``sessions.builder``), so the tools are exactly Foehn's,
 with the same confinement to the workspace, the same sandbox for programs, the same audit log
 and the same checkpoints. Each call runs through the same chain as a call of the model's in a
-Foehn turn (validate, assess, plan, approve, execute, cap the output), so an escape attempt is
+Foehn turn (``agent.chain``; the output capped as the model's is), so an escape attempt is
 refused with the very message Foehn itself gives.
 
 A client's calls are turns of one Foehn session per connection (``Connection``: the process
@@ -55,8 +55,9 @@ from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approve
 from foehn_lsp.policy.guards import Guards
 from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers.messages import ToolCall
+from foehn_lsp.providers.nomodel import NoModel
 from foehn_lsp.risk import RiskLevel
-from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session, load_tools
+from foehn_lsp.sessions.builder import FrontEnd, build_session, load_tools
 from foehn_lsp.sessions.session import CallsTurn, Session
 from foehn_lsp.sessions.store import SessionBusy
 from foehn_lsp.tools.contract import Tool, ToolResult

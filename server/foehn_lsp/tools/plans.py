@@ -1,11 +1,10 @@
 """Tools that change files plan their edits (``EditPlan``) and the host applies that plan: an
 edit's exact result, planned once.
 
-In the call chain (``tools.registry``) a tool with a ``plan`` is planned after its arguments are
-validated and its risk assessed, and before approval: approval sees the ``PlannedEdit`` (the
-diff, the files before and after) and decides, and the chain applies that very plan. What was
-approved is what is applied, and the applier refuses, changing nothing, if a file differs from
-what the plan was made on."""
+In the call chain (``agent.chain``) a tool with a ``plan`` is planned before approval: approval
+sees the ``PlannedEdit`` (the diff, the files before and after) and decides, and the chain
+applies that very plan. What was approved is what is applied, and the applier refuses, changing
+nothing, if a file differs from what the plan was made on."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from foehn_lsp.errors import ToolInputError
-from foehn_lsp.tools.contract import Execute, Plan, ToolContext, ToolResult
+from foehn_lsp.tools.contract import Plan, ToolContext, ToolResult
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 from foehn_lsp.workspace.paths import Workspace
 
@@ -71,26 +70,12 @@ async def plan_call(
     return PlannedEdit.of(planned, ctx.workspace)
 
 
-def execute_plan(plan: Plan) -> Execute:
-    """``execute`` for a tool that changes files, called outside the host's chain: plan the
-    edits, apply them through the host, and report the diff. (The chain plans before approval
-    and applies what was approved instead of calling it.)"""
-
-    async def execute(arguments: object, ctx: ToolContext) -> ToolResult:
-        planned = await plan(arguments, ctx)
-        if isinstance(planned, ToolResult):
-            return planned
-        return await apply_plan(PlannedEdit.of(planned, ctx.workspace), ctx)
-
-    return execute
-
-
-async def apply_plan(planned: PlannedEdit, ctx: ToolContext) -> ToolResult:
+async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = False) -> ToolResult:
     """Apply a plan made earlier (the one the person approved) through the host, and report its
     diff (``data["diff"]``) and the files it wrote (``data["files"]``, workspace-relative). The
     applier refuses, changing nothing, if a file differs from what the plan was made
-    on."""
-    outcome = await ctx.files.apply(planned.plan)
+    on. ``whole``: the plan writes its files whole (``CallPaths.whole``)."""
+    outcome = await ctx.files.apply(planned.plan, whole=whole)
     if not outcome.applied:
         return ToolResult.failure(
             f"{planned.plan.summary}: not applied ({outcome.reason}). No file was changed."

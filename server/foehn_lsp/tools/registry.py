@@ -1,10 +1,12 @@
-"""The registry: the tools that exist, and the chain every call runs through.
+"""The registry: the tools that exist, and the tool's own steps of a call.
 
-A call goes ``validate → assess risk → plan → [middleware the host adds: approval, checkpoints]
-→ timeout → execute``, where a tool that changes files is planned once (``tools.plans``) and
-"execute" applies that plan. Whatever happens inside, the caller gets a ``ToolResult``: an
-unknown name, bad arguments, an exception or a timeout all come back as failed results the model
-can act on. Only cancellation propagates, because that is the person stopping the turn.
+``ToolRegistry.call`` looks a tool up and runs the steps it is given (``agent.chain`` orders
+them; nothing here adds one), then ``execute``. This module holds the steps that belong to the
+tool contract: ``validate_step``, ``assess_step``, ``plan_step`` (a tool that changes files is
+planned once, ``tools.plans``) and ``execute`` (the approved plan applied, or the tool run,
+within its timeout). Whatever happens inside, the caller gets a ``ToolResult``: an unknown name,
+bad arguments, an exception or a timeout all come back as failed results the model can act on.
+Only cancellation propagates, because that is the person stopping the turn.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from foehn_lsp.errors import ToolDefinitionError, ToolInputError
 from foehn_lsp.providers.messages import ToolDefinition
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
-from foehn_lsp.tools.contract import CallScope, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import CallPaths, CallScope, Tool, ToolContext, ToolKind, ToolResult
 from foehn_lsp.tools.plans import PlannedEdit, apply_plan, plan_call
 from foehn_lsp.tools.validation import InvalidArgumentsError, check_schema, parse_arguments
 
@@ -44,6 +46,8 @@ class Invocation:
     raw_arguments: Any
     """What the model sent: JSON text or an already parsed value."""
     ctx: ToolContext
+    timeout: float
+    """Seconds the planning and the execution of the call may each take."""
     arguments: Any = None
     """The validated arguments (set by the validation step)."""
     risk: RiskLevel = RiskLevel.UNDEFINED
@@ -54,6 +58,27 @@ class Invocation:
     plan: PlannedEdit | ToolResult | None = None
     """For a tool that changes files (set by the planning step): the edits, which are what runs,
     or why they cannot be made (a failed result, which is then the call's result)."""
+    answers: tuple[Answer, ...] = ()
+    """What the steps before approval said about the call (the pre-tool hooks), weighed by the
+    approval step with the person's rules and the policy."""
+
+    def shown_arguments(self) -> dict[str, Any]:
+        """The arguments as the model sent them: what the person is shown and hooks see."""
+        try:
+            return parse_arguments(self.raw_arguments)
+        except InvalidArgumentsError:
+            return {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answer:
+    """What one step before approval (a pre-tool hook) said about a call."""
+
+    decision: Literal["allow", "ask", "deny"] | None
+    """``None``: no objection (allowed, or nothing said)."""
+    message: str | None = None
+    source: str
+    """Where the answer came from (``FILE:LINE`` of a hook's table)."""
 
 
 Handler = Callable[[Invocation], Awaitable[ToolResult]]
@@ -74,8 +99,12 @@ def check_tool(tool: object) -> list[str]:
     problems.extend(check_schema(tool.parameters))
     if not isinstance(tool.risk, RiskLevel):
         problems.append(f"risk: expected a RiskLevel, got {tool.risk!r}")
-    if not callable(tool.execute):
+    if tool.execute is None and tool.plan is None:
+        problems.append("execute: give an async callable (or plan, for a tool that changes files)")
+    elif tool.execute is not None and not callable(tool.execute):
         problems.append("execute: must be an async callable")
+    if tool.kind not in get_args(ToolKind):
+        problems.append(f"kind: one of {', '.join(get_args(ToolKind))}, got {tool.kind!r}")
     if tool.timeout is not None and not tool.timeout > 0:
         problems.append(f"timeout: must be positive seconds, got {tool.timeout!r}")
     return problems
@@ -117,9 +146,32 @@ class ToolRegistry:
 
     def definitions(self) -> list[ToolDefinition]:
         return [
-            ToolDefinition(name=t.name, description=t.description, parameters=t.parameters)
+            ToolDefinition(
+                name=t.name,
+                description=t.description,
+                parameters=t.parameters,
+                kind=t.kind,
+                changes_files=t.changes_files,
+            )
             for t in self
         ]
+
+    def paths_of(self, name: str, arguments: object) -> CallPaths:
+        """The paths a call of ``name`` with ``arguments`` (parsed JSON, or its text) names;
+        none for an unknown tool or arguments that are not an object."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return CallPaths()
+        try:
+            parsed = parse_arguments(arguments)
+        except InvalidArgumentsError:
+            return CallPaths()
+        return tool.paths_of(parsed)
+
+    def changes_files(self, name: str) -> bool:
+        """Whether calls of ``name`` change the workspace's files."""
+        tool = self._tools.get(name)
+        return tool is not None and tool.changes_files
 
     def unknown_tool(self, name: str) -> ToolResult:
         known = ", ".join(t.name for t in self) or "none"
@@ -131,16 +183,22 @@ class ToolRegistry:
         raw_arguments: Any,
         ctx: ToolContext,
         *,
+        steps: Sequence[Middleware],
         call_id: str = "",
-        middleware: Sequence[Middleware] = (),
     ) -> ToolResult:
-        """Run one call through the chain. Never raises, except ``CancelledError``."""
+        """Run one call through ``steps`` (``agent.chain.steps``), then ``execute``. Never
+        raises, except ``CancelledError``."""
         tool = self._tools.get(name)
         if tool is None:
             return self.unknown_tool(name)
-        invocation = Invocation(call_id=call_id, tool=tool, raw_arguments=raw_arguments, ctx=ctx)
-        steps: list[Middleware] = [validate_step, assess_step, self._plan_step, *middleware]
-        handler: Handler = self._guarded_execute
+        invocation = Invocation(
+            call_id=call_id,
+            tool=tool,
+            raw_arguments=raw_arguments,
+            ctx=ctx,
+            timeout=tool.timeout or self.default_timeout,
+        )
+        handler: Handler = execute
         for step in reversed(steps):
             handler = _bind(step, handler)
         try:
@@ -154,54 +212,61 @@ class ToolRegistry:
                 "the call was prepared, call again."
             )
 
-    async def _plan_step(self, invocation: Invocation, next_step: Handler) -> ToolResult:
-        """Plan a tool that changes files, once, before approval sees the call. A plan that
-        cannot be made goes on as the call's result, so that a refusal still comes first."""
-        tool = invocation.tool
-        if tool.plan is None:
-            return await next_step(invocation)
-        timeout = tool.timeout or self.default_timeout
-        planned: PlannedEdit | ToolResult
-        try:
-            async with asyncio.timeout(timeout):
-                planned = await plan_call(
-                    tool.plan, invocation.arguments, invocation.ctx, name=tool.name
-                )
-        except TimeoutError:
-            planned = ToolResult.failure(f"{tool.name} could not be planned within {timeout:g} s")
-        return await next_step(dataclasses.replace(invocation, plan=planned))
 
-    async def _guarded_execute(self, invocation: Invocation) -> ToolResult:
-        tool = invocation.tool
-        timeout = tool.timeout or self.default_timeout
-        ctx = dataclasses.replace(invocation.ctx, scope=invocation.scope)
-        if isinstance(invocation.plan, ToolResult):
-            return invocation.plan
-        try:
-            async with asyncio.timeout(timeout):
-                if invocation.plan is not None:
-                    result = await apply_plan(invocation.plan, ctx)
-                else:
-                    result = await tool.execute(invocation.arguments, ctx)
-        except ToolInputError as exc:
-            return ToolResult.failure(str(exc))
-        except TimeoutError:
-            return ToolResult.failure(
-                f"{tool.name} did not finish within {timeout:g} s and was stopped"
+async def plan_step(invocation: Invocation, next_step: Handler) -> ToolResult:
+    """Plan a tool that changes files, once, before approval sees the call. A plan that cannot
+    be made goes on as the call's result, so that a refusal still comes first."""
+    tool = invocation.tool
+    if tool.plan is None:
+        return await next_step(invocation)
+    planned: PlannedEdit | ToolResult
+    try:
+        async with asyncio.timeout(invocation.timeout):
+            planned = await plan_call(
+                tool.plan, invocation.arguments, invocation.ctx, name=tool.name
             )
-        except Exception as exc:
-            log.exception("tool %s raised", tool.name)
-            return ToolResult.failure(
-                f"{tool.name} failed with an internal error: {type(exc).__name__}: {exc}. "
-                "This is a bug in the tool, not in your arguments; the details are in the log."
-            )
-        if not isinstance(result, ToolResult):
-            log.error("tool %s returned %r instead of a ToolResult", tool.name, result)
-            return ToolResult.failure(
-                f"{tool.name} returned {type(result).__name__} instead of a result (a bug in "
-                "the tool)"
-            )
-        return result
+    except TimeoutError:
+        planned = ToolResult.failure(
+            f"{tool.name} could not be planned within {invocation.timeout:g} s"
+        )
+    return await next_step(dataclasses.replace(invocation, plan=planned))
+
+
+async def execute(invocation: Invocation) -> ToolResult:
+    """The end of every chain: the approved plan applied, or the tool run, within the call's
+    timeout, under exactly the scope the chain fixed (``ctx.scope``)."""
+    tool = invocation.tool
+    timeout = invocation.timeout
+    ctx = dataclasses.replace(invocation.ctx, scope=invocation.scope)
+    if isinstance(invocation.plan, ToolResult):
+        return invocation.plan
+    try:
+        async with asyncio.timeout(timeout):
+            if invocation.plan is not None:
+                whole = tool.paths_of(invocation.shown_arguments()).whole
+                result = await apply_plan(invocation.plan, ctx, whole=whole)
+            elif tool.execute is not None:
+                result = await tool.execute(invocation.arguments, ctx)
+            else:
+                raise TypeError("a tool with a plan was not planned")
+    except ToolInputError as exc:
+        return ToolResult.failure(str(exc))
+    except TimeoutError:
+        return ToolResult.failure(
+            f"{tool.name} did not finish within {timeout:g} s and was stopped"
+        )
+    except Exception as exc:
+        log.exception("tool %s raised", tool.name)
+        return ToolResult.failure(
+            f"{tool.name} failed with an internal error: {type(exc).__name__}: {exc}. "
+            "This is a bug in the tool, not in your arguments; the details are in the log."
+        )
+    if not isinstance(result, ToolResult):
+        log.error("tool %s returned %r instead of a ToolResult", tool.name, result)
+        return ToolResult.failure(
+            f"{tool.name} returned {type(result).__name__} instead of a result (a bug in the tool)"
+        )
+    return result
 
 
 def _bind(step: Middleware, handler: Handler) -> Handler:
