@@ -145,6 +145,7 @@ PROCESS_TIER = (
     "mcp/test_mcp_cli.py",
     "mcp/test_oauth.py",
     "mcp/test_run.py",
+    "mcp/test_server_requests.py",
     "mcp/test_ways_out.py",
     "mcp/test_writes.py",
     "mcp_server/",

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from foehn_lsp.cli import approval_prompt
+from foehn_lsp.cli import approval_prompt, elicit_prompt
 from foehn_lsp.cli.ignored import git_ignored
 from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
@@ -42,6 +42,7 @@ from foehn_lsp.events import (
     event_json,
 )
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.contract import CHANGING_KINDS
@@ -441,6 +442,15 @@ class TerminalApprover:
         if not steps:
             return RejectPlan(reason="the edited plan was empty")
         return ApprovePlan(edited="\n".join(f"{n}. {s}" for n, s in enumerate(steps, 1)))
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """An MCP server's question, asked as approvals are (``cli.elicit_prompt``)."""
+        self.before_prompt()
+        try:
+            return await elicit_prompt.answer(request, self.read, self.err)
+        except KeyboardInterrupt:
+            self.on_cancel()
+            return ElicitationAnswer(action="cancel")
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.before_prompt()

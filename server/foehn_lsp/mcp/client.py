@@ -32,6 +32,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from foehn_lsp.config.folders import state_dir
 from foehn_lsp.config.mcp import McpServerConfig
@@ -77,6 +78,8 @@ CLIENT_INFO = types.Implementation(name="foehn", version="0.1.0")
 MAX_BACKOFF = 30.0
 STOP_TIMEOUT = 5.0
 
+LOG_LEVEL: types.LoggingLevel = "info"
+"""The least level of the log messages servers are asked to send (they go to Foehn's log)."""
 MAX_PAGES = 100
 """A server that pages a list for longer cannot hang the start."""
 LOG_LEVELS = {
@@ -393,13 +396,17 @@ class ServerConnection:
                         elicitation_callback=self._on_elicit,
                         logging_callback=self._on_log,
                         client_info=CLIENT_INFO,
+                        log_level=LOG_LEVEL,
                     )
                 )
                 started = await session.initialize()
                 self.listing = await _read_listing(session, started.capabilities)
                 if started.capabilities.logging is not None:
-                    with contextlib.suppress(Exception):
-                        await session.set_logging_level("info")
+                    # Servers of the handshake versions are told once (later ones read the
+                    # level on each request, ``log_level`` above).
+                    with contextlib.suppress(Exception), warnings.catch_warnings():
+                        warnings.simplefilter("ignore", MCPDeprecationWarning)
+                        await session.set_logging_level(LOG_LEVEL)
                 if self.credentials is not None:
                     await self.credentials.commit()  # the server took the token
                 self._session = live = session

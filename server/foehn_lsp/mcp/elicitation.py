@@ -137,8 +137,10 @@ async def answer(
         log.warning("MCP server %s asked %r: %s", server, params.message, given.note)
     if given.action != "accept":
         return types.ElicitResult(action=given.action)
+    if request.url is not None:
+        return types.ElicitResult(action="accept")  # the person opened it; nothing to send
     content = complete(fields, given.content)
     if isinstance(content, str):
         log.warning("MCP server %s: the answer was not sent (%s); declined", server, content)
         return types.ElicitResult(action="decline")
-    return types.ElicitResult(action="accept", content=content if fields else None)
+    return types.ElicitResult(action="accept", content=content)
