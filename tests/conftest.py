@@ -142,6 +142,7 @@ PROCESS_TIER = (
     "lsp/wire/test_shutdown.py",
     "mcp/test_client.py",
     "mcp/test_lsp.py",
+    "mcp/test_lsp_mcp.py",
     "mcp/test_mcp_cli.py",
     "mcp/test_oauth.py",
     "mcp/test_run.py",

@@ -19,7 +19,8 @@ the provider is down) is raised here and rendered once, at the edge, as one clea
      │    ├── ProviderUnavailableError  429 / 5xx / connection / timeout, after the retries
      │    └── ProviderProtocolError  a body or stream that does not follow the wire format
      ├── TranscriptError             a transcript that cannot be read or replayed
-     └── TrustError                  an approval of a workspace file that cannot be made as asked
+     ├── TrustError                  an approval of a workspace file that cannot be made as asked
+     └── CommandError                a slash command that cannot become a turn as typed
 
 Provider modules catch ``httpx.HTTPError`` in exactly one place (``providers/http.py``) and
 raise these ``from`` it.
@@ -88,6 +89,11 @@ class ProviderProtocolError(ProviderError):
 
 class TranscriptError(FoehnError):
     """A transcript that cannot be read, or a replay that diverged from it."""
+
+
+class CommandError(FoehnError):
+    """A slash command that cannot become a turn as typed (an MCP prompt's arguments do not
+    fit, or its server cannot answer); the message says why, and nothing was sent for it."""
 
 
 class TrustError(FoehnError):

@@ -225,12 +225,15 @@ async def _run(
     continue_latest: bool = False,
     mode: TurnMode = "act",
 ) -> TurnOutcome:
+    from foehn_lsp.cli.mcp import terminal_sign_in
+    from foehn_lsp.cli.terminal import TerminalApprover
     from foehn_lsp.sessions.builder import FrontEnd, build_session
 
+    asks = isinstance(approver, TerminalApprover)
     session = build_session(
         settings,
         root,
-        FrontEnd(name="cli", approver=approver),
+        FrontEnd(name="cli", approver=approver, sign_in=terminal_sign_in(ask=asks)),
         transcript=transcript_path,
         session_id=session_id,
         continue_latest=continue_latest,

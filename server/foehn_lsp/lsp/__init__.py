@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from foehn_lsp.lsp import chat, code_actions, commands, lifecycle, rules, sessions, trust
+from foehn_lsp.lsp import (
+    chat,
+    code_actions,
+    commands,
+    lifecycle,
+    mcp_servers,
+    rules,
+    sessions,
+    trust,
+)
 from foehn_lsp.lsp.server import FoehnServer
 
 
@@ -24,6 +33,7 @@ def create_server() -> FoehnServer:
     sessions.register(server)
     rules.register(server)
     trust.register(server)
+    mcp_servers.register(server)
     return server
 
 

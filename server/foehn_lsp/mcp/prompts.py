@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import mcp_types as types
 
+from foehn_lsp.errors import CommandError
 from foehn_lsp.mcp.naming import tool_name
 
 
-class PromptUsageError(Exception):
+class PromptUsageError(CommandError):
     """The typed arguments do not fit the prompt; the message shows its usage."""
 
 

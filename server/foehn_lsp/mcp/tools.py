@@ -44,7 +44,7 @@ from foehn_lsp.config.mcp import (
     McpSettings,
     workspace_servers,
 )
-from foehn_lsp.errors import ToolDefinitionError
+from foehn_lsp.errors import CommandError, ToolDefinitionError
 from foehn_lsp.mcp import cache as listings
 from foehn_lsp.mcp import elicitation, resources
 from foehn_lsp.mcp.client import (
@@ -164,8 +164,8 @@ class McpCatalogue:
 
     async def expand(self, text: str) -> str | None:
         """The task ``text`` stands for when it is an MCP prompt's slash command (the server's
-        ``prompts/get``), else ``None``. Raises ``PromptUsageError`` for arguments that do not
-        fit, and ``ServerUnavailableError``/``BadAnswerError`` when the server cannot answer."""
+        ``prompts/get``), else ``None``. Raises ``CommandError`` (``PromptUsageError`` for
+        arguments that do not fit) when it cannot be had."""
         typed = parse_slash(text)
         if typed is None:
             return None
@@ -182,7 +182,14 @@ class McpCatalogue:
                 raise BadAnswerError(f"MCP server {command.server!r} answered the prompt oddly")
             return result
 
-        result = await self.hub.request(command.server, get, within=within)
+        try:
+            result = await self.hub.request(command.server, get, within=within)
+        except (ServerUnavailableError, BadAnswerError, ConnectionLostError) as exc:
+            raise CommandError(f"/{command.name}: {exc}") from None
+        except TimeoutError:
+            raise CommandError(
+                f"/{command.name}: MCP server {command.server!r} did not answer within {within:g} s"
+            ) from None
         return self._scrubbers(command.server).text(prompt_text(result))
 
     def _scrubbers(self, server: str) -> Scrubber:
