@@ -140,6 +140,7 @@ PROCESS_TIER = (
     "lsp/wire/test_client_answers.py",
     "lsp/wire/test_lsp_conformance.py",
     "lsp/wire/test_shutdown.py",
+    "mcp/test_acp_mcp.py",
     "mcp/test_client.py",
     "mcp/test_lsp.py",
     "mcp/test_lsp_mcp.py",

@@ -63,6 +63,7 @@ from foehn_lsp.sessions.history import is_redo
 from foehn_lsp.sessions.session import RestoreReport
 from foehn_lsp.sessions.slash import parse
 from foehn_lsp.sessions.store import SessionSummary, TurnRecord
+from foehn_lsp.tools.discovery import ServerCommand
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.tasks import TaskStatus
 from foehn_lsp.workspace import Workspace
@@ -589,17 +590,24 @@ COMMANDS: tuple[schema.AvailableCommand, ...] = (
 BUILT_IN = frozenset(command.name for command in COMMANDS)
 
 
-def available_commands(custom: CustomCommands | None = None) -> schema.AvailableCommandsUpdate:
-    """Foehn's own commands, then the person's custom ones (``/NAME``, with their hint)."""
+def available_commands(
+    custom: CustomCommands | None = None, prompts: Sequence[ServerCommand] = ()
+) -> schema.AvailableCommandsUpdate:
+    """Foehn's own commands, then the person's custom ones (``/NAME``, with their hint), then
+    the MCP servers' prompts (``/mcp__SERVER__PROMPT``)."""
+    offered: list[tuple[str, str, str | None]] = [
+        (c.name, c.description, c.hint) for c in (custom.commands if custom else ())
+    ]
+    offered += [(p.name, p.description, p.hint) for p in prompts]
     more = [
         schema.AvailableCommand(
-            name=command.name,
-            description=command.description,
+            name=name,
+            description=description,
             input=schema.AvailableCommandInput(
-                root=schema.UnstructuredCommandInput(hint=command.hint or "arguments")
+                root=schema.UnstructuredCommandInput(hint=hint or "arguments")
             ),
         )
-        for command in (custom.commands if custom else ())
+        for name, description, hint in offered
     ]
     return update_available_commands([*COMMANDS, *more])
 

@@ -407,11 +407,11 @@ class ServerConnection:
                     with contextlib.suppress(Exception), warnings.catch_warnings():
                         warnings.simplefilter("ignore", MCPDeprecationWarning)
                         await session.set_logging_level(LOG_LEVEL)
+                self._session = live = session
+                self.on_listing(self.name, self.listing)
                 if self.credentials is not None:
                     await self.credentials.commit()  # the server took the token
-                self._session = live = session
                 ready.set_result(None)
-                self.on_listing(self.name, self.listing)
                 await closed.wait()
         except Exception as exc:
             if not ready.done():
