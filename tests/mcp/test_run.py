@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from cli.harness import foehn
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from preloaded import foehn_argv
@@ -242,3 +243,31 @@ def test_a_servers_question_is_asked_in_the_terminal_and_the_answer_sent(
         "action": "accept",
         "content": {"project": "docs", "title": "Crash on start", "urgent": False},
     }
+
+
+def test_a_prompt_of_a_server_is_a_chat_command_listed_in_help(
+    model: ModelServer, tmp_path: Path, root: Path, awkward: Any
+) -> None:
+    (tmp_path / "config" / "foehn").mkdir(parents=True)
+    config = awkward()
+    (tmp_path / "config" / "foehn" / "config.toml").write_text(
+        f"[mcp.servers.awkward]\ncommand = {json.dumps(config.command)}\n"
+        f"args = {json.dumps(list(config.args))}\n"
+    )
+    model.script(Turn(text="Reviewed."))
+    typed = "/help\n/mcp__awkward__review\n/mcp__awkward__review app.py speed\n"
+    done = foehn(
+        "chat",
+        "--workspace",
+        str(root),
+        server=model,
+        state=tmp_path,
+        stdin=typed,
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "/mcp__awkward__review path [focus]" in done.stderr
+    assert "path missing; usage: /mcp__awkward__review path [focus]" in done.stderr
+    assert "Reviewed." in done.stdout
+    (request,) = model.requests
+    assert "Review app.py with an eye on speed." in json.dumps(request.body["messages"])
