@@ -123,6 +123,7 @@ PROCESS_TIER = (
     "acp/test_rules_acp.py",
     "acp/test_wire.py",
     "cli/",
+    "conformance/",
     "e2e/",
     "lsp/test_chat.py",
     "lsp/test_investigate_lsp.py",

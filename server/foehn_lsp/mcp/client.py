@@ -873,6 +873,11 @@ class McpHub:
         connection = self.servers[server]
         return await asyncio.wrap_future(self._submit(connection.request(method, within=within)))
 
+    def ready(self, server: str) -> None:
+        """Wait until ``server`` has started (a start under way, a sign-in included, is waited
+        for); ``ServerUnavailableError`` when it does not."""
+        self._submit(self.servers[server].session()).result()
+
     def login(self, server: str) -> str:
         """Sign in to ``server`` again (see ``ServerConnection.login``); waits for it."""
         return self._submit(self.servers[server].login()).result()
