@@ -149,6 +149,7 @@ PROCESS_TIER = (
     "mcp/test_oauth.py",
     "mcp/test_run.py",
     "mcp/test_server_requests.py",
+    "mcp/test_sign_in_parts.py",
     "mcp/test_ways_out.py",
     "mcp/test_writes.py",
     "mcp_server/",
