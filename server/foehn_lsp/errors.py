@@ -20,7 +20,9 @@ the provider is down) is raised here and rendered once, at the edge, as one clea
      │    └── ProviderProtocolError  a body or stream that does not follow the wire format
      ├── TranscriptError             a transcript that cannot be read or replayed
      ├── TrustError                  an approval of a workspace file that cannot be made as asked
-     └── CommandError                a slash command that cannot become a turn as typed
+     ├── NoWorkspaceError            work that needs a workspace folder, with none open
+     ├── CommandError                a slash command that cannot become a turn as typed
+     └── McpServerError              an MCP server that did not start (or sign in) when asked
 
 Provider modules catch ``httpx.HTTPError`` in exactly one place (``providers/http.py``) and
 raise these ``from`` it.
@@ -96,6 +98,11 @@ class CommandError(FoehnError):
     fit, or its server cannot answer); the message says why, and nothing was sent for it."""
 
 
+class McpServerError(FoehnError):
+    """An MCP server that could not be started or signed in to when that was asked for (``foehn
+    mcp login``, the editor's sign-in); the message names the server and why."""
+
+
 class TrustError(FoehnError):
     """An approval of a workspace's own file that cannot be made as asked: the file changed
     since it was shown, it cannot be approved (a link, not text, too large), or the approvals
@@ -125,3 +132,7 @@ def error_kind(exc: BaseException) -> ErrorKind:
         case ProviderProtocolError():
             return "protocol"
     return "internal"
+
+
+class NoWorkspaceError(FoehnError):
+    """Work asked of a front end that needs a workspace folder, where none is open."""

@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.process
+
 HERE = Path(__file__).parent
 SUITE = HERE / "node_modules" / ".bin" / "conformance"
 NODE = HERE / "node_modules" / "node" / "bin"

@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from acp import schema, text_block
 
 from acp_harness import EditorClient, acp_agent
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from oauth_harness import OAuthServer
+
+pytestmark = pytest.mark.process
 
 FORMS = schema.ElicitationCapabilities(
     form=schema.ElicitationFormCapabilities(), url=schema.ElicitationUrlCapabilities()

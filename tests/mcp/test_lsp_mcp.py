@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from lsprotocol import types
 
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
 from oauth_harness import OAuthServer
+
+pytestmark = pytest.mark.process
 
 
 def configure(root: Path, text: str) -> dict[str, str]:

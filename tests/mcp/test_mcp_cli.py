@@ -12,9 +12,12 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
 from oauth_harness import OAuthServer
 from preloaded import foehn_argv
+
+pytestmark = pytest.mark.process
 
 
 def configure(home: Path, url: str) -> dict[str, str]:

@@ -25,6 +25,8 @@ from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import ToolRegistry
 from oauth_harness import Browser, OAuthServer
 
+pytestmark = pytest.mark.process
+
 Connect = Callable[..., McpCatalogue]
 
 

@@ -28,6 +28,8 @@ from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import ToolRegistry
 
+pytestmark = pytest.mark.process
+
 Connect = Callable[..., McpCatalogue]
 Awkward = Callable[..., McpServerConfig]
 

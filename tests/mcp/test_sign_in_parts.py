@@ -29,6 +29,8 @@ from foehn_lsp.mcp.stores import FileStore, KeyringStore
 from foehn_lsp.mcp.tokens import Credentials
 from foehn_lsp.policy.elicitation import complete, form_schema
 
+pytestmark = pytest.mark.process
+
 HERE = Path(__file__).parent
 URL = "https://a.example/mcp"
 

@@ -27,6 +27,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 TOKEN = "t0ken-for-the-tests-only-0123456789"
 INIT = {
     "jsonrpc": "2.0",

@@ -1,20 +1,38 @@
-"""The language server: ``create_server`` registers every handler in one place."""
+"""The language server: ``create_server`` registers LSP's lifecycle and code actions, and every
+command of the protocol table (``table.py``), in one place. Handlers convert and call the
+domain; the wire (``wire/``) is kept apart.
+
+    table.py             every custom command, request and notification; errors mapped once
+    server.py            pygls's server with Foehn's state (settings, tools, providers)
+    lifecycle.py         initialize, initialized, settings
+    arguments.py         command arguments checked (``BadArguments``)
+    convert.py           the one module that knows lsprotocol's types and Foehn's
+    commands.py          ``foehn.run``, ``foehn.cancel``, ``foehn.tools``
+    turns.py             one turn for the editor; running.py, the turns running now
+    running.py           each running turn's id, stop event and progress
+    sessions.py          the session commands; chat.py, what the chat view asks besides
+    chat.py              the provider in use, the workspace's files, a file before a turn
+    rules.py             rules, explain and custom commands; trust.py, trust by content
+    trust.py             what of a trusted workspace waits for approval, and approving it
+    confirm.py           asking the person (``foehn/confirm`` or a message)
+    elicit.py            an MCP server's question (``foehn/elicit`` or message buttons)
+    mcp_servers.py       MCP sign-in through the editor, its secret storage, ``foehn.mcp.*``
+    edits.py             edits and reads through the editor (``workspace/applyEdit``)
+    lines.py             lines as LSP and VS Code count them
+    code_actions.py      code actions that call ``foehn.run``
+    editor_checks.py     the editor's diagnostics for a turn's edits
+    language_tools.py    the editor's language intelligence as tools
+    language_answers.py  the shapes of the client's answers to those requests, checked
+    wire/                framing, transport, protocol, writer, client, answers
+"""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from foehn_lsp.lsp import (
-    chat,
-    code_actions,
-    commands,
-    lifecycle,
-    mcp_servers,
-    rules,
-    sessions,
-    trust,
-)
+from foehn_lsp.lsp import code_actions, lifecycle
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.lsp.table import COMMANDS, answered
 
 
 def create_server() -> FoehnServer:
@@ -26,14 +44,8 @@ def create_server() -> FoehnServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=code_actions.KINDS),
     )(code_actions.code_action)
-    server.command("foehn.run")(commands.run)
-    server.command("foehn.cancel")(commands.cancel)
-    server.command("foehn.tools")(commands.tools)
-    chat.register(server)
-    sessions.register(server)
-    rules.register(server)
-    trust.register(server)
-    mcp_servers.register(server)
+    for command in COMMANDS:
+        server.command(command.name)(answered(command.function()))
     return server
 
 

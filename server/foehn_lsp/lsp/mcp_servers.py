@@ -16,9 +16,8 @@ Code's ``SecretStorage``) through the requests ``foehn/secrets/get`` ``{key}`` �
 the sign-in fail (nothing is kept elsewhere instead). Other clients: the OS keyring or the
 state folder, as in the terminal.
 
-Commands: ``foehn.mcp.list`` → ``{servers: [{name, transport, state, error, signedIn,
-expiresAt, signsIn}]}``; ``foehn.mcp.signIn [name]`` signs in again (the page is shown) and
-answers ``{message}``; ``foehn.mcp.signOut [name]`` → ``{forgotten: boolean}``.
+Commands (``lsp.table``): ``foehn.mcp.list``, ``foehn.mcp.signIn [name]`` (signs in again,
+the page shown, and starts the server), ``foehn.mcp.signOut [name]``.
 """
 
 from __future__ import annotations
@@ -28,10 +27,11 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.arguments import BadArguments
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.lsp.table import MCP_SIGN_IN, SECRETS_DELETE, SECRETS_GET, SECRETS_STORE
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.mcp.consent import ConsentError, SignIn
 from foehn_lsp.mcp.stores import SecretStore, StoreError, default_store
@@ -71,7 +71,7 @@ async def _show(server: FoehnServer, name: str, url: str) -> None:
     within = server.timeouts.confirm
     if server.init_options.get("mcpSignIn"):
         reply = await client.request(
-            server.protocol, "foehn/mcp/signIn", {"server": name, "url": url}, within
+            server.protocol, MCP_SIGN_IN, {"server": name, "url": url}, within
         )
         opened = isinstance(reply, client.Answer) and isinstance(reply.value, dict)
         if not opened or reply.value.get("opened") is not True:  # type: ignore[union-attr]
@@ -120,15 +120,15 @@ class EditorSecrets:
         return reply.value
 
     async def get(self, key: str) -> str | None:
-        value = await self._ask("foehn/secrets/get", {"key": key})
+        value = await self._ask(SECRETS_GET, {"key": key})
         found = value.get("value") if isinstance(value, dict) else None
         return found if isinstance(found, str) else None
 
     async def put(self, key: str, value: str) -> None:
-        await self._ask("foehn/secrets/store", {"key": key, "value": value})
+        await self._ask(SECRETS_STORE, {"key": key, "value": value})
 
     async def delete(self, key: str) -> None:
-        await self._ask("foehn/secrets/delete", {"key": key})
+        await self._ask(SECRETS_DELETE, {"key": key})
 
 
 def _catalogue(ls: FoehnServer) -> McpCatalogue | None:
@@ -140,7 +140,7 @@ def _named(ls: FoehnServer, args: tuple[Any, ...], command: str) -> tuple[McpCat
     catalogue = _catalogue(ls)
     known = list(catalogue.configs) if catalogue is not None else []
     if catalogue is None or len(args) != 1 or args[0] not in known:
-        raise JsonRpcInvalidParams(
+        raise BadArguments(
             f"{command} takes [name], one of the MCP servers: {', '.join(known) or 'none'}"
         )
     return catalogue, args[0]
@@ -171,20 +171,10 @@ async def list_servers(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 async def sign_in(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     await ls.ready()
     catalogue, name = _named(ls, args, "foehn.mcp.signIn")
-    try:
-        message = await asyncio.to_thread(catalogue.login, name)
-    except Exception as exc:  # the hub's error says which server and why, in one line
-        raise JsonRpcException(message=str(exc)) from None
-    return {"message": message}
+    return {"message": await asyncio.to_thread(catalogue.login, name)}
 
 
 async def sign_out(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     await ls.ready()
     catalogue, name = _named(ls, args, "foehn.mcp.signOut")
     return {"forgotten": await asyncio.to_thread(catalogue.logout, name)}
-
-
-def register(server: FoehnServer) -> None:
-    server.command("foehn.mcp.list")(list_servers)
-    server.command("foehn.mcp.signIn")(sign_in)
-    server.command("foehn.mcp.signOut")(sign_out)

@@ -51,6 +51,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from foehn_lsp.config.folders import state_dir
 from foehn_lsp.config.mcp import McpServerConfig
+from foehn_lsp.errors import McpServerError
 from foehn_lsp.mcp import elicitation
 from foehn_lsp.mcp.consent import ConsentError, SignIn
 from foehn_lsp.mcp.egress import UnreachableError
@@ -119,7 +120,7 @@ class RunningCall:
     elicit: Elicit | None
 
 
-class ServerUnavailableError(Exception):
+class ServerUnavailableError(McpServerError):
     """A server could not be started or reached; the message says why, for the person and the
     model alike."""
 
