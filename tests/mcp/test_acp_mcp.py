@@ -157,3 +157,19 @@ async def test_without_url_elicitation_the_sign_in_page_is_said_in_the_session(
         await client.until(lambda: "asks you to sign in" in client.text())
     said = client.text()
     assert "The MCP server 'tracker' asks you to sign in: open http://127.0.0.1:" in said
+
+
+async def test_without_url_elicitation_a_page_to_open_is_a_permission_request(
+    root: Path, model: ModelServer, awkward: Any
+) -> None:
+    env = configure(root, awkward_entry(awkward()))
+    model.script(Turn(tool_calls=[("mcp__awkward__ask_url", {})]), Turn(text="Asked."))
+    client = EditorClient(answers=["accept"])
+    async with acp_agent(root, model, client, env=env) as conn:
+        session = await conn.new_session(cwd=str(root), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("confirm")])
+    (asked,) = client.permissions
+    assert asked["toolCall"]["title"] == "The MCP server 'awkward' asks during ask_url"
+    assert "https://example.com/confirm" in json.dumps(asked["toolCall"]["content"])
+    assert [o["optionId"] for o in asked["options"]] == ["accept", "decline"]
+    assert any(json.loads(text) == {"action": "accept"} for text in outputs(client))

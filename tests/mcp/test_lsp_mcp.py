@@ -170,3 +170,39 @@ async def test_signing_in_through_the_editor_keeps_the_tokens_in_its_secret_stor
     assert secrets == {}
     state = root.parent / "state" / "foehn" / "mcp" / "auth"
     assert not state.exists() or not any(state.iterdir())
+
+
+async def test_an_editor_without_the_sign_in_request_shows_the_page_it_was_asked_to_open(
+    root: Path, model: ModelServer, oauth_server: OAuthServer
+) -> None:
+    env = configure(root, f'[mcp.servers.tracker]\nurl = "{oauth_server.url}"\nstart = "startup"\n')
+    asked: list[str] = []
+    shown: list[Any] = []
+
+    async def question(params: Any) -> Any:
+        asked.append(params.message)
+        return types.MessageActionItem(title="Open the sign-in page")
+
+    async def show(params: Any) -> Any:
+        shown.append(params)
+        async with httpx.AsyncClient(timeout=20) as browser:
+            page = await browser.get(params.uri)
+            await browser.get(page.headers["location"])
+        return types.ShowDocumentResult(success=True)
+
+    async with lsp_client(root, model, env=env) as client:
+        client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(question)
+        client.protocol.fm.features.pop(types.WINDOW_SHOW_DOCUMENT)  # pytest-lsp's own
+        client.feature(types.WINDOW_SHOW_DOCUMENT)(show)
+        for _ in range(100):
+            listed: Any = await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="foehn.mcp.list", arguments=[])
+            )
+            if listed["servers"][0]["state"] in ("running", "failed"):
+                break
+            await asyncio.sleep(0.1)
+    assert listed["servers"][0]["signedIn"] is True
+    assert asked == ["The MCP server 'tracker' asks you to sign in."]
+    (page,) = shown
+    assert page.external is True
+    assert "code_challenge_method=S256" in page.uri
