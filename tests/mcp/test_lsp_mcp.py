@@ -1,7 +1,7 @@
 """The MCP servers Foehn uses, in the editor, through ``foehn serve`` and pytest-lsp's real
 client: a server's question as ``foehn/elicit`` (or the message buttons), its prompts in
 ``foehn.commands.list`` and as a turn's task, and signing in through the editor with the tokens
-in its secret storage (``foehn/mcp/signIn``, ``foehn/secrets/*``)."""
+in its secret storage (``foehn/mcpSignIn``, ``foehn/secrets*``)."""
 
 from __future__ import annotations
 
@@ -143,10 +143,10 @@ async def test_signing_in_through_the_editor_keeps_the_tokens_in_its_secret_stor
 
     options = {"mcpSignIn": True, "secretStorage": True}
     async with lsp_client(root, model, init_options=options, env=env) as client:
-        client.feature("foehn/mcp/signIn")(sign_in)
-        client.feature("foehn/secrets/get")(get)
-        client.feature("foehn/secrets/store")(store)
-        client.feature("foehn/secrets/delete")(delete)
+        client.feature("foehn/mcpSignIn")(sign_in)
+        client.feature("foehn/secretsGet")(get)
+        client.feature("foehn/secretsStore")(store)
+        client.feature("foehn/secretsDelete")(delete)
         listed: Any = None
         for _ in range(100):
             listed = await client.workspace_execute_command_async(

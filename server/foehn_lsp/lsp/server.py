@@ -199,7 +199,7 @@ class FoehnServer(LanguageServer):
         self.tools = self._discover()
 
     def _discover(self) -> LoadedTools:
-        from foehn_lsp.lsp.mcp_servers import editor_sign_in
+        from foehn_lsp.lsp.mcp_sign_in import editor_sign_in
         from foehn_lsp.sessions.builder import load_tools
 
         if self.tools is not None and self.tools.servers is not None:
