@@ -22,6 +22,7 @@ BENCHMARKS = [
     "local",
     "sessions",
     "acp",
+    "runners",
 ]
 
 

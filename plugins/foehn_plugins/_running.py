@@ -6,10 +6,13 @@ from foehn_lsp import ToolResult
 from foehn_lsp.sandbox import Finished
 
 
-def as_result(finished: Finished, cwd: str, *, tail_note: str = "") -> ToolResult:
-    """The command line, where it ran, how it ended and under which sandbox, then the output;
-    a non-zero exit is a failure."""
-    body = f"{finished.summary(cwd)}\n{finished.output}".rstrip()
+def as_result(finished: Finished, cwd: str, *, tail_note: str = "", why: str = "") -> ToolResult:
+    """The command line (and ``why`` it was chosen, when given), where it ran, how it ended
+    and under which sandbox, then the output; a non-zero exit is a failure."""
+    command, _, rest = finished.summary(cwd).partition("\n")
+    if why:
+        command += f"  ({why})"
+    body = f"{command}\n{rest}\n{finished.output}".rstrip()
     if finished.dropped and tail_note:
         body += f"\n{tail_note}"
     data = {

@@ -7,8 +7,11 @@ Mount order (later mounts cover earlier ones):
    sandbox's own processes, so ``ps e`` cannot read the server's environment);
 2. private, size-limited scratch folders: ``/tmp``, ``/dev/shm`` and the home folder;
 3. the granted folders read-only, outermost first (after the scratch folders, so a toolchain
-   under ``/tmp`` or the home stays visible);
-4. the workspace roots, writable under ``workspace-write``, read-only otherwise;
+   under ``/tmp`` or the home stays visible), and the files bound for this call alone;
+4. the workspace roots, writable under ``workspace-write``; otherwise read-only, or (where the
+   kernel lets bubblewrap make an overlay in a user namespace) seen through a throwaway writable
+   layer: ``--overlay-src ROOT --tmp-overlay ROOT`` puts what a program writes there (caches,
+   ``target/``) in a tmpfs that goes with the sandbox, so the workspace stays as it was;
 5. the protected names re-bound read-only (existing ones, and the runner's placeholders);
 6. the masks (a file becomes ``/dev/null`` on a mount without devices, so it cannot be
    opened; a folder is an empty read-only tmpfs);
@@ -27,6 +30,7 @@ import contextlib
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from functools import cache
 
@@ -62,8 +66,15 @@ def command_line(
         args += ["--size", scratch, "--tmpfs", str(folder)]
     for entry in (*view.machine.granted, *view.extra):
         args += ["--ro-bind", str(entry.path), str(entry.path)]
+    for path in view.readable:
+        args += ["--ro-bind", str(path), str(path)]
     for root in view.roots:
-        args += ["--bind" if view.writable else "--ro-bind", str(root), str(root)]
+        if view.writable:
+            args += ["--bind", str(root), str(root)]
+        elif view.layer:
+            args += ["--overlay-src", str(root), "--tmp-overlay", str(root)]
+        else:
+            args += ["--ro-bind", str(root), str(root)]
     for protected in (*view.protected, *view.missing):
         args += ["--ro-bind", str(protected), str(protected)]
     for mask in view.masked:
@@ -113,6 +124,38 @@ def probe(bwrap: str) -> str | None:
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
         return f"{bwrap} cannot create namespaces here: {said}"
+    return None
+
+
+@cache
+def layer_problem(bwrap: str) -> str | None:
+    """``None`` when ``bwrap`` can show a folder through a throwaway writable layer here (an
+    overlay in a user namespace: root, or a kernel that allows it unprivileged), else why
+    not. Checked once, by writing through the layer and seeing the folder unchanged."""
+    true = shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh"
+    with tempfile.TemporaryDirectory(prefix="foehn-layer-") as folder:
+        args = [bwrap, *NAMESPACES, "--tmpfs", "/", "--ro-bind", "/usr", "/usr"]
+        for system in ("/bin", "/lib", "/lib64"):
+            if os.path.islink(system):
+                args += ["--symlink", os.readlink(system), system]
+            elif os.path.isdir(system):
+                args += ["--ro-bind", system, system]
+        args += ["--overlay-src", folder, "--tmp-overlay", folder]
+        try:
+            done = subprocess.run(
+                [*args, "--", true, "-c", f"echo x > {folder}/written"],
+                capture_output=True,
+                timeout=PROBE_SECONDS,
+                check=False,
+                env={"PATH": "/usr/bin:/bin"},
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{bwrap} could not be started: {exc}"
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+            return f"bubblewrap cannot make an overlay here: {said}"
+        if os.listdir(folder):
+            return "a write through the overlay reached the folder itself"
     return None
 
 

@@ -2,12 +2,14 @@
 and an allowlisted environment, through ``process.run_program``.
 
 Policies (``SandboxPolicy``): ``read-only`` and ``workspace-write`` run inside bubblewrap (see
-``view`` for what they see and ``bwrap`` for how); ``full`` runs the program with the person's
-own rights and the network, which only an explicit approval of that one call allows. Where no
-sandbox can be built (no bubblewrap, no user namespaces, another OS, or ``FOEHN_SANDBOX=off``),
-every program call is scoped ``full``, so each one asks the person: never a silent fall-back.
-Without util-linux's ``prlimit`` programs are sandboxed as ever; only ``launch`` (an MCP server
-set to run sandboxed, whose limits ``prlimit`` sets) refuses.
+``view`` for what they see and ``bwrap`` for how; a read-only call sees the workspace through a
+throwaway writable layer where bubblewrap can make one, so its caches work and vanish);
+``full`` runs the program with the person's own rights and the network, which only an explicit
+approval of that one call allows. Where no sandbox can be built (no bubblewrap, no user
+namespaces, another OS, or ``FOEHN_SANDBOX=off``), every program call is scoped ``full``, so
+each one asks the person: never a silent fall-back. Without util-linux's ``prlimit`` programs
+are sandboxed as ever; only ``launch`` (an MCP server set to run sandboxed, whose limits
+``prlimit`` sets) refuses.
 """
 
 from __future__ import annotations
@@ -67,6 +69,10 @@ class Sandbox:
     """util-linux's ``prlimit``, which sets the limits inside the sandbox of a program that
     someone else starts (``launch``); ``run`` sets them itself (``handshake``). ``None``: not
     installed, and ``launch`` refuses."""
+    layer: bool = False
+    """Whether read-only calls see the workspace through a throwaway writable layer (an overlay
+    bubblewrap can make here), so that caches they write work and vanish; else it is plainly
+    read-only (the note says why)."""
     placeholders: Placeholders = field(default_factory=Placeholders, compare=False)
 
     @property
@@ -91,13 +97,20 @@ class Sandbox:
         cwd: Path,
         policy: SandboxPolicy,
         unprotected: Sequence[str] = (),
+        *,
+        readable: Sequence[Path] = (),
+        layer: bool = True,
     ) -> viewing.View:
+        """One call's view; ``readable``: paths bound read-only for it alone; ``layer``: a
+        read-only view uses the throwaway layer where this machine has one."""
         return viewing.view(
             self.machine(),
             workspace.roots,
             cwd,
             writable=policy != "read-only",
             unprotected=unprotected,
+            layer=layer and self.layer,
+            readable=readable,
         )
 
     def environment(
@@ -135,11 +148,18 @@ class Sandbox:
         found = seen.which(name, workspace=own)
         return None if found is None else str(found)
 
-    def hides(self, path: str, workspace: Workspace, policy: SandboxPolicy) -> bool:
-        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox."""
+    def hides(
+        self,
+        path: str,
+        workspace: Workspace,
+        policy: SandboxPolicy,
+        readable: Sequence[Path] = (),
+    ) -> bool:
+        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox
+        (that binds ``readable`` for the call)."""
         if not self._sandboxed(policy):
             return False
-        seen = self.view(workspace, workspace.root, policy)
+        seen = self.view(workspace, workspace.root, policy, readable=readable)
         return not seen.visible(Path(os.path.realpath(path)))
 
     def _usable(self, policy: SandboxPolicy) -> bool:
@@ -171,7 +191,9 @@ class Sandbox:
         be built."""
         if self._sandboxed(policy) and self.prlimit is None:
             raise SandboxUnavailableError(NO_PRLIMIT)
-        with self._prepared(argv, workspace, cwd, policy, unprotected, self.prlimit) as ready:
+        with self._prepared(
+            argv, workspace, cwd, policy, unprotected, self.prlimit, readable=(), layer=True
+        ) as ready:
             yield ready.command
 
     @contextlib.contextmanager
@@ -183,6 +205,9 @@ class Sandbox:
         policy: SandboxPolicy,
         unprotected: Sequence[str],
         launcher: str | None,
+        *,
+        readable: Sequence[Path],
+        layer: bool,
     ) -> Iterator[_Prepared]:
         """The command for ``argv`` under ``policy``, its limits set inside the sandbox by
         ``launcher`` (``prlimit``) or, when it is ``None``, by the handshake that ``run``
@@ -191,7 +216,7 @@ class Sandbox:
             yield _Prepared(command=list(argv))
             return
         assert self.bwrap is not None
-        seen = self.view(workspace, cwd, policy, unprotected)
+        seen = self.view(workspace, cwd, policy, unprotected, readable=readable, layer=layer)
         if seen.problems:
             raise SandboxViewError("; ".join(seen.problems))
         limits = seen.machine.limits
@@ -226,14 +251,22 @@ class Sandbox:
         keep_tail: int = KEEP_TAIL,
         unprotected: Sequence[str] = (),
         stdin: bytes | None = None,
+        readable: Sequence[Path] = (),
+        layer: bool = True,
     ) -> Finished:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
-        environment; ``stdin`` is the program's input (else it has none). Raises
+        environment; ``stdin`` is the program's input (else it has none); ``readable``: real
+        paths bound read-only for this call alone (a hook's own files). A read-only call sees
+        the workspace through the throwaway layer where there is one; where bubblewrap cannot
+        make it for this workspace (its file system refuses an overlay) the call runs again,
+        plainly read-only (nothing ran the first time). Raises
         ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
         scope should have said ``full``), ``SandboxViewError`` for a view that cannot be
         built or limits that cannot be set, and ``ProgramStartError`` for a program (or
         bubblewrap) that cannot be started; a program stopped by a limit gets ``limit``."""
-        prepared = self._prepared(argv, workspace, cwd, policy, unprotected, launcher=None)
+        prepared = self._prepared(
+            argv, workspace, cwd, policy, unprotected, None, readable=readable, layer=layer
+        )
         with prepared as ready:
             environment = _environment(workspace, ready.view, env, policy)
             shake = ready.handshake
@@ -259,6 +292,21 @@ class Sandbox:
         if ready.view is None:
             return finished
         if problem := bubblewrap.setup_problem(finished.exit_code, finished.output):
+            if ready.view.layer and "overlay" in problem:
+                return await self.run(
+                    argv,
+                    workspace=workspace,
+                    cwd=cwd,
+                    policy=policy,
+                    seconds=seconds,
+                    env=env,
+                    keep_head=keep_head,
+                    keep_tail=keep_tail,
+                    unprotected=unprotected,
+                    stdin=stdin,
+                    readable=readable,
+                    layer=False,
+                )
             raise SandboxViewError(f"the sandbox could not be built, so nothing ran: {problem}")
         limit = ready.view.machine.limits.named(finished.exit_code, finished.output)
         return Finished(**{**finished.__dict__, "limit": limit}) if limit else finished
@@ -345,7 +393,13 @@ def _detect(setting: str) -> Sandbox:
             note = f"programs run in a bubblewrap sandbox ({origin})"
             if prlimit is None:
                 note += f"; {NO_PRLIMIT}"
-            return Sandbox(bwrap=path, prlimit=prlimit, note=note)
+            layer = bubblewrap.layer_problem(path)
+            if layer is not None:
+                note += (
+                    f"; read-only programs see the workspace plainly read-only, so a cache "
+                    f"they write there fails ({layer})"
+                )
+            return Sandbox(bwrap=path, prlimit=prlimit, note=note, layer=layer is None)
         problems.append(problem)
     why = "; ".join(problems) or "bubblewrap is not installed"
     return Sandbox(bwrap=None, note=f"no sandbox ({why}): every program Foehn runs asks first")

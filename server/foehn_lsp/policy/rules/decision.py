@@ -61,6 +61,8 @@ class Verdict:
     """On deny: what the model reads."""
     remembered: bool = False
     """Allowed by an approval remembered for this run."""
+    hook_failed: bool = False
+    """Denied because a hook failed or could not start (not by the person's rule)."""
 
 
 def call_of(invocation: Invocation) -> Call:
@@ -116,8 +118,10 @@ def decide(
         message: str | None = None,
         sandbox: SandboxPolicy | None = None,
         remembered: bool = False,
+        hook_failed: bool = False,
     ) -> Verdict:
         return Verdict(
+            hook_failed=hook_failed,
             decision=decision,
             source=source,
             reason=reason,
@@ -150,8 +154,9 @@ def decide(
                 return verdict(
                     kind,
                     answer.source,
-                    f"hook {answer.source}",
+                    answer.failed or f"hook {answer.source}",
                     message=answer.message or f"a hook {kind}s this call",
+                    hook_failed=answer.failed is not None,
                 )
     for rule in allowing:
         allowed, sandbox = _allow_sandbox(rule, call, sandbox_available)
