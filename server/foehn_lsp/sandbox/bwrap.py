@@ -8,13 +8,15 @@ Mount order (later mounts cover earlier ones):
 2. private, size-limited scratch folders: ``/tmp``, ``/dev/shm`` and the home folder;
 3. the granted folders read-only, outermost first (after the scratch folders, so a toolchain
    under ``/tmp`` or the home stays visible);
-4. the workspace roots, writable under ``workspace-write``, read-only otherwise;
+4. the workspace roots, writable under ``workspace-write``, read-only otherwise, then the
+   call's network proxy socket, when it has one (``network``);
 5. the protected names re-bound read-only (existing ones, and the runner's placeholders);
 6. the masks (a file becomes ``/dev/null`` on a mount without devices, so it cannot be
    opened; a folder is an empty read-only tmpfs);
 7. the root made read-only.
 Every namespace is new (user, pid, network, ipc, uts, cgroup): no network at all, not even the
-host's loopback. Programs may make user namespaces of their own (a program that sandboxes its
+host's loopback; a call the person granted domains reaches them only through its proxy
+(``network``). Programs may make user namespaces of their own (a program that sandboxes its
 children, as Foehn's own tests do); what they could mount there cannot uncover the masks (the
 kernel locks inherited mounts), and the process limit counts them too. ``--die-with-parent`` and
 ``--new-session`` keep the sandbox from outliving the server or writing into the person's
@@ -29,6 +31,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 
 from foehn_lsp.sandbox.view import View
 
@@ -47,10 +50,17 @@ reached its program."""
 
 
 def command_line(
-    bwrap: str, view: View, argv: Sequence[str], options: Sequence[str] = ()
+    bwrap: str,
+    view: View,
+    argv: Sequence[str],
+    options: Sequence[str] = (),
+    *,
+    sockets: Sequence[Path] = (),
 ) -> list[str]:
     """bubblewrap's arguments for running ``argv`` (the program, after the limits' launcher
-    if it has one) in ``view``; ``options`` go first (the handshake's descriptors)."""
+    if it has one) in ``view``; ``options`` go first (the handshake's descriptors);
+    ``sockets`` are bound read-only at their own paths after the workspace (the call's network
+    proxy: a socket can be connected to through a read-only mount)."""
     scratch = str(view.machine.limits.scratch_bytes)
     args = [bwrap, *NAMESPACES, *options, "--size", scratch, "--tmpfs", "/"]
     for entry in view.machine.system:
@@ -64,6 +74,8 @@ def command_line(
         args += ["--ro-bind", str(entry.path), str(entry.path)]
     for root in view.roots:
         args += ["--bind" if view.writable else "--ro-bind", str(root), str(root)]
+    for path in sockets:
+        args += ["--ro-bind", str(path), str(path)]
     for protected in (*view.protected, *view.missing):
         args += ["--ro-bind", str(protected), str(protected)]
     for mask in view.masked:

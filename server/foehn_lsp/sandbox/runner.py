@@ -3,7 +3,9 @@ and an allowlisted environment, through ``process.run_program``.
 
 Policies (``SandboxPolicy``): ``read-only`` and ``workspace-write`` run inside bubblewrap (see
 ``view`` for what they see and ``bwrap`` for how); ``full`` runs the program with the person's
-own rights and the network, which only an explicit approval of that one call allows. Where no
+own rights and the network, which only an explicit approval of that one call allows. A
+``workspace-write`` call given ``network`` (an ``Access``) reaches the domains it grants through
+its own proxy (``network``), and nothing else; a ``read-only`` call never gets the network. Where no
 sandbox can be built (no bubblewrap, no user namespaces, another OS, or ``FOEHN_SANDBOX=off``),
 every program call is scoped ``full``, so each one asks the person: never a silent fall-back.
 Without util-linux's ``prlimit`` programs are sandboxed as ever; only ``launch`` (an MCP server
@@ -27,6 +29,7 @@ from foehn_lsp.sandbox import limits as limiting
 from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.sandbox.handshake import Handshake, LimitsNotSetError
+from foehn_lsp.sandbox.network import Access, NetworkUnavailableError, Served, bridge, serving
 from foehn_lsp.sandbox.placeholders import Placeholders
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
@@ -162,16 +165,19 @@ class Sandbox:
         cwd: Path,
         policy: SandboxPolicy,
         unprotected: Sequence[str] = (),
+        network: Access | None = None,
     ) -> Iterator[list[str]]:
         """What is actually started to run ``argv`` under ``policy``, by whoever starts it
         (an MCP server's SDK): the limits are set by a launcher inside the sandbox. Valid while
-        the block runs (the placeholders for missing protected names and the call's pids
-        cgroup exist until it ends). Raises ``SandboxUnavailableError`` when there is no
-        sandbox or no ``prlimit`` to set the limits, ``SandboxViewError`` when the view cannot
-        be built."""
+        the block runs (the placeholders for missing protected names, the call's pids cgroup
+        and its network proxy exist until it ends); with ``network`` the program's environment
+        must add ``network.environment()``. Raises ``SandboxUnavailableError`` when there is no
+        sandbox or no ``prlimit`` to set the limits, ``SandboxViewError`` when the view (or the
+        network proxy) cannot be built."""
         if self._sandboxed(policy) and self.prlimit is None:
             raise SandboxUnavailableError(NO_PRLIMIT)
-        with self._prepared(argv, workspace, cwd, policy, unprotected, self.prlimit) as ready:
+        prepared = self._prepared(argv, workspace, cwd, policy, unprotected, self.prlimit, network)
+        with prepared as ready:
             yield ready.command
 
     @contextlib.contextmanager
@@ -183,10 +189,12 @@ class Sandbox:
         policy: SandboxPolicy,
         unprotected: Sequence[str],
         launcher: str | None,
+        network: Access | None = None,
     ) -> Iterator[_Prepared]:
         """The command for ``argv`` under ``policy``, its limits set inside the sandbox by
         ``launcher`` (``prlimit``) or, when it is ``None``, by the handshake that ``run``
-        makes with bubblewrap."""
+        makes with bubblewrap; behind the network bridge when ``network`` grants anything
+        (never for ``read-only``)."""
         if not self._sandboxed(policy):
             yield _Prepared(command=list(argv))
             return
@@ -202,16 +210,23 @@ class Sandbox:
                 group = held.enter_context(limiting.call_cgroup(limits))
             except OSError as exc:
                 raise SandboxViewError(str(exc)) from None
+            served = None
+            if network is not None and policy != "read-only" and not network.grant.empty:
+                served = held.enter_context(_proxy(seen, network))
+                argv = bridge.command(served.socket, argv)
+            sockets = () if served is None else (served.socket,)
             if launcher is None:
                 shake = Handshake(limits, group=group, processes=processes)
                 held.callback(shake.close)
-                command = bubblewrap.command_line(self.bwrap, seen, argv, shake.arguments())
-                yield _Prepared(command=command, view=seen, handshake=shake)
+                command = bubblewrap.command_line(
+                    self.bwrap, seen, argv, shake.arguments(), sockets=sockets
+                )
+                yield _Prepared(command=command, view=seen, handshake=shake, served=served)
                 return
             inside = [*limits.launcher(launcher, processes=processes), *argv]
-            command = bubblewrap.command_line(self.bwrap, seen, inside)
+            command = bubblewrap.command_line(self.bwrap, seen, inside, sockets=sockets)
             joined = command if group is None else limiting.joining(group, command)
-            yield _Prepared(command=joined, view=seen)
+            yield _Prepared(command=joined, view=seen, served=served)
 
     async def run(
         self,
@@ -226,16 +241,22 @@ class Sandbox:
         keep_tail: int = KEEP_TAIL,
         unprotected: Sequence[str] = (),
         stdin: bytes | None = None,
+        network: Access | None = None,
     ) -> Finished:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
-        environment; ``stdin`` is the program's input (else it has none). Raises
-        ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
-        scope should have said ``full``), ``SandboxViewError`` for a view that cannot be
-        built or limits that cannot be set, and ``ProgramStartError`` for a program (or
+        environment; ``stdin`` is the program's input (else it has none); ``network``: what
+        a ``workspace-write`` call may reach (its attempts are the result's ``network``).
+        Raises ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the
+        caller's scope should have said ``full``), ``SandboxViewError`` for a view, limits or
+        a network proxy that cannot be set up, and ``ProgramStartError`` for a program (or
         bubblewrap) that cannot be started; a program stopped by a limit gets ``limit``."""
-        prepared = self._prepared(argv, workspace, cwd, policy, unprotected, launcher=None)
+        prepared = self._prepared(
+            argv, workspace, cwd, policy, unprotected, launcher=None, network=network
+        )
         with prepared as ready:
             environment = _environment(workspace, ready.view, env, policy)
+            if ready.served is not None:
+                environment |= bridge.environment()
             shake = ready.handshake
             try:
                 started = await run_program(
@@ -255,11 +276,16 @@ class Sandbox:
                 ) from None
             except OSError as exc:
                 raise _not_started(argv, exc, sandboxed=ready.view is not None) from None
-        finished = Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
+        attempts = () if ready.served is None else tuple(ready.served.attempts)
+        finished = Finished(
+            **{**started.__dict__, "argv": tuple(argv), "sandbox": policy, "network": attempts}
+        )
         if ready.view is None:
             return finished
         if problem := bubblewrap.setup_problem(finished.exit_code, finished.output):
             raise SandboxViewError(f"the sandbox could not be built, so nothing ran: {problem}")
+        if ready.served and (problem := bridge.setup_problem(finished.exit_code, finished.output)):
+            raise SandboxViewError(f"{problem}; nothing ran")
         limit = ready.view.machine.limits.named(finished.exit_code, finished.output)
         return Finished(**{**finished.__dict__, "limit": limit}) if limit else finished
 
@@ -304,6 +330,25 @@ class _Prepared:
     """The view it runs in (``None`` unsandboxed)."""
     handshake: Handshake | None = None
     """Set when the limits are set from outside, once bubblewrap has started."""
+    served: Served | None = None
+    """The call's network proxy, when it has one."""
+
+
+@contextlib.contextmanager
+def _proxy(seen: viewing.View, network: Access) -> Iterator[Served]:
+    """The call's proxy, once it is sure the bridge can run in ``seen``; fails closed, with
+    one line, when either cannot."""
+    python = bridge.interpreter()
+    if not seen.visible(python):
+        raise SandboxViewError(
+            f"the network bridge runs Foehn's own Python ({python}), which this sandbox does "
+            "not show, so the call cannot reach the network; nothing ran"
+        )
+    try:
+        with serving(network) as served:
+            yield served
+    except NetworkUnavailableError as exc:
+        raise SandboxViewError(f"{exc}; nothing ran") from None
 
 
 def _which_unsandboxed(name: str, workspace: Workspace, own: bool) -> Path | None:
