@@ -5,13 +5,15 @@ returned in call order. Each call goes through the registry's chain with the tur
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
 
-from foehn_lsp.events import EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.events import EventSink, NetworkEvent, ToolCallEvent, ToolResultEvent
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, Middleware, ToolRegistry
 
@@ -37,7 +39,7 @@ class TurnExecutor:
         written: list[str] | None = None,
     ) -> None:
         self.registry = registry
-        self.ctx = ctx
+        self.ctx = dataclasses.replace(ctx, network=self._connection)
         self.emit = emit
         self.middleware = [self._announce, *middleware]
         self._announced: set[str] = set()
@@ -54,6 +56,20 @@ class TurnExecutor:
             self.emit,
             [step, *self.middleware[1:]],
             written=self.written,
+        )
+
+    def _connection(self, attempt: Connection) -> None:
+        """A call's connection attempt, as the turn's ``network`` event."""
+        self.emit(
+            NetworkEvent(
+                call=attempt.call,
+                host=attempt.host,
+                port=attempt.port,
+                allowed=attempt.allowed,
+                reason=attempt.reason,
+                bytes_out=attempt.bytes_out,
+                bytes_in=attempt.bytes_in,
+            )
         )
 
     async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:

@@ -1,6 +1,8 @@
 """The audit log: JSONL per workspace, under the user's state directory, scrubbed of secrets.
 It gets one line per tool call (when, which tool, the arguments, the risk, the decision, the
-outcome) and one per checkpoint and restore.
+outcome), one per checkpoint and restore, and one per connection a call or an MCP server
+attempted (``{"event": "network", "call", "host", "port", "allowed", "reason", "bytes_out",
+"bytes_in"}``, with the time and the turn).
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.config.folders import state_dir
-from foehn_lsp.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.events import (
+    ApprovalEvent,
+    NetworkEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEvent,
+    event_json,
+)
 from foehn_lsp.secrets import Scrubber
 
 
@@ -55,6 +64,14 @@ class AuditLog:
             case ApprovalEvent(id=call_id) if call_id in self._pending:
                 self._pending[call_id]["decision"] = event.decision
                 self._pending[call_id]["decided_by"] = event.reason
+            case NetworkEvent():
+                self._append(
+                    {
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                        "run": self.turn_id,
+                        **event_json(event),
+                    }
+                )
             case ToolResultEvent(id=call_id, ok=ok):
                 entry = self._pending.pop(call_id, {"tool": event.tool})
                 self._append(

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
 
+from foehn_lsp.config.network import Domain
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.risk import RiskLevel, raise_risk
+from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.validation import ModelValidator, SchemaValidator, check_schema
 
@@ -75,6 +77,13 @@ class CallScope:
     read-only): the files it is known to write (from its arguments; may be none). Their content
     goes into the turn's checkpoint before the call, and the workspace is watched during it as
     for a program that may write, so the change can be undone and counts as the turn's."""
+    network: tuple[Domain, ...] = ()
+    """The domains the call may reach (``[sandbox] network``, an allow rule's ``network``, or
+    the one site a ``fetch`` names); empty: none. A call that may reach any is at least a
+    write, shown with them when asked, and never allowed unasked by the policy alone."""
+    granted: str | None = None
+    """For a call that starts no program (``fetch``): where the person granted every domain
+    in ``network`` (``FILE:LINE``), which lets it run unasked; ``None``: it is asked."""
 
 
 class ProgressSink(Protocol):
@@ -83,6 +92,13 @@ class ProgressSink(Protocol):
 
 def _no_progress(message: str, /) -> None:
     """Progress goes nowhere unless the host passes a sink."""
+
+
+NetworkSink = Callable[[Connection], None]
+
+
+def _no_network(connection: Connection, /) -> None:
+    """Connection attempts go only into the call's own result unless the host listens."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +118,11 @@ class ToolContext:
     tool that starts a program runs it under exactly ``scope.sandbox``."""
     tasks: TaskList | None = None
     """The session's task list (``todo``); ``None`` outside a session (``foehn mcp``)."""
+    call_id: str = ""
+    """The id of the call being run, as the registry fixed it (what its records name)."""
+    network: NetworkSink = _no_network
+    """Where the call's connection attempts go (the turn's ``network`` events and audit log);
+    call it on the turn's own loop."""
 
 
 Execute = Callable[[Any, ToolContext], Awaitable[ToolResult]]
