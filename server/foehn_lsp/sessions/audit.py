@@ -24,6 +24,7 @@ from foehn_lsp.events import (
     TurnEvent,
     event_json,
 )
+from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.secrets import Scrubber
 
 
@@ -92,3 +93,25 @@ class AuditLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as handle:
                 handle.write(line)
+
+
+class NetworkRecorder:
+    """The audit log's ``network`` records of what no turn owns: the connections of the MCP
+    servers Foehn starts or connects to (their ``call`` is ``mcp:NAME``). Called from any
+    thread."""
+
+    def __init__(self, path: Path, scrubber: Scrubber) -> None:
+        self.log = AuditLog(path, scrubber, turn_id="mcp")
+
+    def __call__(self, connection: Connection) -> None:
+        self.log(
+            NetworkEvent(
+                call=connection.call,
+                host=connection.host,
+                port=connection.port,
+                allowed=connection.allowed,
+                reason=connection.reason,
+                bytes_out=connection.bytes_out,
+                bytes_in=connection.bytes_in,
+            )
+        )
