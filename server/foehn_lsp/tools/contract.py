@@ -169,6 +169,9 @@ class Tool:
     """Seconds before the host cancels a call; ``None`` uses the host's default."""
     sequential: bool = False
     """Never run concurrently with other calls of the same turn."""
+    open_world: bool = False
+    """Its calls may reach the web beyond this computer (``fetch``): what ``foehn mcp``
+    tells its clients (``openWorldHint``)."""
 
     def risk_of(self, arguments: Any, ctx: ToolContext) -> RiskLevel:
         """The risk of one call with validated ``arguments``."""
@@ -190,6 +193,7 @@ class Tool:
         scope: ScopeOf | None = None,
         timeout: float | None = None,
         sequential: bool = False,
+        open_world: bool = False,
     ) -> Tool:
         """A typed tool: the schema is derived from ``model`` and the same model validates.
 
@@ -216,6 +220,7 @@ class Tool:
             scope=scope,
             timeout=timeout,
             sequential=sequential,
+            open_world=open_world,
         )
 
     @classmethod
@@ -232,6 +237,7 @@ class Tool:
         scope: ScopeOf | None = None,
         timeout: float | None = None,
         sequential: bool = False,
+        open_world: bool = False,
     ) -> Tool:
         """An untyped tool: a hand-written JSON Schema for dynamic shapes, validated by
         jsonschema-rs. ``execute`` receives the arguments as a dict."""
@@ -249,6 +255,7 @@ class Tool:
             scope=scope,
             timeout=timeout,
             sequential=sequential,
+            open_world=open_world,
         )
 
 
