@@ -150,6 +150,8 @@ PROCESS_TIER = (
     "providers/local/test_model_file.py",
     "sandbox/test_anywhere.py",
     "sandbox/test_attacks.py",
+    "sandbox/test_network_attacks.py",
+    "sandbox/test_network_registry.py",
     "sandbox/test_no_sandbox.py",
     "sandbox/test_toolchains.py",
     "test_preloaded.py",
@@ -169,12 +171,13 @@ GROUPS = {
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
+    "tests/sandbox/test_network_attacks.py": "network-attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
 slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
 screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
-worker given one of them would run again."""
+worker given one of them would run again (the network attack suite's too)."""
 
 
 LONGEST = (

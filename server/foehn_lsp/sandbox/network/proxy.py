@@ -211,7 +211,7 @@ class CallProxy:
             await self._request(reader, writer, tally)
         except _Cut as exc:
             tally.reason = str(exc)
-        except (OSError, asyncio.IncompleteReadError, http.BadRequest) as exc:
+        except (OSError, asyncio.IncompleteReadError) as exc:
             ended = _ended(exc)
             tally.reason = f"{tally.reason}; {ended}" if tally.allowed else ended
         finally:
@@ -239,17 +239,21 @@ class CallProxy:
         try:
             async with asyncio.timeout(limits.head_seconds):
                 head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.LimitOverrunError:
-            raise http.BadRequest("the request head is too long") from None
+        except (asyncio.LimitOverrunError, ValueError):
+            return await self._refuse(writer, tally, "the request head is too long", status=400)
         except TimeoutError:
             raise _Cut(f"no request within {limits.head_seconds:g} s") from None
-        request = http.parse_head(head)
-        tunnel = request.method == "CONNECT"
-        if tunnel:
-            tally.host, tally.port = http.connect_target(request.target)
-            path = ""
-        else:
-            tally.host, tally.port, path = http.absolute_target(request.target)
+        try:
+            request = http.parse_head(head)
+            tunnel = request.method == "CONNECT"
+            if tunnel:
+                tally.host, tally.port = http.connect_target(request.target)
+                path, length = "", 0
+            else:
+                tally.host, tally.port, path = http.absolute_target(request.target)
+                length = http.body_length(request)
+        except http.BadRequest as exc:
+            return await self._refuse(writer, tally, str(exc), status=400)
         found = await destination(tally.host, tally.port, self.access.grant)
         if isinstance(found, Refused):
             return await self._refuse(writer, tally, found.reason)
@@ -261,11 +265,14 @@ class CallProxy:
         if tunnel:
             await self._tunnel(reader, writer, found, tally)
         else:
-            await self._forward(request, path, reader, writer, found, tally)
+            await self._forward(request, path, length, reader, writer, found, tally)
 
-    async def _refuse(self, writer: asyncio.StreamWriter, tally: _Tally, reason: str) -> None:
+    async def _refuse(
+        self, writer: asyncio.StreamWriter, tally: _Tally, reason: str, *, status: int = 403
+    ) -> None:
+        tally.allowed = False
         tally.reason = reason
-        writer.write(http.answer(403, f"refused: {reason}", f"Foehn refused this: {reason}"))
+        writer.write(http.answer(status, f"refused: {reason}", f"Foehn refused this: {reason}"))
         with contextlib.suppress(OSError):
             await writer.drain()
 
@@ -315,12 +322,12 @@ class CallProxy:
         self,
         request: http.Request,
         path: str,
+        length: int,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         found: Destination,
         tally: _Tally,
     ) -> None:
-        length = http.body_length(request)
         upstream_reader, upstream_writer = await self._connect(found)
         try:
             head = http.forwarded_head(request, found.host, found.port, path)
