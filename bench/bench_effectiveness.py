@@ -552,6 +552,7 @@ def _materialise(files: dict[str, str], root: Path) -> None:
 
 async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     from foehn_lsp.agent import Agent, TurnRequest
+    from foehn_lsp.agent.chain import Parts
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
     from foehn_lsp.events import ToolCallEvent, TurnEvent
@@ -576,7 +577,7 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     workspace = Workspace([root])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
     gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), collect)
-    executor = TurnExecutor(discover().registry, ctx, collect, [gate])
+    executor = TurnExecutor(discover().registry, ctx, collect, Parts(approval=gate))
     first_call = len(provider.timings)
     started = time.perf_counter()
     outcome = await agent.run_turn(TurnRequest(task=task.prompt), executor, collect)

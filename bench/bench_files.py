@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import discover
 from foehn_lsp.workspace import FileAccess, Workspace
 from foehn_lsp.workspace.listing import ripgrep
@@ -67,7 +68,7 @@ def main() -> list[str]:
 
         def tool(name: str, arguments: dict[str, object]) -> Callable[[], object]:
             def run() -> object:
-                result = asyncio.run(registry.call(name, arguments, ctx))
+                result = asyncio.run(registry.call(name, arguments, ctx, steps=steps()))
                 assert result.ok, result.output
                 return result
 
@@ -95,6 +96,7 @@ def main() -> list[str]:
                 "edit_file",
                 {"path": "big.py", "edits": [{"old_text": old, "new_text": new}]},
                 ToolContext(workspace=workspace, files=FileAccess(workspace)),
+                steps=steps(),
             )
             assert result.ok, result.output
 

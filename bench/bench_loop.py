@@ -38,6 +38,7 @@ def echo_impl(n: int) -> str:
 async def run_foehn(url: str) -> None:
     from foehn_lsp import RiskLevel, ToolContext, tool
     from foehn_lsp.agent import Agent, TurnRequest
+    from foehn_lsp.agent.chain import Parts
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.config import Settings
     from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
@@ -64,7 +65,7 @@ async def run_foehn(url: str) -> None:
     workspace = Workspace(["."])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
     gate = ApprovalGate(settings.approval, FixedApprover(Approved()), lambda event: None)
-    calls = TurnExecutor(ToolRegistry([echo]), ctx, lambda event: None, [gate])
+    calls = TurnExecutor(ToolRegistry([echo]), ctx, lambda event: None, Parts(approval=gate))
     outcome = await agent.run_turn(TurnRequest(task=TASK), calls, lambda event: None)
     await provider.aclose()
     assert (outcome.reason, outcome.iterations) == ("answer", STEPS), outcome

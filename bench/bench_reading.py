@@ -38,6 +38,7 @@ class Result:
 
 async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Result:
     from foehn_lsp.agent import Agent, TurnRequest
+    from foehn_lsp.agent.chain import Parts
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.agent.repomap import map_budget, repo_map
     from foehn_lsp.config import Settings
@@ -68,7 +69,7 @@ async def _run(task: Task, provider: object, root: Path, *, reading: bool) -> Re
     gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), collect)
     outcome = await agent.run_turn(
         TurnRequest(task=task.prompt, context=context),
-        TurnExecutor(tools, ctx, collect, [gate]),
+        TurnExecutor(tools, ctx, collect, Parts(approval=gate)),
         collect,
     )
     answer = outcome.answer

@@ -101,6 +101,7 @@ def checkpoint_figures(root: Path) -> Iterator[str]:
 
 async def token_figures(root: Path) -> list[str]:
     from foehn_lsp.agent import TurnRequest
+    from foehn_lsp.agent.chain import Parts
     from foehn_lsp.agent.context import ContextWindow, estimate
     from foehn_lsp.agent.execution import TurnExecutor
     from foehn_lsp.agent.loop import Agent
@@ -170,7 +171,7 @@ async def token_figures(root: Path) -> list[str]:
         workspace = Workspace([root])
         ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
         gate = ApprovalGate(settings.approval, FixedApprover(Approved()), lambda e: None)
-        calls = TurnExecutor(registry, ctx, lambda e: None, [gate])
+        calls = TurnExecutor(registry, ctx, lambda e: None, Parts(approval=gate))
         outcome = await agent.run_turn(TurnRequest(task="Read every note."), calls, lambda e: None)
         assert outcome.answer == "All notes read.", outcome.answer
         totals[label] = provider.sent

@@ -12,8 +12,10 @@ from typing import Any
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
 from foehn_lsp.agent import Agent, TurnRequest
+from foehn_lsp.agent.chain import Parts
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.loop import TurnOutcome
+from foehn_lsp.agent.plan_mode import ReadOnlyGuard
 from foehn_lsp.config import ApprovalMode, ApprovalSettings, Settings
 from foehn_lsp.errors import ProviderUnavailableError
 from foehn_lsp.events import (
@@ -57,7 +59,9 @@ class Runner:
         stop: asyncio.Event | None = None,
     ) -> TurnOutcome:
         gate = ApprovalGate(self.agent.settings.approval, self.approver, emit)
-        executor = TurnExecutor(self.registry, ctx, emit, [gate])
+        executor = TurnExecutor(
+            self.registry, ctx, emit, Parts(mode=ReadOnlyGuard(), approval=gate)
+        )
         return await self.agent.run_turn(request, executor, emit, stop)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import Settings
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.tools import MAX_OUTPUT_CHARS, McpCatalogue, add_servers, connect_servers
@@ -50,7 +51,7 @@ def connect(root: Path) -> Iterator[Connect]:
 
 
 async def call(catalogue: McpCatalogue, name: str, ctx: ToolContext, **args: object) -> ToolResult:
-    return await catalogue.registry.call(name, json.dumps(args), ctx)
+    return await catalogue.registry.call(name, json.dumps(args), ctx, steps=steps())
 
 
 def lines(path: Path) -> list[str]:

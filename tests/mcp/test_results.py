@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.agent.execution import MAX_RESULT_CHARS, TurnExecutor
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.events import TurnEvent
@@ -63,7 +64,7 @@ async def test_a_fifty_megabyte_result_is_cut_as_it_arrives_and_said_truly(
     assert len(told) <= MAX_RESULT_CHARS
     assert "characters cut" not in told
     after = await awkward_catalogue.registry.call(
-        tool_name("awkward", "read.echo"), json.dumps({"text": "still here"}), ctx
+        tool_name("awkward", "read.echo"), json.dumps({"text": "still here"}), ctx, steps=steps()
     )
     assert after.output == "still here"
     assert len((state / "started").read_text().splitlines()) == 1  # the same connection
@@ -94,7 +95,7 @@ async def test_a_fifty_megabyte_result_over_http_is_cut_as_it_arrives_in_bounded
         assert int(said[1].replace(",", "")) == MAX_MESSAGE_BYTES
         assert peak < 4 * MAX_MESSAGE_BYTES < 50_000_000  # never the whole result in memory
         after = await catalogue.registry.call(
-            tool_name("remote", "read.echo"), json.dumps({"text": "still here"}), ctx
+            tool_name("remote", "read.echo"), json.dumps({"text": "still here"}), ctx, steps=steps()
         )
         assert after.output == "still here"
         assert lines_of(state / "started") == 1  # the same server, never restarted

@@ -17,6 +17,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 
 from cli.harness import foehn
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import ToolRegistry
 from preloaded import foehn_argv
@@ -82,7 +83,7 @@ async def test_an_escape_is_refused_exactly_as_in_foehn(
     canary_untouched: Callable[[], None],
 ) -> None:
     escape = {"path": "../canary/secret.txt"}
-    in_foehn = await registry.call("read_file", json.dumps(escape), ctx)
+    in_foehn = await registry.call("read_file", json.dumps(escape), ctx, steps=steps())
     assert not in_foehn.ok
     async with foehn_mcp(root, tmp_path) as session:
         result = await session.call_tool("read_file", escape)

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import FileAccess, Workspace
 
@@ -54,7 +55,9 @@ def test_edit_file_applies_exactly_or_changes_nothing(
         ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
         ctx.files.shown.saw_file(workspace.resolve("f.txt"))  # the model has read it
         blocks = [{"old_text": old, "new_text": new} for old, new in edits]
-        result = asyncio.run(registry.call("edit_file", {"path": "f.txt", "edits": blocks}, ctx))
+        result = asyncio.run(
+            registry.call("edit_file", {"path": "f.txt", "edits": blocks}, ctx, steps=steps())
+        )
         expected = expected_result(text, edits)
         after = path.read_text()
         if expected is None:

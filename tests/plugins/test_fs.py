@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
-    return await registry.call(tool, arguments, ctx)
+    return await registry.call(tool, arguments, ctx, steps=steps())
 
 
 @pytest.fixture

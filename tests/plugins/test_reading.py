@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 
 STORE = """\
@@ -33,7 +34,7 @@ def average(values):
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: Any):  # type: ignore[no-untyped-def]
-    return await registry.call(tool, arguments, ctx)
+    return await registry.call(tool, arguments, ctx, steps=steps())
 
 
 @pytest.fixture

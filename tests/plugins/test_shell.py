@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.sandbox.toolchains import TOOLCHAIN_VARIABLES
@@ -48,7 +49,7 @@ def alive(token: str) -> bool:
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
-    return await registry.call(tool, arguments, ctx)
+    return await registry.call(tool, arguments, ctx, steps=steps())
 
 
 async def test_a_command_runs_and_reports_exit_code_and_output(
@@ -88,7 +89,7 @@ async def test_a_command_runs_and_reports_exit_code_and_output(
 async def test_bad_commands_get_clear_results(
     root: Path, ctx: ToolContext, registry: ToolRegistry, arguments: dict[str, object], message: str
 ) -> None:
-    result = await registry.call("run_command", arguments, ctx)
+    result = await registry.call("run_command", arguments, ctx, steps=steps())
     assert not result.ok
     assert message in result.output
 
@@ -349,7 +350,7 @@ async def test_run_tests_shows_the_exact_command_and_its_sandbox(
     person = Recorder()
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
     await registry.call(
-        "run_tests", {"paths": ["tests"], "keyword": "fast"}, ctx, middleware=[gate]
+        "run_tests", {"paths": ["tests"], "keyword": "fast"}, ctx, steps=(*steps(), gate)
     )
     (request,) = person.asked
     assert request.sandbox == "workspace-write"
@@ -378,7 +379,7 @@ async def test_run_tests_refuses_a_command_that_changed_after_it_was_shown(
         (root / "pyproject.toml").write_text('[tool.foehn]\ntest-command = ["sh", "-c", "x"]\n')
         return await next_step(invocation)
 
-    result = await registry.call("run_tests", {}, ctx, middleware=[swap])
+    result = await registry.call("run_tests", {}, ctx, steps=(*steps(), swap))
     assert not result.ok
     assert "the test command changed since it was shown" in result.output
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.events import ApprovalEvent, TurnEvent
 from foehn_lsp.policy.approval import (
@@ -24,6 +25,7 @@ from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.contract import CallScope
 from foehn_lsp.workspace import EditPlan
+from policy.gated import gated
 
 
 class Person:
@@ -51,7 +53,11 @@ class Run:
     async def __call__(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         self.calls += 1
         return await self.registry.call(
-            name, json.dumps(arguments), self.ctx, call_id=str(self.calls), middleware=[self.gate]
+            name,
+            json.dumps(arguments),
+            self.ctx,
+            call_id=str(self.calls),
+            steps=steps(gated(self.gate)),
         )
 
     def reasons(self) -> list[tuple[str, str]]:

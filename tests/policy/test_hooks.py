@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.policy.guards import Guards, TurnGuards, load
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
+from policy.gated import gated
 
 
 def python(code: str) -> str:
@@ -54,7 +56,7 @@ async def run(
 
     arguments = json.dumps({"command": list(argv)})
     result = await registry.call(
-        "run_command", arguments, ctx, call_id="c", middleware=[gate, count]
+        "run_command", arguments, ctx, call_id="c", steps=(*steps(gated(gate)), count)
     )
     return result, bool(ran)
 

@@ -42,6 +42,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.policy.approval import (
@@ -460,7 +461,7 @@ async def _campaign(
                 _arguments(outcome),
                 contexts[outcome.attack.workspace],
                 call_id=call_id,
-                middleware=[seen, gate, ran],
+                steps=(*steps(), seen, gate, ran),
             )
         outcome.requests += [r for r in person.asked if r.call_id == call_id]
         outcome.asked = outcome.asked or bool(outcome.requests)

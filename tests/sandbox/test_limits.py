@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.sandbox.limits import process_limit
@@ -95,7 +96,7 @@ async def bomb(registry: ToolRegistry, ctx: ToolContext, code: str, *args: str) 
     gate = ApprovalGate(ApprovalSettings(), Yes(), lambda event: None)
     command = ["python3", "-c", code, *args]
     return await registry.call(
-        "run_command", {"command": command, "timeout_s": 120}, ctx, middleware=[gate]
+        "run_command", {"command": command, "timeout_s": 120}, ctx, steps=(*steps(), gate)
     )
 
 
@@ -159,7 +160,9 @@ async def test_the_server_stays_responsive_while_a_program_burns_cpu(
     (it stops only when the test says so)."""
     spin = "import os\nwhile not os.path.exists('stop'):\n    pass\nprint('stopped')\n"
     busy = asyncio.create_task(bomb(registry, ctx, spin))
-    quick = await registry.call("run_command", {"command": ["echo", "answered"]}, ctx)
+    quick = await registry.call(
+        "run_command", {"command": ["echo", "answered"]}, ctx, steps=steps()
+    )
     assert quick.ok
     assert quick.output.endswith("answered")
     assert not busy.done()

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.policy.guards import Guards, TurnGuards
@@ -45,6 +46,7 @@ from network_places import (
     UdpCounting,
     hosts_names,
 )
+from policy.gated import gated
 
 pytestmark = pytest.mark.skipif(
     not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
@@ -263,7 +265,7 @@ async def _run(world: World, registry: ToolRegistry, attacks: list[Attack]) -> C
                 {"command": argv, "timeout_s": 30},
                 ctx,
                 call_id=attack.name,
-                middleware=[gate],
+                steps=steps(gated(gate)),
             )
 
     chosen = [a for a in attacks if a.argv[0] != "curl" or world.curl is not None]
@@ -434,14 +436,14 @@ async def test_a_canary_in_a_url_to_a_granted_site_leaves_only_by_the_rule_that_
             gate = ApprovalGate(ApprovalSettings(), person, lambda event: None, guards)
             covered = await registry.call(
                 "run_command", {"command": ["curl", "-sS", allowed_url]}, ctx, call_id="rule",
-                middleware=[gate],
+                steps=steps(gated(gate)),
             )  # fmt: skip
             exfil = await registry.call(
                 "run_command",
                 {"command": ["curl", "-sS", f"{allowed_url}?c={CANARY}"]},
                 ctx,
                 call_id="exfil",
-                middleware=[gate],
+                steps=steps(gated(gate)),
             )
         finally:
             site.shutdown()

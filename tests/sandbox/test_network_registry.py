@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.events import NetworkEvent
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
@@ -27,6 +28,7 @@ from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import FileAccess, Workspace
 from network_places import Names, Package, StandIn, hosts_names
+from policy.gated import gated
 
 pytestmark = pytest.mark.skipif(
     not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
@@ -86,7 +88,7 @@ async def _install(
         {"command": argv, "timeout_s": 240},
         ctx,
         call_id="install",
-        middleware=[gate],
+        steps=steps(gated(gate)),
     )
     return result, person.asked, events
 

@@ -19,6 +19,7 @@ from typing import IO, Any
 import pytest
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.tools import connect_servers
@@ -85,13 +86,13 @@ async def test_without_prlimit_programs_are_still_sandboxed(
     assert "MCP server" in sandbox.note
     person = Refuser()
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
-    listed = await registry.call("run_command", {"command": ["ls"]}, ctx, middleware=[gate])
+    listed = await registry.call("run_command", {"command": ["ls"]}, ctx, steps=(*steps(), gate))
     assert listed.ok, listed.output
     assert "a.txt" in listed.output
     assert "sandbox read-only" in listed.output
     writes = ApprovalGate(ApprovalSettings(write=ApprovalMode.ALLOW), person, lambda event: None)
     command = {"command": ["touch", "new.txt"]}
-    written = await registry.call("run_command", command, ctx, middleware=[writes])
+    written = await registry.call("run_command", command, ctx, steps=(*steps(), writes))
     assert written.ok, written.output
     assert "sandbox workspace-write" in written.output
     assert (repo / "new.txt").exists()
@@ -144,7 +145,7 @@ async def test_every_program_asks(
     person = Refuser()
     gate = ApprovalGate(policy, person, lambda event: None)
     for name, arguments in CALLS:
-        result = await registry.call(name, arguments, ctx, call_id=name, middleware=[gate])
+        result = await registry.call(name, arguments, ctx, call_id=name, steps=(*steps(), gate))
         assert not result.ok
         assert "denied" in result.output
     assert len(person.asked) == len(CALLS)
@@ -158,7 +159,7 @@ async def test_file_tools_still_work_without_asking(
     (root / "a.txt").write_text("a\n")
     person = Refuser()
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
-    result = await registry.call("read_file", {"path": "a.txt"}, ctx, middleware=[gate])
+    result = await registry.call("read_file", {"path": "a.txt"}, ctx, steps=(*steps(), gate))
     assert result.ok
     assert person.asked == []
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Approved
 from foehn_lsp.sandbox import (
@@ -297,7 +298,7 @@ async def test_run_command_says_its_program_could_not_start(
         "run_command",
         {"command": ["python3", "-c", WRITES_RAN, TOO_LONG]},
         ctx,
-        middleware=[gate],
+        steps=(*steps(), gate),
     )
     assert not result.ok
     assert "python3 was not run" in result.output

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.contract import CallScope
@@ -75,14 +76,14 @@ async def test_scope_and_risk_agree_and_the_tool_runs_what_was_fixed(
         seen.append(invocation)
         return await next_step(invocation)
 
-    result = await _registry().call("probe", arguments, ctx, middleware=[spy])
+    result = await _registry().call("probe", arguments, ctx, steps=(*steps(), spy))
     assert seen[0].risk is risk
     assert seen[0].scope == CallScope(program="probe", sandbox=sandbox)  # type: ignore[arg-type]
     assert result.output == f"probe {sandbox}"
 
 
 async def test_a_tool_without_scope_gets_the_empty_scope(ctx: ToolContext) -> None:
-    result = await _registry().call("plain", {}, ctx)
+    result = await _registry().call("plain", {}, ctx, steps=steps())
     assert result.output == "None None"
 
 
@@ -108,7 +109,7 @@ async def test_a_scope_that_raises_runs_nothing_narrower_than_full(ctx: ToolCont
         seen.append(invocation)
         return ToolResult.failure("stopped by the test")
 
-    await registry.call("probe", {}, ctx, middleware=[spy])
+    await registry.call("probe", {}, ctx, steps=(*steps(), spy))
     assert seen[0].scope.sandbox == "full"
     assert seen[0].risk >= RiskLevel.WRITE
 
@@ -124,5 +125,5 @@ async def who(ctx: ToolContext) -> str:
 
 
 async def test_a_decorated_tool_declares_its_scope(ctx: ToolContext) -> None:
-    result = await ToolRegistry([who]).call("who", {}, ctx)
+    result = await ToolRegistry([who]).call("who", {}, ctx, steps=steps())
     assert result.output == "would run id under read-only"

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.sandbox.toolchains import find
@@ -118,7 +119,9 @@ def toolchains(home: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 async def unasked(registry: ToolRegistry, ctx: ToolContext, *command: str) -> ToolResult:
     person = Nobody()
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
-    result = await registry.call("run_command", {"command": list(command)}, ctx, middleware=[gate])
+    result = await registry.call(
+        "run_command", {"command": list(command)}, ctx, steps=(*steps(), gate)
+    )
     assert person.asked == [], f"{command} asked"
     return result
 
@@ -151,6 +154,7 @@ async def test_credentials_inside_a_toolchain_stay_masked(
             "sandbox": "workspace-write",
         },
         ctx,
+        steps=steps(),
     )
     assert "CANARY-CARGO-TOKEN" not in read.output
     assert not read.ok
@@ -166,6 +170,7 @@ async def test_the_rest_of_the_home_stays_out_of_sight(
         "run_command",
         {"command": ["ls", "-a", str(home)], "sandbox": "workspace-write"},
         ctx,
+        steps=steps(),
     )
     shown = set(listing.output.splitlines()[2:])
     assert shown <= {".", "..", ".venvs", ".pyenv", ".nvm", ".local", ".cargo", ".rustup", "bin"}

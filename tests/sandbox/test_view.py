@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.cli.main import main
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.config.sandbox import SandboxSettings
@@ -52,7 +53,7 @@ async def approved(
     registry: ToolRegistry, ctx: ToolContext, tool: str, person: Yes, **arguments: object
 ) -> ToolResult:
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
-    return await registry.call(tool, arguments, ctx, middleware=[gate])
+    return await registry.call(tool, arguments, ctx, steps=(*steps(), gate))
 
 
 def test_the_view_grants_the_system_the_toolchains_and_foehns_python(home: Path) -> None:
@@ -174,7 +175,7 @@ async def test_an_unreadable_sandbox_config_stops_every_sandboxed_call(
     home: Path, root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     (home / ".config" / "foehn" / "config.toml").write_text("[sandbox]\nmemory_mb = 'lots'\n")
-    result = await registry.call("run_command", {"command": ["ls"]}, ctx)
+    result = await registry.call("run_command", {"command": ["ls"]}, ctx, steps=steps())
     assert not result.ok
     assert "sandbox.memory_mb" in result.output
     assert "no sandboxed program runs until it is fixed" in result.output
@@ -197,7 +198,7 @@ async def test_a_symlink_loop_in_the_workspace_gets_one_clear_line(
 ) -> None:
     (root / "a").symlink_to(root / "b")
     (root / "b").symlink_to(root / "a")
-    result = await registry.call("run_command", {"command": ["cat", "a"]}, ctx)
+    result = await registry.call("run_command", {"command": ["cat", "a"]}, ctx, steps=steps())
     assert not result.ok
     assert "Too many levels of symbolic links" in result.output or "loop" in result.output
 
@@ -256,7 +257,7 @@ async def test_a_placeholder_the_person_filled_is_kept(root: Path) -> None:
 async def test_git_init_is_its_own_approved_call(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
-    refused = await registry.call("run_command", {"command": ["git", "init"]}, ctx)
+    refused = await registry.call("run_command", {"command": ["git", "init"]}, ctx, steps=steps())
     assert not refused.ok
     assert "use create_repository" in refused.output
     person = Yes()

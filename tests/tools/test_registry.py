@@ -8,6 +8,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult, tool
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.registry import Handler
@@ -71,7 +72,7 @@ def test_schema_that_is_not_json_schema_is_refused() -> None:
 
 async def test_unknown_tool_lists_the_tools_that_exist(ctx: ToolContext) -> None:
     registry = ToolRegistry([make("alpha"), make("beta")])
-    result = await registry.call("gamma", "{}", ctx)
+    result = await registry.call("gamma", "{}", ctx, steps=steps())
     assert not result.ok
     assert result.output == "unknown tool 'gamma'; the tools that exist are: alpha, beta"
 
@@ -84,7 +85,7 @@ async def test_exception_in_a_tool_becomes_a_failed_result_and_a_logged_tracebac
 
     registry = ToolRegistry([make(execute=boom)])
     with caplog.at_level(logging.ERROR):
-        result = await registry.call("probe", "{}", ctx)
+        result = await registry.call("probe", "{}", ctx, steps=steps())
     assert not result.ok
     assert "internal error: ValueError: kaput" in result.output
     assert any(record.exc_info for record in caplog.records)
@@ -99,7 +100,7 @@ async def test_a_tool_that_hangs_is_stopped_at_its_timeout(ctx: ToolContext) -> 
         raise AssertionError("unreachable")
 
     registry = ToolRegistry([make(execute=hang, timeout=0.05)])
-    result = await registry.call("probe", "{}", ctx)
+    result = await registry.call("probe", "{}", ctx, steps=steps())
     assert started.is_set()
     assert not result.ok
     assert "did not finish within 0.05 s" in result.output
@@ -109,7 +110,7 @@ async def test_a_tool_that_returns_the_wrong_type_is_reported(ctx: ToolContext) 
     async def wrong(arguments: Any, ctx: ToolContext) -> Any:
         return "plain string"
 
-    result = await ToolRegistry([make(execute=wrong)]).call("probe", "{}", ctx)
+    result = await ToolRegistry([make(execute=wrong)]).call("probe", "{}", ctx, steps=steps())
     assert not result.ok
     assert "instead of a result" in result.output
 
@@ -126,9 +127,9 @@ async def test_middleware_runs_after_validation_and_assessment(ctx: ToolContext)
 
     schema = {"type": "object", "properties": {"force": {"type": "boolean"}}}
     registry = ToolRegistry([make(parameters=schema, assess=assess, risk=RiskLevel.WRITE)])
-    await registry.call("probe", '{"force": true}', ctx, call_id="c1", middleware=[spy])
-    await registry.call("probe", '{"force": false}', ctx, call_id="c2", middleware=[spy])
-    await registry.call("probe", '{"force": "x"}', ctx, call_id="c3", middleware=[spy])
+    await registry.call("probe", '{"force": true}', ctx, call_id="c1", steps=(*steps(), spy))
+    await registry.call("probe", '{"force": false}', ctx, call_id="c2", steps=(*steps(), spy))
+    await registry.call("probe", '{"force": "x"}', ctx, call_id="c3", steps=(*steps(), spy))
     assert [(i.call_id, i.arguments, i.risk) for i in seen] == [
         ("c1", {"force": True}, RiskLevel.DESTRUCTIVE),
         ("c2", {"force": False}, RiskLevel.WRITE),  # assessment never lowers the declared risk
@@ -146,7 +147,7 @@ async def test_middleware_can_stop_a_call(ctx: ToolContext) -> None:
         return ToolResult.failure("denied")
 
     registry = ToolRegistry([make(execute=execute)])
-    result = await registry.call("probe", "{}", ctx, middleware=[refuse])
+    result = await registry.call("probe", "{}", ctx, steps=(*steps(), refuse))
     assert result.output == "denied"
     assert ran == []
 
@@ -166,7 +167,9 @@ async def test_decorated_function_becomes_a_typed_tool(ctx: ToolContext) -> None
         "description": "Text to shout.",
     }
     assert shout.parameters["required"] == ["text"]
-    result = await ToolRegistry([shout]).call("shout", '{"text": "hey", "times": 2}', ctx)
+    result = await ToolRegistry([shout]).call(
+        "shout", '{"text": "hey", "times": 2}', ctx, steps=steps()
+    )
     assert result.output == "HEYHEY"
 
 
@@ -179,7 +182,7 @@ async def test_decorator_injects_the_context_and_keeps_it_out_of_the_schema(
         return ctx.workspace.root.name
 
     assert where.parameters.get("properties", {}) == {}
-    result = await ToolRegistry([where]).call("where", "{}", ctx)
+    result = await ToolRegistry([where]).call("where", "{}", ctx, steps=steps())
     assert result.output == ctx.workspace.root.name
 
 

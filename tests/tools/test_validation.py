@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 
 
@@ -72,7 +73,9 @@ BOTH = pytest.mark.parametrize("name", ["typed", "untyped"])
 async def test_valid_arguments_reach_the_tool(
     tools_registry: ToolRegistry, ctx: ToolContext, name: str
 ) -> None:
-    result = await tools_registry.call(name, '{"city": "Oslo", "unit": "fahrenheit"}', ctx)
+    result = await tools_registry.call(
+        name, '{"city": "Oslo", "unit": "fahrenheit"}', ctx, steps=steps()
+    )
     assert result.ok
     assert json.loads(result.output)["unit"] == "fahrenheit"
 
@@ -98,7 +101,7 @@ async def test_valid_arguments_reach_the_tool(
 async def test_invalid_arguments_are_named_and_nothing_runs(
     tools_registry: ToolRegistry, ctx: ToolContext, name: str, raw: str, expected: str
 ) -> None:
-    result = await tools_registry.call(name, raw, ctx)
+    result = await tools_registry.call(name, raw, ctx, steps=steps())
     assert not result.ok
     assert expected in result.output
     assert "nothing was run" in result.output
@@ -107,7 +110,9 @@ async def test_invalid_arguments_are_named_and_nothing_runs(
 async def test_every_problem_is_listed_at_once(
     tools_registry: ToolRegistry, ctx: ToolContext
 ) -> None:
-    result = await tools_registry.call("typed", '{"unit": "kelvin", "extra": 1}', ctx)
+    result = await tools_registry.call(
+        "typed", '{"unit": "kelvin", "extra": 1}', ctx, steps=steps()
+    )
     assert "arguments/city" in result.output
     assert "arguments/unit" in result.output
     assert (
@@ -131,7 +136,7 @@ async def test_validation_never_raises_whatever_arrives(name: str, raw: Any) -> 
 
     workspace = Workspace(["."])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
-    result = await registry.call(name, raw, ctx)
+    result = await registry.call(name, raw, ctx, steps=steps())
     assert isinstance(result, ToolResult)
     if not result.ok:
         assert result.output.startswith(("invalid arguments", "unknown tool"))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import DiskApplier, EditPlan, Workspace, WriteFile
@@ -131,7 +132,7 @@ async def test_attack_is_refused_and_nothing_outside_is_touched(
     }
     plan_only = registry.get(tool)
     assert plan_only is not None
-    result = await registry.call(tool, arguments, ctx)
+    result = await registry.call(tool, arguments, ctx, steps=steps())
     assert not result.ok, result.output
     assert "TOP-SECRET" not in result.output
     assert "internal error" not in result.output
@@ -145,7 +146,7 @@ def test_at_least_forty_attacks() -> None:
 async def test_symlink_refusal_names_the_link_and_its_target(
     booby_trapped: Path, canary: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
-    result = await registry.call("read_file", {"path": "docs/link/secret.txt"}, ctx)
+    result = await registry.call("read_file", {"path": "docs/link/secret.txt"}, ctx, steps=steps())
     assert f"escapes the workspace via symlink docs/link -> {canary}" in result.output
 
 

@@ -1,6 +1,6 @@
 """Running one turn's tool calls: concurrently, except tools marked sequential, with results
-returned in call order. Each call goes through the registry's chain with the turn's middleware
-(the announcement of the call, then approval)."""
+returned in call order, each through the turn's chain (``agent.chain``), which announces it
+(``Announcer``) once it is prepared."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from foehn_lsp.agent.chain import Parts, steps
 from foehn_lsp.events import EventSink, NetworkEvent, ToolCallEvent, ToolResultEvent
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.tools.contract import ToolContext, ToolResult
-from foehn_lsp.tools.registry import Handler, Invocation, Middleware, ToolRegistry
+from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 
 MAX_RESULT_CHARS = 60_000
 
@@ -28,35 +29,62 @@ def shown_arguments(raw: str) -> Any:
         return raw
 
 
+class Announcer:
+    """The chain's announce step: each call's event goes out once, as soon as its risk and
+    sandbox are known; a call that never got that far is announced with its declared risk."""
+
+    def __init__(self, emit: EventSink) -> None:
+        self.emit = emit
+        self._announced: set[str] = set()
+
+    async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        self.announce(
+            invocation.call_id,
+            invocation.tool.name,
+            invocation.raw_arguments,
+            invocation.risk,
+            invocation.scope.sandbox,
+        )
+        return await next_step(invocation)
+
+    def announce(
+        self, call_id: str, name: str, raw: str, risk: RiskLevel, policy: str | None = None
+    ) -> None:
+        if call_id not in self._announced:
+            self._announced.add(call_id)
+            self.emit(
+                ToolCallEvent(
+                    id=call_id,
+                    tool=name,
+                    arguments=shown_arguments(raw),
+                    risk=risk.value,
+                    policy=policy,
+                )
+            )
+
+
 class TurnExecutor:
+    """A turn's calls, each through the chain of ``parts`` (``agent.chain``) with the
+    executor's own announce step. The loop reads two parts: ``mode`` (plan mode's guard, lifted
+    once a plan is approved) and ``edit_checks`` (asked again before an answer ends the
+    turn)."""
+
     def __init__(
         self,
         registry: ToolRegistry,
         ctx: ToolContext,
         emit: EventSink,
-        middleware: Sequence[Middleware] = (),
-        *,
-        written: list[str] | None = None,
+        parts: Parts | None = None,
     ) -> None:
         self.registry = registry
         self.ctx = dataclasses.replace(ctx, network=self._connection)
         self.emit = emit
-        self.middleware = [self._announce, *middleware]
-        self._announced: set[str] = set()
-        self.written = written if written is not None else []
+        self.announcer = Announcer(emit)
+        self.parts = dataclasses.replace(parts or Parts(), announce=self.announcer)
+        self.steps = steps(self.parts)
+        self.written: list[str] = []
         """The files the turn's successful planned calls wrote, as their results'
         ``data["files"]`` name them (workspace-relative), in order, once each."""
-
-    def before(self, step: Middleware) -> TurnExecutor:
-        """An executor of the same turn whose calls go through ``step`` first, before the
-        rest of the chain and so before approval (plan mode refuses what it may not run)."""
-        return TurnExecutor(
-            self.registry,
-            self.ctx,
-            self.emit,
-            [step, *self.middleware[1:]],
-            written=self.written,
-        )
 
     def _connection(self, attempt: Connection) -> None:
         """A call's connection attempt, as the turn's ``network`` event."""
@@ -71,31 +99,6 @@ class TurnExecutor:
                 bytes_in=attempt.bytes_in,
             )
         )
-
-    async def _announce(self, invocation: Invocation, next_step: Handler) -> ToolResult:
-        self._announce_call(
-            invocation.call_id,
-            invocation.tool.name,
-            invocation.raw_arguments,
-            invocation.risk,
-            invocation.scope.sandbox,
-        )
-        return await next_step(invocation)
-
-    def _announce_call(
-        self, call_id: str, name: str, raw: str, risk: RiskLevel, policy: str | None = None
-    ) -> None:
-        if call_id not in self._announced:
-            self._announced.add(call_id)
-            self.emit(
-                ToolCallEvent(
-                    id=call_id,
-                    tool=name,
-                    arguments=shown_arguments(raw),
-                    risk=risk.value,
-                    policy=policy,
-                )
-            )
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage | None] = [None] * len(calls)
@@ -119,10 +122,10 @@ class TurnExecutor:
 
     async def _one(self, call: ToolCall) -> ToolResultMessage:
         result = await self.registry.call(
-            call.name, call.arguments, self.ctx, call_id=call.id, middleware=self.middleware
+            call.name, call.arguments, self.ctx, call_id=call.id, steps=self.steps
         )
         tool = self.registry.get(call.name)
-        self._announce_call(
+        self.announcer.announce(
             call.id, call.name, call.arguments, tool.risk if tool else RiskLevel.UNDEFINED
         )
         # Only an applied plan's files are written ones (investigate's data names files it read).

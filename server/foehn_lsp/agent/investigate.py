@@ -20,13 +20,14 @@ from pydantic import BaseModel, Field
 
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.loop import Agent, TurnRequest
+from foehn_lsp.agent.plan_mode import ReadOnlyGuard
 from foehn_lsp.checks.claims import mentioned_files
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.providers import Provider
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
-from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
+from foehn_lsp.tools.registry import ToolRegistry
 
 NAME = "investigate"
 DEFAULT_STEPS = 8
@@ -46,8 +47,8 @@ NOTE = (
 )
 
 SubCalls = Callable[[ToolRegistry], TurnExecutor]
-"""The parent turn's call chain for a sub-run offered these tools; its events go only to the
-audit log."""
+"""The parent turn's call chain for a sub-run offered these tools, with ``sub_run_guard`` as
+its mode step; its events go only to the audit log."""
 
 
 class InvestigateArguments(BaseModel):
@@ -72,11 +73,12 @@ def refusal(name: str, why: str) -> ToolResult:
     return ToolResult.failure(f"{REFUSED} {name} was not run ({why}). Answer with what you found.")
 
 
-async def read_only(invocation: Invocation, next_step: Handler) -> ToolResult:
-    """Refuses, before approval is asked, every call of a sub-run above read-only."""
-    if invocation.risk > RiskLevel.READ_ONLY:
-        return refusal(invocation.tool.name, invocation.risk.value)
-    return await next_step(invocation)
+def sub_run_guard() -> ReadOnlyGuard:
+    """The mode step of a sub-run's chain: every call above read-only is refused, before
+    approval is asked."""
+    return ReadOnlyGuard(
+        active=True, refusal=lambda invocation: refusal(invocation.tool.name, invocation.risk.value)
+    )
 
 
 class ReadOnlyRegistry(ToolRegistry):
@@ -123,7 +125,7 @@ def investigate_tool(
         sub_settings = settings.model_copy(
             update={"max_tool_iterations": steps, "token_budget": budget}
         )
-        executor = calls(offered).before(read_only)
+        executor = calls(offered)
         agent = Agent(provider=provider, settings=sub_settings)
         request = TurnRequest(task=arguments.question, context=NOTE)
         outcome = await agent.run_turn(request, executor, executor.emit, changed=tuple)

@@ -4,7 +4,7 @@
      │
      └─tool calls──▶ limits? ──▶ wrap up: results say "not run", ask for a summary ─▶ done(limit)
                        │
-                       └──▶ run the calls (validate, assess, plan, approve, execute) ──▶ ask …
+                       └──▶ run the calls, each through its chain (agent.chain) ──▶ ask …
 
 A person stopping the turn (``stop`` set) cancels whatever is in flight, the HTTP request or a
 tool, and the turn ends with ``cancelled``; a provider failure ends it with ``error``.
@@ -38,7 +38,7 @@ from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.plan_mode import (
     MAX_REJECTIONS,
     PLAN_NOTE,
-    PlanGuard,
+    ReadOnlyGuard,
     TurnMode,
     approved_note,
     as_tasks,
@@ -122,7 +122,8 @@ class _State:
     text: claims.HeldText
     task: str
     mode: TurnMode
-    guard: PlanGuard
+    guard: ReadOnlyGuard | None
+    """The chain's read-only guard, active while planning."""
     start: int
     """Where this turn's messages begin."""
     changed: Callable[[], Sequence[str]] | None
@@ -211,15 +212,20 @@ class Agent:
         history: Sequence[Message] = (),
         changed: Callable[[], Sequence[str]] | None = None,
         earlier_changes: Sequence[str] = (),
-        checks: checking.EditChecks | None = None,
     ) -> TurnOutcome:
         """Run ``request`` to its end after ``history``, the model's tool calls through
         ``calls``; ``emit`` gets every event, ``Done`` last. ``changed`` gives the files the
         turn has changed so far (the checkpoint's record; without it, the files its successful
         file tools named), ``earlier_changes`` those of the session's earlier turns: the claim
-        check compares answers with them. ``checks`` (in the executor's chain too) checks the
-        changed files before an answer ends the turn."""
+        check compares answers with them. The chain's edit checks (``calls.parts``) check the
+        changed files again before an answer ends the turn; in plan mode its read-only guard
+        refuses what the plan may not run until the person approves the plan."""
         ctx = calls.ctx
+        guard = calls.parts.mode
+        if request.mode == "plan":
+            if guard is None:
+                raise ValueError("plan mode needs a chain with its read-only guard (agent.chain)")
+            guard.active = True
         task = request.task + (f"\n\n{request.context}" if request.context else "")
         if request.mode == "plan":
             task += f"\n\n{PLAN_NOTE}"
@@ -235,15 +241,15 @@ class Agent:
             ),
             task=request.task,
             mode=request.mode,
-            guard=PlanGuard(request.mode == "plan"),
+            guard=guard,
             start=len(messages) - 1,
             changed=changed,
             earlier=tuple(earlier_changes),
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
-            checks=checks,
+            checks=calls.parts.edit_checks,
             written=calls.written,
         )
-        body = asyncio.create_task(self._loop(state, calls.before(state.guard), emit))
+        body = asyncio.create_task(self._loop(state, calls, emit))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
         if stopper is not None:
@@ -451,7 +457,9 @@ class Agent:
                 told("edited" if edited else "approved", final)
                 if ctx.tasks is not None:
                     ctx.tasks.replace(as_tasks(final.steps))
-                state.mode, state.guard.active = "act", False
+                state.mode = "act"
+                if state.guard is not None:
+                    state.guard.active = False
                 state.messages.append(
                     UserMessage(content=approved_note(final, edited=edited is not None))
                 )

@@ -16,7 +16,7 @@ reviews none.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from foehn_lsp.checks.claims import mentioned_files
@@ -37,19 +37,32 @@ PLAN_NOTE = (
 )
 
 
-class PlanGuard:
-    """The middleware that refuses, while ``active``, every call above read-only."""
+def plan_refusal(invocation: Invocation) -> ToolResult:
+    """What the model reads for a call refused while planning."""
+    return ToolResult.failure(
+        f"plan mode: {invocation.tool.name} was not run ({invocation.risk.value}); "
+        "while planning only read-only tools run. Finish the plan: the person approves "
+        "it before anything is changed."
+    )
 
-    def __init__(self, active: bool) -> None:
+
+class ReadOnlyGuard:
+    """The chain's mode step (``agent.chain``): while ``active`` (planning; an investigation),
+    every call above read-only is refused with ``refusal``'s result, before approval is
+    asked."""
+
+    def __init__(
+        self,
+        *,
+        active: bool = False,
+        refusal: Callable[[Invocation], ToolResult] = plan_refusal,
+    ) -> None:
         self.active = active
+        self.refusal = refusal
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         if self.active and invocation.risk > RiskLevel.READ_ONLY:
-            return ToolResult.failure(
-                f"plan mode: {invocation.tool.name} was not run ({invocation.risk.value}); "
-                "while planning only read-only tools run. Finish the plan: the person approves "
-                "it before anything is changed."
-            )
+            return self.refusal(invocation)
         return await next_step(invocation)
 
 

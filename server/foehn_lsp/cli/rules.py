@@ -8,8 +8,8 @@ and the rules that say so.
                     [-- PROGRAM ARGS…]
     foehn rules remove N
 
-``explain`` takes the call through the same validation, risk assessment and decision as a run
-(nothing runs, no hook is asked) and prints the ``policy.rules.explain`` object. ``rules`` edits the
+``explain`` prepares the call as a run would (``agent.chain.prepare``) and decides it (nothing
+runs, no hook is asked) and prints the ``policy.rules.explain`` object. ``rules`` edits the
 ``[[rules]]`` tables of the user's ``config.toml`` and leaves the rest of the file as it was.
 """
 
@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp.agent.chain import prepare
 from foehn_lsp.cli.args import EXIT_OK, UsageError, folder
 from foehn_lsp.config import load_settings, user_config_file
 from foehn_lsp.errors import ToolInputError
@@ -54,16 +55,8 @@ def explain_command(args: argparse.Namespace) -> int:
     found = load_tools(settings, root, lazy=False, servers=tool.startswith("mcp__"))
     try:
         rules = load(user_config_file(), root, trusted=settings.trust_workspace).rules
-        explained = asyncio.run(
-            explain_call(
-                found.registry,
-                tool,
-                arguments,
-                Workspace([root]),
-                policy=settings.approval,
-                rules=rules,
-            )
-        )
+        prepared = asyncio.run(prepare(found.registry, tool, arguments, Workspace([root])))
+        explained = explain_call(prepared, policy=settings.approval, rules=rules)
     except ToolInputError as exc:
         raise UsageError(str(exc)) from None
     finally:

@@ -46,6 +46,7 @@ def _workspace(ls: FoehnServer) -> Workspace:
 
 
 async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
+    from foehn_lsp.agent.chain import prepare
     from foehn_lsp.config import user_config_file
     from foehn_lsp.policy.guards import load
     from foehn_lsp.policy.rules.explain import CannotExplain, explain_call
@@ -65,14 +66,10 @@ async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         )
     ).rules
     try:
-        return await explain_call(
-            ls.tools.registry,
-            args[0]["tool"],
-            args[0].get("arguments", {}),
-            workspace,
-            policy=ls.settings.approval,
-            rules=rules,
+        prepared = await prepare(
+            ls.tools.registry, args[0]["tool"], args[0].get("arguments", {}), workspace
         )
+        return explain_call(prepared, policy=ls.settings.approval, rules=rules)
     except CannotExplain as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
 

@@ -3,7 +3,7 @@
 Everything comes from the one builder (``sessions.builder``), so the tools are exactly Foehn's,
 with the same confinement to the workspace, the same sandbox for programs, the same audit log
 and the same checkpoints. Each call runs through the same chain as a call of the model's in a
-Foehn turn (validate, assess, plan, approve, execute, cap the output), so an escape attempt is
+Foehn turn (``agent.chain``; the output capped as the model's is), so an escape attempt is
 refused with the very message Foehn itself gives.
 
 A client's calls are turns of one Foehn session per connection (per ``foehn mcp`` process):

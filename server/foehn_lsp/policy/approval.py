@@ -1,22 +1,21 @@
-"""Approval: one gate in the call chain, decisions as data.
+"""Approval: one step of the call chain (``agent.chain``) that decides, asks and remembers;
+decisions are data.
 
-After validation, risk assessment and planning (``tools.registry``), the gate only decides:
-``policy.rules.decision.decide`` weighs the person's rules, the pre-tool hooks' answers and the
-policy (risk, or the tool's name, to allow, ask or deny) in one place, and the gate does what it
-says: a denial goes back to the model with the rule's or hook's message, an allowed call runs (a
-program under the sandbox an allow rule names), and ``ask`` goes to an ``Approver`` (the editor,
-the terminal, or a fixed answer) with the exact arguments, the scope (for programs: which
-program, under which sandbox policy) and, for tools that change files, the plan the chain made:
-its diff and files. What was approved is what runs: the chain applies that very plan (the
-applier refuses if a file changed in between), and arguments an approver changed while it was
-asked are a denial.
+``policy.rules.decision.decide`` weighs the person's rules, the pre-tool hooks' answers (the
+step before, ``policy.hook_steps``) and the policy (risk, or the tool's name, to allow, ask or
+deny) in one place, and the gate does what it says: a denial goes back to the model with the
+rule's or hook's message, an allowed call runs (a program under the sandbox an allow rule
+names), and ``ask`` goes to an ``Approver`` (the editor, the terminal, or a fixed answer) with
+the exact arguments, the scope (for programs: which program, under which sandbox policy) and,
+for tools that change files, the plan the chain made: its diff and files. What was approved is
+what runs: the chain applies that very plan (the applier refuses if a file changed in between),
+and arguments an approver changed while it was asked are a denial.
 
 "Allow for this run" remembers a ``RememberedScope`` no wider than what the person saw: the
 tool, the risk level, and for programs the program and sandbox policy. A ``deny`` policy wins
 over anything remembered, and a call that asks for the ``full`` sandbox is asked about every
 time unless the person explicitly chose to remember full access. "Always" saves the narrowest
 rule that covers the call (``policy.rules.proposal``), which the person saw, to their config.
-Post-tool hooks see what an allowed call returned and may add a note for the model.
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.events import ApprovalEvent, EventSink
 from foehn_lsp.policy.guards import Guards, TurnGuards
-from foehn_lsp.policy.hooks import payload, post_tool, pre_tool
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan
 from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.policy.rules.decision import Verdict, call_of, decide, risk_source
@@ -45,7 +43,6 @@ from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.registry import Handler, Invocation
-from foehn_lsp.tools.validation import InvalidArgumentsError, parse_arguments
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,9 +145,9 @@ PendingPolicy = Callable[[], Awaitable[ApprovalSettings]]
 
 
 class ApprovalGate:
-    """The middleware that decides and asks; one per turn (it remembers 'allow for this run',
-    the person's words for the turn). With ``pending``, no call is decided (nor its hooks
-    run) before that policy is given; it then replaces ``policy`` for the rest of the turn."""
+    """The step that decides, asks and remembers; one per turn (it remembers 'allow for this
+    run', the person's words for the turn). With ``pending``, no call is decided before that
+    policy is given; it then replaces ``policy`` for the rest of the turn."""
 
     def __init__(
         self,
@@ -171,42 +168,27 @@ class ApprovalGate:
         of several turns (``foehn mcp``: a client's whole connection)."""
         self._asking = asyncio.Lock()
 
-    def _verdict(self, invocation: Invocation, call: Call, answers: Any = ()) -> Verdict:
+    async def verdict(self, invocation: Invocation) -> Verdict:
+        """The decision for ``invocation`` as it stands (with the answers of the steps before
+        approval), once the policy is known."""
         from foehn_lsp.sandbox import system_sandbox
 
+        if self._pending is not None:
+            self.policy = await self._pending()
+            self._pending = None
         return decide(
-            call,
+            call_of(invocation),
             rules=self.guards.guards.rules,
             policy=self.policy,
             risk_source=risk_source(invocation),
-            hooks=answers,
+            hooks=invocation.answers,
             remembered=RememberedScope.of(invocation) in self.remembered,
             sandbox_available=system_sandbox().available,
         )
 
-    def _hook_data(self, event: Any, invocation: Invocation, result: Any = None) -> Any:
-        return payload(
-            event,
-            session=self.guards.session,
-            turn=self.guards.turn,
-            cwd=invocation.ctx.workspace.root,
-            tool=invocation.tool.name,
-            arguments=_shown_arguments(invocation),
-            result=result,
-        )
-
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
-        if self._pending is not None:
-            self.policy = await self._pending()
-            self._pending = None
         tool = invocation.tool
-        call = call_of(invocation)
-        verdict = self._verdict(invocation, call)
-        hooks = self.guards.guards.hooks.of("pre_tool", tool.name)
-        if verdict.decision != "deny" and hooks:
-            data = self._hook_data("pre_tool", invocation)
-            answers = await pre_tool(hooks, data, invocation.ctx.workspace)
-            verdict = self._verdict(invocation, call, answers)
+        verdict = await self.verdict(invocation)
         if verdict.decision == "deny":
             self._decided(invocation, "deny", verdict.reason)
             return ToolResult.failure(_refusal(tool.name, verdict))
@@ -216,13 +198,14 @@ class ApprovalGate:
             if verdict.sandbox != scope.sandbox or verdict.network != scope.network:
                 scope = dataclasses.replace(scope, sandbox=verdict.sandbox, network=verdict.network)
                 invocation = dataclasses.replace(invocation, scope=scope)
-            return await self._run(invocation, next_step)
+            return await next_step(invocation)
         planned = invocation.plan
         if isinstance(planned, ToolResult):
             return planned  # the edit cannot be made as asked; nothing to approve
+        call = call_of(invocation)
         remember = RememberedScope.of(invocation)
         proposed = propose(call, self.guards.guards.rules)
-        shown = _shown_arguments(invocation)
+        shown = invocation.shown_arguments()
         request = ApprovalRequest(
             call_id=invocation.call_id,
             tool=tool.name,
@@ -257,26 +240,32 @@ class ApprovalGate:
             mismatch = "its arguments differ from what was approved"
             self._decided(invocation, "deny", mismatch)
             return ToolResult.failure(f"{tool.name} was not run: {mismatch}")
+        self._decided(invocation, "allow", self._remember(invocation, decision, proposed, call))
+        return await next_step(invocation)
+
+    def _remember(
+        self, invocation: Invocation, decision: Approved, proposed: Rule | None, call: Call
+    ) -> str:
+        """Remember what the person's approval covers (no wider than what they saw); why the
+        call was allowed, in words."""
+        outside = invocation.scope.outside is not None
         remembered = (
             decision.scope == "run"
             and (invocation.scope.sandbox != "full" or decision.full_access)
-            and invocation.scope.outside is None
+            and not outside
         )
         if decision.save_rule and proposed is not None:
-            why = self._save(proposed, call)  # the rule, no wider, decides from now on
-        elif remembered:
-            self.remembered.add(remember)
-            why = "approved for this run"
-        elif decision.scope == "run" and invocation.scope.outside is not None:
-            why = (
+            return self._save(proposed, call)  # the rule, no wider, decides from now on
+        if remembered:
+            self.remembered.add(RememberedScope.of(invocation))
+            return "approved for this run"
+        if decision.scope == "run" and outside:
+            return (
                 "approved once (a call whose arguments may leave this computer is asked each time)"
             )
-        elif decision.scope == "run":
-            why = "approved once (full access is remembered only when chosen explicitly)"
-        else:
-            why = "approved once"
-        self._decided(invocation, "allow", why)
-        return await self._run(invocation, next_step)
+        if decision.scope == "run":
+            return "approved once (full access is remembered only when chosen explicitly)"
+        return "approved once"
 
     def _save(self, rule: Rule, call: Call) -> str:
         note = f"saved by Foehn when you chose always for a {call.tool} call"
@@ -285,14 +274,6 @@ class ApprovalGate:
         except (ConfigError, OSError) as exc:
             return f"approved once; the rule could not be saved: {exc}"
         return f"approved; rule saved at {saved.source}"
-
-    async def _run(self, invocation: Invocation, next_step: Handler) -> ToolResult:
-        result = await next_step(invocation)
-        hooks = self.guards.guards.hooks.of("post_tool", invocation.tool.name)
-        if not hooks:
-            return result
-        data = self._hook_data("post_tool", invocation, {"ok": result.ok, "output": result.output})
-        return await post_tool(hooks, data, invocation.ctx.workspace, result)
 
     def _decided(
         self, invocation: Invocation, decision: Literal["allow", "deny"], why: str
@@ -315,10 +296,3 @@ def _refusal(tool: str, verdict: Verdict) -> str:
         f"{tool} was not run: {verdict.message}. This is the person's own rule; do not try to "
         "do the same another way. Tell them if you need it."
     )
-
-
-def _shown_arguments(invocation: Invocation) -> dict[str, Any]:
-    try:
-        return parse_arguments(invocation.raw_arguments)
-    except InvalidArgumentsError:
-        return {}

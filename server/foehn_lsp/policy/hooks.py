@@ -44,12 +44,12 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from foehn_lsp.errors import PathRefusedError
-from foehn_lsp.policy.rules.decision import HookAnswer
 from foehn_lsp.policy.rules.ruleset import DECISIONS, tool_matches
 from foehn_lsp.policy.rules.tables import TableAt, array_tables, where
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.registry import Answer
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -265,25 +265,25 @@ def _program(name: str, workspace: Workspace, policy: SandboxPolicy) -> str:
     return found
 
 
-def pre_tool_answer(hook: Hook, outcome: Outcome) -> HookAnswer:
+def pre_tool_answer(hook: Hook, outcome: Outcome) -> Answer:
     """A pre-tool hook's outcome as its answer about the call (failures deny)."""
     label = f"the pre_tool hook {hook.source}"
     if outcome.failed is not None:
-        return HookAnswer(decision="deny", message=f"{label} {outcome.failed}", source=hook.source)
+        return Answer(decision="deny", message=f"{label} {outcome.failed}", source=hook.source)
     if outcome.blocked is not None:
-        return HookAnswer(
+        return Answer(
             decision="deny", message=outcome.blocked or f"{label} blocked it", source=hook.source
         )
     answer = outcome.answer or {}
     decision, message = _decision(answer)
     if decision == "garbage":
         shown = json.dumps(answer, ensure_ascii=False)[:200]
-        return HookAnswer(
+        return Answer(
             decision="deny",
             message=f"{label} answered something Foehn does not understand: {shown}",
             source=hook.source,
         )
-    return HookAnswer(
+    return Answer(
         decision=None if decision in (None, "allow") else decision,  # type: ignore[arg-type]
         message=message,
         source=hook.source,
@@ -338,7 +338,7 @@ def note_of(outcome: Outcome) -> str | None:
 
 async def pre_tool(
     hooks: Sequence[Hook], data: Mapping[str, Any], workspace: Workspace
-) -> list[HookAnswer]:
+) -> list[Answer]:
     """Every pre-tool hook's answer, in order, stopping at the first that denies."""
     answers = []
     for hook in hooks:

@@ -247,17 +247,15 @@ class Session:
         tasks = turn.tools.ctx.tasks
         if tasks is not None and tasks.unfinished:
             turn.record(TodoEvent(items=tasks.items))
-        checks = turn.tools.edit_checks()
         try:
             outcome = await agent.run_turn(
                 TurnRequest(task=text, context=context, mode=mode),
-                turn.tools.executor(turn.record, checks, provider=parts.provider),
+                turn.tools.executor(turn.record, provider=parts.provider),
                 turn.record,
                 stop,
                 history=self._messages,
                 changed=lambda: [f.path for f in _changed(turn.tools.checkpoint.finish())],
                 earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
-                checks=checks,
             )
         except BaseException:
             outcome = TurnOutcome(

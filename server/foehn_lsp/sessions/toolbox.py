@@ -1,8 +1,6 @@
 """What every tool call runs through, for one workspace: the one assembly that a session's turns
-(the model's calls) and ``foehn mcp`` (an MCP client's calls) share.
-
-    validate → assess → plan → [the front end's checks] → approval → program watch
-      → [the turn's edit checks] → execute
+(the model's calls) and ``foehn mcp`` (an MCP client's calls) share. The parts of a call's
+chain are made here, per turn; their order is ``agent.chain``'s.
 
 A ``Toolbox`` holds the tools, the approval policy and who is asked, the person's rules and
 hooks, where edits go (the editor, the ACP client, the disk), the secret scrubber and the audit
@@ -19,14 +17,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from foehn_lsp.agent.chain import Parts
 from foehn_lsp.agent.execution import TurnExecutor
-from foehn_lsp.agent.investigate import investigate_tool, with_investigate
+from foehn_lsp.agent.investigate import investigate_tool, sub_run_guard, with_investigate
+from foehn_lsp.agent.plan_mode import ReadOnlyGuard
 from foehn_lsp.checks.checkers import SandboxCheckers
 from foehn_lsp.checks.checking import EditChecks, ProblemSource
 from foehn_lsp.config import Settings
 from foehn_lsp.events import EventSink
 from foehn_lsp.policy.approval import ApprovalGate, Approver, PendingPolicy
 from foehn_lsp.policy.guards import Guards, TurnGuards
+from foehn_lsp.policy.hook_steps import hooks_around
 from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers import Provider
 from foehn_lsp.secrets import Scrubber
@@ -141,41 +142,38 @@ class ToolTurn:
         workspace = self.toolbox.workspace
         return EditChecks(self.toolbox.problems or SandboxCheckers(workspace), workspace)
 
-    def executor(
-        self,
-        emit: EventSink,
-        checks: EditChecks | None = None,
-        *,
-        provider: Provider | None = None,
-    ) -> TurnExecutor:
+    def executor(self, emit: EventSink, *, provider: Provider | None = None) -> TurnExecutor:
         """The executor of the turn's calls; ``emit`` gets their events (and should pass them
-        to ``audit``); ``checks`` joins the chain after approval. With ``provider`` (the
-        model's turns) the tools gain ``investigate``, whose read-only sub-runs ask it."""
+        to ``audit``). With ``provider`` (the model's turns) the chain checks edits and the
+        tools gain ``investigate``, whose read-only sub-runs ask it."""
         registry = self.toolbox.tools.registry
-        if provider is not None:
-            tool = investigate_tool(
-                provider=provider,
-                settings=self.toolbox.settings,
-                tools=registry,
-                calls=self._sub_run_calls,
-            )
-            registry = with_investigate(registry, tool)
-        return self._executor(registry, self.ctx, emit, checks)
+        if provider is None:
+            return self._executor(registry, self.ctx, emit)
+        tool = investigate_tool(
+            provider=provider,
+            settings=self.toolbox.settings,
+            tools=registry,
+            calls=self._sub_run_calls,
+        )
+        registry = with_investigate(registry, tool)
+        return self._executor(registry, self.ctx, emit, checks=self.edit_checks())
 
     def _sub_run_calls(self, registry: ToolRegistry) -> TurnExecutor:
-        """A sub-run's chain: this turn's, without the task list and with reads of its own
-        (what the sub-run was shown lets the parent edit nothing); its events go only to the
-        audit log."""
+        """A sub-run's chain: this turn's, read-only, without the task list and with reads of
+        its own (what the sub-run was shown lets the parent edit nothing); its events go only
+        to the audit log."""
         files = self.ctx.files
         own = FileAccess(self.toolbox.workspace, applier=files.applier, buffers=files.buffers)
         ctx = dataclasses.replace(self.ctx, files=own, tasks=None)
-        return self._executor(registry, ctx, self.audit)
+        return self._executor(registry, ctx, self.audit, mode=sub_run_guard())
 
     def _executor(
         self,
         registry: ToolRegistry,
         ctx: ToolContext,
         emit: EventSink,
+        *,
+        mode: ReadOnlyGuard | None = None,
         checks: EditChecks | None = None,
     ) -> TurnExecutor:
         toolbox = self.toolbox
@@ -187,12 +185,17 @@ class ToolTurn:
             toolbox.remembered,
             toolbox.pending_policy,
         )
-        return TurnExecutor(
-            registry,
-            ctx,
-            emit,
-            [*toolbox.checks, gate, self._watch, *([checks] if checks is not None else [])],
+        pre_hooks, post_hooks = hooks_around(gate)
+        parts = Parts(
+            mode=mode or ReadOnlyGuard(),
+            front_end=toolbox.checks,
+            pre_hooks=pre_hooks,
+            approval=gate,
+            post_hooks=post_hooks,
+            watch=self._watch,
+            edit_checks=checks,
         )
+        return TurnExecutor(registry, ctx, emit, parts)
 
     def finish(self) -> tuple[FileState, ...]:
         """Every file the turn changed, before and after (its checkpoint, now closed)."""

@@ -1,11 +1,10 @@
 """Tools that change files plan their edits (``EditPlan``) and the host applies that plan: an
 edit's exact result, planned once.
 
-In the call chain (``tools.registry``) a tool with a ``plan`` is planned after its arguments are
-validated and its risk assessed, and before approval: approval sees the ``PlannedEdit`` (the
-diff, the files before and after) and decides, and the chain applies that very plan. What was
-approved is what is applied, and the applier refuses, changing nothing, if a file differs from
-what the plan was made on."""
+In the call chain (``agent.chain``) a tool with a ``plan`` is planned before approval: approval
+sees the ``PlannedEdit`` (the diff, the files before and after) and decides, and the chain
+applies that very plan. What was approved is what is applied, and the applier refuses, changing
+nothing, if a file differs from what the plan was made on."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
-"""The registry: the tools that exist, and the chain every call runs through.
+"""The registry: the tools that exist, and the tool's own steps of a call.
 
-A call goes ``validate → assess risk → plan → [middleware the host adds: approval, checkpoints]
-→ timeout → execute``, where a tool that changes files is planned once (``tools.plans``) and
-"execute" applies that plan. Whatever happens inside, the caller gets a ``ToolResult``: an
-unknown name, bad arguments, an exception or a timeout all come back as failed results the model
-can act on. Only cancellation propagates, because that is the person stopping the turn.
+``ToolRegistry.call`` looks a tool up and runs the steps it is given (``agent.chain`` orders
+them; nothing here adds one), then ``execute``. This module holds the steps that belong to the
+tool contract: ``validate_step``, ``assess_step``, ``plan_step`` (a tool that changes files is
+planned once, ``tools.plans``) and ``execute`` (the approved plan applied, or the tool run,
+within its timeout). Whatever happens inside, the caller gets a ``ToolResult``: an unknown name,
+bad arguments, an exception or a timeout all come back as failed results the model can act on.
+Only cancellation propagates, because that is the person stopping the turn.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from foehn_lsp.errors import ToolDefinitionError, ToolInputError
 from foehn_lsp.providers.messages import ToolDefinition
@@ -44,6 +46,8 @@ class Invocation:
     raw_arguments: Any
     """What the model sent: JSON text or an already parsed value."""
     ctx: ToolContext
+    timeout: float
+    """Seconds the planning and the execution of the call may each take."""
     arguments: Any = None
     """The validated arguments (set by the validation step)."""
     risk: RiskLevel = RiskLevel.UNDEFINED
@@ -54,6 +58,27 @@ class Invocation:
     plan: PlannedEdit | ToolResult | None = None
     """For a tool that changes files (set by the planning step): the edits, which are what runs,
     or why they cannot be made (a failed result, which is then the call's result)."""
+    answers: tuple[Answer, ...] = ()
+    """What the steps before approval said about the call (the pre-tool hooks), weighed by the
+    approval step with the person's rules and the policy."""
+
+    def shown_arguments(self) -> dict[str, Any]:
+        """The arguments as the model sent them: what the person is shown and hooks see."""
+        try:
+            return parse_arguments(self.raw_arguments)
+        except InvalidArgumentsError:
+            return {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answer:
+    """What one step before approval (a pre-tool hook) said about a call."""
+
+    decision: Literal["allow", "ask", "deny"] | None
+    """``None``: no objection (allowed, or nothing said)."""
+    message: str | None = None
+    source: str
+    """Where the answer came from (``FILE:LINE`` of a hook's table)."""
 
 
 Handler = Callable[[Invocation], Awaitable[ToolResult]]
@@ -131,16 +156,22 @@ class ToolRegistry:
         raw_arguments: Any,
         ctx: ToolContext,
         *,
+        steps: Sequence[Middleware],
         call_id: str = "",
-        middleware: Sequence[Middleware] = (),
     ) -> ToolResult:
-        """Run one call through the chain. Never raises, except ``CancelledError``."""
+        """Run one call through ``steps`` (``agent.chain.steps``), then ``execute``. Never
+        raises, except ``CancelledError``."""
         tool = self._tools.get(name)
         if tool is None:
             return self.unknown_tool(name)
-        invocation = Invocation(call_id=call_id, tool=tool, raw_arguments=raw_arguments, ctx=ctx)
-        steps: list[Middleware] = [validate_step, assess_step, self._plan_step, *middleware]
-        handler: Handler = self._guarded_execute
+        invocation = Invocation(
+            call_id=call_id,
+            tool=tool,
+            raw_arguments=raw_arguments,
+            ctx=ctx,
+            timeout=tool.timeout or self.default_timeout,
+        )
+        handler: Handler = execute
         for step in reversed(steps):
             handler = _bind(step, handler)
         try:
@@ -154,56 +185,58 @@ class ToolRegistry:
                 "the call was prepared, call again."
             )
 
-    async def _plan_step(self, invocation: Invocation, next_step: Handler) -> ToolResult:
-        """Plan a tool that changes files, once, before approval sees the call. A plan that
-        cannot be made goes on as the call's result, so that a refusal still comes first."""
-        tool = invocation.tool
-        if tool.plan is None:
-            return await next_step(invocation)
-        timeout = tool.timeout or self.default_timeout
-        planned: PlannedEdit | ToolResult
-        try:
-            async with asyncio.timeout(timeout):
-                planned = await plan_call(
-                    tool.plan, invocation.arguments, invocation.ctx, name=tool.name
-                )
-        except TimeoutError:
-            planned = ToolResult.failure(f"{tool.name} could not be planned within {timeout:g} s")
-        return await next_step(dataclasses.replace(invocation, plan=planned))
 
-    async def _guarded_execute(self, invocation: Invocation) -> ToolResult:
-        tool = invocation.tool
-        timeout = tool.timeout or self.default_timeout
-        ctx = dataclasses.replace(
-            invocation.ctx, scope=invocation.scope, call_id=invocation.call_id
+async def plan_step(invocation: Invocation, next_step: Handler) -> ToolResult:
+    """Plan a tool that changes files, once, before approval sees the call. A plan that cannot
+    be made goes on as the call's result, so that a refusal still comes first."""
+    tool = invocation.tool
+    if tool.plan is None:
+        return await next_step(invocation)
+    planned: PlannedEdit | ToolResult
+    try:
+        async with asyncio.timeout(invocation.timeout):
+            planned = await plan_call(
+                tool.plan, invocation.arguments, invocation.ctx, name=tool.name
+            )
+    except TimeoutError:
+        planned = ToolResult.failure(
+            f"{tool.name} could not be planned within {invocation.timeout:g} s"
         )
-        if isinstance(invocation.plan, ToolResult):
-            return invocation.plan
-        try:
-            async with asyncio.timeout(timeout):
-                if invocation.plan is not None:
-                    result = await apply_plan(invocation.plan, ctx)
-                else:
-                    result = await tool.execute(invocation.arguments, ctx)
-        except ToolInputError as exc:
-            return ToolResult.failure(str(exc))
-        except TimeoutError:
-            return ToolResult.failure(
-                f"{tool.name} did not finish within {timeout:g} s and was stopped"
-            )
-        except Exception as exc:
-            log.exception("tool %s raised", tool.name)
-            return ToolResult.failure(
-                f"{tool.name} failed with an internal error: {type(exc).__name__}: {exc}. "
-                "This is a bug in the tool, not in your arguments; the details are in the log."
-            )
-        if not isinstance(result, ToolResult):
-            log.error("tool %s returned %r instead of a ToolResult", tool.name, result)
-            return ToolResult.failure(
-                f"{tool.name} returned {type(result).__name__} instead of a result (a bug in "
-                "the tool)"
-            )
-        return result
+    return await next_step(dataclasses.replace(invocation, plan=planned))
+
+
+async def execute(invocation: Invocation) -> ToolResult:
+    """The end of every chain: the approved plan applied, or the tool run, within the call's
+    timeout, under exactly the scope the chain fixed (``ctx.scope``)."""
+    tool = invocation.tool
+    timeout = invocation.timeout
+    ctx = dataclasses.replace(invocation.ctx, scope=invocation.scope, call_id=invocation.call_id)
+    if isinstance(invocation.plan, ToolResult):
+        return invocation.plan
+    try:
+        async with asyncio.timeout(timeout):
+            if invocation.plan is not None:
+                result = await apply_plan(invocation.plan, ctx)
+            else:
+                result = await tool.execute(invocation.arguments, ctx)
+    except ToolInputError as exc:
+        return ToolResult.failure(str(exc))
+    except TimeoutError:
+        return ToolResult.failure(
+            f"{tool.name} did not finish within {timeout:g} s and was stopped"
+        )
+    except Exception as exc:
+        log.exception("tool %s raised", tool.name)
+        return ToolResult.failure(
+            f"{tool.name} failed with an internal error: {type(exc).__name__}: {exc}. "
+            "This is a bug in the tool, not in your arguments; the details are in the log."
+        )
+    if not isinstance(result, ToolResult):
+        log.error("tool %s returned %r instead of a ToolResult", tool.name, result)
+        return ToolResult.failure(
+            f"{tool.name} returned {type(result).__name__} instead of a result (a bug in the tool)"
+        )
+    return result
 
 
 def _bind(step: Middleware, handler: Handler) -> Handler:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import prepare, steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import (
     ApprovalDecision,
@@ -25,6 +26,7 @@ from foehn_lsp.policy.rules.explain import describe, explain_call
 from foehn_lsp.policy.rules.ruleset import parse_rules
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
+from policy.gated import gated
 
 
 @pytest.fixture
@@ -120,7 +122,9 @@ async def _through_gate(
         return ToolResult.success("(not run here)")
 
     results = [
-        await registry.call(tool, json.dumps(args), ctx, call_id=str(n), middleware=[gate, seen])
+        await registry.call(
+            tool, json.dumps(args), ctx, call_id=str(n), steps=(*steps(gated(gate)), seen)
+        )
         for n, (tool, args) in enumerate(calls)
     ]
     return person, ran, results
@@ -209,23 +213,14 @@ async def test_explain_shows_the_network_a_call_would_get(
 ) -> None:
     path = config('[sandbox]\nnetwork = ["registry.example"]\n')
     guards = Guards(path, ctx.workspace.root, trusted=False)
-    explained = await explain_call(
-        registry,
-        "run_command",
-        {"command": ["npm", "ci"]},
-        ctx.workspace,
-        policy=ApprovalSettings(),
-        rules=guards.rules,
-    )
-    assert explained["network"] == [{"domain": "registry.example", "source": f"{path}:2"}]
-    assert "network   registry.example" in describe(explained)
-    read = await explain_call(
-        registry,
-        "run_command",
-        {"command": ["git", "--version"]},
-        ctx.workspace,
-        policy=ApprovalSettings(),
-        rules=guards.rules,
-    )
+
+    async def explained(arguments: dict[str, Any]) -> dict[str, Any]:
+        prepared = await prepare(registry, "run_command", arguments, ctx.workspace)
+        return explain_call(prepared, policy=ApprovalSettings(), rules=guards.rules)
+
+    npm = await explained({"command": ["npm", "ci"]})
+    assert npm["network"] == [{"domain": "registry.example", "source": f"{path}:2"}]
+    assert "network   registry.example" in describe(npm)
+    read = await explained({"command": ["git", "--version"]})
     assert read["network"] == []
     assert "network   none" in describe(read)

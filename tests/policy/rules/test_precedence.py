@@ -16,11 +16,13 @@ from typing import Any, Literal
 import pytest
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRequest, Denied
 from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
+from policy.gated import gated
 
 Outcome = Literal["runs", "asks", "denied"]
 
@@ -213,7 +215,7 @@ async def test_precedence(
 
     tool, arguments = row.call
     result = await tools.call(
-        tool, json.dumps(arguments), ctx, call_id="1", middleware=[gate, count]
+        tool, json.dumps(arguments), ctx, call_id="1", steps=(*steps(gated(gate)), count)
     )
     outcome: Outcome = "runs" if ran else ("asks" if person.asked else "denied")
     assert outcome == row.expected, result.output
@@ -256,7 +258,7 @@ async def test_always_proposes_the_narrowest_rule_that_would_allow_the_call(
     guards = TurnGuards(guards=Guards(path, ctx.workspace.root, trusted=False))
     gate = ApprovalGate(ApprovalSettings(), person, lambda e: None, guards)
     tool, arguments = call
-    await registry.call(tool, json.dumps(arguments), ctx, call_id="1", middleware=[gate])
+    await registry.call(tool, json.dumps(arguments), ctx, call_id="1", steps=steps(gated(gate)))
     [request] = person.asked
     rule = request.proposed_rule
     shape = (rule.tool, rule.program, rule.args, rule.sandbox) if rule else None

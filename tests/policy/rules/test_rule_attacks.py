@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from foehn_lsp import ToolContext, ToolResult
+from foehn_lsp.agent.chain import steps
 from foehn_lsp.config import ApprovalSettings
 from foehn_lsp.policy.approval import (
     ApprovalDecision,
@@ -34,6 +35,7 @@ from foehn_lsp.policy.approval import (
 from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.registry import Handler, Invocation
+from policy.gated import gated
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -67,7 +69,7 @@ class Campaign:
             json.dumps(arguments),
             self.ctx,
             call_id=str(len(self.ran)),
-            middleware=[gate, count],
+            steps=(*steps(gated(gate)), count),
         )
 
     async def each(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from foehn_lsp.agent import Agent, TurnRequest
+from foehn_lsp.agent.chain import Parts
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.config import Settings
 from foehn_lsp.events import TextDelta, Thinking, TurnEvent, event_json
@@ -29,7 +30,7 @@ async def test_the_wait_and_the_answer_reach_the_run_events(
     workspace = Workspace([tmp_path])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
     gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), events.append)
-    executor = TurnExecutor(registry, ctx, events.append, [gate])
+    executor = TurnExecutor(registry, ctx, events.append, Parts(approval=gate))
     outcome = await agent.run_turn(TurnRequest(task="what is here?"), executor, events.append)
     assert outcome.answer == text
     details = [e.detail for e in events if isinstance(e, Thinking) and e.detail]

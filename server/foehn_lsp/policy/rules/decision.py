@@ -40,22 +40,11 @@ from foehn_lsp.policy.rules.match import Call, Match, covers, matches
 from foehn_lsp.policy.rules.ruleset import Decision, Rule, RuleSet
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
-from foehn_lsp.tools.registry import Invocation
+from foehn_lsp.tools.registry import Answer, Invocation
 
 PolicySource = Literal["table", "default"]
 """Where a call's risk came from: the risk table (a per-call assessment) or the tool's
 declared level."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class HookAnswer:
-    """What one pre-tool hook said about a call."""
-
-    decision: Decision | None
-    """``None``: no objection (the hook allowed the call or said nothing)."""
-    message: str | None = None
-    source: str
-    """``FILE:LINE`` of the hook's table."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +106,7 @@ def decide(
     rules: RuleSet,
     policy: ApprovalSettings,
     risk_source: PolicySource,
-    hooks: Sequence[HookAnswer] = (),
+    hooks: Sequence[Answer] = (),
     remembered: bool = False,
     sandbox_available: bool = True,
 ) -> Verdict:

@@ -33,9 +33,8 @@ from foehn_lsp.policy.rules.decision import Verdict, allow_needs, call_of, decid
 from foehn_lsp.policy.rules.match import Call
 from foehn_lsp.policy.rules.proposal import propose
 from foehn_lsp.policy.rules.ruleset import Rule, RuleSet
-from foehn_lsp.tools.contract import ToolContext, ToolResult
-from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
-from foehn_lsp.workspace import FileAccess, Workspace
+from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.registry import Invocation
 
 
 def explanation(
@@ -130,39 +129,23 @@ class CannotExplain(ToolInputError):
     validate (the message says which and what to fix)."""
 
 
-async def explain_call(
-    registry: ToolRegistry,
-    tool: str,
-    arguments: Any,
-    workspace: Workspace,
-    *,
-    policy: ApprovalSettings,
-    rules: RuleSet,
+def explain_call(
+    prepared: Invocation | ToolResult, *, policy: ApprovalSettings, rules: RuleSet
 ) -> dict[str, Any]:
-    """The ``explain`` object for one call, found by the chain every call takes (validation,
-    risk assessment and planning) up to the decision; nothing runs and no hook is asked."""
+    """The ``explain`` object for one call as the chain prepared it (``agent.chain.prepare``:
+    validated, assessed and planned, up to the decision; nothing runs and no hook is asked).
+    Raises ``CannotExplain`` with why the call could not be prepared."""
     from foehn_lsp.sandbox import system_sandbox
 
-    if registry.get(tool) is None:
-        raise CannotExplain(registry.unknown_tool(tool).output)
-    seen: list[Invocation] = []
-
-    async def stop(invocation: Invocation, next_step: Handler) -> ToolResult:
-        seen.append(invocation)
-        return ToolResult.success("explained")
-
-    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
-    result = await registry.call(tool, arguments, ctx, call_id="explain", middleware=[stop])
-    if not seen:
-        raise CannotExplain(result.output)
-    invocation = seen[0]
-    call = call_of(invocation)
+    if isinstance(prepared, ToolResult):
+        raise CannotExplain(prepared.output)
+    call = call_of(prepared)
     verdict = decide(
         call,
         rules=rules,
         policy=policy,
-        risk_source=risk_source(invocation),
+        risk_source=risk_source(prepared),
         sandbox_available=system_sandbox().available,
     )
-    remember = RememberedScope.of(invocation).describe()
+    remember = RememberedScope.of(prepared).describe()
     return explanation(verdict, call, remember=remember, proposed=propose(call, rules))
