@@ -186,6 +186,7 @@ LONGEST = (
     "tests/acp/test_agent.py::test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved",
     "tests/workspace/trust/test_trust_attacks.py",
     "tests/mcp/test_ways_out.py",
+    "tests/plugins/test_fetch.py::test_a_silent_site_is_cut_after_thirty_seconds",
 )
 """Tests (by node id prefix, longest first) that took longest in ``--durations``: collected
 first, so that the scheduler hands them out first (after the groups) and none is left running

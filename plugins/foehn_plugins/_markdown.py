@@ -138,4 +138,4 @@ def html_to_markdown(html: str, base: str) -> str:
     lines = [line.rstrip() for line in text.split("\n")]
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     title = re.sub(r"\s+", " ", reader.title).strip()
-    return f"# {title}\n\n{text}" if title and not text.startswith("# ") else text
+    return f"# {title}\n\n{text}" if title and not text.startswith(f"# {title}") else text

@@ -37,6 +37,7 @@ from foehn_plugins._markdown import html_to_markdown
 DEFAULT_MAX_BYTES = 200_000
 MAX_BYTES = 5_000_000
 SECONDS = 30.0
+CONNECT_SECONDS = 10.0
 MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
 UNTRUSTED = "untrusted-content"
@@ -114,7 +115,10 @@ async def fetch(arguments: FetchArguments, ctx: ToolContext) -> ToolResult:
         return ToolResult.failure("fetch was not run: the URL carries one of the person's keys")
     deadline = time.monotonic() + SECONDS
     hops: list[str] = []
-    async with httpx.AsyncClient(trust_env=False, follow_redirects=False) as client:
+    timeout = httpx.Timeout(SECONDS, connect=CONNECT_SECONDS)  # the whole fetch: ``deadline``
+    async with httpx.AsyncClient(
+        trust_env=False, follow_redirects=False, timeout=timeout
+    ) as client:
         while True:
             _, host, port = _site(url)
             found = await destination(host, port, grant)
@@ -193,8 +197,9 @@ async def _get(
         cut = f"stopped after {SECONDS:g} s"
         return _Page(status=200, kind="text/plain", charset="utf-8", body=bytes(body), cut=cut)
     except httpx.HTTPError as exc:
-        _record(ctx, found.host, found.port, True, f"{why}; {exc}", sent, body)
-        return ToolResult.failure(f"{url} could not be fetched: {exc}")
+        problem = str(exc) or type(exc).__name__
+        _record(ctx, found.host, found.port, True, f"{why}; {problem}", sent, body)
+        return ToolResult.failure(f"{url} could not be fetched: {problem}")
     _record(ctx, found.host, found.port, True, why, sent, body)
     kind, _, parameters = response.headers.get("content-type", "text/plain").partition(";")
     charset = "utf-8"
