@@ -142,6 +142,7 @@ PROCESS_TIER = (
     "lsp/wire/test_shutdown.py",
     "mcp/test_client.py",
     "mcp/test_lsp.py",
+    "mcp/test_network_mcp.py",
     "mcp/test_run.py",
     "mcp/test_ways_out.py",
     "mcp/test_writes.py",

@@ -40,7 +40,13 @@ from mcp.shared.exceptions import MCPError
 
 from foehn_lsp.config.folders import state_dir
 from foehn_lsp.config.mcp import McpServerConfig
-from foehn_lsp.mcp.egress import GrantedTransport, origin, stdio_access, user_grant
+from foehn_lsp.mcp.egress import (
+    GrantedTransport,
+    NotGranted,
+    origin,
+    stdio_access,
+    user_grant,
+)
 from foehn_lsp.mcp.http import CappedTransport
 from foehn_lsp.mcp.stdio import stdio_transport
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
@@ -431,6 +437,8 @@ def describe(exc: BaseException) -> str:
         return f"program not found: {exc.filename or exc}"
     if isinstance(exc, httpx2.HTTPStatusError):
         return f"HTTP {exc.response.status_code} from {exc.request.url.copy_with(query=None)}"
+    if isinstance(exc, NotGranted):
+        return str(exc)
     if isinstance(exc, httpx2.TransportError):
         return f"cannot reach the server: {type(exc).__name__}"
     text = str(exc).splitlines()[0] if str(exc) else ""

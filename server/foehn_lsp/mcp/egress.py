@@ -30,6 +30,10 @@ from foehn_lsp.secrets import Scrubber
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+class NotGranted(httpx2.ConnectError):
+    """A request the grant does not allow; the message is the refusal ("refused: …")."""
+
+
 def user_grant() -> Grant:
     """``[sandbox] network`` and ``network_local`` as the person's config has them; none when
     it cannot be read (a server then reaches nothing it was not configured with)."""
@@ -88,19 +92,26 @@ class GrantedTransport(httpx2.AsyncBaseTransport):
             sent = 0  # a streamed body: not counted
         if (scheme, host.lower(), port) == self.own:
             response = await self.inner.handle_async_request(request)
-            return self._counted(response, host, port, "the server's own URL in your config", sent)
+            why = "the server's own URL in your config"
+            return self._counted(request, response, host, port, why, sent)
         found = await destination(host, port, self.grant)
         if isinstance(found, Refused):
             self._record(host, port, allowed=False, reason=found.reason)
-            raise httpx2.ConnectError(f"refused: {found.reason}", request=request)
+            raise NotGranted(f"refused: {found.reason}", request=request)
         request.url = url.copy_with(host=found.addresses[0])
         request.extensions = {**request.extensions, "sni_hostname": found.host}
         response = await self.inner.handle_async_request(request)
         why = f"granted: {found.domain.shown()} ({found.domain.source or 'a rule'})"
-        return self._counted(response, found.host, port, why, sent)
+        return self._counted(request, response, found.host, port, why, sent)
 
     def _counted(
-        self, response: httpx2.Response, host: str, port: int, why: str, sent: int
+        self,
+        request: httpx2.Request,
+        response: httpx2.Response,
+        host: str,
+        port: int,
+        why: str,
+        sent: int,
     ) -> httpx2.Response:
         """``response`` whose body, once read or closed, is recorded with its size."""
         record = self._record
@@ -126,7 +137,7 @@ class GrantedTransport(httpx2.AsyncBaseTransport):
             headers=response.headers,
             stream=Counted(),
             extensions=response.extensions,
-            request=response.request,
+            request=request,
         )
 
     def _record(
