@@ -17,8 +17,16 @@ import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from foehn_lsp.config.folders import user_config_file
@@ -27,6 +35,12 @@ from foehn_lsp.errors import ConfigError
 
 log = logging.getLogger(__name__)
 NETWORK_KEYS = ("network", "network_local")
+_NO_LINES = LineFinder("", "sandbox")
+
+
+def _parsed(value: object) -> bool:
+    """Whether ``value`` is entries already read (``Domain``s), not text to read."""
+    return isinstance(value, tuple | list) and all(isinstance(v, Domain) for v in value)
 
 
 class SandboxSettings(BaseModel):
@@ -53,8 +67,34 @@ class SandboxSettings(BaseModel):
     none)."""
     network_local: tuple[Domain, ...] = ()
     """Granted names that may resolve to this machine's or a private network's addresses."""
-    network_problems: tuple[str, ...] = ()
-    """The malformed network entries, each with file, line and key (they grant nothing)."""
+    network_problems: tuple[str, ...] = Field(default=(), exclude=True)
+    """The malformed network entries, each with file, line and key (they grant nothing);
+    ``foehn sandbox`` shows them, ``foehn config`` does not."""
+
+    @field_serializer("network", "network_local")
+    def _shown(self, domains: tuple[Domain, ...]) -> list[str]:
+        return [d.shown() for d in domains]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _entries(cls, data: Any) -> Any:
+        """Entries written as text (the settings' own reading of the file, which knows no
+        lines): each parsed, a malformed one left out with a problem, never an error."""
+        if not isinstance(data, dict):
+            return data
+        found = dict(data)
+        problems = list(found.get("network_problems", ()))
+        for key in NETWORK_KEYS:
+            for name in (key, to_camel(key)):
+                value = found.get(name)
+                if value is None or _parsed(value):
+                    continue
+                found[name], wrong = parse_domains(
+                    value, key=name, shown=f"sandbox.{key}", file="config", lines=_NO_LINES
+                )
+                problems += wrong
+        found["network_problems"] = tuple(problems)
+        return found
 
 
 def user_sandbox_settings() -> SandboxSettings:
