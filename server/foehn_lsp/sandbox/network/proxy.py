@@ -37,7 +37,9 @@ from foehn_lsp.sandbox.network.grant import Destination, Grant, Refused, destina
 from foehn_lsp.sandbox.network.tls import NotTls, client_hello, server_name
 from foehn_lsp.secrets import Scrubber
 
-CHUNK = 64 * 1024
+CHUNK = 256 * 1024
+BUFFER = 1024 * 1024
+"""How much of a connection's bytes are read ahead, each way."""
 MAX_RECORDS = 10_000
 """Attempts recorded one by one per call; more are counted in one last record."""
 
@@ -347,7 +349,7 @@ class CallProxy:
         for address in found.addresses:
             try:
                 async with asyncio.timeout(self.limits.connect_seconds):
-                    return await asyncio.open_connection(address, found.port)
+                    return await asyncio.open_connection(address, found.port, limit=BUFFER)
             except (OSError, TimeoutError) as exc:
                 problems.append(f"{address}: {_ended(exc)}")
         raise OSError(f"could not connect ({'; '.join(problems)})")
