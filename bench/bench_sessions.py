@@ -166,7 +166,11 @@ async def token_figures(root: Path) -> list[str]:
     totals = {}
     for label, compacting in (("without compaction", False), ("with compaction", True)):
         provider = Reader()
-        context = ContextWindow(provider=provider, window=16_000) if compacting else None
+        context = (
+            ContextWindow(provider=provider, window=16_000, paths_of=registry.paths_of)
+            if compacting
+            else None
+        )
         agent = Agent(provider=provider, settings=settings, context=context)
         workspace = Workspace([root])
         ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))

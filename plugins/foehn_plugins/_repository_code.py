@@ -14,8 +14,9 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from foehn_lsp.policy.rules.argv import PYTHON, Run, view
 from foehn_lsp.workspace import Workspace
-from foehn_plugins.command_risk import INTERPRETERS, WRAPPERS, wrapped_command
+from foehn_plugins.command_risk import INTERPRETERS
 
 NOTE = "runs the repository's own code"
 Resolve = Callable[[str], Path | None]
@@ -29,18 +30,22 @@ def repository_code(
     argv: Sequence[str], workspace: Workspace, cwd: Path, resolve: Resolve
 ) -> str | None:
     """What of the repository's own ``argv`` would run, as one line for the person, or
-    ``None``. ``resolve`` finds a bare program name as the call would."""
-    if not argv:
-        return None
-    program, args = argv[0], list(argv[1:])
-    executable = _executable(program, workspace, cwd, resolve)
+    ``None``: each program the argv may start (``policy.rules.argv``), looked at in turn.
+    ``resolve`` finds a bare program name as the call would."""
+    for run in view(argv).runs:
+        if run.via and PYTHON.match(run.via[-1]):
+            continue  # a module python -m imports, which the interpreter's own run reads
+        if found := _run_code(run, workspace, cwd, resolve):
+            return found
+    return None
+
+
+def _run_code(run: Run, workspace: Workspace, cwd: Path, resolve: Resolve) -> str | None:
+    executable = _executable(run.program, workspace, cwd, resolve)
     if executable is not None and _inside(executable, workspace):
         return f"{NOTE}: {workspace.display(executable)}"
-    name = os.path.basename(program)
-    if name in WRAPPERS:
-        return repository_code(wrapped_command(name, args), workspace, cwd, resolve)
-    if name in INTERPRETERS or _is_python(name):
-        return _interpreted(name, args, workspace, cwd)
+    if run.name in INTERPRETERS or _is_python(run.name):
+        return _interpreted(run.name, list(run.args), workspace, cwd)
     return None
 
 

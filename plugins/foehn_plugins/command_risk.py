@@ -12,15 +12,17 @@ Rules, in order (the first that decides wins):
    ``://`` (a URL is the network, and ``x://../..`` is a path in disguise); or a
    redirection-like token (``>``, ``>>``, ``<``, ``|``, ``;``, ``&&``, ``||``, ``&``, backticks,
    ``$(``): destructive. There is no shell, so such tokens only mean the model expected one.
-2. Shells (``sh -c`` …), privilege changers (``sudo``), and programs that run other programs
-   from their arguments (``xargs``, ``env CMD``, ``find -exec``/``-delete``): destructive.
-   ``timeout``/``nice``/``nohup``/``time`` are classified by the command they wrap (their own
-   options' values skipped; ``time -o FILE`` writes).
-3. Interpreters: ``--version``/``--help`` alone are read-only; inline code (``-c``, ``-e``,
-   ``--eval``, ``-p``, ``-r``) is destructive; ``python -m MODULE`` is classified as MODULE; a
-   script (even one named ``help``) is destructive.
+2. What the argv starts, read by the one argv reader (``foehn_lsp.policy.rules.argv``, which
+   the person's rules match on too): an argv that may start a program its words do not name
+   (a shell, ``sudo``, inline code such as ``python -c``, ``find -exec``, ``sed e``, a runner
+   whose options it cannot read exactly) is destructive; otherwise every program it starts is
+   classified, and the highest risk wins. A runner's own part (``timeout``, ``nice``, ``env``,
+   ``python -m``, ``uv run``…) adds nothing but its own writes (``time -o FILE``); ``xargs``
+   gives its program arguments read at run time, so it is destructive.
+3. Interpreters: ``--version``/``--help`` alone are read-only; ``python -m MODULE`` is classified
+   as MODULE; a script (even one named ``help``), or anything else, is destructive.
 4. The tables below, by program and (for ``git``, package managers, formatters) subcommand and
-   flags; options that run programs (``sed e``, ``tar --to-command``, ``rg --pre``, ``sort
+   flags; options that run programs (``tar --to-command``, ``rg --pre``, ``sort
    --compress-program``, ``git grep -O``), write (``uniq IN OUT``, ``xxd -r``, ``pip --log``) or
    reach the network (``pip index``, ``npm view``) are not read-only; nor is git in a
    repository whose own config can run programs or names a file outside the workspace, or
@@ -40,6 +42,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from foehn_lsp import RiskLevel
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.policy.rules.argv import RUNNER_GRAMMAR, Run, command_index, sed_args
+from foehn_lsp.policy.rules.argv import view as argv_view
 from foehn_lsp.workspace import Workspace
 from foehn_plugins._git_read import FILE_KEYS, read_problem
 from foehn_plugins._git_read import READ_ONLY as READ_ONLY_GIT
@@ -47,37 +51,6 @@ from foehn_plugins._git_read import READ_ONLY as READ_ONLY_GIT
 R, W, D = RiskLevel.READ_ONLY, RiskLevel.WRITE, RiskLevel.DESTRUCTIVE
 
 REDIRECTIONS = (">", ">>", "<", "<<", "|", "||", "&&", ";", "&", "2>", "2>&1", "&>", "1>")
-SHELLS = {
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "fish",
-    "csh",
-    "tcsh",
-    "pwsh",
-    "powershell",
-    "cmd",
-    "busybox",
-}
-RUNS_OTHERS = {
-    "sudo",
-    "doas",
-    "su",
-    "xargs",
-    "exec",
-    "eval",
-    "parallel",
-    "watch",
-    "chroot",
-    "setsid",
-    "unshare",
-    "nsenter",
-    "ssh",
-    "script",
-}
-WRAPPERS = {"timeout", "nice", "nohup", "time", "ionice", "stdbuf"}
 INTERPRETERS = {
     "python",
     "python3",
@@ -97,7 +70,6 @@ INTERPRETERS = {
     "gawk",
     "mawk",
 }
-INLINE_CODE = {"-c", "-e", "--eval", "-p", "--print", "-r", "--exec", "-E", "-x"}
 QUERIES = {"--version", "-V", "--help", "-h"}
 """Alone, these only print; ``-v`` and bare words (``help``, ``version``) are not queries
 everywhere (``make help`` runs a target, ``python help`` a script, ``npm version`` bumps)."""
@@ -380,7 +352,8 @@ def classify(
     cwd: str = ".",
     overrides: Mapping[str, RiskLevel] | None = None,
 ) -> RiskLevel:
-    """The risk of running ``argv`` in ``cwd`` (relative to the workspace root)."""
+    """The risk of running ``argv`` in ``cwd`` (relative to the workspace root): the highest
+    of the programs it starts, as the one argv reader (``policy.rules.argv``) finds them."""
     if not argv:
         return D
     if any(a in REDIRECTIONS or a.startswith(("`", "$(")) or ">" in a[:2] for a in argv):
@@ -393,10 +366,39 @@ def classify(
     if overrides and program in overrides:
         return overrides[program]
     args = [_strip_quotes(a) if a.startswith("-") else a for a in argv[1:]]
-    risk = _by_program(program, args)
-    if risk is R and _runs_configured_code(program, args, workspace, cwd):
+    seen = argv_view([program, *args])
+    if seen.opaque is not None or not seen.exact:
+        return D  # it may start a program Foehn cannot name
+    risk = max((_run_risk(run) for run in seen.runs), key=lambda r: r.rank)
+    if risk is R and any(
+        _runs_configured_code(run.name, list(run.args), workspace, cwd) for run in seen.runs
+    ):
         return D
     return risk
+
+
+def _run_risk(run: Run) -> RiskLevel:
+    """The risk of one program an argv starts, by its own part: a runner's own options (the
+    program it starts is a run of its own), any other program by the tables."""
+    if run.open_tail or "/" in run.program:
+        return D  # arguments it is given later, or a program the tables cannot know
+    args = list(run.args)
+    if run.name in RUNNER_GRAMMAR:
+        return _runner(run.name, args)
+    return _by_program(run.name, args)
+
+
+def _runner(name: str, args: list[str]) -> RiskLevel:
+    """A runner's own part: none, unless its options write (``time -o FILE``) or it runs
+    nothing (``nice`` alone); ``env`` and ``xargs`` by their own rules."""
+    if name == "env":
+        return _env(args)
+    if name == "xargs":
+        return D  # the program it starts gets arguments it reads at run time
+    if command_index(args, RUNNER_GRAMMAR[name]) is None:
+        return D
+    writes = WRAPPER_WRITES.get(name, ("\0",))
+    return W if any(a.startswith("-") and a.startswith(writes) for a in args) else R
 
 
 def _runs_configured_code(program: str, args: list[str], workspace: Workspace, cwd: str) -> bool:
@@ -449,10 +451,6 @@ def _by_program(program: str, args: list[str]) -> RiskLevel:
         return rule(args)
     if program.startswith("python") and program.removeprefix("python").replace(".", "").isdigit():
         return _interpreter(args)
-    if program in SHELLS or program in RUNS_OTHERS:
-        return D
-    if program in WRAPPERS:
-        return _wrapped(program, args)
     if program in INTERPRETERS:
         return _interpreter(args)
     if len(args) == 1 and args[0] in QUERIES and program in KNOWN:
@@ -477,52 +475,16 @@ def _by_program(program: str, args: list[str]) -> RiskLevel:
     return D
 
 
-WRAPPER_VALUES = {
-    # options of the wrappers that take a value (the next argument, unless attached)
-    "time": {"-o", "--output", "-f", "--format"},
-    "timeout": {"-s", "--signal", "-k", "--kill-after"},
-    "nice": {"-n", "--adjustment"},
-    "ionice": {"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u"},
-    "stdbuf": {"-i", "--input", "-o", "--output", "-e", "--error"},
-}
 WRAPPER_WRITES = {"time": ("-o", "--output", "-a", "--append")}
 
 
-def _wrapped(program: str, args: list[str]) -> RiskLevel:
-    """A wrapper's risk is its command's; ``time -o FILE`` also writes FILE."""
-    rest = wrapped_command(program, args)
-    options = args[: len(args) - len(rest)]
-    writes = WRAPPER_WRITES.get(program, ("\0",))
-    floor = W if any(a.startswith("-") and a.startswith(writes) for a in options) else R
-    if not rest or "/" in rest[0]:
-        return D
-    return max(floor, _by_program(rest[0], rest[1:]), key=lambda r: r.rank)
-
-
-def wrapped_command(program: str, args: Sequence[str]) -> list[str]:
-    """The command a wrapper (``timeout``, ``nice``…) runs: ``args`` after its own options and
-    their values (and ``timeout``'s duration); empty if there is none."""
-    values = WRAPPER_VALUES.get(program, set())
-    index = 0
-    while index < len(args) and args[index].startswith("-"):
-        if args[index] in values:
-            index += 1  # its value is the next argument
-        index += 1
-    rest = list(args[index:])
-    if program == "timeout" and rest:
-        rest = rest[1:]  # the duration
-    return rest
-
-
 def _interpreter(args: list[str]) -> RiskLevel:
-    if not args:
-        return D
+    """An interpreter's own part: a query prints; ``-m MODULE`` starts the module (a run of
+    its own); a script, or anything else, is code the tables cannot know."""
     if len(args) == 1 and args[0] in QUERIES:
         return R
-    if any(a in INLINE_CODE or (a.startswith("-c") and len(a) > 2) for a in args):
-        return D
-    if args[0] == "-m" and len(args) > 1:
-        return _by_program(args[1], args[2:])
+    if len(args) > 1 and args[0] == "-m":
+        return R
     return D
 
 
@@ -595,32 +557,20 @@ flags (no ``e`` to execute, no ``w`` to write), optionally with an address."""
 
 
 def _sed(args: list[str]) -> RiskLevel:
-    """Read-only only for scripts made of printing commands: ``e``, ``r``, ``w``, ``s///e``
-    and script files (``-f``) run programs, read files or write them."""
+    """Read-only only for scripts made of printing commands (as the one argv reader reads
+    them): ``e``, ``r``, ``w``, ``s///e`` and script files (``-f``) run programs, read files or
+    write them; ``-i`` writes."""
     if any(a.startswith(("-i", "--in-place")) for a in args):
         return W
-    scripts: list[str] = []
-    options = {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "-u", "-z"}
-    index, files = 0, []
-    while index < len(args):
-        a = args[index]
-        if a in ("-e", "--expression") and index + 1 < len(args):
-            scripts.append(args[index + 1])
-            index += 2
-            continue
-        if a.startswith("--expression="):
-            scripts.append(a.split("=", 1)[1])
-        elif a.startswith("-e") and len(a) > 2:
-            scripts.append(a[2:])
-        elif a.startswith("-") and a not in options:
-            return D  # -f script files, --follow-symlinks, anything unknown
-        elif not a.startswith("-"):
-            files.append(a)
-        index += 1
-    if not scripts and files:
-        scripts.append(files.pop(0))
-    commands = [c.strip() for script in scripts for c in re.split(r"[;\n]", script)]
-    return R if all(SED_READ_SCRIPT.fullmatch(c) for c in commands if c) else D
+    read = sed_args(args)
+    if any(option not in SED_READ_OPTIONS for option in read.options):
+        return D  # -f script files, --follow-symlinks, anything unknown
+    return R if all(SED_READ_SCRIPT.fullmatch(c) for c in read.commands) else D
+
+
+SED_READ_OPTIONS = frozenset(
+    {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "-u", "-z"}
+)
 
 
 def _sort(args: list[str]) -> RiskLevel:

@@ -279,6 +279,7 @@ def tools() -> list[Tool]:
             model=FetchArguments,
             execute=fetch,
             risk=RiskLevel.WRITE,
+            kind="fetch",
             scope=_scope,
             timeout=SECONDS + 15,
             open_world=True,

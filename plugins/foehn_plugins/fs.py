@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import FileReadError, PathRefusedError
-from foehn_lsp.tools.plans import execute_plan
+from foehn_lsp.tools.contract import CallPaths, Change, PathsOf, ToolKind
 from foehn_lsp.workspace import DeletePath, EditPlan, FileChange, MakeDirectory, MovePath, WriteFile
 from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_lsp.workspace.symbols import outline
@@ -439,16 +440,51 @@ async def plan_delete(arguments: DeleteArguments, ctx: ToolContext) -> EditPlan 
     )
 
 
+def _reads(arguments: Mapping[str, Any]) -> CallPaths:
+    return CallPaths(reads=(str(arguments["path"]),), whole=True)
+
+
+def _writes(arguments: Mapping[str, Any]) -> CallPaths:
+    path = str(arguments["path"])
+    return CallPaths(changes=(Change(before=path, after=path),), whole=True)
+
+
+def _edits(arguments: Mapping[str, Any]) -> CallPaths:
+    path = str(arguments["path"])
+    return CallPaths(changes=(Change(before=path, after=path),))
+
+
+def _moves(arguments: Mapping[str, Any]) -> CallPaths:
+    move = Change(before=str(arguments["source"]), after=str(arguments["destination"]))
+    return CallPaths(changes=(move,))
+
+
+def _makes(arguments: Mapping[str, Any]) -> CallPaths:
+    return CallPaths(changes=(Change(before=None, after=str(arguments["path"])),))
+
+
+def _deletes(arguments: Mapping[str, Any]) -> CallPaths:
+    return CallPaths(changes=(Change(before=str(arguments["path"]), after=None),))
+
+
 def _file_tool(
-    name: str, description: str, model: type[BaseModel], plan: Any, risk: RiskLevel, **extra: Any
+    name: str,
+    description: str,
+    model: type[BaseModel],
+    plan: Any,
+    risk: RiskLevel,
+    kind: ToolKind,
+    paths: PathsOf,
+    **extra: Any,
 ) -> Tool:
     return Tool.from_model(
         name=name,
         description=description,
         model=model,
-        execute=execute_plan(plan),
         plan=plan,
         risk=risk,
+        kind=kind,
+        paths=paths,
         sequential=True,
         **extra,
     )
@@ -466,6 +502,7 @@ def tools() -> list[Tool]:
             model=ScanArguments,
             execute=scan,
             risk=RiskLevel.READ_ONLY,
+            kind="read",
         ),
         Tool.from_model(
             name="read_file",
@@ -477,6 +514,8 @@ def tools() -> list[Tool]:
             model=ReadArguments,
             execute=read_file,
             risk=RiskLevel.READ_ONLY,
+            kind="read",
+            paths=_reads,
         ),
         _file_tool(
             "write_file",
@@ -486,6 +525,8 @@ def tools() -> list[Tool]:
             WriteArguments,
             plan_write,
             RiskLevel.WRITE,
+            "edit",
+            _writes,
         ),
         _file_tool(
             "edit_file",
@@ -497,6 +538,8 @@ def tools() -> list[Tool]:
             EditArguments,
             plan_edit,
             RiskLevel.WRITE,
+            "edit",
+            _edits,
         ),
         _file_tool(
             "move_path",
@@ -505,6 +548,8 @@ def tools() -> list[Tool]:
             MoveArguments,
             plan_move,
             RiskLevel.WRITE,
+            "move",
+            _moves,
             assess=_assess_move,
         ),
         _file_tool(
@@ -513,6 +558,8 @@ def tools() -> list[Tool]:
             DirectoryArguments,
             plan_directory,
             RiskLevel.WRITE,
+            "edit",
+            _makes,
         ),
         _file_tool(
             "delete_path",
@@ -520,5 +567,7 @@ def tools() -> list[Tool]:
             DeleteArguments,
             plan_delete,
             RiskLevel.DESTRUCTIVE,
+            "delete",
+            _deletes,
         ),
     ]

@@ -12,13 +12,15 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import FileReadError
+from foehn_lsp.tools.contract import CallPaths
 from foehn_lsp.workspace.listing import common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, Symbol, language_of, outline, symbol_text
 from foehn_plugins._suggest import suggestion
@@ -190,6 +192,10 @@ def _first_names(symbols: tuple[Symbol, ...], count: int = 12) -> str:
     return ", ".join(names) + more
 
 
+def _symbol_paths(arguments: Mapping[str, Any]) -> CallPaths:
+    return CallPaths(reads=(str(arguments["path"]),))
+
+
 def tools() -> list[Tool]:
     return [
         Tool.from_model(
@@ -203,6 +209,7 @@ def tools() -> list[Tool]:
             model=OutlineArguments,
             execute=outline_tool,
             risk=RiskLevel.READ_ONLY,
+            kind="read",
         ),
         Tool.from_model(
             name="read_symbol",
@@ -214,5 +221,7 @@ def tools() -> list[Tool]:
             model=SymbolArguments,
             execute=read_symbol,
             risk=RiskLevel.READ_ONLY,
+            kind="read",
+            paths=_symbol_paths,
         ),
     ]

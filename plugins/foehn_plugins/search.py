@@ -132,5 +132,6 @@ def tools() -> list[Tool]:
             model=SearchArguments,
             execute=search,
             risk=RiskLevel.READ_ONLY,
+            kind="search",
         )
     ]

@@ -354,6 +354,7 @@ def tools() -> list[Tool]:
             model=CommandArguments,
             execute=run_command,
             risk=RiskLevel.READ_ONLY,
+            kind="execute",
             assess=_assess,
             scope=_command_scope,
             timeout=MAX_TIMEOUT + 30,
@@ -367,6 +368,7 @@ def tools() -> list[Tool]:
             model=GitArguments,
             execute=git,
             risk=RiskLevel.READ_ONLY,
+            kind="execute",
             scope=git_scope,
         ),
         Tool.from_model(
@@ -378,6 +380,7 @@ def tools() -> list[Tool]:
             model=RepositoryArguments,
             execute=create_repository,
             risk=RiskLevel.WRITE,
+            kind="execute",
             scope=repository_scope,
         ),
         Tool.from_model(
@@ -390,6 +393,7 @@ def tools() -> list[Tool]:
             model=TestArguments,
             execute=run_tests,
             risk=RiskLevel.WRITE,
+            kind="execute",
             scope=_tests_scope,
             timeout=TEST_TIMEOUT + 30,
         ),

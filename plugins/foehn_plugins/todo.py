@@ -71,5 +71,6 @@ def tools() -> list[Tool]:
             model=TodoArguments,
             execute=todo,
             risk=RiskLevel.READ_ONLY,
+            kind="think",
         )
     ]

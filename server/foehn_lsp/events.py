@@ -50,6 +50,9 @@ class ToolCallEvent:
     """The sandbox policy a program call runs under (read-only, workspace-write, full)."""
     preview: str | None = None
     """The unified diff of the edits the call would make, when known before it runs."""
+    tool_kind: str | None = None
+    """What the tool does (read, search, edit, move, delete, execute, think, fetch, other), for
+    the front end's icon; left out for a tool that does not exist."""
     event: Literal["tool_call"] = "tool_call"
 
 
@@ -233,7 +236,18 @@ def event_json(event: TurnEvent) -> dict[str, Any]:
 
 
 _OPTIONAL = frozenset(
-    {"policy", "preview", "data", "window", "context_tokens", "cost", "source", "error", "detail"}
+    {
+        "policy",
+        "preview",
+        "data",
+        "window",
+        "context_tokens",
+        "cost",
+        "source",
+        "error",
+        "detail",
+        "tool_kind",
+    }
 )
 
 

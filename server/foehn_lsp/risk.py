@@ -1,17 +1,10 @@
 """How much harm a call can do (``RiskLevel``), and the one way risk changes: raised by an
 assessment of the call, never lowered below what was declared. Below the tool contract, so that
-settings, the sandbox and MCP's risk mapping name a level without importing tools. Also the
-first-party tools that change files, which both the loop's honesty guard and the embedded model's
-must-act rule name."""
+settings, the sandbox and MCP's risk mapping name a level without importing tools."""
 
 from __future__ import annotations
 
 import enum
-
-CHANGE_TOOLS = frozenset(
-    {"write_file", "edit_file", "move_path", "make_directory", "delete_path", "rename_symbol"}
-)
-"""The first-party tools whose success is a change to the workspace's files."""
 
 
 class RiskLevel(enum.Enum):

@@ -30,6 +30,7 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.sessions.session import RestoreReport
+from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
@@ -43,16 +44,22 @@ def wire(update: Any) -> dict[str, Any]:
     return result
 
 
-def test_known_tools_have_their_kind_and_unknown_ones_follow_their_risk() -> None:
-    assert convert.tool_kind("read_file", "read_only") == "read"
-    assert convert.tool_kind("search", "read_only") == "search"
-    assert convert.tool_kind("edit_file", "write") == "edit"
-    assert convert.tool_kind("move_path", "destructive") == "move"
-    assert convert.tool_kind("delete_path", "destructive") == "delete"
-    assert convert.tool_kind("run_command", "read_only") == "execute"
-    assert convert.tool_kind("docs_fetch_page", "read_only") == "fetch"
-    assert convert.tool_kind("mcp_lookup", "read_only") == "read"
-    assert convert.tool_kind("mcp_lookup", "write") == "other"
+def test_tools_show_the_kind_they_declare_and_others_follow_their_risk(
+    registry: ToolRegistry,
+) -> None:
+    def kind(tool: str, risk: str) -> str:
+        declared = registry.get(tool)
+        return convert.tool_kind(declared.kind if declared else None, tool, risk)
+
+    assert kind("read_file", "read_only") == "read"
+    assert kind("search", "read_only") == "search"
+    assert kind("edit_file", "write") == "edit"
+    assert kind("move_path", "destructive") == "move"
+    assert kind("delete_path", "destructive") == "delete"
+    assert kind("run_command", "read_only") == "execute"
+    assert kind("docs_fetch_page", "read_only") == "fetch"
+    assert kind("mcp_lookup", "read_only") == "read"
+    assert kind("mcp_lookup", "write") == "other"
 
 
 def test_titles_name_the_call() -> None:
@@ -86,7 +93,11 @@ def test_locations_are_absolute_and_stay_inside(root: Path, canary: Path) -> Non
 def test_tool_call_event_becomes_a_pending_tool_call(root: Path) -> None:
     (root / "app.py").write_text("x\n")
     event = ToolCallEvent(
-        id="c1", tool="edit_file", arguments={"path": "app.py", "edits": []}, risk="write"
+        id="c1",
+        tool="edit_file",
+        arguments={"path": "app.py", "edits": []},
+        risk="write",
+        tool_kind="edit",
     )
     [update] = convert.event_updates(event, Workspace([root]))
     assert wire(update) == {
@@ -258,6 +269,7 @@ def test_choices_map_onto_decisions_and_anything_else_is_a_denial() -> None:
 def test_the_permission_request_shows_the_diff(root: Path) -> None:
     asked = request(
         tool="edit_file",
+        kind="edit",
         arguments={"path": "app.py"},
         files=(FilePreview(path=root / "app.py", before="a\n", after="b\n"),),
         preview="--- a/app.py\n+++ b/app.py",

@@ -19,6 +19,10 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.providers.scripted import ScriptedProvider
+from foehn_lsp.tools import discover
+
+REGISTRY = discover().registry
+"""The first-party tools, which name the files a compaction note lists."""
 
 
 def conversation(steps: int, result_chars: int = 2000) -> list[Message]:
@@ -51,7 +55,9 @@ def test_known_models_have_windows_and_prices() -> None:
 
 
 def test_the_meter_counts_usage_and_cost() -> None:
-    window = ContextWindow(provider=ScriptedProvider([], model="gpt-4.1-mini"), window=None)
+    window = ContextWindow(
+        paths_of=REGISTRY.paths_of, provider=ScriptedProvider([], model="gpt-4.1-mini"), window=None
+    )
     window.prices = known_prices("gpt-4.1-mini")
     meter = window.observe(
         [UserMessage(content="hi" * 400), AssistantMessage(content="ok")],
@@ -76,7 +82,7 @@ def test_old_tool_results_become_a_note_and_the_last_stay() -> None:
 
 async def test_compaction_keeps_the_task_the_files_and_the_last_exchanges() -> None:
     provider = ScriptedProvider([say("Wrote f0-f5; decided to keep the old API.")])
-    window = ContextWindow(provider=provider, window=4000, reserve=500)
+    window = ContextWindow(paths_of=REGISTRY.paths_of, provider=provider, window=4000, reserve=500)
     messages = conversation(10, result_chars=300)
     messages.insert(12, UserMessage(content="Also rename the module."))
     result = await window.fit(messages)
@@ -97,7 +103,7 @@ async def test_compaction_keeps_the_task_the_files_and_the_last_exchanges() -> N
 
 
 async def test_a_request_refused_as_too_long_is_recognised() -> None:
-    window = ContextWindow(provider=ScriptedProvider([]), window=None)
+    window = ContextWindow(paths_of=REGISTRY.paths_of, provider=ScriptedProvider([]), window=None)
     refused = ProviderRequestError("refused (400): This model's maximum context length is 8192")
     assert window.is_too_long(refused)
     assert not window.is_too_long(ProviderRequestError("refused (400): unknown parameter"))
@@ -108,7 +114,7 @@ async def test_a_request_refused_as_too_long_is_recognised() -> None:
 
 async def test_a_second_compaction_folds_the_first_note_in() -> None:
     provider = ScriptedProvider([say("first summary"), say("second summary")])
-    window = ContextWindow(provider=provider, window=4000, reserve=500)
+    window = ContextWindow(paths_of=REGISTRY.paths_of, provider=provider, window=4000, reserve=500)
     messages = conversation(10, result_chars=300)
     messages.insert(12, UserMessage(content="Also rename\nthe module."))
     first = await window.fit(messages)

@@ -21,7 +21,6 @@ from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool
 from foehn_lsp.tools.discovery import discover
-from foehn_lsp.tools.plans import execute_plan
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
@@ -172,17 +171,19 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
     assert "all tests pass" not in streamed(events)
 
 
-def test_a_change_after_the_last_run_leaves_passing_tests_unproven() -> None:
+def test_a_change_after_the_last_run_leaves_passing_tests_unproven(registry: ToolRegistry) -> None:
     def result(name: str, failed: bool = False) -> ToolResultMessage:
         return ToolResultMessage(call_id=name, name=name, content="done", is_error=failed)
 
-    assert untested([]) == "this turn did not run them"
-    assert untested([result("edit_file")]) == "this turn did not run them"
-    assert untested([result("run_command")]) is None
-    assert untested([result("run_tests")]) is None
-    assert "after the last change" in (untested([result("run_tests"), result("edit_file")]) or "")
-    assert untested([result("run_tests"), result("edit_file", failed=True)]) is None
-    assert "failed (done)" in (untested([result("run_tests", failed=True)]) or "")
+    assert untested([], registry) == "this turn did not run them"
+    assert untested([result("edit_file")], registry) == "this turn did not run them"
+    assert untested([result("run_command")], registry) is None
+    assert untested([result("run_tests")], registry) is None
+    assert "after the last change" in (
+        untested([result("run_tests"), result("edit_file")], registry) or ""
+    )
+    assert untested([result("run_tests"), result("edit_file", failed=True)], registry) is None
+    assert "failed (done)" in (untested([result("run_tests", failed=True)], registry) or "")
 
 
 @pytest.mark.parametrize(
@@ -486,9 +487,9 @@ async def test_every_file_a_rename_wrote_counts_for_a_claim(app: Path, ctx: Tool
         name="rename_symbol",
         description="Rename a symbol everywhere.",
         model=RenameArguments,
-        execute=execute_plan(rename_in_two_files),
         plan=rename_in_two_files,
         risk=RiskLevel.WRITE,
+        kind="edit",
     )
     registry = ToolRegistry([*discover().registry, rename])
     runner, provider = agent(

@@ -196,6 +196,40 @@ async def test_unknown_sessions_and_hand_edits_are_refused_clearly(
         assert (app / "app.py").read_text() == "def main():\n    return 1  # TODO\n"
 
 
+async def test_one_file_is_undone_through_the_editor_and_the_rest_of_the_turn_stays(
+    app: Path, model: ModelServer
+) -> None:
+    model.script(
+        Turn(
+            tool_calls=[
+                ("write_file", {"path": "a.txt", "content": "a\n"}),
+                ("write_file", {"path": "b.txt", "content": "b\n"}),
+            ]
+        ),
+        Turn(text="Wrote both."),
+    )
+    labels: list[str] = []
+    async with lsp_client(app, model, init_options={"confirmRequest": True}) as client:
+        editor(client, labels)
+        result = await command(client, "foehn.run", {"task": "Write a and b."})
+        session = result["session"]
+        with pytest.raises(JsonRpcException, match="paths"):
+            await command(client, "foehn.session.undo", {"sessionId": session, "paths": "a.txt"})
+        other = await command(
+            client, "foehn.session.undo", {"sessionId": session, "paths": ["c.txt"]}
+        )
+        assert (other["applied"], other["reason"]) == (False, "turn 1 did not change c.txt")
+        undone = await command(
+            client, "foehn.session.undo", {"sessionId": session, "paths": ["a.txt"], "toTurn": 1}
+        )
+        assert (undone["applied"], undone["restored"], undone["undone"]) == (True, ["a.txt"], [1])
+        assert labels[-1] == "Foehn: undo a.txt of turn 1: restore 1 file"
+        assert not (app / "a.txt").exists()
+        assert (app / "b.txt").read_text() == "b\n"
+        loaded = await command(client, "foehn.session.load", {"sessionId": session})
+        assert loaded["turns"][-1]["paths"] == ["a.txt"]
+
+
 async def test_two_front_ends_prompting_one_session_get_busy(app: Path, model: ModelServer) -> None:
     released = threading.Event()
 

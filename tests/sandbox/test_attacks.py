@@ -484,6 +484,7 @@ async def _as_if_read_only(places: Places, registry: ToolRegistry, outcomes: lis
         async with limit:
             try:
                 arguments = tool.validate(_arguments(outcome))
+                assert tool.execute is not None
                 outcome.results.append(await tool.execute(arguments, ctx))
             except (ToolInputError, InvalidArgumentsError) as exc:  # not there, or refused
                 outcome.results.append(ToolResult.failure(str(exc)))

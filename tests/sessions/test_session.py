@@ -327,7 +327,12 @@ async def test_events_carry_the_sandbox_policy_and_the_diff(project: Path) -> No
         "tool",
         "arguments",
         "risk",
+        "tool_kind",
     }
+    assert (calls_made["read_file"].tool_kind, calls_made["edit_file"].tool_kind) == (
+        "read",
+        "edit",
+    )
 
 
 async def test_restore_to_before_a_turn_undoes_it_and_every_later_one(project: Path) -> None:
@@ -353,6 +358,44 @@ async def test_restore_to_before_a_turn_undoes_it_and_every_later_one(project: P
     assert report.applied
     assert report.undone == (1, 3)
     assert tree(project) == before
+
+
+async def test_undo_of_one_file_puts_it_back_alone_and_the_turn_stays_in_effect(
+    project: Path,
+) -> None:
+    chat, provider = session(
+        project,
+        [
+            calls(
+                ("write_file", {"path": "one.txt", "content": "1\n"}),
+                ("delete_path", {"path": "gone.txt"}),
+            ),
+            say("made one, deleted gone"),
+            say("noted"),
+        ],
+    )
+    await chat.prompt("change things", emit=Recorder())
+    wrong = await chat.undo(paths=["app.py"])
+    assert not wrong.applied
+    assert wrong.reason == "turn 1 did not change app.py"
+    (project / "one.txt").write_text("by hand\n")
+    refused = await chat.undo(paths=["one.txt"])
+    assert not refused.applied
+    assert refused.conflicts == ("one.txt",)  # the same conflict check as a turn's undo
+    (project / "one.txt").write_text("1\n")
+    report = await chat.undo(paths=["gone.txt"])
+    assert report.applied
+    assert (report.undone, report.restored) == ((1,), ("gone.txt",))
+    assert (project / "gone.txt").read_text() == "to be deleted\n"
+    assert (project / "one.txt").read_text() == "1\n"
+    assert chat.turns[-1].paths == ("gone.txt",)
+    await chat.prompt("go on", emit=Recorder())
+    told = provider.requests[-1][0][-1].content
+    assert "undid gone.txt of turn 1" in told
+    rest = await chat.undo()  # the rest of turn 1 is still in effect: the next undo takes it
+    assert rest.applied
+    assert rest.undone == (1,)
+    assert not (project / "one.txt").exists()
 
 
 async def test_changes_between_turns_are_not_the_next_turns(project: Path) -> None:

@@ -281,8 +281,9 @@ class FoehnAgent:
             live = await self._open(cwd, mcp_servers, resume=session_id)
         elif live.turn is not None:
             raise self._busy(session_id)
+        kinds = {tool.name: tool.kind for tool in live.session.tools.registry}
         for update in convert.history_updates(
-            live.session.messages, live.workspace, live.session.turns
+            live.session.messages, live.workspace, live.session.turns, kinds
         ):
             live.updates.put(update)
         if live.session.todo:

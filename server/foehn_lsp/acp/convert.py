@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 from urllib.parse import unquote, urlparse
 
 from acp import schema
@@ -82,21 +82,6 @@ Update = (
 )
 """The ``session/update`` payloads Foehn sends."""
 
-KIND_BY_TOOL: Mapping[str, schema.ToolKind] = {
-    "scan": "read",
-    "read_file": "read",
-    "search": "search",
-    "write_file": "edit",
-    "edit_file": "edit",
-    "make_directory": "edit",
-    "move_path": "move",
-    "delete_path": "delete",
-    "run_command": "execute",
-    "run_tests": "execute",
-    "git": "execute",
-}
-"""First-party tools by what they do; the client picks an icon from it."""
-
 STOP_REASONS: Mapping[StopReason, schema.StopReason] = {
     "answer": "end_turn",
     "max_iterations": "max_turn_requests",
@@ -111,12 +96,12 @@ MAX_SHOWN_OUTPUT = 20_000
 """Characters of a tool's output shown in the client (the model gets its own, larger cut)."""
 
 
-def tool_kind(tool: str, risk: str) -> schema.ToolKind:
-    """What a call does, for the client's icon: from the tool's name where Foehn knows it, else
-    from its risk (a read-only tool reads; anything else is 'other', never a guess at edit or
-    delete)."""
-    if tool in KIND_BY_TOOL:
-        return KIND_BY_TOOL[tool]
+def tool_kind(kind: str | None, tool: str, risk: str) -> schema.ToolKind:
+    """What a call does, for the client's icon: the kind its tool declares (``Tool.kind``),
+    else a guess from its name and risk for a tool that declares none (a read-only tool reads;
+    anything else is 'other', never a guess at edit or delete)."""
+    if kind in get_args(schema.ToolKind) and kind != "other":
+        return cast(schema.ToolKind, kind)
     if any(word in tool for word in ("fetch", "http", "url", "web")):
         return "fetch"
     return "read" if risk == "read_only" else "other"
@@ -166,7 +151,7 @@ def tool_call_start(event: ToolCallEvent, workspace: Workspace) -> schema.ToolCa
         session_update="tool_call",
         tool_call_id=event.id,
         title=tool_title(event.tool, event.arguments),
-        kind=tool_kind(event.tool, event.risk),
+        kind=tool_kind(event.tool_kind, event.tool, event.risk),
         status="pending",
         locations=tool_locations(event.arguments, workspace),
         raw_input=event.arguments,
@@ -454,7 +439,7 @@ def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> sche
     return schema.ToolCallUpdate(
         tool_call_id=request.call_id,
         title=tool_title(request.tool, request.arguments),
-        kind=tool_kind(request.tool, request.risk),
+        kind=tool_kind(request.kind, request.tool, request.risk),
         status="pending",
         content=content or None,
         locations=tool_locations(request.arguments, workspace) or None,
@@ -463,13 +448,16 @@ def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> sche
 
 
 def history_updates(
-    messages: Sequence[Message], workspace: Workspace, turns: Sequence[TurnRecord] = ()
+    messages: Sequence[Message],
+    workspace: Workspace,
+    turns: Sequence[TurnRecord] = (),
+    kinds: Mapping[str, str] | None = None,
 ) -> Iterator[Update]:
     """The updates that replay a saved conversation: what the person said, what Foehn
     answered, every tool call with its outcome, and each ``/undo`` and ``/redo`` where it
     happened (they leave no message; ``turns`` places them before the next task, and any the
-    messages cannot place, after compaction say, come last). The system message is not
-    replayed."""
+    messages cannot place, after compaction say, come last). ``kinds``: what each tool does
+    (``Tool.kind``, by name). The system message is not replayed."""
     waiting = _restores_by_task(turns)
     asked = 0
     for message in messages:
@@ -487,7 +475,7 @@ def history_updates(
                         session_update="tool_call",
                         tool_call_id=call.id,
                         title=tool_title(call.name, arguments),
-                        kind=tool_kind(call.name, ""),
+                        kind=tool_kind((kinds or {}).get(call.name), call.name, ""),
                         status="pending",
                         locations=tool_locations(arguments, workspace),
                         raw_input=arguments,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -36,6 +36,10 @@ from foehn_lsp.providers.messages import (
     Usage,
     UserMessage,
 )
+from foehn_lsp.tools.contract import CallPaths
+
+PathsLookup = Callable[[str, object], CallPaths]
+"""The paths a call of a tool (by name) with these arguments names (``ToolRegistry.paths_of``)."""
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -156,11 +160,15 @@ class ContextWindow:
         *,
         provider: Provider,
         window: int | None,
+        paths_of: PathsLookup,
         reserve: int | None = None,
         input_tokens: int = 0,
         output_tokens: int = 0,
     ) -> None:
         self.provider = provider
+        self.paths_of = paths_of
+        """The paths a call names (``ToolRegistry.paths_of``): the files a compaction note
+        says were changed."""
         self.window = window if window is not None else known_window(provider.model)
         self.reserve = reserve if reserve is not None else min(8192, (self.window or 0) // 8)
         """Tokens left free for the answer."""
@@ -276,7 +284,7 @@ class ContextWindow:
             for m in middle
             if isinstance(m, UserMessage) and not m.content.startswith(NOTE_PREFIX)
         ]
-        files += [f for f in _files_changed(middle) if f not in files]
+        files += [f for f in _files_changed(middle, self.paths_of) if f not in files]
         summary = await self._model_summary(middle)
         parts = [
             f"{COMPACTED}, {len(middle)} earlier messages of this conversation were compacted "
@@ -366,22 +374,15 @@ def _cut_point(messages: Sequence[Message], keep: int) -> int:
     return starts[-keep]
 
 
-def _files_changed(messages: Sequence[Message]) -> list[str]:
+def _files_changed(messages: Sequence[Message], paths_of: PathsLookup) -> list[str]:
     files: list[str] = []
     for message in messages:
         if not isinstance(message, AssistantMessage):
             continue
         for call in message.tool_calls:
-            if call.name not in {"write_file", "edit_file", "move_path", "delete_path"}:
-                continue
-            try:
-                arguments = json.loads(call.arguments)
-            except json.JSONDecodeError:
-                continue
-            for key in ("path", "destination"):
-                value = arguments.get(key) if isinstance(arguments, dict) else None
-                if isinstance(value, str) and value not in files:
-                    files.append(value)
+            for path in paths_of(call.name, call.arguments).changed:
+                if path not in files:
+                    files.append(path)
     return files
 
 

@@ -44,11 +44,18 @@ class Announcer:
             invocation.raw_arguments,
             invocation.risk,
             invocation.scope.sandbox,
+            invocation.tool.kind,
         )
         return await next_step(invocation)
 
     def announce(
-        self, call_id: str, name: str, raw: str, risk: RiskLevel, policy: str | None = None
+        self,
+        call_id: str,
+        name: str,
+        raw: str,
+        risk: RiskLevel,
+        policy: str | None = None,
+        kind: str | None = None,
     ) -> None:
         if call_id not in self._announced:
             self._announced.add(call_id)
@@ -59,6 +66,7 @@ class Announcer:
                     arguments=shown_arguments(raw),
                     risk=risk.value,
                     policy=policy,
+                    tool_kind=kind,
                 )
             )
 
@@ -126,7 +134,11 @@ class TurnExecutor:
         )
         tool = self.registry.get(call.name)
         self.announcer.announce(
-            call.id, call.name, call.arguments, tool.risk if tool else RiskLevel.UNDEFINED
+            call.id,
+            call.name,
+            call.arguments,
+            tool.risk if tool else RiskLevel.UNDEFINED,
+            kind=tool.kind if tool else None,
         )
         # Only an applied plan's files are written ones (investigate's data names files it read).
         planned = tool is not None and tool.plan is not None

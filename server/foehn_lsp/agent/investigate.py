@@ -153,6 +153,7 @@ def investigate_tool(
         model=InvestigateArguments,
         execute=investigate,
         risk=RiskLevel.READ_ONLY,
+        kind="search",
         timeout=TIMEOUT_S,
     )
 

@@ -75,8 +75,8 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.risk import CHANGE_TOOLS
 from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.tools.tasks import TaskItem
 
 if TYPE_CHECKING:
@@ -149,6 +149,8 @@ class _State:
     checks: checking.EditChecks | None = None
     written: Sequence[str] = ()
     """The files the turn's successful calls said they wrote (the executor's record)."""
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    """The turn's tools: what each does (``Tool.changes_files``, ``Tool.paths``)."""
 
     @property
     def tokens(self) -> int:
@@ -248,6 +250,7 @@ class Agent:
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
             checks=calls.parts.edit_checks,
             written=calls.written,
+            tools=calls.registry,
         )
         body = asyncio.create_task(self._loop(state, calls, emit))
         waiters: set[asyncio.Future[Any]] = {body}
@@ -326,10 +329,10 @@ class Agent:
                     ]
                     return await self._wrap_up(state, reason, why, emit, ctx)
                 state.iterations += 1
-                state.attempted |= any(c.name in CHANGE_TOOLS for c in calls)
+                state.attempted |= any(state.tools.changes_files(c.name) for c in calls)
                 results = await executor.run(calls)
                 state.messages += results
-                state.failure = honesty.failed_change(results)
+                state.failure = honesty.failed_change(results, state.tools)
                 self._track_repeats(state, calls, results)
                 if note := self._budget_note(state):
                     state.messages.append(UserMessage(content=note))
@@ -399,7 +402,9 @@ class Agent:
         # The checkpoint reads a file's open buffer first, then the disk; an edit the editor
         # applied may not have reached the buffer the server holds yet, so the successful file
         # tools' own record counts too.
-        by_calls = honesty.changed_by_calls(state.messages[state.start :], state.written)
+        by_calls = honesty.changed_by_calls(
+            state.messages[state.start :], state.tools, state.written
+        )
         if state.changed is None:
             return by_calls
         on_disk = list(state.changed())
@@ -411,9 +416,9 @@ class Agent:
         turn = state.messages[state.start :]
         return (
             honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
-            or honesty.check_tests_claim(answer, turn)
+            or honesty.check_tests_claim(answer, turn, state.tools)
             or honesty.check_content_claim(
-                answer, turn=turn, session=state.messages, task=state.task
+                answer, turn=turn, session=state.messages, task=state.task, tools=state.tools
             )
         )
 

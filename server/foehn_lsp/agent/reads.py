@@ -1,26 +1,30 @@
 """What earlier turns showed the model of the workspace's files, read back from the
 conversation, so the edit guards hold across turns, processes and front ends alike.
 
-A successful ``read_file`` or ``write_file`` counts for the whole file, a successful
-``read_symbol`` for that definition, as long as its result is still in the conversation: a
-result compacted to a note no longer counts, because the model no longer has the text.
+A successful call that reads or writes whole files (``read_file``, ``write_file``: their
+``CallPaths.whole``) counts for those files, a successful ``read_symbol`` for that definition,
+as long as its result is still in the conversation: a result compacted to a note no longer
+counts, because the model no longer has the text.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from foehn_lsp.agent.context import NOTE_PREFIX
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
+from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import ReadLedger, Workspace
 
-WHOLE_FILE_TOOLS = frozenset({"read_file", "write_file"})
 
-
-def replay_reads(messages: Sequence[Message], workspace: Workspace) -> ReadLedger:
-    """The ledger of reads that ``messages`` still carry."""
+def replay_reads(
+    messages: Sequence[Message], workspace: Workspace, tools: ToolRegistry
+) -> ReadLedger:
+    """The ledger of reads that ``messages`` still carry: the files its calls read or wrote
+    whole (``CallPaths.whole``), and the symbols ``read_symbol`` showed."""
     ledger = ReadLedger()
     results = {
         m.call_id: m
@@ -35,13 +39,27 @@ def replay_reads(messages: Sequence[Message], workspace: Workspace) -> ReadLedge
         for call in message.tool_calls:
             if call.id not in results:
                 continue
+            paths = tools.paths_of(call.name, call.arguments)
+            named = [*paths.reads, *paths.changed]
+            if paths.whole:
+                for path in _resolved(workspace, named):
+                    ledger.saw_file(path)
+                continue
             try:
                 arguments = json.loads(call.arguments or "{}")
-                path = workspace.resolve(str(arguments["path"]))
-            except (json.JSONDecodeError, KeyError, TypeError, OSError, PathRefusedError):
+            except json.JSONDecodeError:
                 continue
-            if call.name in WHOLE_FILE_TOOLS:
-                ledger.saw_file(path)
-            elif call.name == "read_symbol" and isinstance(arguments.get("name"), str):
-                ledger.saw_symbol(path, arguments["name"])
+            if call.name == "read_symbol" and isinstance(arguments.get("name"), str):
+                for path in _resolved(workspace, paths.reads):
+                    ledger.saw_symbol(path, arguments["name"])
     return ledger
+
+
+def _resolved(workspace: Workspace, paths: Sequence[str]) -> list[Path]:
+    found = []
+    for path in paths:
+        try:
+            found.append(workspace.resolve(path))
+        except (OSError, PathRefusedError):
+            continue
+    return found

@@ -61,13 +61,6 @@ _SOURCE_SUFFIXES = frozenset(
         ".rb",
     ]
 )
-_NAMED = {
-    "edit_file": ("path", "path"),
-    "write_file": ("path", "path"),
-    "move_path": ("source", "destination"),
-}
-"""Per tool: the argument naming the file to check before the call, and the one naming where
-the call leaves it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,17 +150,22 @@ class EditChecks:
         return CheckReport(problems=tuple(new), skipped=tuple(skipped))
 
     def _named(self, invocation: Invocation) -> list[tuple[str, str]]:
-        """(the file as it is now, where the call leaves it), relative to the root."""
-        keys = _NAMED.get(invocation.tool.name)
-        if keys is None:
+        """(the file as it is now, where the call leaves it), relative to the root: the files
+        the call names (``Tool.paths``), else those its planned edit writes."""
+        changes = invocation.tool.paths_of(invocation.shown_arguments()).changes
+        if not changes:
             return self._planned(invocation)
-        shown = [self._relative(invocation, getattr(invocation.arguments, k, None)) for k in keys]
-        now, after = shown
-        return [] if now is None or after is None else [(now, after)]
+        named = []
+        for change in changes:
+            now = self._relative(invocation, change.before)
+            after = self._relative(invocation, change.after)
+            if now is not None and after is not None:
+                named.append((now, after))
+        return named
 
     def _planned(self, invocation: Invocation) -> list[tuple[str, str]]:
-        """The files another tool's planned edit writes where they are (``rename_symbol``'s,
-        which its arguments do not name)."""
+        """The files a tool's planned edit writes where they are (``rename_symbol``'s, which
+        its arguments do not name)."""
         planned = invocation.plan
         if not isinstance(planned, PlannedEdit):
             return []

@@ -28,7 +28,6 @@ claims against the turn's messages.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from foehn_lsp.checks.claims import (
     sentences,
 )
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
-from foehn_lsp.risk import CHANGE_TOOLS
+from foehn_lsp.tools.registry import ToolRegistry
 
 NOT_THE_MODELS_FAILURE = (
     "the person denied this call",
@@ -56,39 +55,37 @@ TESTS_TOOL = "run_tests"
 PROGRAM_TOOL = "run_command"
 
 
-def failed_change(results: Sequence[ToolResultMessage]) -> ToolResultMessage | None:
+def failed_change(
+    results: Sequence[ToolResultMessage], tools: ToolRegistry
+) -> ToolResultMessage | None:
     """The last failed change among a step's results that the model must act on."""
     for result in reversed(results):
-        if result.is_error and result.name in CHANGE_TOOLS:
+        if result.is_error and tools.changes_files(result.name):
             if any(piece in result.content for piece in NOT_THE_MODELS_FAILURE):
                 return None
             return result
     return None
 
 
-def changed_by_calls(messages: Sequence[Message], written: Sequence[str] = ()) -> list[str]:
+def changed_by_calls(
+    messages: Sequence[Message], tools: ToolRegistry, written: Sequence[str] = ()
+) -> list[str]:
     """The files the turn's successful file tools changed: ``written``, those their results
-    named (``data["files"]``: all the files a ``rename_symbol`` wrote), then those the calls'
-    arguments named; what a turn changed, for a loop run without a checkpoint or with one that
-    has not seen the editor's buffers yet."""
+    named (``data["files"]``: all the files a ``rename_symbol`` wrote), then those the calls
+    name (``Tool.paths``); what a turn changed, for a loop run without a checkpoint or with one
+    that has not seen the editor's buffers yet."""
     ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
     named: list[str] = list(dict.fromkeys(written))
     for message in messages:
         if not isinstance(message, AssistantMessage):
             continue
         for call in message.tool_calls:
-            # A rename's path is where the symbol is written, which its result's files name
-            # if the rename changed it.
-            if call.name not in CHANGE_TOOLS - {"rename_symbol"} or call.id not in ok:
+            if call.id not in ok:
                 continue
-            try:
-                arguments = json.loads(call.arguments)
-            except json.JSONDecodeError:
-                continue
-            for key in ("path", "source", "destination"):
-                value = arguments.get(key) if isinstance(arguments, dict) else None
-                if isinstance(value, str) and value not in named:
-                    named.append(value)
+            changes = tools.paths_of(call.name, call.arguments).changes
+            for path in (p for change in changes for p in (change.before, change.after) if p):
+                if path not in named:
+                    named.append(path)
     return named
 
 
@@ -158,7 +155,6 @@ _TAKES = re.compile(
 )
 _ADD_ASK = re.compile(r"\b(?:add|append|insert)\b", re.IGNORECASE)
 _CUT = "more diff lines not shown"
-_READS = frozenset({"read_file", "read_symbol"})
 _WORD = re.compile(r"\w+")
 
 
@@ -175,7 +171,7 @@ class _Diff:
     """Whether each change showed its whole diff (none was cut, moved or deleted a folder)."""
 
 
-def _diffs(messages: Sequence[Message]) -> _Diff:
+def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
     added: list[str] = []
     removed: list[str] = []
     text: list[str] = []
@@ -186,10 +182,12 @@ def _diffs(messages: Sequence[Message]) -> _Diff:
             continue
         if message.name == PROGRAM_TOOL:
             whole = False  # a program, even one that failed, may have changed files unseen
-        if message.is_error or message.name not in CHANGE_TOOLS:
+        if message.is_error or not tools.changes_files(message.name):
             continue
         lines = message.content.splitlines()[1:]
-        if message.name not in {"edit_file", "write_file"} or _CUT in message.content:
+        tool = tools.get(message.name)
+        shows_diff = any(line.startswith("+++ ") for line in lines)
+        if tool is None or tool.kind != "edit" or not shows_diff or _CUT in message.content:
             whole = False
         for line in lines:
             if line.startswith(("+++ ", "--- ")):
@@ -212,12 +210,12 @@ def _diffs(messages: Sequence[Message]) -> _Diff:
     )
 
 
-def _reads_of(messages: Sequence[Message], files: Sequence[str]) -> str:
+def _reads_of(messages: Sequence[Message], files: Sequence[str], tools: ToolRegistry) -> str:
     """What the successful reads among ``messages`` showed of ``files``, whitespace removed."""
     shown = {
         m.call_id: m.content
         for m in messages
-        if isinstance(m, ToolResultMessage) and not m.is_error and m.name in _READS
+        if isinstance(m, ToolResultMessage) and not m.is_error
     }
     texts: list[str] = []
     for message in messages:
@@ -226,11 +224,8 @@ def _reads_of(messages: Sequence[Message], files: Sequence[str]) -> str:
         for call in message.tool_calls:
             if call.id not in shown:
                 continue
-            try:
-                path = json.loads(call.arguments or "{}").get("path")
-            except (json.JSONDecodeError, AttributeError):
-                continue
-            if isinstance(path, str) and any(same_file(path, f) for f in files):
+            reads = tools.paths_of(call.name, call.arguments).reads
+            if any(same_file(path, f) for path in reads for f in files):
                 texts.append(shown[call.id])
     return "".join("".join(texts).split())
 
@@ -248,7 +243,12 @@ def _quoted(items: Sequence[str], limit: int = 5) -> str:
 
 
 def check_content_claim(
-    answer: str, *, turn: Sequence[Message], session: Sequence[Message], task: str
+    answer: str,
+    *,
+    turn: Sequence[Message],
+    session: Sequence[Message],
+    task: str,
+    tools: ToolRegistry,
 ) -> ClaimCheck | None:
     """A ``ClaimCheck`` when the code ``answer`` says it wrote (``code_claims``) is in no diff
     of the ``session``'s changes nor in what it read of the files the turn changed, or when it
@@ -259,12 +259,12 @@ def check_content_claim(
     change holds."""
     if not claims_change(answer):
         return None
-    diff = _diffs(turn)
+    diff = _diffs(turn, tools)
     if not diff.whole or not diff.files:
         return None
     # What the session's changes wrote or took away, and what the changed files already
     # held (a claim may name the function it changed, far from the lines it changed).
-    everywhere = _diffs(session).text + _reads_of(session, diff.files)
+    everywhere = _diffs(session, tools).text + _reads_of(session, diff.files, tools)
     claimed = code_claims(answer)
     missing = list(dict.fromkeys(t for _, t in claimed if "".join(t.split()) not in everywhere))
     if missing:
@@ -317,7 +317,7 @@ def check_content_claim(
     return None
 
 
-def untested(messages: Sequence[Message]) -> str | None:
+def untested(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     """Why this turn's test runs do not back a claim that the tests pass (it ran none, its last
     ``run_tests`` failed, or a change came after it), or ``None``: they back it, or the turn
     ran programs of its own choosing (``run_command``), whose results Foehn cannot read."""
@@ -330,7 +330,7 @@ def untested(messages: Sequence[Message]) -> str | None:
             last_run, changed_since = message, False
         elif message.name == PROGRAM_TOOL:
             ran_programs = True
-        elif message.name in CHANGE_TOOLS and not message.is_error:
+        elif tools.changes_files(message.name) and not message.is_error:
             changed_since = True
     if last_run is None:
         return None if ran_programs else "this turn did not run them"
@@ -343,10 +343,12 @@ def untested(messages: Sequence[Message]) -> str | None:
     return None
 
 
-def check_tests_claim(answer: str, messages: Sequence[Message]) -> ClaimCheck | None:
+def check_tests_claim(
+    answer: str, messages: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
     """A ``ClaimCheck`` when ``answer`` says the tests pass and this turn's ``messages`` show
     otherwise (``untested``)."""
-    if not claims_tests_pass(answer) or (why := untested(messages)) is None:
+    if not claims_tests_pass(answer) or (why := untested(messages, tools)) is None:
         return None
     return ClaimCheck(
         note=(

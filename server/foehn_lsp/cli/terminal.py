@@ -44,11 +44,11 @@ from foehn_lsp.events import (
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied, reaching
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
+from foehn_lsp.tools.contract import CHANGING_KINDS
 from foehn_lsp.tools.tasks import TaskItem
 
 MAX_ARGUMENT_CHARS = 160
 MAX_PROBLEMS_SHOWN = 10
-FILE_TOOLS = frozenset({"write_file", "edit_file", "move_path", "make_directory", "delete_path"})
 
 
 def error_console() -> Console:
@@ -278,13 +278,9 @@ class HumanPrinter:
         mark = Text("  ✓ " if event.ok else "  ✗ ", style="green" if event.ok else "red")
         self.err.print(mark + Text(f"{lines[0][:150]}{more}"))
         call = self._calls.get(event.id)
-        if event.ok and event.tool in FILE_TOOLS and call is not None:
-            arguments = call.arguments if isinstance(call.arguments, dict) else {}
-            path = arguments.get("path") or arguments.get("destination")
-            if isinstance(path, str):
-                self.summary.changed.setdefault(path)
-            if diff and event.id not in self.diffs_shown:
-                self.err.print(diff_text(diff), end="")
+        changes = call is not None and call.tool_kind in CHANGING_KINDS
+        if event.ok and changes and diff and event.id not in self.diffs_shown:
+            self.err.print(diff_text(diff), end="")
         if event.tool == "run_tests":
             self.summary.tests.append(lines[0][:80])
 

@@ -46,7 +46,6 @@ from foehn_lsp.lsp.wire import client
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import LoadedTools
-from foehn_lsp.tools.plans import execute_plan
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 
@@ -387,15 +386,11 @@ def _uri_shown(uri: str) -> str:
     return os.fspath(path) if path is not None else uri
 
 
-async def _unbound(arguments: object, ctx: ToolContext) -> ToolResult:
-    raise AssertionError("a language tool's definition was called without a run")
-
-
 @functools.cache
-def _definitions() -> dict[str, Tool]:
+def definitions() -> dict[str, Tool]:
     """The four tools' definitions (descriptions, schemas, validators), built once: a pydantic
     schema each is too dear to derive on every turn. ``language_tools`` binds their calls to a
-    run."""
+    run (``execute``, or ``plan`` for the rename)."""
     return {
         tool.name: tool
         for tool in (
@@ -408,8 +403,8 @@ def _definitions() -> dict[str, Tool]:
                     f"{MAX_SHOWN})."
                 ),
                 model=SymbolAt,
-                execute=_unbound,
                 risk=RiskLevel.READ_ONLY,
+                kind="search",
             ),
             Tool.from_model(
                 name="references",
@@ -419,8 +414,8 @@ def _definitions() -> dict[str, Tool]:
                     f"Returns path:line:col and the line's text (at most {MAX_SHOWN})."
                 ),
                 model=SymbolAt,
-                execute=_unbound,
                 risk=RiskLevel.READ_ONLY,
+                kind="search",
             ),
             Tool.from_model(
                 name="workspace_symbols",
@@ -430,8 +425,8 @@ def _definitions() -> dict[str, Tool]:
                     f"{MAX_SHOWN})."
                 ),
                 model=SymbolQuery,
-                execute=_unbound,
                 risk=RiskLevel.READ_ONLY,
+                kind="search",
             ),
             Tool.from_model(
                 name="rename_symbol",
@@ -441,8 +436,8 @@ def _definitions() -> dict[str, Tool]:
                     "file it touches is changed at once, after approval; returns the diff."
                 ),
                 model=RenameArguments,
-                execute=_unbound,
                 risk=RiskLevel.WRITE,
+                kind="edit",
                 sequential=True,
             ),
         )
@@ -465,10 +460,10 @@ def language_tools(language: EditorLanguage) -> list[Tool]:
     async def plan(arguments: RenameArguments, ctx: ToolContext) -> EditPlan | ToolResult:
         return await plan_rename(language, arguments, ctx)
 
-    defined = _definitions()
+    defined = definitions()
     return [
         dataclasses.replace(defined["definition"], execute=definition),
         dataclasses.replace(defined["references"], execute=references),
         dataclasses.replace(defined["workspace_symbols"], execute=workspace_symbols),
-        dataclasses.replace(defined["rename_symbol"], execute=execute_plan(plan), plan=plan),
+        dataclasses.replace(defined["rename_symbol"], plan=plan),
     ]

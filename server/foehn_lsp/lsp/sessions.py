@@ -7,9 +7,9 @@
     foehn.session.load     [sessionId] or [{sessionId}]             -> {id, title, turns, messages}
                            (also registered as foehn.session.show)
     foehn.session.rename   [sessionId, title] or [{sessionId, title}]
-    foehn.session.undo     [{sessionId, toTurn?, force?, redo?}]    -> the RestoreReport
-                           (no toTurn: one turn further back each time; redo: the last
-                           undo taken back)
+    foehn.session.undo     [{sessionId, toTurn?, paths?, force?, redo?}] -> the RestoreReport
+                           (no toTurn: one turn further back each time; paths: only those
+                           files, the editor's per-file undo; redo: the last undo taken back)
     foehn.session.compact  [sessionId] or [{sessionId}]   -> {compacted, note, used, window, cost}
     foehn.session.delete   [sessionId] or [{sessionId}]             -> {deleted}
 
@@ -173,15 +173,18 @@ async def rename(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 async def undo(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     session_id, value = _arguments(args, "foehn.session.undo")
     to_turn, force, redo = value.get("toTurn"), value.get("force", False), value.get("redo", False)
+    paths = value.get("paths", [])
     if (
         (to_turn is not None and not isinstance(to_turn, int))
         or not isinstance(force, bool)
         or not isinstance(redo, bool)
-        or (redo and to_turn is not None)
+        or not isinstance(paths, list)
+        or not all(isinstance(p, str) and p for p in paths)
+        or (redo and (to_turn is not None or paths))
     ):
         raise JsonRpcInvalidParams(
-            "foehn.session.undo takes [{sessionId, toTurn?, force?}] or [{sessionId, redo: "
-            "true, force?}]"
+            "foehn.session.undo takes [{sessionId, toTurn?, paths?, force?}] or [{sessionId, "
+            "redo: true, force?}]"
         )
     await ls.ready()
     session = _session(ls, session_id, _workspace(ls))
@@ -189,7 +192,7 @@ async def undo(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         if redo:
             report = await session.redo(force=force)
         else:
-            report = await session.undo(to_turn=to_turn, force=force)
+            report = await session.undo(to_turn=to_turn, paths=paths, force=force)
     except FoehnError as exc:
         raise _failed(exc) from None
     return report.json() | {"sessionId": session_id}

@@ -52,7 +52,15 @@ from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.network import Report
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.tools.contract import CallScope, ScopeOf, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import (
+    CallPaths,
+    CallScope,
+    Change,
+    ScopeOf,
+    Tool,
+    ToolContext,
+    ToolResult,
+)
 from foehn_lsp.tools.discovery import LoadedTools, PluginProblem
 from foehn_lsp.tools.registry import ToolRegistry, check_tool
 from foehn_lsp.workspace.trust import approved_text
@@ -182,18 +190,21 @@ class McpCatalogue:
         )
         call_timeout = config.call_timeout_seconds or self.default_timeout
         attempts = 1 + (RETRIES if assessed.idempotent else 0)
+        changes_files = assessed.risk is not RiskLevel.READ_ONLY and _on_this_computer(config)
+        writes = changes_files and listing.name in WRITE_SHAPES
         tool = Tool.from_schema(
             name=name,
             description=_description(server, listing, assessed),
             parameters=dict(listing.input_schema),
             risk=assessed.risk,
+            kind="read" if assessed.risk is RiskLevel.READ_ONLY else "edit" if writes else "other",
+            paths=_written if writes else None,
             scope=_scope_of(
                 server,
                 listing.name,
                 config,
                 reaching_outside=assessed.asks_each_call,
-                changes_files=assessed.risk is not RiskLevel.READ_ONLY
-                and _on_this_computer(config),
+                changes_files=changes_files,
             ),
             execute=_Caller(
                 hub=self.hub,
@@ -206,6 +217,12 @@ class McpCatalogue:
         if problems := check_tool(tool):
             raise ToolDefinitionError(name, problems)
         return tool, origin
+
+
+def _written(arguments: Mapping[str, Any]) -> CallPaths:
+    """The file a server's write (in a shape ``mcp.writes`` knows) names."""
+    path = str(arguments["path"])
+    return CallPaths(changes=(Change(before=path, after=path),))
 
 
 def _on_this_computer(config: McpServerConfig) -> bool:

@@ -96,6 +96,8 @@ class ApprovalRequest:
     call; ``None`` when no rule should (then "always" is not offered, or means this run)."""
     why: Mapping[str, Any] | None = None
     """Why the call is asked about: the ``foehn explain`` object (``policy.rules.explain``)."""
+    kind: str = "other"
+    """What the tool does (``Tool.kind``), for the front end's icon."""
     outside: str | None = None
     """For a call whose arguments may leave this computer: where they go. Front ends say so
     next to the arguments (what would leave, in full); such a call is asked every time, so
@@ -221,6 +223,7 @@ class ApprovalGate:
             why=explanation(verdict, call, remember=remember.describe(), proposed=proposed),
             outside=invocation.scope.outside,
             network=tuple(d.shown() for d in invocation.scope.network),
+            kind=invocation.tool.kind,
         )
         async with self._asking:
             decision = await self.approver.ask(request)

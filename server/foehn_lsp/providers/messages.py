@@ -82,3 +82,7 @@ class ToolDefinition:
     name: str
     description: str
     parameters: Mapping[str, Any]
+    kind: str = "other"
+    """What the tool does (``tools.contract.ToolKind``); the model is not told it."""
+    changes_files: bool = False
+    """Whether its calls change the workspace's files; the model is not told it."""

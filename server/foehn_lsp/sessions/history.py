@@ -2,7 +2,8 @@
 
 An undo is itself a turn (``TurnRecord.undo_of``): an *undo* puts back what person-asked turns
 changed, a *redo* undoes an undo. A turn's changes are in effect unless a later turn whose own
-changes are in effect undid it. From that:
+changes are in effect undid it whole; an undo of some of its files only (``TurnRecord.paths``,
+the editor's per-file undo) leaves it in effect. From that:
 
 - ``undo`` takes the latest asked turn that changed files and is in effect, so each undo goes
   one turn further back (it never undoes the undo before it);
@@ -24,7 +25,7 @@ def in_effect(turns: Sequence[TurnRecord]) -> dict[int, bool]:
         effective[turn.index] = not any(
             effective.get(later.index, False)
             for later in turns
-            if later.index > turn.index and turn.index in later.undo_of
+            if later.index > turn.index and turn.index in later.undo_of and not later.paths
         )
     return effective
 

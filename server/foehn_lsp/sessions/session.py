@@ -132,6 +132,7 @@ class Session:
         self.context = ContextWindow(
             provider=parts.provider,
             window=parts.toolbox.settings.context_window,
+            paths_of=parts.toolbox.tools.registry.paths_of,
             input_tokens=data.input_tokens,
             output_tokens=data.output_tokens,
         )
@@ -330,7 +331,9 @@ class Session:
             turn_id=turn_id or f"{self.id}#{index}",
             watches=self._watches,
             held=earlier,
-            shown=replay_reads(self._messages, self.workspace) if model_turn else shown,
+            shown=replay_reads(self._messages, self.workspace, self.tools.registry)
+            if model_turn
+            else shown,
             tasks=tasks if model_turn else None,
         )
         turn = _OpenTurn(
@@ -365,6 +368,7 @@ class Session:
         files: tuple[FileState, ...],
         *,
         undo_of: tuple[int, ...] = (),
+        paths: tuple[str, ...] = (),
         note: str = "",
         todo: tuple[TaskItem, ...] | None = None,
     ) -> None:
@@ -395,6 +399,7 @@ class Session:
             base=base,
             messages=MESSAGES.dump_python(list(new[base:]), mode="json"),
             undo_of=list(undo_of),
+            **({"paths": list(paths)} if paths else {}),
             note=note,
             time=time.time(),
             **({"todo": [dataclasses.asdict(item) for item in todo]} if todo is not None else {}),
@@ -414,16 +419,24 @@ class Session:
                 output_tokens=outcome.output_tokens,
                 files=files,
                 undo_of=undo_of,
+                paths=paths,
                 note=note,
                 time=time.time(),
             )
         )
 
-    async def undo(self, *, to_turn: int | None = None, force: bool = False) -> RestoreReport:
+    async def undo(
+        self,
+        *,
+        to_turn: int | None = None,
+        paths: Sequence[str] = (),
+        force: bool = False,
+    ) -> RestoreReport:
         """Put back every file the latest turn still in effect changed (each undo goes one
         turn further back; ``sessions.history``), or every turn from ``to_turn`` on, through
-        the session's applier, as one edit. Refuses, listing them, if files were changed since
-        by someone else, unless ``force``."""
+        the session's applier, as one edit; with ``paths``, only those files (the editor's
+        per-file undo: their turns stay in effect for the rest). Refuses, listing them, if
+        files were changed since by someone else, unless ``force``."""
         with self._hold():
             if to_turn is not None:
                 if not 1 <= to_turn <= len(self._turns):
@@ -448,7 +461,17 @@ class Session:
             label = f"undo turn {undone[0]}" if len(undone) == 1 else f"undo turns {undone[0]}-"
             if len(undone) > 1:
                 label += str(undone[-1])
-            return await self._restore(targets, label, force, redo=False)
+            if paths:
+                changed = {f.path for t in targets for f in t.files if not f.folder}
+                if missing := [p for p in paths if p not in changed]:
+                    return RestoreReport(
+                        applied=False,
+                        undone=undone,
+                        reason=f"{label.removeprefix('undo ')} did not change "
+                        + ", ".join(missing),
+                    )
+                label = f"undo {', '.join(paths)} of {label.removeprefix('undo ')}"
+            return await self._restore(targets, label, force, redo=False, paths=tuple(paths))
 
     async def redo(self, *, force: bool = False) -> RestoreReport:
         """Take back the latest undo still in effect (``sessions.history``): its turns'
@@ -464,14 +487,23 @@ class Session:
             return dataclasses.replace(report, redone=back)
 
     async def _restore(
-        self, targets: Sequence[TurnRecord], label: str, force: bool, *, redo: bool
+        self,
+        targets: Sequence[TurnRecord],
+        label: str,
+        force: bool,
+        *,
+        redo: bool,
+        paths: tuple[str, ...] = (),
     ) -> RestoreReport:
-        """Put every file ``targets`` changed back as it was before them, as a turn of its
-        own (``undo_of``: the targets) that the model hears about at its next turn."""
+        """Put every file ``targets`` changed (only ``paths``, if given) back as it was before
+        them, as a turn of its own (``undo_of``: the targets) that the model hears about at
+        its next turn."""
         undone = tuple(t.index for t in targets)
         toolbox = self.parts.toolbox
         checkpoint = Checkpoint(self.workspace, self.store.blobs, toolbox.buffers)
         merged = merge([t.files for t in targets])
+        if paths:
+            merged = {path: state for path, state in merged.items() if path in paths}
         restore = await asyncio.to_thread(
             plan_restore, merged, checkpoint, force=force, label=label
         )
@@ -516,7 +548,9 @@ class Session:
         )
         audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=f"{self.id}#{index}")
         outcome = TurnOutcome(reason="answer", answer=note, iterations=0, messages=self._messages)
-        self._close(transcript, audit, index, label, outcome, files, undo_of=undone, note=note)
+        self._close(
+            transcript, audit, index, label, outcome, files, undo_of=undone, paths=paths, note=note
+        )
         return RestoreReport(
             applied=True,
             undone=undone,

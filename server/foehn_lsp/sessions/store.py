@@ -119,6 +119,9 @@ class TurnRecord:
     """The turn's checkpoint: every file it changed."""
     undo_of: tuple[int, ...] = ()
     """For a turn that was an undo: the turns whose changes it put back."""
+    paths: tuple[str, ...] = ()
+    """For an undo of some files only: those files; their turns' other changes stay in
+    effect."""
     note: str = ""
     """What the model is told at its next turn about this one (for undo turns)."""
     time: float = 0.0
@@ -138,7 +141,7 @@ class TurnRecord:
                 if not f.folder
             ],
             "undoOf": list(self.undo_of),
-        }
+        } | ({"paths": list(self.paths)} if self.paths else {})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -401,6 +404,7 @@ class SessionStore:
                 output_tokens=int(record.get("output_tokens") or 0),
                 files=checkpoints.get(index, ()),
                 undo_of=tuple(int(t) for t in record.get("undo_of") or ()),
+                paths=tuple(str(p) for p in record.get("paths") or ()),
                 note=str(record.get("note") or ""),
                 time=float(record.get("time") or 0.0),
             )

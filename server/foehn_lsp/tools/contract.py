@@ -1,9 +1,16 @@
-"""The tool contract: what every tool is, what it returns, and what it may touch.
+"""The tool contract: what every tool is, what it does, what it returns, and what it may touch.
 
-A tool is a frozen record plus one async callable. The host (``tools.registry``) validates the
-model's arguments against ``parameters`` before ``execute`` runs, assesses the risk, asks for
-approval where policy says so, enforces the timeout, and turns any exception into a failed
-result. Tools never talk to the editor or the person.
+A tool is a frozen record plus one async callable (``execute``, or ``plan`` for a tool that
+changes files: the host applies the planned edits). The host (``agent.chain``) validates the
+model's arguments against ``parameters``, assesses the risk, asks for approval where policy says
+so, enforces the timeout, and turns any exception into a failed result. Tools never talk to the
+editor or the person.
+
+What a tool does is part of the record, not of a list of names kept elsewhere: its ``kind``
+(what the front ends show), whether its calls change files (``changes_files``), and which
+paths a call names (``paths``). The host reads them for every tool alike, first-party,
+plugin or MCP: the edit checks, the claim checks, the read ledger, the compaction note and the
+front ends' icons follow from them.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pydantic
 
@@ -125,6 +132,46 @@ class ToolContext:
     call it on the turn's own loop."""
 
 
+ToolKind = Literal["read", "search", "edit", "move", "delete", "execute", "think", "fetch", "other"]
+"""What a tool does, in the words ACP uses for its icons."""
+CHANGING_KINDS: frozenset[ToolKind] = frozenset({"edit", "move", "delete"})
+"""The kinds whose calls change the workspace's files."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Change:
+    """One file a call changes, as its arguments name it (workspace-relative or as written)."""
+
+    before: str | None
+    """Where the file is before the call; ``None`` for a file or folder the call creates."""
+    after: str | None
+    """Where the call leaves it; ``None`` for one it deletes."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallPaths:
+    """The paths one call names."""
+
+    reads: tuple[str, ...] = ()
+    """Files the call reads."""
+    changes: tuple[Change, ...] = ()
+    """Files the call changes."""
+    whole: bool = False
+    """The call reads or writes the whole of the files it names (the model has seen all of
+    them), rather than a part."""
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        """Where the changed files are after the call (or were, for deleted ones)."""
+        return tuple(
+            dict.fromkeys(c.after or c.before or "" for c in self.changes if c.after or c.before)
+        )
+
+
+PathsOf = Callable[[Mapping[str, Any]], CallPaths]
+"""The paths one call names, from its arguments as the model sent them (parsed JSON). Pure: it
+may be asked of calls long past (a conversation's history)."""
+
 Execute = Callable[[Any, ToolContext], Awaitable[ToolResult]]
 """Runs a call with already-validated arguments (a pydantic model or a dict)."""
 
@@ -155,14 +202,20 @@ class Tool:
     """JSON Schema of the arguments (an object schema)."""
     risk: RiskLevel
     """Declared risk of every call."""
-    execute: Execute
-    """Runs one call."""
     validate: Validate
     """Checks arguments against ``parameters``; derived, not written by hand."""
+    execute: Execute | None = None
+    """Runs one call; a tool that changes files gives ``plan`` instead (or as well)."""
+    kind: ToolKind = "other"
+    """What the tool does (``read``, ``search``, ``edit``, ``move``, ``delete``, ``execute``,
+    ``think``, ``fetch``, ``other``)."""
+    paths: PathsOf | None = None
+    """Which paths a call names (files it reads, files it changes)."""
     assess: Assess | None = None
     """Optional per-call risk assessment from the arguments."""
     plan: Plan | None = None
-    """Optional preview of the edits a call would make (file tools)."""
+    """For tools that change files: the edits a call would make, without making them; the
+    host applies them once approved."""
     scope: ScopeOf | None = None
     """Optional scope of a call (the program and sandbox policy), for tools that start programs."""
     timeout: float | None = None
@@ -172,6 +225,21 @@ class Tool:
     open_world: bool = False
     """Its calls may reach the web beyond this computer (``fetch``): what ``foehn mcp``
     tells its clients (``openWorldHint``)."""
+
+    @property
+    def changes_files(self) -> bool:
+        """Whether the tool's calls change the workspace's files (it plans edits, or its kind
+        says so)."""
+        return self.plan is not None or self.kind in CHANGING_KINDS
+
+    def paths_of(self, arguments: Mapping[str, Any]) -> CallPaths:
+        """The paths a call with ``arguments`` names (none known: empty)."""
+        if self.paths is None:
+            return CallPaths()
+        try:
+            return self.paths(arguments)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return CallPaths()
 
     def risk_of(self, arguments: Any, ctx: ToolContext) -> RiskLevel:
         """The risk of one call with validated ``arguments``."""
@@ -186,8 +254,10 @@ class Tool:
         name: str,
         description: str,
         model: type[pydantic.BaseModel],
-        execute: Execute,
+        execute: Execute | None = None,
         risk: RiskLevel = RiskLevel.UNDEFINED,
+        kind: ToolKind = "other",
+        paths: PathsOf | None = None,
         assess: Assess | None = None,
         plan: Plan | None = None,
         scope: ScopeOf | None = None,
@@ -214,6 +284,8 @@ class Tool:
             parameters=tidy_schema(validator.schema),
             risk=risk,
             execute=execute,
+            kind=kind,
+            paths=paths,
             validate=validator,
             assess=assess,
             plan=plan,
@@ -230,8 +302,10 @@ class Tool:
         name: str,
         description: str,
         parameters: Mapping[str, Any],
-        execute: Execute,
+        execute: Execute | None = None,
         risk: RiskLevel = RiskLevel.UNDEFINED,
+        kind: ToolKind = "other",
+        paths: PathsOf | None = None,
         assess: Assess | None = None,
         plan: Plan | None = None,
         scope: ScopeOf | None = None,
@@ -249,6 +323,8 @@ class Tool:
             parameters=dict(parameters),
             risk=risk,
             execute=execute,
+            kind=kind,
+            paths=paths,
             validate=SchemaValidator(parameters),
             assess=assess,
             plan=plan,

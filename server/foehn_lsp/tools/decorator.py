@@ -16,7 +16,15 @@ import pydantic
 
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.risk import RiskLevel
-from foehn_lsp.tools.contract import Assess, ScopeOf, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import (
+    Assess,
+    PathsOf,
+    ScopeOf,
+    Tool,
+    ToolContext,
+    ToolKind,
+    ToolResult,
+)
 
 ToolFunction = Callable[..., Awaitable[str | ToolResult]]
 
@@ -30,6 +38,8 @@ def tool(
     *,
     name: str | None = None,
     risk: RiskLevel = RiskLevel.UNDEFINED,
+    kind: ToolKind = "other",
+    paths: PathsOf | None = None,
     assess: Assess | None = None,
     scope: ScopeOf | None = None,
     timeout: float | None = None,
@@ -43,14 +53,17 @@ def tool(
     *,
     name: str | None = None,
     risk: RiskLevel = RiskLevel.UNDEFINED,
+    kind: ToolKind = "other",
+    paths: PathsOf | None = None,
     assess: Assess | None = None,
     scope: ScopeOf | None = None,
     timeout: float | None = None,
     sequential: bool = False,
 ) -> Tool | Callable[[ToolFunction], Tool]:
-    """Make a tool of an async function. Without ``risk`` the tool is ``UNDEFINED`` (treated
-    as destructive). ``assess`` and ``scope`` receive the validated arguments model; a tool that
-    starts programs declares ``scope`` and runs them with ``foehn_lsp.sandbox`` under
+    """Make a tool of an async function. Without ``risk`` the tool is ``UNDEFINED`` (treated as
+    destructive); ``kind`` and ``paths`` say what it does (``tools.contract``). ``assess``
+    and ``scope`` receive the validated arguments model; a tool that starts programs
+    declares ``scope`` and runs them with ``foehn_lsp.sandbox`` under
     ``ctx.scope.sandbox``."""
 
     def build(function: ToolFunction) -> Tool:
@@ -72,6 +85,8 @@ def tool(
             model=model,
             execute=execute,
             risk=risk,
+            kind=kind,
+            paths=paths,
             assess=assess,
             scope=scope,
             timeout=timeout,

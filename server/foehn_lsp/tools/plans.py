@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from foehn_lsp.errors import ToolInputError
-from foehn_lsp.tools.contract import Execute, Plan, ToolContext, ToolResult
+from foehn_lsp.tools.contract import Plan, ToolContext, ToolResult
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 from foehn_lsp.workspace.paths import Workspace
 
@@ -70,26 +70,12 @@ async def plan_call(
     return PlannedEdit.of(planned, ctx.workspace)
 
 
-def execute_plan(plan: Plan) -> Execute:
-    """``execute`` for a tool that changes files, called outside the host's chain: plan the
-    edits, apply them through the host, and report the diff. (The chain plans before approval
-    and applies what was approved instead of calling it.)"""
-
-    async def execute(arguments: object, ctx: ToolContext) -> ToolResult:
-        planned = await plan(arguments, ctx)
-        if isinstance(planned, ToolResult):
-            return planned
-        return await apply_plan(PlannedEdit.of(planned, ctx.workspace), ctx)
-
-    return execute
-
-
-async def apply_plan(planned: PlannedEdit, ctx: ToolContext) -> ToolResult:
+async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = False) -> ToolResult:
     """Apply a plan made earlier (the one the person approved) through the host, and report its
     diff (``data["diff"]``) and the files it wrote (``data["files"]``, workspace-relative). The
     applier refuses, changing nothing, if a file differs from what the plan was made
-    on."""
-    outcome = await ctx.files.apply(planned.plan)
+    on. ``whole``: the plan writes its files whole (``CallPaths.whole``)."""
+    outcome = await ctx.files.apply(planned.plan, whole=whole)
     if not outcome.applied:
         return ToolResult.failure(
             f"{planned.plan.summary}: not applied ({outcome.reason}). No file was changed."

@@ -17,13 +17,13 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from foehn_lsp.errors import ToolDefinitionError, ToolInputError
 from foehn_lsp.providers.messages import ToolDefinition
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
-from foehn_lsp.tools.contract import CallScope, Tool, ToolContext, ToolResult
+from foehn_lsp.tools.contract import CallPaths, CallScope, Tool, ToolContext, ToolKind, ToolResult
 from foehn_lsp.tools.plans import PlannedEdit, apply_plan, plan_call
 from foehn_lsp.tools.validation import InvalidArgumentsError, check_schema, parse_arguments
 
@@ -99,8 +99,12 @@ def check_tool(tool: object) -> list[str]:
     problems.extend(check_schema(tool.parameters))
     if not isinstance(tool.risk, RiskLevel):
         problems.append(f"risk: expected a RiskLevel, got {tool.risk!r}")
-    if not callable(tool.execute):
+    if tool.execute is None and tool.plan is None:
+        problems.append("execute: give an async callable (or plan, for a tool that changes files)")
+    elif tool.execute is not None and not callable(tool.execute):
         problems.append("execute: must be an async callable")
+    if tool.kind not in get_args(ToolKind):
+        problems.append(f"kind: one of {', '.join(get_args(ToolKind))}, got {tool.kind!r}")
     if tool.timeout is not None and not tool.timeout > 0:
         problems.append(f"timeout: must be positive seconds, got {tool.timeout!r}")
     return problems
@@ -142,9 +146,32 @@ class ToolRegistry:
 
     def definitions(self) -> list[ToolDefinition]:
         return [
-            ToolDefinition(name=t.name, description=t.description, parameters=t.parameters)
+            ToolDefinition(
+                name=t.name,
+                description=t.description,
+                parameters=t.parameters,
+                kind=t.kind,
+                changes_files=t.changes_files,
+            )
             for t in self
         ]
+
+    def paths_of(self, name: str, arguments: object) -> CallPaths:
+        """The paths a call of ``name`` with ``arguments`` (parsed JSON, or its text) names;
+        none for an unknown tool or arguments that are not an object."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return CallPaths()
+        try:
+            parsed = parse_arguments(arguments)
+        except InvalidArgumentsError:
+            return CallPaths()
+        return tool.paths_of(parsed)
+
+    def changes_files(self, name: str) -> bool:
+        """Whether calls of ``name`` change the workspace's files."""
+        tool = self._tools.get(name)
+        return tool is not None and tool.changes_files
 
     def unknown_tool(self, name: str) -> ToolResult:
         known = ", ".join(t.name for t in self) or "none"
@@ -216,9 +243,12 @@ async def execute(invocation: Invocation) -> ToolResult:
     try:
         async with asyncio.timeout(timeout):
             if invocation.plan is not None:
-                result = await apply_plan(invocation.plan, ctx)
-            else:
+                whole = tool.paths_of(invocation.shown_arguments()).whole
+                result = await apply_plan(invocation.plan, ctx, whole=whole)
+            elif tool.execute is not None:
                 result = await tool.execute(invocation.arguments, ctx)
+            else:
+                raise TypeError("a tool with a plan was not planned")
     except ToolInputError as exc:
         return ToolResult.failure(str(exc))
     except TimeoutError:

@@ -146,11 +146,11 @@ class FileAccess:
     async def read(self, path: Path) -> TextFile:
         return await asyncio.to_thread(self.read_text, path)
 
-    async def apply(self, plan: EditPlan) -> ApplyOutcome:
-        """Apply ``plan`` through the host's applier, all or nothing. A file written whole
-        (``write_file``) counts as shown: the model wrote every line of it."""
+    async def apply(self, plan: EditPlan, *, whole: bool = False) -> ApplyOutcome:
+        """Apply ``plan`` through the host's applier, all or nothing. The files of a plan that
+        writes them ``whole`` (``write_file``'s) count as shown: the model wrote every line."""
         outcome = await self.applier.apply(plan)
-        if outcome.applied and plan.tool == "write_file":
+        if outcome.applied and whole:
             for change in plan.changes:
                 if isinstance(change, WriteFile):
                     self.shown.saw_file(change.path)

@@ -274,7 +274,7 @@ def _numbered(path: str, lines: list[str], first: int = 1, total: int | None = N
     return f"{path}: lines {first}-{last} of {total or last}\n{shown}"
 
 
-def test_a_file_read_then_edited_is_known_as_it_is_now() -> None:
+def test_a_file_read_then_edited_is_known_as_it_is_now(registry: ToolRegistry) -> None:
     source = ["def greeting(name):", '    return f"Helo, {name}!"']
     edit = {"path": "greet.py", "edits": [{"old_text": "Helo", "new_text": "Hello"}]}
     messages: list[Message] = [
@@ -285,12 +285,12 @@ def test_a_file_read_then_edited_is_known_as_it_is_now() -> None:
         ),
         ToolResultMessage(call_id="c2", name="edit_file", content="edit greet.py (1 block)"),
     ]
-    assert seen_files(messages) == {
+    assert seen_files(messages, registry.definitions()) == {
         "greet.py": ['def greeting(name):\n    return f"Hello, {name}!"']
     }
 
 
-def test_failed_reads_cut_lines_and_writes_are_told_apart() -> None:
+def test_failed_reads_cut_lines_and_writes_are_told_apart(registry: ToolRegistry) -> None:
     long = "x" * 50 + " … (200 more characters)"
     write = ToolCall(
         id="c3", name="write_file", arguments='{"path": "new.txt", "content": "a\\nb"}'
@@ -303,7 +303,10 @@ def test_failed_reads_cut_lines_and_writes_are_told_apart() -> None:
         AssistantMessage(tool_calls=(failed,)),
         ToolResultMessage(call_id="c4", name="read_file", is_error=True, content="not found"),
     ]
-    assert seen_files(messages) == {"a.py": ["one", "three"], "new.txt": ["a\nb"]}
+    assert seen_files(messages, registry.definitions()) == {
+        "a.py": ["one", "three"],
+        "new.txt": ["a\nb"],
+    }
 
 
 def test_old_text_choices_are_spans_found_once() -> None:

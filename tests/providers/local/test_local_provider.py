@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderProtocolError
+from foehn_lsp.lsp.language_tools import definitions
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import (
     LEFT_OUT,
@@ -30,7 +32,7 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.tools import ToolRegistry
+from foehn_lsp.tools import ToolContext, ToolRegistry, ToolResult
 from providers.local.local_fakes import MakeProvider, answer_chunks, example_calls, requests
 
 
@@ -217,6 +219,10 @@ async def test_after_a_failed_change_the_next_step_must_act(
     assert any("answer" in choice["properties"] for choice in second["anyOf"])
 
 
+async def plan_nothing(arguments: object, ctx: ToolContext) -> ToolResult:
+    return ToolResult.failure("the editor found no symbol")
+
+
 def test_a_failed_rename_through_the_editor_is_a_failed_change(registry: ToolRegistry) -> None:
     """rename_symbol (the editor's rename, in VS Code) changes files like edit_file: after it
     fails, the next step must act too."""
@@ -229,7 +235,8 @@ def test_a_failed_rename_through_the_editor_is_a_failed_change(registry: ToolReg
         AssistantMessage(tool_calls=(call,)),
         failed,
     ]
-    assert must_act(history, registry.definitions())
+    rename = dataclasses.replace(definitions()["rename_symbol"], plan=plan_nothing)
+    assert must_act(history, ToolRegistry([*registry, rename]).definitions())
 
 
 async def test_a_note_from_foehn_after_a_failed_change_does_not_lift_the_rule(

@@ -1,12 +1,16 @@
 """What an argument list runs, as the programs themselves read it: the view rules match on.
 
-Rules (``policy.rules``) are matched on the argv, never on shell text. One argv runs the program
-it names and, through a *runner* (``env``, ``nice``, ``nohup``, ``timeout``, ``time``,
-``stdbuf``, ``ionice``, ``setsid``, ``xargs``, ``python -m``, ``uv run``, a program named by a
-path…), the program that one starts. ``view`` lists every program the argv may start, each as a
-``Run`` with the arguments it gets. A runner's own options may swallow the next word, so every
-later bare word is taken as a possible program (``env -u git push`` may run ``git`` or
-``push``): the list may be too long, never too short.
+This is the one reader of what an argv runs: the rules (``policy.rules``) match on its view, the
+risk table (``foehn_plugins.command_risk``) classifies the programs it names, and the check for
+the repository's own code looks at each of them. One argv runs the program it names and,
+through a *runner* (``env``, ``nice``, ``nohup``, ``timeout``, ``time``, ``stdbuf``, ``ionice``,
+``setsid``, ``xargs``, ``python -m``, ``uv run``, a program named by a path…), the program that
+one starts. ``view`` lists every program the argv may start, each as a ``Run`` with the
+arguments it gets. Where a runner's options are read exactly (every option is one Foehn knows,
+with its value: ``RUNNER_GRAMMAR``), the program it starts is known (``Run.certain``);
+otherwise its options may swallow the next word, so every later bare word is taken as a
+possible program (``env --unknown git push`` may run ``git`` or ``push``) and the view is not
+``exact``: the list may be too long, never too short.
 
 An argv whose programs cannot all be named from its words is *opaque*: shells and interpreters
 given code as text (``sh -c``, ``python -c``, ``awk '…'``, ``sed 'e …'``), programs that run a
@@ -26,6 +30,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 MAX_WORDS = 4096
 """Longer argument lists through a runner are opaque rather than read word by word."""
@@ -42,6 +47,10 @@ class Run:
     """More arguments may be added when it runs (``xargs`` appends what it reads)."""
     via: tuple[str, ...] = ()
     """The runners it is started through, outermost first."""
+    certain: bool = True
+    """Whether it surely runs: the argv's own program, or one a runner read exactly starts;
+    ``False`` for a word that may be a program because the runner's options could not be
+    read."""
 
     @property
     def name(self) -> str:
@@ -57,6 +66,11 @@ class CommandView:
     """The argv's own program first."""
     opaque: str | None = None
     """Why the argv may run a program Foehn cannot name, in words; ``None`` if it cannot."""
+
+    @property
+    def exact(self) -> bool:
+        """Whether every program the argv may start is known for sure (no guessed run)."""
+        return all(run.certain for run in self.runs)
 
 
 ALWAYS_OPAQUE = frozenset(
@@ -118,6 +132,65 @@ INLINE_CODE = {
     "julia": ("eE", ("--eval", "--print")),
     "osascript": ("e", ()),
 }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Grammar:
+    """How a runner reads its own options before the program it starts."""
+
+    values: frozenset[str] = frozenset()
+    """Options that take a value: the next word, attached (``-s9``) or after ``=``."""
+    flags: frozenset[str] = frozenset()
+    """Options that take none."""
+    numbers: bool = False
+    """``-N`` (a number) is an option too (``nice -5``)."""
+    words_before: int = 0
+    """Bare words the runner takes before the program (``timeout``'s duration)."""
+    assignments: bool = False
+    """``NAME=VALUE`` words may come before the program (``env``)."""
+
+
+RUNNER_GRAMMAR: dict[str, Grammar] = {
+    "timeout": Grammar(
+        values=frozenset({"-s", "--signal", "-k", "--kill-after"}),
+        flags=frozenset({"--preserve-status", "--foreground", "-v", "--verbose"}),
+        words_before=1,
+    ),
+    "nice": Grammar(values=frozenset({"-n", "--adjustment"}), numbers=True),
+    "nohup": Grammar(),
+    "time": Grammar(
+        values=frozenset({"-o", "--output", "-f", "--format"}),
+        flags=frozenset(
+            {"-a", "--append", "-p", "--portability", "-v", "--verbose", "-q", "--quiet"}
+        ),
+    ),
+    "ionice": Grammar(
+        values=frozenset({"-c", "--class", "-n", "--classdata"}),
+        flags=frozenset({"-t", "--ignore"}),
+    ),
+    "stdbuf": Grammar(
+        values=frozenset({"-i", "--input", "-o", "--output", "-e", "--error"}),
+    ),
+    "env": Grammar(
+        values=frozenset({"-u", "--unset", "-C", "--chdir"}),
+        flags=frozenset({"-i", "--ignore-environment", "-0", "--null", "-"}),
+        assignments=True,
+    ),
+    "xargs": Grammar(
+        values=frozenset(
+            """-a --arg-file -d --delimiter -E -L --max-lines -n --max-args -P --max-procs -s
+            --max-chars --process-slot-var""".split()  # noqa: SIM905
+        ),
+        flags=frozenset(
+            """-0 --null -r --no-run-if-empty -t --verbose -p --interactive -x --exit -o
+            --open-tty --show-limits""".split()  # noqa: SIM905
+        ),
+    ),
+}
+"""The runners whose options Foehn reads exactly: the program each starts is known when every
+option word is one of these (an abbreviated or unknown option makes every later word a possible
+program instead)."""
+
 OPTIONS_THAT_RUN = {
     # program: (option letters, long options) that name a program for it to run
     "find": ("", ("-exec", "-execdir", "-ok", "-okdir")),
@@ -154,7 +227,7 @@ def view(argv: Sequence[str]) -> CommandView:
     words = tuple(argv)
     runs: list[Run] = []
     reasons: list[str] = []
-    _collect(words, 0, (), runs, reasons, set())
+    _collect(words, 0, (), True, runs, reasons, set())
     return CommandView(runs=tuple(runs), opaque=reasons[0] if reasons else None)
 
 
@@ -162,6 +235,7 @@ def _collect(
     words: tuple[str, ...],
     start: int,
     via: tuple[str, ...],
+    certain: bool,
     runs: list[Run],
     reasons: list[str],
     seen: set[int],
@@ -174,37 +248,88 @@ def _collect(
         args=words[start + 1 :],
         open_tail="xargs" in via,
         via=via,
+        certain=certain,
     )
     runs.append(run)
     if (why := opaque_reason(run)) is not None:
         reasons.append(why)
         return
-    later = _later_programs(run)
-    if later and len(words) - start > MAX_WORDS:
+    exact, guessed = _later_programs(run)
+    if (exact is not None or guessed) and len(words) - start > MAX_WORDS:
         reasons.append(f"`{run.name}` starts another program and its argv is too long to read")
         return
-    for offset in later:
-        _collect(words, start + 1 + offset, (*via, run.name), runs, reasons, seen)
+    if exact is not None:
+        _collect(words, start + 1 + exact, (*via, run.name), certain, runs, reasons, seen)
+    for offset in guessed:
+        _collect(words, start + 1 + offset, (*via, run.name), False, runs, reasons, seen)
 
 
-def _later_programs(run: Run) -> list[int]:
-    """Indexes into ``run.args`` of every word that may be a program ``run`` starts."""
+def _later_programs(run: Run) -> tuple[int | None, list[int]]:
+    """Where in ``run.args`` the program ``run`` starts is: the index read exactly (or
+    ``None``), and the indexes of every word that may be one when it cannot be read exactly."""
     bare = [i for i, word in enumerate(run.args) if word and not word.startswith("-")]
-    if run.name in RUNNERS or "/" in run.program:
-        return bare  # a program of the workspace's own may start any of its words
+    if "/" in run.program:
+        return None, bare  # a program of the workspace's own may start any of its words
+    if run.name in RUNNER_GRAMMAR:
+        found = command_index(run.args, RUNNER_GRAMMAR[run.name])
+        return (found, []) if found is not False else (None, bare)
+    if run.name in RUNNERS:
+        return None, bare
     if PYTHON.match(run.name):
         # ``python -m MODULE`` runs the module; a script (the first bare word) is code from a
         # file, like any program's.
-        return [i + 1 for i, word in enumerate(run.args[:-1]) if word == "-m"]
+        modules = [i + 1 for i, word in enumerate(run.args[:-1]) if word == "-m"]
+        return (modules[0], modules[1:]) if modules else (None, [])
     subcommands = RUNNER_SUBCOMMANDS.get(run.name)
     if subcommands and bare and run.args[bare[0]] in subcommands:
-        return bare[1:]
-    return []
+        after = bare[0] + 1
+        if after < len(run.args) and bare[1:2] == [after]:
+            return after, []  # the word right after the subcommand is the program
+        return None, bare[1:]
+    return None, []
+
+
+def command_index(args: Sequence[str], grammar: Grammar) -> int | Literal[False] | None:
+    """The index in ``args`` of the program a runner with ``grammar`` starts, read exactly:
+    ``None`` when it starts none (its options alone), ``False`` when a word is not one the
+    grammar knows (so the program cannot be told)."""
+    index, before = 0, grammar.words_before
+    while index < len(args):
+        word = args[index]
+        name = word.split("=", 1)[0]
+        if word == "--":
+            index += 1
+            break
+        if not word.startswith("-") or (word == "-" and "-" not in grammar.flags):
+            break
+        if word in grammar.flags:
+            index += 1
+        elif word in grammar.values:
+            index += 2
+        elif word.startswith("--") and name in grammar.values:
+            index += 1  # --option=value
+        elif not word.startswith("--") and word[:2] in grammar.values:
+            index += 1  # -s9: the value attached
+        elif grammar.numbers and word[1:].isdigit():
+            index += 1
+        else:
+            return False
+    while grammar.assignments and index < len(args) and _assignment(args[index]):
+        index += 1
+    index += before
+    return index if index < len(args) else None
+
+
+def _assignment(word: str) -> bool:
+    name, equals, _ = word.partition("=")
+    return bool(equals) and bool(name) and not name.startswith("-")
 
 
 def opaque_reason(run: Run) -> str | None:
     """Why ``run`` may start a program its words do not name, or ``None``."""
     name, args = run.name, run.args
+    if args in (("--version",), ("--help",)):
+        return None  # it prints and starts nothing
     if name in ALWAYS_OPAQUE:
         return f"`{name}` can run commands given as text, which Foehn does not read"
     if PYTHON.match(name):
@@ -330,10 +455,23 @@ def _xargs(args: Sequence[str]) -> str | None:
     return None
 
 
-def _sed(args: Sequence[str]) -> str | None:
-    """sed's ``e`` command and ``s///e`` flag run a shell; a script from a file (``-f``) cannot
-    be read from the argv."""
+@dataclass(frozen=True, kw_only=True)
+class SedArgs:
+    """sed's arguments as sed reads them."""
+
+    commands: tuple[str, ...]
+    """The script's commands (split at ``;`` and new lines), stripped."""
+    options: tuple[str, ...]
+    """Every option word but the script's own (``-e``, ``--expression``)."""
+    from_file: bool
+    """A script comes from a file (``-f``, ``--file``), which the argv does not show."""
+
+
+def sed_args(args: Sequence[str]) -> SedArgs:
+    """The script given on the command line (each ``-e``, else the first bare word), the other
+    options, and whether a script comes from a file."""
     scripts: list[str] = []
+    options: list[str] = []
     bare: list[str] = []
     index = 0
     while index < len(args):
@@ -346,15 +484,28 @@ def _sed(args: Sequence[str]) -> str | None:
             scripts.append(word.split("=", 1)[1])
         elif word.startswith("-e") and len(word) > 2:
             scripts.append(word[2:])
-        elif word.startswith(("-f", "--file")):
-            return "`sed -f` runs a script from a file, which may start programs"
-        elif not word.startswith("-"):
+        elif word.startswith("-"):
+            options.append(word)
+        else:
             bare.append(word)
         index += 1
     if not scripts and bare:
         scripts.append(bare[0])
     commands = [c.strip() for script in scripts for c in re.split(r"[;\n]", script)]
-    if all(SED_SAFE_COMMAND.fullmatch(c) for c in commands if c and c not in "{}"):
+    return SedArgs(
+        commands=tuple(c for c in commands if c),
+        options=tuple(options),
+        from_file=any(o.startswith(("-f", "--file")) for o in options),
+    )
+
+
+def _sed(args: Sequence[str]) -> str | None:
+    """sed's ``e`` command and ``s///e`` flag run a shell; a script from a file (``-f``) cannot
+    be read from the argv."""
+    read = sed_args(args)
+    if read.from_file:
+        return "`sed -f` runs a script from a file, which may start programs"
+    if all(SED_SAFE_COMMAND.fullmatch(c) for c in read.commands if c not in "{}"):
         return None
     return "`sed` is given a script that may run a shell (`e`), which Foehn does not read"
 

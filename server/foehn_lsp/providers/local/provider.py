@@ -61,7 +61,6 @@ from foehn_lsp.providers.messages import (
     Usage,
     UserMessage,
 )
-from foehn_lsp.risk import CHANGE_TOOLS
 
 WINDOW = 16_384
 """The context window in tokens (see README: 8k, 16k and 32k measured on 2 cores)."""
@@ -135,7 +134,7 @@ def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bo
         bool(tools)
         and isinstance(last, ToolResultMessage)
         and last.is_error
-        and last.name in CHANGE_TOOLS
+        and any(tool.name == last.name and tool.changes_files for tool in tools)
         and DENIED not in last.content
     )
 
@@ -298,7 +297,8 @@ class LocalProvider:
         status = on_status or (lambda _: None)
         shown = on_text if stream and on_text is not None else None
         acting = must_act(messages, tools)
-        files = {path: old_text_choices(runs) for path, runs in seen_files(messages).items()}
+        seen = seen_files(messages, tools)
+        files = {path: old_text_choices(runs) for path, runs in seen.items()}
         earlier = {
             canonical(c.name, c.arguments, tools)
             for m in messages

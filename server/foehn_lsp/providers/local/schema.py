@@ -90,9 +90,6 @@ ANSWER: dict[str, Any] = {
 }
 
 
-EDIT_TOOL = "edit_file"
-
-
 def step_schema(
     tools: Sequence[ToolDefinition],
     *,
@@ -125,7 +122,7 @@ def _arguments(tool: ToolDefinition, files: Mapping[str, Sequence[str]] | None) 
     arguments = constraining(inline_refs(tool.parameters))
     edits = arguments.get("properties", {}).get("edits", {})
     item = edits.get("items", {}).get("properties", {})
-    if tool.name != EDIT_TOOL or files is None or set(item) != {"old_text", "new_text"}:
+    if tool.kind != "edit" or files is None or set(item) != {"old_text", "new_text"}:
         return arguments
     known = {path: spans for path, spans in files.items() if spans}
     if not known:

@@ -16,7 +16,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from foehn_lsp.providers.messages import AssistantMessage, Message, ToolCall, ToolResultMessage
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+)
 
 MAX_CHOICES = 400
 """``old_text`` choices offered per file (single lines first, then pairs, then triples)."""
@@ -28,9 +34,15 @@ _DECORATOR = re.compile(r"^\s*@")
 _CUT = re.compile(r" … \(\d+ more characters\)$")
 
 
-def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
+def seen_files(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> dict[str, list[str]]:
     """For each file the conversation read or wrote: the runs of consecutive lines it has
-    shown (as text), with the later successful edits applied."""
+    shown (as text), with the later successful edits applied. Calls are told apart by what
+    their tools do (``ToolDefinition.kind``) and the shape of their arguments and results: a
+    read that shows numbered lines, an edit that writes a whole ``content``, an edit that
+    replaces ``edits``."""
+    kinds = {tool.name: tool.kind for tool in tools}
     calls: dict[str, ToolCall] = {}
     seen: dict[str, list[str]] = {}
     for message in messages:
@@ -44,13 +56,14 @@ def seen_files(messages: Sequence[Message]) -> dict[str, list[str]]:
         path = arguments.get("path")
         if call is None or not isinstance(path, str):
             continue
-        if call.name == "read_file":
+        kind = kinds.get(call.name)
+        if kind == "read":
             runs = _shown(message.content)
             if runs:
                 seen[path] = [*seen.get(path, []), *runs]
-        elif call.name == "write_file" and isinstance(arguments.get("content"), str):
+        elif kind == "edit" and isinstance(arguments.get("content"), str):
             seen[path] = [arguments["content"]]
-        elif call.name == "edit_file" and path in seen:
+        elif kind == "edit" and isinstance(arguments.get("edits"), list) and path in seen:
             seen[path] = [_edited(run, arguments.get("edits")) for run in seen[path]]
     return seen
 
