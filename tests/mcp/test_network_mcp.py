@@ -170,9 +170,11 @@ async def test_an_http_servers_requests_go_to_its_own_url_or_a_granted_site(
             domains=(domain(f"{names.granted}:{site.port}"),), local=(domain(names.granted),)
         ),
         report=records.append,
+        private=("Authorization",),
     )
+    configured = {"Authorization": "Bearer for-the-server-only"}
     try:
-        async with httpx2.AsyncClient(transport=transport) as client:
+        async with httpx2.AsyncClient(transport=transport, headers=configured) as client:
             mine = await client.get(f"{own}/simple/demo/")
             granted = await client.get(f"{site.url}/files/{site.package.wheel_name}")
             with pytest.raises(httpx2.ConnectError, match=f"refused: {names.other} is not"):
@@ -185,6 +187,10 @@ async def test_an_http_servers_requests_go_to_its_own_url_or_a_granted_site(
     assert [seen.headers["host"] for seen in site.seen] == [
         f"127.0.0.1:{site.port}",
         f"{names.granted}:{site.port}",
+    ]
+    assert [seen.headers.get("authorization") for seen in site.seen] == [
+        "Bearer for-the-server-only",  # to the URL it was configured for
+        None,  # never anywhere else
     ]
     assert [(r.host, r.allowed) for r in records] == [
         ("127.0.0.1", True),

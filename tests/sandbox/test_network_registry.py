@@ -35,6 +35,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 KEY = "sk-foehn-canary-0123456789abcdefghij"
+PYTHON = os.path.realpath(sys.executable)
 
 
 @dataclass(kw_only=True)
@@ -100,7 +101,7 @@ def _grant(place: Place) -> None:
 
 def _pip(place: Place) -> list[str]:
     return [
-        os.path.realpath(sys.executable),
+        PYTHON,
         "-m",
         "pip",
         "install",
@@ -231,3 +232,46 @@ def test_a_network_event_is_the_pinned_shape() -> None:
         "bytes_out",
         "bytes_in",
     ]
+
+
+async def test_inside_the_proxy_is_where_every_client_looks(
+    place: Place, registry: ToolRegistry
+) -> None:
+    _grant(place)
+    printed = "import os\nfor key, value in os.environ.items(): print(f'{key}={value}')"
+    result, asked, _ = await _install(place, registry, [PYTHON, "-c", printed])
+    assert result.ok, result.output
+    assert asked[0].sandbox == "workspace-write"  # a read-only call has no network to point at
+    shown = dict(line.split("=", 1) for line in result.output.splitlines()[2:] if "=" in line)
+    proxy = "http://127.0.0.1:3128"
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "npm_config_proxy",
+        "npm_config_https_proxy",
+        "PIP_PROXY",
+        "CARGO_HTTP_PROXY",
+        "GIT_CONFIG_VALUE_0",
+    ):
+        assert shown[name] == proxy, name
+    assert shown["NO_PROXY"] == "localhost,127.0.0.1,::1"
+    assert shown["GIT_CONFIG_KEY_0"] == "http.proxy"
+    assert KEY not in result.output
+
+
+async def test_a_proxy_that_cannot_start_stops_the_call_in_one_line(
+    place: Place, registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _grant(place)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/proc")  # where no folder can be made
+    result, _, events = await _install(place, registry, _pip(place))
+    assert not result.ok
+    assert result.output.startswith(f"{PYTHON} was not run: the network proxy could not start: ")
+    assert result.output.endswith("; nothing ran")
+    assert "\n" not in result.output
+    assert place.registry.seen == []
+    assert events == []

@@ -265,6 +265,7 @@ class ServerConnection:
             own=None if self.workspace else origin(config.url),
             grant=user_grant(),
             report=self.report,
+            private=headers,
         )
         capped = CappedTransport(granted)
         async with (

@@ -5,18 +5,19 @@ network`` through its own proxy (``Sandbox.launch`` with ``stdio_access``), and 
 run ``read-only`` has no network at all, and one not sandboxed runs with the person's own
 rights, as its config says.
 
-An HTTP server is reached through ``GrantedTransport``: a request to the server's own URL, as
-the person wrote it in their config, goes there (that URL is their grant); a request anywhere
-else (a redirect, an endpoint the server names), and every request to a server that a
-workspace's ``mcp.json`` lists, goes only to a granted domain, is checked as the proxy checks a
-connection (``sandbox.network.grant``: the name, the port, the addresses it resolves to) and is
-sent to the address checked, with the name kept for TLS. Each request is a ``Connection``
+An HTTP server is reached through ``GrantedTransport``. A request to the server's own URL, as
+the person wrote it in their config, goes there with the headers they configured for it (that
+URL is their grant). A request anywhere else (a redirect, an endpoint the server names), and
+every request to a server that a workspace's ``mcp.json`` lists, goes without those headers and
+only to a granted domain: it is checked as the proxy checks a connection
+(``sandbox.network.grant``: the name, the port, the addresses it resolves to) and sent to the
+address checked, with the name kept for TLS. Each request is a ``Connection``
 record (``call`` is ``mcp:NAME``) for the audit log.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from urllib.parse import urlsplit
 
 import httpx2
@@ -74,12 +75,16 @@ class GrantedTransport(httpx2.AsyncBaseTransport):
         own: tuple[str, str, int] | None,
         grant: Grant,
         report: Report,
+        private: Collection[str] = (),
     ) -> None:
+        """``private``: the headers the person configured for the server (its
+        ``Authorization`` and the like), which go to ``own`` and nowhere else."""
         self.inner = inner
         self.server = server
         self.own = own
         self.grant = grant
         self.report = report
+        self.private = frozenset(name.lower() for name in private)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         url = request.url
@@ -94,6 +99,8 @@ class GrantedTransport(httpx2.AsyncBaseTransport):
             response = await self.inner.handle_async_request(request)
             why = "the server's own URL in your config"
             return self._counted(request, response, host, port, why, sent)
+        for name in [key for key in request.headers if key.lower() in self.private]:
+            del request.headers[name]  # configured for the server's own URL only
         found = await destination(host, port, self.grant)
         if isinstance(found, Refused):
             self._record(host, port, allowed=False, reason=found.reason)
