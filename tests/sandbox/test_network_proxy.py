@@ -320,3 +320,16 @@ def test_a_proxy_that_cannot_start_says_so_in_one_line(names: Names, site: Stand
     message = str(raised.value)
     assert message.startswith("the network proxy could not start")
     assert "\n" not in message
+
+
+def test_a_secret_in_the_name_asked_for_is_refused_before_the_name_is_resolved(
+    names: Names,
+) -> None:
+    secret = "canary-secret-0123456789"
+    grant = Grant(domains=(domain(f"*.{names.granted}"),))
+    access = Access(grant=grant, call="c9", secrets=Scrubber([secret]))
+    with serving(access) as served:
+        answer = exchange(served, f"CONNECT {secret}.{names.granted}:443 HTTP/1.1\r\n\r\n".encode())
+        (record,) = settled(served, 1)
+    assert answer.startswith(b"HTTP/1.1 403 refused: the request carries one of the person")
+    assert record.reason == "the request carries one of the person's keys or tokens"

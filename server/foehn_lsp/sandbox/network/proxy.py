@@ -10,7 +10,10 @@ same is served the same way (it has the same grant). Each connection carries one
   name asked for (``tls``); only then is the server connected to and the hello passed on;
 - ``GET http://host/path`` (any method, absolute form): checked the same way, sent in origin
   form with ``Host`` from the URL and ``Connection: close`` (``http``), its body as long as its
-  ``Content-Length`` says; a request head that carries one of the person's secrets is refused.
+  ``Content-Length`` says.
+
+A request whose head (the name asked for included) carries one of the person's keys or tokens
+is refused before the name is resolved.
 
 Everything else is answered with an error and closed. A refusal is a ``403`` whose status line
 says why ("refused: evil.example is not granted"). Bytes are counted each way; a connection
@@ -76,7 +79,7 @@ class Access:
     call: str
     report: Report = _nobody
     secrets: Scrubber | None = None
-    """What a plain-HTTP request head must not carry (the person's keys and tokens)."""
+    """What a request head must not carry (the person's keys and tokens)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,12 +259,12 @@ class CallProxy:
                 length = http.body_length(request)
         except http.BadRequest as exc:
             return await self._refuse(writer, tally, str(exc), status=400)
+        if secret := self._secret(head):  # before the name is even resolved (DNS leaks too)
+            return await self._refuse(writer, tally, secret)
         found = await destination(tally.host, tally.port, self.access.grant)
         if isinstance(found, Refused):
             return await self._refuse(writer, tally, found.reason)
         tally.host = found.host
-        if not tunnel and (secret := self._secret(head)):
-            return await self._refuse(writer, tally, secret)
         tally.allowed = True
         tally.reason = f"granted: {found.domain.shown()} ({found.domain.source or 'a rule'})"
         if tunnel:
