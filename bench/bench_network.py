@@ -56,7 +56,7 @@ print(time.perf_counter() - started, got)
 def _name() -> str | None:
     host = socket.gethostname()
     try:
-        found = {info[4][0] for info in socket.getaddrinfo(host, 80, socket.AF_INET)}
+        found = {str(info[4][0]) for info in socket.getaddrinfo(host, 80, socket.AF_INET)}
     except OSError:
         return None
     return host if found and all(a.startswith("127.") for a in found) else None
