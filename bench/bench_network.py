@@ -5,9 +5,10 @@ network), alternating so that both see the same machine, in one run.
 
 Per connection: a new connection and a small GET each time (the proxy's check, resolution,
 connect and relay, against a direct connect). Per MB: one large GET (the relay's copy, against
-the kernel's own). The server is a separate process (``python -m http.server``) on 127.0.0.1,
-reached by the machine's own host name, which must point at 127.0.0.1 (it is granted, and
-listed in ``network_local``, in a config of the benchmark's own)."""
+the kernel's own). And what a grant adds to a call's start (the proxy opened, the bridge
+started before the program). The server is a separate process (``python -m http.server``) on
+127.0.0.1, reached by the machine's own host name, which must point at 127.0.0.1 (it is
+granted, and listed in ``network_local``, in a config of the benchmark's own)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from foehn_lsp.workspace import Workspace
 ROUNDS = 5
 CONNECTIONS = 200
 MEGABYTES = 64
+STARTS = 20
 PYTHON = os.path.realpath(sys.executable)
 CLIENT = """\
 import http.client, sys, time
@@ -108,6 +110,27 @@ async def _measure(
     }
 
 
+async def _starts(workspace: Workspace, host: str, port: int) -> tuple[float, float]:
+    """Median wall time of a ``workspace-write`` call of ``true`` with a grant (its proxy and
+    bridge) and without, alternating."""
+    grant = Grant(domains=(_domain(f"{host}:{port}"),), local=(_domain(host),))
+    true = shutil.which("true") or "/bin/true"
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(STARTS):
+        for granted in (True, False):
+            started = time.perf_counter()
+            await system_sandbox().run(
+                [true],
+                workspace=workspace,
+                cwd=workspace.root,
+                policy="workspace-write",
+                seconds=30,
+                network=Access(grant=grant, call="bench") if granted else None,
+            )
+            times[granted].append(time.perf_counter() - started)
+    return statistics.median(times[True]), statistics.median(times[False])
+
+
 def main() -> list[str]:
     sandbox = system_sandbox()
     if not sandbox.available:
@@ -139,6 +162,7 @@ def main() -> list[str]:
                 time.sleep(0.05)
         workspace = Workspace([folder])
         measured = asyncio.run(_measure(workspace, host, port))
+        with_grant, without = asyncio.run(_starts(workspace, host, port))
     finally:
         if server is not None:
             server.terminate()
@@ -157,6 +181,9 @@ def main() -> list[str]:
         f"  per MB (one {MEGABYTES} MB GET): {proxied_m * 1000:.2f} ms through the proxy vs "
         f"{direct_m * 1000:.2f} ms direct: x{proxied_m / direct_m:.2f} "
         f"({1 / proxied_m:.0f} MB/s vs {1 / direct_m:.0f} MB/s)",
+        f"  a call's start with a grant (its proxy and bridge): {with_grant * 1000:.1f} ms vs "
+        f"{without * 1000:.1f} ms without, workspace-write `true`: +"
+        f"{(with_grant - without) * 1000:.1f} ms",
     ]
 
 

@@ -12,9 +12,10 @@ program that talks to the socket directly, or kills the bridge, gets the same gr
 
 Why Foehn's own Python: it is the one interpreter every view shows (``view``), it needs
 nothing installed (no ``socat``, no compiled helper to ship per architecture), and ``-I -S``
-starts it in a few milliseconds without reading the workspace or the environment. The
-signals Python ignores (``SIGPIPE``, ``SIGXFSZ``) are put back before the program starts, so
-the program sees what it would see started directly.
+starts it without reading the workspace or the environment. It imports only the interpreter's
+built-in modules (``_socket``, ``_signal``, ``posix``), the least an interpreter can start with.
+The signals Python ignores (``SIGPIPE``, ``SIGXFSZ``) are put back before the program starts,
+so the program sees what it would see started directly.
 """
 
 from __future__ import annotations
@@ -34,41 +35,49 @@ FAILED = "foehn network bridge: "
 FAILED_EXIT = 125
 
 SOURCE = f"""\
-import os, signal, socket, sys
+import _signal, _socket, posix, sys
 path, port, argv = sys.argv[1], int(sys.argv[2]), sys.argv[4:]
 try:
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
     listener.listen(128)
-    link = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    link = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     link.connect(path)
 except OSError as exc:
     sys.stderr.write({FAILED!r} + "it could not start: %s\\n" % exc)
-    os._exit({FAILED_EXIT})
-if os.fork() == 0:
-    if os.fork() == 0:
-        null = os.open(os.devnull, os.O_RDWR)
+    posix._exit({FAILED_EXIT})
+middle = posix.fork()
+if middle == 0:
+    if posix.fork() == 0:
+        null = posix.open("/dev/null", posix.O_RDWR)
         for fd in (0, 1, 2):
-            os.dup2(null, fd)
+            posix.dup2(null, fd)
+        rights = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS)
         while True:
-            connection, _ = listener.accept()
+            fd, _ = listener._accept()
             try:
-                socket.send_fds(link, [b"c"], [connection.fileno()])
+                link.sendmsg([b"c"], [(*rights, fd.to_bytes(4, sys.byteorder))])
             except OSError:
-                os._exit(0)
-            connection.close()
-    os._exit(0)
-os.wait()
+                posix._exit(0)
+            posix.close(fd)
+    posix._exit(0)
+posix.waitpid(middle, 0)
 listener.close()
 link.close()
-for name in ("SIGPIPE", "SIGXFSZ"):
-    signal.signal(getattr(signal, name), signal.SIG_DFL)
+_signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
+_signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)
+program = argv[0]
+if "/" not in program:
+    for folder in posix.environ.get(b"PATH", b"/usr/bin:/bin").decode().split(":"):
+        if folder and posix.access(folder + "/" + program, posix.X_OK):
+            program = folder + "/" + program
+            break
 try:
-    os.execvp(argv[0], argv)
+    posix.execv(program, argv)
 except OSError as exc:
     sys.stderr.write({FAILED!r} + "%s could not be started: %s\\n" % (argv[0], exc))
-    os._exit({FAILED_EXIT})
+    posix._exit({FAILED_EXIT})
 """
 
 

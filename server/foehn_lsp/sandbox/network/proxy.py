@@ -60,7 +60,9 @@ class Connection:
     """Why it was allowed (the grant's entry and where it is written) or refused; for an
     allowed one that ended early, why (cut, idle, could not connect)."""
     bytes_out: int = 0
+    """Bytes sent to the server (the request, the client's data)."""
     bytes_in: int = 0
+    """Bytes of the server's passed on to the client."""
 
 
 Report = Callable[[Connection], None]
@@ -400,19 +402,21 @@ class CallProxy:
             if not chunk:
                 break
             tally.last = time.monotonic()
+            room = self.limits.max_bytes_in - self._bytes_in
+            cut = not outward and len(chunk) > room
+            if cut:
+                chunk = chunk[:room]  # the call gets exactly its limit, then the cut
             if outward:
                 tally.bytes_out += len(chunk)
             else:
                 tally.bytes_in += len(chunk)
                 self._bytes_in += len(chunk)
-                if self._bytes_in > self.limits.max_bytes_in:
-                    raise _Cut(
-                        f"cut: the call received more than {self.limits.max_bytes_in:,} bytes"
-                    )
             if left is not None:
                 left -= len(chunk)
             sink.write(chunk)
             await sink.drain()
+            if cut:
+                raise _Cut(f"cut: the call received more than {self.limits.max_bytes_in:,} bytes")
         if outward and sink.can_write_eof():
             with contextlib.suppress(OSError):
                 sink.write_eof()
@@ -440,8 +444,13 @@ def _ended(exc: BaseException) -> str:
 
 
 async def _readable(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
-    ready = loop.create_future()
-    loop.add_reader(sock.fileno(), ready.set_result, None)
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():  # the reader may fire again before it is removed, or after a cancel
+            ready.set_result(None)
+
+    loop.add_reader(sock.fileno(), wake)
     try:
         await ready
     finally:
