@@ -19,7 +19,8 @@ the provider is down) is raised here and rendered once, at the edge, as one clea
      │    ├── ProviderUnavailableError  429 / 5xx / connection / timeout, after the retries
      │    └── ProviderProtocolError  a body or stream that does not follow the wire format
      ├── TranscriptError             a transcript that cannot be read or replayed
-     └── TrustError                  an approval of a workspace file that cannot be made as asked
+     ├── TrustError                  an approval of a workspace file that cannot be made as asked
+     └── NoWorkspaceError            work that needs a workspace folder, with none open
 
 Provider modules catch ``httpx.HTTPError`` in exactly one place (``providers/http.py``) and
 raise these ``from`` it.
@@ -119,3 +120,7 @@ def error_kind(exc: BaseException) -> ErrorKind:
         case ProviderProtocolError():
             return "protocol"
     return "internal"
+
+
+class NoWorkspaceError(FoehnError):
+    """Work asked of a front end that needs a workspace folder, where none is open."""

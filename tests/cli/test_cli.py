@@ -106,8 +106,8 @@ def test_approve_never_leaves_the_workspace_untouched(
     kinds = {e["event"] for e in stream}
     assert kinds >= {"text", "tool_call", "approval", "tool_result", "usage", "done"}
     call = next(e for e in stream if e["event"] == "tool_call")
-    assert set(call) == {"event", "id", "tool", "arguments", "risk"}
-    assert call["risk"] == "read_only"
+    assert set(call) == {"event", "id", "tool", "arguments", "risk", "tool_kind"}
+    assert (call["risk"], call["tool_kind"]) == ("read_only", "read")
 
 
 def test_the_terminal_prompt_shows_the_call_and_the_diff(

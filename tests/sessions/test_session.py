@@ -26,7 +26,7 @@ from foehn_lsp.events import (
 from foehn_lsp.policy import Approved, FixedApprover
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
-from foehn_lsp.sessions.builder import FrontEnd, build_session
+from foehn_lsp.sessions.builder import FrontEnd, build_session, open_saved
 from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionStore
 from foehn_lsp.sessions.transcript import read_transcript
@@ -396,6 +396,24 @@ async def test_undo_of_one_file_puts_it_back_alone_and_the_turn_stays_in_effect(
     assert rest.applied
     assert rest.undone == (1,)
     assert not (project / "one.txt").exists()
+
+
+async def test_a_saved_session_opened_for_undo_loads_no_model_and_no_tools(project: Path) -> None:
+    chat, _ = session(
+        project, [calls(("write_file", {"path": "one.txt", "content": "1\n"})), say("made one")]
+    )
+    await chat.prompt("make one", emit=Recorder())
+    opened = open_saved(
+        Settings(provider="mistral"),  # no key: a model could not even be made
+        project,
+        FrontEnd(name="cli", approver=FixedApprover(Approved())),
+        chat.id,
+    )
+    assert len(opened.tools.registry) == 0
+    report = await opened.undo()
+    assert (report.applied, report.undone) == (True, (1,))
+    assert not (project / "one.txt").exists()
+    assert [t.undo_of for t in opened.turns] == [(), (1,)]
 
 
 async def test_changes_between_turns_are_not_the_next_turns(project: Path) -> None:

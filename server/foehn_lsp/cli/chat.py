@@ -47,7 +47,7 @@ from foehn_lsp.policy.approval import (
     Denied,
     FixedApprover,
 )
-from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session
+from foehn_lsp.sessions.builder import FrontEnd, build_session, open_saved
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.history import session_to_undo
 from foehn_lsp.sessions.session import RestoreReport, Session
@@ -444,12 +444,11 @@ def undo_command(args: argparse.Namespace) -> int:
     err = error_console()
 
     async def main() -> RestoreReport:
-        session = build_session(
+        session = open_saved(
             settings,
             root,
             FrontEnd(name="cli", approver=_fixed(Denied(reason="undo asks nothing"))),
-            session_id=session_id,
-            provider=NoModel("undo does not ask the model"),
+            session_id,
         )
         if args.redo:
             return await session.redo(force=args.force)

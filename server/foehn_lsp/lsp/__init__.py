@@ -1,11 +1,13 @@
-"""The language server: ``create_server`` registers every handler in one place."""
+"""The language server: ``create_server`` registers LSP's lifecycle and code actions, and every
+command of the protocol table (``lsp.table``), in one place."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from foehn_lsp.lsp import chat, code_actions, commands, lifecycle, rules, sessions, trust
+from foehn_lsp.lsp import code_actions, lifecycle
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.lsp.table import answered, command_table
 
 
 def create_server() -> FoehnServer:
@@ -17,13 +19,8 @@ def create_server() -> FoehnServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=code_actions.KINDS),
     )(code_actions.code_action)
-    server.command("foehn.run")(commands.run)
-    server.command("foehn.cancel")(commands.cancel)
-    server.command("foehn.tools")(commands.tools)
-    chat.register(server)
-    sessions.register(server)
-    rules.register(server)
-    trust.register(server)
+    for command in command_table():
+        server.command(command.name)(answered(command.handler))
     return server
 
 

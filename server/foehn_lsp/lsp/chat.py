@@ -8,15 +8,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.lsp.arguments import BadArguments
 from foehn_lsp.lsp.server import FoehnServer
 
 if TYPE_CHECKING:
     from foehn_lsp.config import Settings
 
-REQUEST_FAILED = -32803
 MAX_FILES = 20_000
 LIST_TIMEOUT = 10.0
 
@@ -69,9 +67,7 @@ async def files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     try:
         listed = await asyncio.to_thread(list_files, Workspace(roots), timeout=LIST_TIMEOUT)
     except TimeoutError:
-        raise JsonRpcException(
-            code=REQUEST_FAILED, message="listing the files took too long"
-        ) from None
+        raise FoehnError("listing the files took too long") from None
     return {"files": listed[:MAX_FILES], "truncated": len(listed) > MAX_FILES}
 
 
@@ -81,28 +77,16 @@ def file_before(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     from foehn_lsp.sessions.store import SessionStore
 
     if len(args) != 1 or not isinstance(args[0], dict):
-        raise JsonRpcInvalidParams("foehn.chat.fileDiff takes [{session, turn, path}]")
+        raise BadArguments("foehn.chat.fileDiff takes [{session, turn, path}]")
     session, turn, path = args[0].get("session"), args[0].get("turn"), args[0].get("path")
     if not isinstance(session, str) or not isinstance(turn, int) or not isinstance(path, str):
-        raise JsonRpcInvalidParams("foehn.chat.fileDiff takes [{session, turn, path}]")
-    roots = ls.workspace_roots()
-    if not roots:
-        raise JsonRpcException(code=REQUEST_FAILED, message="no workspace folder is open")
-    try:
-        before = SessionStore(roots[0]).before(session, turn, path)
-    except FoehnError as exc:
-        raise JsonRpcException(code=REQUEST_FAILED, message=str(exc)) from None
+        raise BadArguments("foehn.chat.fileDiff takes [{session, turn, path}]")
+    before = SessionStore(ls.opened().root).before(session, turn, path)
     if before is None:
-        raise JsonRpcInvalidParams(f"turn {turn} of session {session} did not change {path}")
+        raise BadArguments(f"turn {turn} of session {session} did not change {path}")
     if before.content is None:
         return {"before": None, "lost": before.lost, "binary": False}
     try:
         return {"before": before.content.decode("utf-8"), "lost": False, "binary": False}
     except UnicodeDecodeError:
         return {"before": None, "lost": False, "binary": True}
-
-
-def register(server: FoehnServer) -> None:
-    server.command("foehn.chat.status")(status)
-    server.command("foehn.chat.files")(files)
-    server.command("foehn.chat.fileDiff")(file_before)

@@ -1,42 +1,26 @@
-"""``foehn.run``, ``foehn.cancel`` and ``foehn.tools``. Palette calls send ``arguments: []``,
-so every command takes ``*args``."""
+"""``foehn.run``, ``foehn.cancel`` and ``foehn.tools`` (their shapes: ``lsp.table``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-
-from foehn_lsp.errors import FoehnError
 from foehn_lsp.lsp.arguments import BadArguments, run_arguments
 from foehn_lsp.lsp.server import FoehnServer
-
-REQUEST_FAILED = -32803
-"""LSP 3.17's RequestFailed: the request was well formed but cannot be served."""
 
 
 async def run(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     from foehn_lsp.lsp import turns
 
-    try:
-        arguments = run_arguments(args)
-    except BadArguments as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
-    if not ls.workspace_roots():
-        raise JsonRpcException(
-            code=REQUEST_FAILED, message="Foehn needs a workspace folder: open a folder first"
-        )
+    arguments = run_arguments(args)
+    ls.opened()
     request_id = ls.protocol.msg_id
     await ls.known()  # a run starts without waiting for the editor's settings
-    try:
-        return await turns.start(ls, arguments, request_id)
-    except FoehnError as exc:  # a busy session, an unknown session id
-        raise JsonRpcException(code=REQUEST_FAILED, message=str(exc)) from None
+    return await turns.start(ls, arguments, request_id)
 
 
 def cancel(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     if len(args) > 1 or (args and not isinstance(args[0], str)):
-        raise JsonRpcInvalidParams("foehn.cancel takes [] (every run) or [runId]")
+        raise BadArguments("foehn.cancel takes [] (every run) or [runId]")
     return {"cancelled": ls.running.cancel(args[0] if args else None)}
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.table import CONFIRM
 from foehn_lsp.lsp.wire import answers, client
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
@@ -36,7 +37,7 @@ class EditorApprover:
         if self.server.init_options.get("confirmRequest"):
             reply = await client.request(
                 self.server.protocol,
-                "foehn/confirm",
+                CONFIRM,
                 convert.confirm_params(self.run_id, request),
                 timeout,
             )
@@ -69,7 +70,7 @@ class EditorApprover:
         decision: ApprovalDecision
         if self.server.init_options.get("confirmRequest"):
             params = convert.plan_confirm_params(self.run_id, f"plan-{self.plans}", plan)
-            reply = await client.request(self.server.protocol, "foehn/confirm", params, timeout)
+            reply = await client.request(self.server.protocol, CONFIRM, params, timeout)
             if not isinstance(reply, client.Answer):
                 return RejectPlan(reason=f"the editor could not ask ({reply.reason})")
             decision = answers.confirm_decision(reply.value)

@@ -15,13 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from foehn_lsp.checks.checking import CheckReport, Problem
+from foehn_lsp.lsp.table import DIAGNOSTICS
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.workspace.paths import Workspace
 
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer
 
-METHOD = "foehn/diagnostics"
 COUNTED_SEVERITIES = frozenset({1, 2})
 """LSP's Error and Warning."""
 
@@ -42,7 +42,7 @@ class EditorDiagnostics:
         uris = {self.workspace.resolve(p).as_uri(): p for p in paths}
         reply = await client.request(
             self.server.protocol,
-            METHOD,
+            DIAGNOSTICS,
             {"runId": self.run_id, "uris": list(uris)},
             self.server.timeouts.diagnostics,
         )

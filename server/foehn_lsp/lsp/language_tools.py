@@ -42,6 +42,7 @@ from foehn_lsp.errors import PathRefusedError, ToolInputError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp import language_answers as answers
 from foehn_lsp.lsp.lines import lsp_lines
+from foehn_lsp.lsp.table import DEFINITION, REFERENCES, RENAME, WORKSPACE_SYMBOLS
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
@@ -52,10 +53,6 @@ from foehn_lsp.workspace.edits import EditPlan, WriteFile
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer
 
-DEFINITION = "foehn/definition"
-REFERENCES = "foehn/references"
-WORKSPACE_SYMBOLS = "foehn/workspaceSymbols"
-RENAME = "foehn/rename"
 MAX_SHOWN = 50
 """Locations or symbols listed per call; the rest are counted."""
 MAX_LINE_CHARS = 200

@@ -1,17 +1,9 @@
-"""Rules, ``explain`` and custom commands for editors:
-
-    foehn.explain        [{tool, arguments}]          -> the explain object (policy.rules.explain)
-    foehn.rules.list     []                           -> {file, rules, problems, warnings}
-    foehn.rules.add      [{rule: {tool, program?, args?, paths?, decision, sandbox?,
-                                  message?}}]         -> {rule}
-    foehn.rules.remove   [{number}]                   -> {removed}
-    foehn.commands.list  []                           -> {commands, problems}
+"""Rules, ``explain`` and custom commands for editors (shapes: ``lsp.table``).
 
 ``rules`` entries are the rule as ``foehn rules list --json`` shows it (``number`` is its
 position in the user file, for ``foehn.rules.remove``; ``origin`` is ``user`` or
-``workspace``); ``commands`` entries are ``{name, description, hint, source}``. Bad arguments
-are InvalidParams naming what was expected; a rule that does not check out, or a file that
-cannot be written, is RequestFailed with the reason.
+``workspace``); ``commands`` entries are ``{name, description, hint, source}``. A rule that does
+not check out, or a file that cannot be written, is an error the person reads.
 """
 
 from __future__ import annotations
@@ -19,30 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
-
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from typing import Any
 
 from foehn_lsp.errors import FoehnError
+from foehn_lsp.lsp.arguments import BadArguments
 from foehn_lsp.lsp.server import FoehnServer
-
-if TYPE_CHECKING:
-    from foehn_lsp.workspace import Workspace
-
-REQUEST_FAILED = -32803
-
-
-def _failed(message: str) -> JsonRpcException:
-    return JsonRpcException(code=REQUEST_FAILED, message=message)
-
-
-def _workspace(ls: FoehnServer) -> Workspace:
-    from foehn_lsp.workspace import Workspace
-
-    roots = ls.workspace_roots()
-    if not roots:
-        raise _failed("Foehn needs a workspace folder: open a folder first")
-    return Workspace(roots)
 
 
 async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
@@ -56,10 +29,10 @@ async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         or not isinstance(args[0], Mapping)
         or not isinstance(args[0].get("tool"), str)
     ):
-        raise JsonRpcInvalidParams("foehn.explain takes [{tool, arguments}]")
+        raise BadArguments("foehn.explain takes [{tool, arguments}]")
     await ls.ready()
     assert ls.tools is not None
-    workspace = _workspace(ls)
+    workspace = ls.opened()
     rules = (
         await asyncio.to_thread(
             load, user_config_file(), workspace.root, trusted=ls.settings.trust_workspace
@@ -70,8 +43,8 @@ async def explain(ls: FoehnServer, *args: Any) -> dict[str, Any]:
             ls.tools.registry, args[0]["tool"], args[0].get("arguments", {}), workspace
         )
         return explain_call(prepared, policy=ls.settings.approval, rules=rules)
-    except CannotExplain as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
+    except CannotExplain as exc:  # the call's arguments, not the request's: still bad ones
+        raise BadArguments(str(exc)) from None
 
 
 async def list_rules(ls: FoehnServer, *args: Any) -> dict[str, Any]:
@@ -81,7 +54,7 @@ async def list_rules(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
     await ls.ready()
     assert ls.tools is not None
-    workspace = _workspace(ls)
+    workspace = ls.opened()
     user_file = user_config_file()
     loaded = await asyncio.to_thread(
         load, user_file, workspace.root, trusted=ls.settings.trust_workspace
@@ -109,18 +82,18 @@ async def add_rule(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         or not isinstance(args[0], Mapping)
         or not isinstance(args[0].get("rule"), Mapping)
     ):
-        raise JsonRpcInvalidParams(shape)
+        raise BadArguments(shape)
     table = dict(args[0]["rule"])
     if not set(table) <= set(RULE_KEYS):
-        raise JsonRpcInvalidParams(f"{shape}; unknown keys {sorted(set(table) - set(RULE_KEYS))}")
+        raise BadArguments(f"{shape}; unknown keys {sorted(set(table) - set(RULE_KEYS))}")
     text = "[[rules]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in table.items())
     rules, problems = parse_rules(text, "the rule")
     if problems:
-        raise _failed("; ".join(p.removeprefix("the rule:") for p in problems))
+        raise FoehnError("; ".join(p.removeprefix("the rule:") for p in problems))
     try:
         saved = await asyncio.to_thread(append_rule, user_config_file(), rules[0])
-    except (FoehnError, OSError) as exc:
-        raise _failed(str(exc)) from None
+    except OSError as exc:
+        raise FoehnError(str(exc)) from None
     return {"rule": saved.json()}
 
 
@@ -134,13 +107,11 @@ async def remove(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         or not isinstance(args[0].get("number"), int)
         or isinstance(args[0].get("number"), bool)
     ):
-        raise JsonRpcInvalidParams(
-            "foehn.rules.remove takes [{number}] (as foehn.rules.list numbers it)"
-        )
+        raise BadArguments("foehn.rules.remove takes [{number}] (as foehn.rules.list numbers it)")
     try:
         removed = await asyncio.to_thread(remove_rule, user_config_file(), args[0]["number"])
-    except (FoehnError, OSError) as exc:
-        raise _failed(str(exc)) from None
+    except OSError as exc:
+        raise FoehnError(str(exc)) from None
     return {"removed": removed}
 
 
@@ -149,7 +120,7 @@ async def list_commands(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     from foehn_lsp.sessions.slash import SESSION_COMMANDS
 
     await ls.ready()
-    workspace = _workspace(ls)
+    workspace = ls.opened()
     commands = await asyncio.to_thread(
         load_commands,
         workspace.root,
@@ -160,11 +131,3 @@ async def list_commands(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         "commands": [command.json() for command in commands.commands],
         "problems": list(commands.problems),
     }
-
-
-def register(server: FoehnServer) -> None:
-    server.command("foehn.explain")(explain)
-    server.command("foehn.rules.list")(list_rules)
-    server.command("foehn.rules.add")(add_rule)
-    server.command("foehn.rules.remove")(remove)
-    server.command("foehn.commands.list")(list_commands)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.lsp.server import LanguageServer
 
 import foehn_lsp
+from foehn_lsp.errors import NoWorkspaceError
 from foehn_lsp.lsp import convert
 from foehn_lsp.lsp.running import RunningTurns
 from foehn_lsp.lsp.wire import answers, client
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from foehn_lsp.providers import Provider
     from foehn_lsp.sessions.builder import ProviderCache
     from foehn_lsp.tools.discovery import LoadedTools
+    from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +201,15 @@ class FoehnServer(LanguageServer):
             self.tools.servers.close()  # the new tools start its own MCP servers
         roots = self.workspace_roots()
         return load_tools(self.settings, roots[0] if roots else None)
+
+    def opened(self) -> Workspace:
+        """The workspace of the editor's open folders; ``NoWorkspaceError`` if none is."""
+        from foehn_lsp.workspace import Workspace
+
+        roots = self.workspace_roots()
+        if not roots:
+            raise NoWorkspaceError("Foehn needs a workspace folder: open a folder first")
+        return Workspace(roots)
 
     def workspace_roots(self) -> list[Path]:
         try:

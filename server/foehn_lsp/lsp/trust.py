@@ -1,10 +1,5 @@
-"""Trust by content for editors: what of a trusted workspace waits for the person's approval,
-and approving it.
-
-    foehn.trust.list     []                     -> {workspace, trusted, store, problem,
-                                                    waiting: [entry], approved: [approval]}
-    foehn.trust.approve  [{path, sha256}, …]    -> {approved: [approval],
-                                                    refused: [{path, reason}]}
+"""Trust by content for editors: what of a trusted workspace waits for the person's approval
+(``foehn.trust.list``), and approving it (``foehn.trust.approve``; shapes in ``lsp.table``).
 
 An ``entry`` is ``{path, kind, status, sha256, approvedSha256, approvedAt, reason, before,
 after, diff}`` (``kind``: plugin | mcp_servers | rules | command | system_prompt; ``status``:
@@ -27,11 +22,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-
 from foehn_lsp.errors import TrustError
 from foehn_lsp.lsp import convert
+from foehn_lsp.lsp.arguments import BadArguments
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.lsp.table import TRUST_WAITING
 
 if TYPE_CHECKING:
     from foehn_lsp.workspace.trust import Approval
@@ -40,16 +35,9 @@ if TYPE_CHECKING:
 # imported by the functions that use it: the server registers these handlers before it answers
 # ``initialize``.
 
-REQUEST_FAILED = -32803
-
 
 def _root(ls: FoehnServer) -> Path:
-    roots = ls.workspace_roots()
-    if not roots:
-        raise JsonRpcException(
-            code=REQUEST_FAILED, message="Foehn needs a workspace folder: open a folder first"
-        )
-    return roots[0].resolve()
+    return ls.opened().root.resolve()
 
 
 def _approval(approval: Approval) -> dict[str, Any]:
@@ -72,7 +60,7 @@ def listing(root: Path, trusted: bool) -> dict[str, Any]:
 
 async def list_waiting(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     if args:
-        raise JsonRpcInvalidParams("foehn.trust.list takes []")
+        raise BadArguments("foehn.trust.list takes []")
     await ls.ready()
     root = _root(ls)
     return await asyncio.to_thread(listing, root, ls.settings.trust_workspace)
@@ -87,7 +75,7 @@ async def approve_files(ls: FoehnServer, *args: Any) -> dict[str, Any]:
             isinstance(a.get("path"), str) and isinstance(a.get("sha256"), str) for a in wanted
         )
     ):
-        raise JsonRpcInvalidParams("foehn.trust.approve takes [{path, sha256}, …]")
+        raise BadArguments("foehn.trust.approve takes [{path, sha256}, …]")
     from foehn_lsp.workspace.trust import approve
 
     await ls.ready()
@@ -118,7 +106,7 @@ async def tell_waiting(ls: FoehnServer, root: Path) -> None:
         return
     ls.trust_told = told
     ls.protocol.notify(
-        "foehn/trustWaiting", {"workspace": str(root), "waiting": [i.json() for i in items]}
+        TRUST_WAITING, {"workspace": str(root), "waiting": [i.json() for i in items]}
     )
     ls.window_show_message(
         convert.show(
@@ -127,8 +115,3 @@ async def tell_waiting(ls: FoehnServer, root: Path) -> None:
             error=False,
         )
     )
-
-
-def register(server: FoehnServer) -> None:
-    server.command("foehn.trust.list")(list_waiting)
-    server.command("foehn.trust.approve")(approve_files)

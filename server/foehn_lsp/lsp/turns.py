@@ -25,6 +25,7 @@ from foehn_lsp.lsp.edits import EditorApplier, EditorBuffers
 from foehn_lsp.lsp.language_tools import offered
 from foehn_lsp.lsp.running import RunningTurn
 from foehn_lsp.lsp.server import FoehnServer
+from foehn_lsp.lsp.table import RUN_EVENT
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.sessions.builder import FrontEnd, build_session
 from foehn_lsp.sessions.commands import load_commands
@@ -99,7 +100,7 @@ async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments)
     def emit(event: TurnEvent) -> None:
         if isinstance(event, TurnStarted):
             turn.session, turn.index = event.session, event.turn
-        server.protocol.notify("foehn/runEvent", {"runId": turn.id, **event_json(event)})
+        server.protocol.notify(RUN_EVENT, {"runId": turn.id, **event_json(event)})
         if (message := convert.progress_message(event)) is not None:
             _report(server, turn, message)
 

@@ -48,8 +48,9 @@ from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approve
 from foehn_lsp.policy.guards import Guards
 from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers.messages import ToolCall
+from foehn_lsp.providers.nomodel import NoModel
 from foehn_lsp.risk import RiskLevel
-from foehn_lsp.sessions.builder import FrontEnd, NoModel, build_session, load_tools
+from foehn_lsp.sessions.builder import FrontEnd, build_session, load_tools
 from foehn_lsp.sessions.session import CallsTurn, Session
 from foehn_lsp.sessions.store import SessionBusy
 from foehn_lsp.tools.contract import Tool, ToolResult

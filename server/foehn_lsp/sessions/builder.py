@@ -9,9 +9,10 @@ of them:
     build_toolbox   what every call goes through: the tools, approval (policy, rules, hooks, who
                     is asked), where edits go, the scrubber, the audit log and the checkpoints
     build_session   a conversation on top: the provider, the session store and its file
+    open_saved      a saved conversation opened for what needs no model nor tools (undo, redo)
 
-None of them assembles its own, nor makes a provider: those come from here too (``NoModel``,
-``ProviderCache``, ``replaying``).
+None of them assembles its own, nor makes a provider: those come from here too
+(``ProviderCache``, ``replaying``; ``providers.nomodel.NoModel`` where none is needed).
 """
 
 from __future__ import annotations
@@ -25,25 +26,21 @@ from typing import Any, Literal
 
 from foehn_lsp.checks.checking import ProblemSource
 from foehn_lsp.config import Settings, user_config_file
-from foehn_lsp.errors import ConfigError
 from foehn_lsp.policy.approval import Approver, PendingPolicy
 from foehn_lsp.policy.guards import Guards
 from foehn_lsp.policy.remember import RememberedScope
 from foehn_lsp.providers import Provider, create_provider
 from foehn_lsp.providers.messages import (
-    Message,
     ModelResponse,
-    StatusSink,
-    TextSink,
-    ToolDefinition,
 )
+from foehn_lsp.providers.nomodel import NoModel
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import NetworkRecorder, audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.sessions.toolbox import Toolbox
 from foehn_lsp.tools.discovery import LoadedTools, discover
-from foehn_lsp.tools.registry import Middleware
+from foehn_lsp.tools.registry import Middleware, ToolRegistry
 from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
@@ -53,12 +50,12 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "FrontEnd",
-    "NoModel",
     "ProviderCache",
     "build_session",
     "build_toolbox",
     "catalogue_json",
     "load_tools",
+    "open_saved",
     "replaying",
     "scrubber_for",
 ]
@@ -66,31 +63,6 @@ __all__ = [
 
 def _no_buffers(path: Path) -> str | None:
     return None
-
-
-class NoModel:
-    """A provider for sessions that only need their files and history (undo, load) where no
-    model is configured: asking it raises ``ConfigError`` with ``reason``."""
-
-    name = "none"
-    model = "none"
-
-    def __init__(self, reason: str = "no model is needed for this") -> None:
-        self.reason = reason
-
-    async def complete(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolDefinition],
-        *,
-        stream: bool = False,
-        on_text: TextSink | None = None,
-        on_status: StatusSink | None = None,
-    ) -> ModelResponse:
-        raise ConfigError(self.reason)
-
-    async def aclose(self) -> None:
-        return None
 
 
 class ProviderCache:
@@ -265,6 +237,28 @@ def build_session(
         toolbox=toolbox, provider=provider, transcript=transcript, owns_provider=owns_provider
     )
     return Session(data=data, store=store, parts=parts)
+
+
+def open_saved(
+    settings: Settings,
+    root: Path | Workspace,
+    front: FrontEnd,
+    session_id: str,
+    *,
+    state: Path | None = None,
+) -> Session:
+    """The saved session ``session_id`` opened for what needs no model, no tools and no rules
+    (undo, redo): nothing is loaded but its file; its turns are recorded like any other's."""
+    return build_session(
+        settings,
+        root,
+        front,
+        session_id=session_id,
+        provider=NoModel("an undo does not ask the model"),
+        tools=LoadedTools(registry=ToolRegistry()),
+        guards=Guards.none(),
+        state=state,
+    )
 
 
 @functools.cache

@@ -43,9 +43,9 @@ from foehn_lsp.policy.guards import session_started, turn_ended
 from foehn_lsp.policy.plans import PlanReviewer
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message, ToolCall, ToolResultMessage
-from foehn_lsp.sessions.audit import AuditLog
 from foehn_lsp.sessions.checkpoints import Checkpoint, merge, plan_restore
 from foehn_lsp.sessions.history import redo_target, redone, undo_target
+from foehn_lsp.sessions.recorder import TurnRecorder
 from foehn_lsp.sessions.store import (
     MESSAGES,
     FileState,
@@ -306,14 +306,7 @@ class Session:
         (``model_turn``) gets what the model was shown of files before and the task list;
         another gets ``shown``."""
         index = len(self._turns) + 1
-        transcript = self._transcript()
-        transcript.start(
-            task=task,
-            workspace=str(self.workspace.root),
-            provider=self.parts.provider.name,
-            model=self.parts.provider.model,
-            turn=index,
-        )
+        recorder = self._recorder(index, task, turn_id, emit)
         earlier = {
             self.workspace.root / f.path
             for t in self._turns
@@ -328,7 +321,7 @@ class Session:
             self.store.blobs,
             session=self.id,
             index=index,
-            turn_id=turn_id or f"{self.id}#{index}",
+            audit=recorder.audit,
             watches=self._watches,
             held=earlier,
             shown=replay_reads(self._messages, self.workspace, self.tools.registry)
@@ -336,9 +329,7 @@ class Session:
             else shown,
             tasks=tasks if model_turn else None,
         )
-        turn = _OpenTurn(
-            session=self.id, index=index, transcript=transcript, tools=tools, emit=emit
-        )
+        turn = _OpenTurn(session=self.id, recorder=recorder, tools=tools)
         opened.append(turn)
         if not self._turns and not self.title:
             self.rename(title_of(text))
@@ -349,9 +340,7 @@ class Session:
     def _end(self, turn: _OpenTurn, task: str, outcome: TurnOutcome) -> None:
         tasks = turn.tools.ctx.tasks
         self._close(
-            turn.transcript,
-            turn.tools.audit,
-            turn.index,
+            turn.recorder,
             task,
             outcome,
             turn.files(),
@@ -360,9 +349,7 @@ class Session:
 
     def _close(
         self,
-        transcript: Transcript,
-        audit: AuditLog,
-        index: int,
+        recorder: TurnRecorder,
         task: str,
         outcome: TurnOutcome,
         files: tuple[FileState, ...],
@@ -372,58 +359,31 @@ class Session:
         note: str = "",
         todo: tuple[TaskItem, ...] | None = None,
     ) -> None:
-        """Append the turn's checkpoint and its closing record (``task``: the person's words;
-        the ``run`` record has them with the context); the turn is now saved, with the task
-        list as the turn left it (``None``: unchanged)."""
+        """Save the turn (``task``: the person's words; the ``run`` record has them with the
+        context), with the task list as the turn left it (``None``: unchanged)."""
         old, new = self._messages, outcome.messages or self._messages
         base = 0
         while base < min(len(old), len(new)) and old[base] == new[base]:
             base += 1
-        if files:
-            transcript.write("checkpoint", turn=index, files=[f.json() for f in files])
-            audit.note(
-                "undo" if undo_of else "checkpoint",
-                turn=index,
-                undo_of=list(undo_of),
-                files=[{"path": f.path, "change": f.change} for f in files],
-            )
-        transcript.write(
-            "turn",
-            turn=index,
+        record = TurnRecord(
+            index=recorder.index,
             task=task,
             reason=outcome.reason,
             answer=outcome.answer,
             iterations=outcome.iterations,
             input_tokens=outcome.input_tokens,
             output_tokens=outcome.output_tokens,
-            base=base,
-            messages=MESSAGES.dump_python(list(new[base:]), mode="json"),
-            undo_of=list(undo_of),
-            **({"paths": list(paths)} if paths else {}),
+            files=files,
+            undo_of=undo_of,
+            paths=paths,
             note=note,
             time=time.time(),
-            **({"todo": [dataclasses.asdict(item) for item in todo]} if todo is not None else {}),
         )
-        transcript.close()
+        recorder.close(record, base=base, messages=new[base:], todo=todo)
         if todo is not None:
             self._todo = todo
         self._messages = tuple(new)
-        self._turns.append(
-            TurnRecord(
-                index=index,
-                task=task,
-                reason=outcome.reason,
-                answer=outcome.answer,
-                iterations=outcome.iterations,
-                input_tokens=outcome.input_tokens,
-                output_tokens=outcome.output_tokens,
-                files=files,
-                undo_of=undo_of,
-                paths=paths,
-                note=note,
-                time=time.time(),
-            )
-        )
+        self._turns.append(record)
 
     async def undo(
         self,
@@ -538,19 +498,9 @@ class Session:
                 f"[Foehn] The person undid {label.removeprefix('undo ')}: {listed} "
                 "put back as before. Read files again before relying on what you saw."
             )
-        transcript = self._transcript()
-        transcript.start(
-            task=label,
-            workspace=str(self.workspace.root),
-            provider=self.parts.provider.name,
-            model=self.parts.provider.model,
-            turn=index,
-        )
-        audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=f"{self.id}#{index}")
+        recorder = self._recorder(index, label, None, _nowhere)
         outcome = TurnOutcome(reason="answer", answer=note, iterations=0, messages=self._messages)
-        self._close(
-            transcript, audit, index, label, outcome, files, undo_of=undone, paths=paths, note=note
-        )
+        self._close(recorder, label, outcome, files, undo_of=undone, paths=paths, note=note)
         return RestoreReport(
             applied=True,
             undone=undone,
@@ -596,14 +546,29 @@ class Session:
             notes.insert(0, turn.note)
         return [n for n in notes if n]
 
-    def _transcript(self) -> Transcript:
+    def _recorder(
+        self, index: int, task: str, turn_id: str | None, emit: EventSink
+    ) -> TurnRecorder:
+        """The records of turn ``index``: the session file (and the ``--transcript`` file the
+        person asked for), the audit log, ``emit``."""
         scrubber = self.parts.toolbox.scrubber
         transcript = Transcript(self.store.path(self.id), scrubber, append=True)
         if self.parts.transcript is not None:
             if self._extra is None:
                 self._extra = Transcript(self.parts.transcript, scrubber)
             transcript.tee(self._extra)
-        return transcript
+        return TurnRecorder(
+            transcript=transcript,
+            audit_path=self.parts.toolbox.audit_path,
+            scrubber=scrubber,
+            turn_id=turn_id or f"{self.id}#{index}",
+            index=index,
+            task=task,
+            workspace=self.workspace.root,
+            provider=self.parts.provider.name,
+            model=self.parts.provider.model,
+            emit=emit,
+        )
 
     @contextlib.contextmanager
     def _hold(self) -> Iterator[None]:
@@ -622,29 +587,28 @@ class Session:
 
 
 class _OpenTurn:
-    """A turn being recorded: every event goes to the session file, the audit log and the
-    front end; at ``done`` the checkpoint closes and ``files_changed`` says what it holds."""
+    """A turn being recorded: every event goes to its recorder; at ``done`` the checkpoint
+    closes and ``files_changed`` says what it holds."""
 
-    def __init__(
-        self, *, session: str, index: int, transcript: Transcript, tools: ToolTurn, emit: EventSink
-    ) -> None:
+    def __init__(self, *, session: str, recorder: TurnRecorder, tools: ToolTurn) -> None:
         self.session = session
-        self.index = index
-        self.transcript = transcript
+        self.index = recorder.index
+        self.recorder = recorder
         self.tools = tools
-        self.emit = emit
         self._files: tuple[FileState, ...] | None = None
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.recorder.transcript
 
     def record(self, event: TurnEvent) -> None:
         if isinstance(event, Done) and self._files is None:
             files = self.files()
             self.record(FilesChanged(session=self.session, turn=self.index, files=_changed(files)))
-        self.transcript.event(event)
-        self.tools.audit(event)
-        self.emit(event)
+        self.recorder.record(event)
 
     def files(self) -> tuple[FileState, ...]:
-        """What the turn changed (the checkpoint closes at the first ask)."""
+        """What the turn changed (the checkpoint's record, taken once)."""
         if self._files is None:
             self._files = self.tools.finish()
         return self._files
@@ -696,3 +660,7 @@ def _changed(states: Sequence[FileState]) -> tuple[ChangedFile, ...]:
         for s in states
         if not s.folder
     )
+
+
+def _nowhere(event: TurnEvent) -> None:
+    """An undo turn's events go to its records only."""

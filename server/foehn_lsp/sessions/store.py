@@ -126,6 +126,23 @@ class TurnRecord:
     """What the model is told at its next turn about this one (for undo turns)."""
     time: float = 0.0
 
+    def saved(self) -> dict[str, Any]:
+        """The fields of the ``turn`` record that closes the turn in the session file (read
+        back by ``SessionStore.load``; the messages and the task list go beside them)."""
+        return {
+            "turn": self.index,
+            "task": self.task,
+            "reason": self.reason,
+            "answer": self.answer,
+            "iterations": self.iterations,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "undo_of": list(self.undo_of),
+            **({"paths": list(self.paths)} if self.paths else {}),
+            "note": self.note,
+            "time": self.time,
+        }
+
     def json(self) -> dict[str, Any]:
         """As every front end shows a saved turn (``foehn sessions show --json``,
         ``foehn.session.load``): the files it changed, folders left out."""

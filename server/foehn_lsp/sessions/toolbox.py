@@ -79,7 +79,7 @@ class Toolbox:
         *,
         session: str,
         index: int,
-        turn_id: str,
+        audit: AuditLog,
         watches: WatchKeeper,
         held: Iterable[Path] = (),
         shown: ReadLedger | None = None,
@@ -94,7 +94,7 @@ class Toolbox:
             blobs,
             session=session,
             index=index,
-            turn_id=turn_id,
+            audit=audit,
             watches=watches,
             held=held,
             shown=shown,
@@ -113,7 +113,7 @@ class ToolTurn:
         *,
         session: str,
         index: int,
-        turn_id: str,
+        audit: AuditLog,
         watches: WatchKeeper,
         held: Iterable[Path],
         shown: ReadLedger | None = None,
@@ -132,7 +132,8 @@ class ToolTurn:
         )
         self.ctx = ToolContext(workspace=workspace, files=files, tasks=tasks)
         """What the turn's tools may touch; every edit goes through the checkpoint."""
-        self.audit = AuditLog(toolbox.audit_path, toolbox.scrubber, turn_id=turn_id)
+        self.audit = audit
+        """The turn's audit log (its recorder's): a sub-run's events go only there."""
         earlier = tuple(held)
         self._watch = ProgramWatch(self.checkpoint, lambda: [*files.seen, *earlier], keeper=watches)
 

@@ -1,0 +1,238 @@
+"""Every custom message of Foehn's language server, one table per direction, and its errors
+mapped to JSON-RPC in one place. The TypeScript mirror is ``vscode-extension/src/protocol.ts``.
+
+    the client asks (workspace/executeCommand)   ``command_table()``: what each takes, returns
+    the server asks the client                   ``REQUESTS``
+    the server tells the client                  ``NOTIFICATIONS``
+
+``create_server`` registers every command of ``command_table()`` through ``answered``: a handler
+raises ``BadArguments`` for arguments of the wrong shape (InvalidParams, naming what was
+expected) or a ``FoehnError`` the person should read (RequestFailed, with its message); nothing
+else maps errors. Palette calls send ``arguments: []``, so every handler takes ``*args``. Objects
+may name a session ``session`` instead of ``sessionId``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from foehn_lsp.errors import FoehnError
+from foehn_lsp.lsp.arguments import BadArguments
+
+if TYPE_CHECKING:
+    from foehn_lsp.lsp.server import FoehnServer
+
+REQUEST_FAILED = -32803
+"""LSP 3.17's RequestFailed: the request was well formed but cannot be served."""
+
+CONFIRM = "foehn/confirm"
+RUN_EVENT = "foehn/runEvent"
+DIAGNOSTICS = "foehn/diagnostics"
+DEFINITION = "foehn/definition"
+REFERENCES = "foehn/references"
+WORKSPACE_SYMBOLS = "foehn/workspaceSymbols"
+RENAME = "foehn/rename"
+TRUST_WAITING = "foehn/trustWaiting"
+
+REQUESTS: Mapping[str, str] = {
+    CONFIRM: "{runId, tool, arguments, risk, preview?, ...} -> {decision: allow | allowRun | "
+    "deny, reason?}; only to a client that said initializationOptions.confirmRequest",
+    DIAGNOSTICS: "{runId, paths} -> {diagnostics: {path: [diagnostic]}}: the editor's language "
+    "servers' problems of files a turn changed; initializationOptions.diagnostics",
+    DEFINITION: "{runId, uri, position} -> [location]: the editor's go to definition; "
+    "initializationOptions.languageTools",
+    REFERENCES: "{runId, uri, position} -> [location]; initializationOptions.languageTools",
+    WORKSPACE_SYMBOLS: "{runId, query} -> [symbol]; initializationOptions.languageTools",
+    RENAME: "{runId, uri, position, newName} -> a WorkspaceEdit, planned, not applied; "
+    "initializationOptions.languageTools",
+}
+"""Requests the server sends, besides LSP's own (``workspace/applyEdit``,
+``window/showMessageRequest``, ``window/workDoneProgress/create``, ``workspace/configuration``)."""
+
+NOTIFICATIONS: Mapping[str, str] = {
+    RUN_EVENT: "{runId, event, ...}: each event of a turn, as ``foehn run --json`` prints it "
+    "(schema/events-v1.json)",
+    TRUST_WAITING: "{workspace, waiting: [entry]}: files of a trusted workspace that wait for "
+    "the person's approval (foehn.trust.list's entries)",
+}
+"""Notifications the server sends."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    """One command a client may run."""
+
+    name: str
+    handler: Callable[..., Any]
+    takes: str
+    """Its arguments, as the client sends them."""
+    returns: str
+
+
+def command_table() -> tuple[Command, ...]:
+    """Every command, in one table (the handlers are imported here, when the server registers
+    them, so that their modules may name the messages above)."""
+    from foehn_lsp.lsp import chat, rules, sessions, trust
+    from foehn_lsp.lsp import commands as run_commands
+
+    return (
+        Command(
+            name="foehn.run",
+            handler=run_commands.run,
+            takes="[task] or [{task, uri?, range?, diagnostic?, session?, runId?, context?, "
+            "mode?}]",
+            returns="{runId, answer, stopReason, iterations, session, turn} when the turn ends",
+        ),
+        Command(
+            name="foehn.cancel",
+            handler=run_commands.cancel,
+            takes="[] or [runId]",
+            returns="{cancelled}",
+        ),
+        Command(
+            name="foehn.tools",
+            handler=run_commands.tools,
+            takes="[]",
+            returns="{tools: [{name, risk, risk_per_call, description, parameters}], problems, "
+            "auditLog}",
+        ),
+        Command(
+            name="foehn.session.new",
+            handler=sessions.new,
+            takes="[{title?}]",
+            returns="{sessionId, title}",
+        ),
+        Command(
+            name="foehn.session.prompt",
+            handler=sessions.prompt,
+            takes="[{sessionId, task, context?, runId?, uri?, range?, mode?}]",
+            returns="as foehn.run",
+        ),
+        Command(
+            name="foehn.session.list",
+            handler=sessions.list_sessions,
+            takes="[]",
+            returns="{sessions, problems}",
+        ),
+        Command(
+            name="foehn.session.load",
+            handler=sessions.load,
+            takes="[sessionId] or [{sessionId}]",
+            returns="{id, sessionId, title, turns, messages, todo, meter}",
+        ),
+        Command(
+            name="foehn.session.show",
+            handler=sessions.load,
+            takes="as foehn.session.load",
+            returns="as foehn.session.load",
+        ),
+        Command(
+            name="foehn.session.rename",
+            handler=sessions.rename,
+            takes="[sessionId, title] or [{sessionId, title}]",
+            returns="{sessionId, title}",
+        ),
+        Command(
+            name="foehn.session.undo",
+            handler=sessions.undo,
+            takes="[{sessionId, toTurn?, paths?, force?}] (no toTurn: one turn further back each "
+            "time; paths: only those files) or [{sessionId, redo: true, force?}]",
+            returns="{applied, undone, turn, redone, restored, conflicts, unrestorable, reason, "
+            "sessionId}",
+        ),
+        Command(
+            name="foehn.session.compact",
+            handler=sessions.compact,
+            takes="[sessionId] or [{sessionId}]",
+            returns="{compacted, note, used, window, cost}",
+        ),
+        Command(
+            name="foehn.session.delete",
+            handler=sessions.delete,
+            takes="[sessionId] or [{sessionId}]",
+            returns="{deleted}",
+        ),
+        Command(
+            name="foehn.chat.status",
+            handler=chat.status,
+            takes="[]",
+            returns="{provider, model, embedded, needsKey, keyless, error}",
+        ),
+        Command(
+            name="foehn.chat.files",
+            handler=chat.files,
+            takes="[]",
+            returns="{files: [workspace-relative paths], truncated}",
+        ),
+        Command(
+            name="foehn.chat.fileDiff",
+            handler=chat.file_before,
+            takes="[{session, turn, path}]",
+            returns="{before: text | null, lost, binary}: the file before that turn",
+        ),
+        Command(
+            name="foehn.explain",
+            handler=rules.explain,
+            takes="[{tool, arguments}]",
+            returns="the explain object (policy.rules.explain)",
+        ),
+        Command(
+            name="foehn.rules.list",
+            handler=rules.list_rules,
+            takes="[]",
+            returns="{file, rules, problems, warnings}",
+        ),
+        Command(
+            name="foehn.rules.add",
+            handler=rules.add_rule,
+            takes="[{rule: {tool, program?, args?, paths?, decision, sandbox?, message?}}]",
+            returns="{rule}",
+        ),
+        Command(
+            name="foehn.rules.remove",
+            handler=rules.remove,
+            takes="[{number}]",
+            returns="{removed}",
+        ),
+        Command(
+            name="foehn.commands.list",
+            handler=rules.list_commands,
+            takes="[]",
+            returns="{commands: [{name, description, hint, source}], problems}",
+        ),
+        Command(
+            name="foehn.trust.list",
+            handler=trust.list_waiting,
+            takes="[]",
+            returns="{workspace, trusted, store, problem, waiting: [entry], approved}",
+        ),
+        Command(
+            name="foehn.trust.approve",
+            handler=trust.approve_files,
+            takes="[{path, sha256}, ...]",
+            returns="{approved, refused: [{path, reason}]}",
+        ),
+    )
+
+
+def answered(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``handler`` with its errors mapped: ``BadArguments`` to InvalidParams, a ``FoehnError``
+    to RequestFailed, each with its message."""
+
+    @functools.wraps(handler)
+    async def answer(ls: FoehnServer, *args: Any) -> Any:
+        try:
+            result = handler(ls, *args)
+            return await result if inspect.isawaitable(result) else result
+        except BadArguments as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
+        except FoehnError as exc:
+            raise JsonRpcException(code=REQUEST_FAILED, message=str(exc)) from None
+
+    return answer
