@@ -78,18 +78,21 @@ class Rule:
         return self.sandbox or "read-only"
 
     def json(self) -> dict[str, Any]:
-        """As ``foehn explain --json``, ``foehn rules list --json`` and the LSP show it."""
-        return {
+        """As ``foehn explain --json``, ``foehn rules list --json`` and the LSP show it
+        (``network`` only for a rule that grants one)."""
+        shown = {
             "tool": self.tool,
             "program": self.program,
             "args": list(self.args) if self.args is not None else None,
             "paths": list(self.paths) if self.paths is not None else None,
             "decision": self.decision,
             "sandbox": self.sandbox,
-            "network": [d.shown() for d in self.network] or None,
             "message": self.message,
             "source": self.source,
         }
+        if self.network:
+            shown["network"] = [d.shown() for d in self.network]
+        return shown
 
     def toml(self) -> str:
         """The rule as a ``[[rules]]`` table (what "always" and ``foehn rules add`` write)."""
