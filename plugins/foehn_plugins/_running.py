@@ -49,7 +49,7 @@ def granted(policy: SandboxPolicy | None) -> tuple[Domain, ...]:
 
 def network_access(ctx: ToolContext) -> Access | None:
     """What the call being run may reach, as its scope says (the person saw it), with its
-    attempts going to ``ctx.network`` on this loop; ``None`` when it may reach nothing."""
+    attempts going to ``ctx.connections`` on this loop; ``None`` when it may reach nothing."""
     if not ctx.scope.network:
         return None
     try:
@@ -57,7 +57,7 @@ def network_access(ctx: ToolContext) -> Access | None:
     except ConfigError:
         local = ()
     loop = asyncio.get_running_loop()
-    sink = ctx.network
+    sink = ctx.connections
 
     def report(connection: Connection) -> None:
         loop.call_soon_threadsafe(sink, connection)

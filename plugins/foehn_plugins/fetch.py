@@ -227,7 +227,7 @@ def _record(
     sent: int = 0,
     body: bytes | bytearray = b"",
 ) -> None:
-    ctx.network(
+    ctx.connections(
         Connection(
             call=ctx.call_id,
             host=host,

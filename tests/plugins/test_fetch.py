@@ -88,7 +88,7 @@ async def _fetch(
 ) -> tuple[ToolResult, list[ApprovalRequest], list[Connection]]:
     workspace = Workspace([root])
     events: list[Connection] = []
-    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), network=events.append)
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), connections=events.append)
     person = Person(decision or Denied(reason="not this one"))
     guards = TurnGuards(guards=Guards(path, root, trusted=False))
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None, guards)

@@ -247,7 +247,7 @@ async def _run(world: World, registry: ToolRegistry, attacks: list[Attack]) -> C
     campaign = Campaign(world=world)
     workspace = Workspace([world.root])
     ctx = ToolContext(
-        workspace=workspace, files=FileAccess(workspace), network=campaign.events.append
+        workspace=workspace, files=FileAccess(workspace), connections=campaign.events.append
     )
     person = Person()
     guards = TurnGuards(guards=Guards(world.config, world.root, trusted=False))
@@ -428,7 +428,7 @@ async def test_a_canary_in_a_url_to_a_granted_site_leaves_only_by_the_rule_that_
             workspace = Workspace([root])
             events: list[Connection] = []
             ctx = ToolContext(
-                workspace=workspace, files=FileAccess(workspace), network=events.append
+                workspace=workspace, files=FileAccess(workspace), connections=events.append
             )
             person = Person()
             guards = TurnGuards(guards=Guards(config, root, trusted=False))

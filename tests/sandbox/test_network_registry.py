@@ -80,7 +80,7 @@ async def _install(
 ) -> tuple[ToolResult, list[ApprovalRequest], list[Connection]]:
     workspace = Workspace([place.root])
     events: list[Connection] = []
-    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), network=events.append)
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), connections=events.append)
     person = Yes()
     guards = TurnGuards(guards=Guards(place.config, place.root, trusted=False))
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None, guards)

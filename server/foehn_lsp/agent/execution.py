@@ -85,7 +85,7 @@ class TurnExecutor:
         parts: Parts | None = None,
     ) -> None:
         self.registry = registry
-        self.ctx = dataclasses.replace(ctx, network=self._connection)
+        self.ctx = dataclasses.replace(ctx, connections=self._connection)
         self.emit = emit
         self.announcer = Announcer(emit)
         self.parts = dataclasses.replace(parts or Parts(), announce=self.announcer)

@@ -101,10 +101,10 @@ def _no_progress(message: str, /) -> None:
     """Progress goes nowhere unless the host passes a sink."""
 
 
-NetworkSink = Callable[[Connection], None]
+ConnectionSink = Callable[[Connection], None]
 
 
-def _no_network(connection: Connection, /) -> None:
+def _unheard(connection: Connection, /) -> None:
     """Connection attempts go only into the call's own result unless the host listens."""
 
 
@@ -127,7 +127,7 @@ class ToolContext:
     """The session's task list (``todo``); ``None`` outside a session (``foehn mcp``)."""
     call_id: str = ""
     """The id of the call being run, as the registry fixed it (what its records name)."""
-    network: NetworkSink = _no_network
+    connections: ConnectionSink = _unheard
     """Where the call's connection attempts go (the turn's ``network`` events and audit log);
     call it on the turn's own loop."""
 
