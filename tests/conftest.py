@@ -115,68 +115,18 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
     return check
 
 
-PROCESS_TIER = (
-    "acp/test_acp_plans.py",
-    "acp/test_agent.py",
-    "acp/test_investigate_acp.py",
-    "acp/test_reads.py",
-    "acp/test_rules_acp.py",
-    "acp/test_wire.py",
-    "cli/",
-    "e2e/",
-    "lsp/test_chat.py",
-    "lsp/test_investigate_lsp.py",
-    "lsp/test_language_tools.py",
-    "lsp/test_load.py",
-    "lsp/test_lsp_checks.py",
-    "lsp/test_lsp_plans.py",
-    "lsp/test_lsp_sessions.py",
-    "lsp/test_rules_lsp.py",
-    "lsp/test_server.py",
-    "lsp/test_settings_answer.py",
-    "lsp/test_startup.py",
-    "lsp/test_trust.py",
-    "lsp/test_turn_errors.py",
-    "lsp/wire/test_client_answers.py",
-    "lsp/wire/test_lsp_conformance.py",
-    "lsp/wire/test_shutdown.py",
-    "mcp/test_client.py",
-    "mcp/test_lsp.py",
-    "mcp/test_network_mcp.py",
-    "mcp/test_run.py",
-    "mcp/test_ways_out.py",
-    "mcp/test_writes.py",
-    "mcp_server/",
-    "providers/local/test_local_model.py",
-    "providers/local/test_model_file.py",
-    "sandbox/test_anywhere.py",
-    "sandbox/test_attacks.py",
-    "sandbox/test_network_attacks.py",
-    "sandbox/test_network_registry.py",
-    "sandbox/test_no_sandbox.py",
-    "sandbox/test_toolchains.py",
-    "test_preloaded.py",
-    "tools/test_discovery.py",
-    "workspace/trust/test_acp.py",
-    "workspace/trust/test_effects.py",
-    "workspace/trust/test_trust_attacks.py",
-    "workspace/trust/test_trust_cli.py",
-)
-"""Test files (or folders, ending in ``/``) that start Foehn, an MCP server or an editor as a
-process, run the embedded model, or run the attack campaign (hundreds of sandboxed programs);
-every other test is marked ``unit`` (``pytest -m unit``).
-A file that starts such a process belongs here, or the unit tier stops being quick."""
-
 GROUPS = {
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
+    "tests/e2e/test_vscode_setup.py": "vscode",
+    "tests/e2e/test_vscode_package.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
     "tests/sandbox/test_network_attacks.py": "network-attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
-slow each other down; the two VS Code tests package the same ``foehn.vsix`` and write the same
+slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
 screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
 worker given one of them would run again (the network attack suite's too)."""
 
@@ -195,12 +145,11 @@ alone at the end."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    tests = Path(__file__).parent
+    """Every test not marked ``process`` (by its module's ``pytestmark``: it starts Foehn, an
+    MCP server or an editor as a process, runs the embedded model, or runs the attack campaign)
+    is ``unit``, the tier that stays quick."""
     for item in items:
-        if not item.path.is_relative_to(tests):
-            continue
-        relative = item.path.relative_to(tests).as_posix()
-        if not any(relative.startswith(prefix) for prefix in PROCESS_TIER):
+        if item.get_closest_marker("process") is None:
             item.add_marker(pytest.mark.unit)
     items.sort(key=_longest_first)
 

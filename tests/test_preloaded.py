@@ -16,9 +16,12 @@ import pytest
 
 from preloaded import FOEHN_ARGV, foehn_argv
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("FOEHN_TEST_EXEC") == "1", reason="every foehn is started anew"
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        os.environ.get("FOEHN_TEST_EXEC") == "1", reason="every foehn is started anew"
+    ),
+]
 
 
 def test_it_is_forked_not_started_anew() -> None:

@@ -3,20 +3,18 @@ client, the scripted model server, real files."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from acp import text_block
 
 from acp_harness import EditorClient, acp_agent
+from agent.turns import PLAN_EDIT as EDIT
 from foehn_lsp.testing import ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 READ = ("read_file", {"path": "app.py"})
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]},
-)
 WRITE = ("write_file", {"path": "NOTES.md", "content": "notes\n"})
 
 
@@ -31,12 +29,6 @@ def todo(*statuses: str) -> tuple[str, dict[str, object]]:
             ]
         },
     )
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 @pytest.fixture

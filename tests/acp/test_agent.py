@@ -17,6 +17,8 @@ from acp_harness import NEVER, EditorClient, acp_agent
 from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 
 def tool_results(model: ModelServer, request: int) -> list[dict[str, Any]]:
     """The tool results the agent sent the model in its ``request``-th request (from 0)."""

@@ -8,10 +8,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import text_block
 
 from acp_harness import EditorClient, acp_agent
 from foehn_lsp.testing import Fault, ModelServer, Turn
+
+pytestmark = pytest.mark.process
 
 QUESTION = ("investigate", {"question": "Where is main defined?"})
 SUB_CALLS = Turn(

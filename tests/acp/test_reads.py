@@ -8,11 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import text_block
 
 from acp_harness import EditorClient, acp_agent
 from agent.turns import EDIT
 from foehn_lsp.testing import ModelServer, Turn
+
+pytestmark = pytest.mark.process
 
 READ = Turn(tool_calls=[("read_file", {"path": "app.py"})])
 

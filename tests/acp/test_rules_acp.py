@@ -4,7 +4,6 @@ process, the scripted model server plays the model, programs run in the real san
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +13,7 @@ from acp import text_block
 from acp_harness import EditorClient, acp_agent
 from foehn_lsp.testing import ModelServer, Turn
 
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
+pytestmark = pytest.mark.process
 
 
 @pytest.fixture

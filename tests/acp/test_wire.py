@@ -11,9 +11,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_harness import agent_environment
 from foehn_lsp.testing import ModelServer, Turn
 from preloaded import foehn_argv
+
+pytestmark = pytest.mark.process
 
 NOISY_PLUGIN = '''
 from foehn_lsp import RiskLevel, tool

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.test_loop import Recorder, agent
+from agent.turns import PLAN_EDIT as EDIT
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
@@ -24,10 +25,6 @@ from foehn_lsp.tools.tasks import TaskList
 PLAN_TASK = TurnRequest(task="Make main return 2", mode="plan")
 PLAN = "1. Read app.py.\n2. Edit app.py: return 2 instead of 1.\n3. Create NOTES.md."
 WRITE = ("write_file", {"path": "NOTES.md", "content": "notes\n"})
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]},
-)
 
 
 class Reviewer:

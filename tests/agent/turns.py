@@ -14,6 +14,12 @@ EDIT = (
     {"path": "app.py", "edits": [{"old_text": "return 1  # TODO", "new_text": "return 2"}]},
 )
 """Fixes the TODO in the ``app`` fixture's ``app.py``."""
+PLAN_EDIT = (
+    "edit_file",
+    {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]},
+)
+"""Changes ``return 1`` to ``return 2`` in ``app.py``, with or without the TODO after it (the
+plan-mode tests' app has none)."""
 READ = ("read_file", {"path": "app.py"})
 """Reads the ``app`` fixture's ``app.py``: an edit is refused in a session that has not read
 the file, so ``READ`` goes before ``EDIT``."""

@@ -15,6 +15,8 @@ from agent.turns import EDIT, READ
 from cli.harness import foehn, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 BEFORE = "def main():\n    return 1  # TODO\n"
 WRITE = ("write_file", {"path": "new.txt", "content": "x\n"})
 

@@ -14,7 +14,10 @@ from cli.harness import events, foehn
 from foehn_lsp.sandbox.runner import system_sandbox
 from foehn_lsp.testing import ModelServer, Turn
 
-pytestmark = pytest.mark.skipif(not system_sandbox().available, reason="needs the sandbox")
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(not system_sandbox().available, reason="needs the sandbox"),
+]
 
 SOURCE = 'def total(prices: list[int]) -> int:\n    return sum(prices)\n\n\nOLD: int = "old"\n'
 READ = ("read_file", {"path": "app.py"})

@@ -19,6 +19,8 @@ from cli.harness import events, foehn, foehn_environment, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture
 def server() -> Iterator[ModelServer]:

@@ -16,6 +16,8 @@ import pytest
 from cli.harness import events, foehn, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture
 def server() -> Iterator[ModelServer]:

@@ -7,9 +7,13 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from foehn_lsp.cli.config_report import report
 from foehn_lsp.config import Settings, settings_layers
 from preloaded import foehn_argv
+
+pytestmark = pytest.mark.process
 
 KEY = "sk-report-0123456789abcdef"
 

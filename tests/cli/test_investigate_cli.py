@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cli.harness import foehn
 from foehn_lsp.testing import ModelServer, Turn
+
+pytestmark = pytest.mark.process
 
 
 def test_an_investigation_is_one_line_and_its_result_in_the_terminal(

@@ -17,9 +17,12 @@ from foehn_lsp.sandbox import system_sandbox
 from foehn_lsp.testing import ModelServer, Turn
 from network_places import Names, Package, StandIn, hosts_names
 
-pytestmark = pytest.mark.skipif(
-    not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
+    ),
+]
 GET = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read())"
 
 

@@ -17,6 +17,8 @@ from cli.harness import foehn, foehn_environment
 from foehn_lsp.testing import ModelServer, Turn
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture
 def server() -> Iterator[ModelServer]:

@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 
+from agent.turns import PLAN_EDIT as EDIT
 from cli.harness import events, foehn
 from foehn_lsp.testing import ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 READ = ("read_file", {"path": "app.py"})
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]},
-)
 WRITE = ("write_file", {"path": "NOTES.md", "content": "notes\n"})
 PLAN = "1. Edit app.py so that main returns 2."
 

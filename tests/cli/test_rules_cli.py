@@ -17,6 +17,8 @@ import pytest
 from cli.harness import events, foehn
 from foehn_lsp.testing import ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 NEVER_PUSH = """# my rules
 [[rules]]
 tool = "*"

@@ -13,6 +13,8 @@ import pytest
 from cli.harness import foehn
 from foehn_lsp.testing import ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture
 def server() -> Iterator[ModelServer]:

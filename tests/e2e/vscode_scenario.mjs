@@ -370,9 +370,29 @@ async function rulesAndCommands() {
   const again = chat().locator(".approval").last();
   await again.waitFor({ state: "visible", timeout: LONG });
   report.askedAgain = await again.innerText();
-  await again.locator('button[data-decision="deny"]').click();
-  report.third = await turnDone("Left it");
   step("without the rule the call is asked again");
+
+  // While that turn waits on its card: a message sent is queued (and one removed again), and
+  // Undo turn on an earlier turn says why it waits.
+  await ask("What next?");
+  await ask("Never mind");
+  await chat().locator("#queued .queued-message").nth(1).waitFor({ state: "visible", timeout: 30_000 });
+  report.queued = await chat().locator("#queued").innerText();
+  await chat().locator('#queued button[data-action="unqueue"]').last().click();
+  await chat().locator("#queued .queued-message").nth(1).waitFor({ state: "detached", timeout: 30_000 });
+  await chat().locator('section.turn button[data-action="undo"]:not([data-path])').first().click();
+  await chat().locator("section.turn .notice").first().waitFor({ state: "visible", timeout: 30_000 });
+  report.notice = await chat().locator("section.turn .notice").first().innerText();
+  await shot("message-queued-during-turn.png");
+  step("a message sent during a turn is queued; Undo turn says why it waits");
+
+  await again.locator('button[data-decision="deny"]').click();
+  await chat().locator('section.turn:has-text("What next?") .stop').waitFor({ state: "visible", timeout: LONG });
+  report.third = await nthTurn(2).innerText();
+  report.queuedAnswer = await turnDone("Nothing next");
+  report.queueAfter = await chat().locator("#queued").innerText();
+  report.noticeAfter = await chat().locator("section.turn .notice").count();
+  step("the queued message was sent when the turn ended");
 
   const input = chat().locator("#input");
   await input.fill("");

@@ -16,6 +16,8 @@ from foehn_lsp.lsp.chat import provider_status
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client
 
+pytestmark = pytest.mark.process
+
 
 async def command(client: Any, name: str, *arguments: Any) -> Any:
     return await client.workspace_execute_command_async(
@@ -34,6 +36,7 @@ async def test_status_names_the_provider_the_server_will_use(
         "embedded": False,
         "needsKey": False,
         "keyless": False,
+        "noModel": False,
         "error": None,
     }
 
@@ -111,6 +114,7 @@ def test_provider_status_follows_the_providers_rules() -> None:
         "embedded": False,
         "needsKey": False,
         "keyless": False,
+        "noModel": False,
         "error": None,
     }
     local_server = Settings(provider="openai", base_url="http://127.0.0.1:11434/v1")
@@ -121,6 +125,7 @@ def test_provider_status_follows_the_providers_rules() -> None:
     assert provider_status(Settings(provider="local"), None, False)["embedded"] is True
     assert provider_status(Settings(), None, True)["embedded"] is True
     assert "No model is configured" in provider_status(Settings(), None, False)["error"]
+    assert provider_status(Settings(), None, False)["noModel"] is True
     assert provider_status(Settings(), "invalid settings: x", True)["error"] == (
         "invalid settings: x"
     )

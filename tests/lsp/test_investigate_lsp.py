@@ -8,10 +8,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from lsp.harness import lsp_client, run
+
+pytestmark = pytest.mark.process
 
 QUESTION = ("investigate", {"question": "Where is main defined?"})
 SUB_CALLS = Turn(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +22,13 @@ from lsp.harness import apply_to_disk, lsp_client, run
 from lsp.test_lsp_plans import event_of
 from lsp.test_lsp_sessions import command
 
+pytestmark = pytest.mark.process
+
 LANGUAGE_TOOLS = {"definition", "references", "workspace_symbols", "rename_symbol"}
 LIB = "def helper(x):\n    return x\n"
 APP = 'from lib import helper\n\nmark = "😋"; print(helper(1))\n'
 SECRET = "SECRET-OUTSIDE-0123"
 OTHER = f"from lib import helper  # {SECRET}\n"
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 @pytest.fixture

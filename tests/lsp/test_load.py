@@ -8,8 +8,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.wire.raw import RawClient, initialized, raw_server
+
+pytestmark = pytest.mark.process
 
 MAX_GROWTH_KIB = 3 * 1024
 """Measured: about 1.2 MB after pruning, 4.2 MB when pygls keeps its finished futures."""

@@ -6,7 +6,6 @@ out and the check is skipped with one line."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +16,14 @@ from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client, run
 from lsp.test_lsp_plans import event_of
 
+pytestmark = pytest.mark.process
+
 READ = ("read_file", {"path": "app.py"})
 BREAK = (
     "edit_file",
     {"path": "app.py", "edits": [{"old_text": "x = 1\n", "new_text": "x = 1\ny = BROKEN\n"}]},
 )
 FIX = ("edit_file", {"path": "app.py", "edits": [{"old_text": "y = BROKEN", "new_text": "y = 2"}]})
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 @pytest.fixture

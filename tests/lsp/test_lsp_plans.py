@@ -5,27 +5,19 @@ about the plan like a call."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
 
+from agent.turns import PLAN_EDIT as EDIT
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client, run
 
+pytestmark = pytest.mark.process
+
 READ = ("read_file", {"path": "app.py"})
-EDIT = (
-    "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]},
-)
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 @pytest.fixture

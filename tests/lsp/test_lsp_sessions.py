@@ -20,6 +20,8 @@ from cli.harness import foehn
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client
 
+pytestmark = pytest.mark.process
+
 
 async def command(client: LanguageClient, name: str, *arguments: Any) -> Any:
     return await client.workspace_execute_command_async(

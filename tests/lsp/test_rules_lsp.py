@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +17,7 @@ from pygls.exceptions import JsonRpcException
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
 
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
+pytestmark = pytest.mark.process
 
 
 def user_config(root: Path, text: str = "") -> Path:

@@ -15,6 +15,8 @@ from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client, run
 
+pytestmark = pytest.mark.process
+
 
 def text_edits(
     edit: types.WorkspaceEdit,

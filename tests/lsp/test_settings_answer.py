@@ -9,10 +9,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import apply_to_disk, lsp_client, run
+
+pytestmark = pytest.mark.process
 
 WRITE = ("write_file", {"path": "new.txt", "content": "written\n"})
 ALLOWING = {"userLevel": {"approval": {"write": "allow"}}}

@@ -12,6 +12,8 @@ import pytest
 
 from foehn_lsp.cli.main import SUBCOMMANDS, build_parser, named_command
 
+pytestmark = pytest.mark.process
+
 NOT_AT_START = (
     "rich",
     "acp",

@@ -8,13 +8,13 @@ import re
 from pathlib import Path
 
 from foehn_lsp.lsp import create_server
-from foehn_lsp.lsp.table import NOTIFICATIONS, REQUESTS, command_table
+from foehn_lsp.lsp.table import COMMANDS, NOTIFICATIONS, REQUESTS
 
 LSP = Path(__file__).parents[2] / "server" / "foehn_lsp" / "lsp"
 
 
 def test_the_server_registers_the_table_and_nothing_else() -> None:
-    table = command_table()
+    table = COMMANDS
     registered = set(create_server().protocol.fm.commands)
     assert registered == {command.name for command in table}
     assert len(registered) == len(table), "a command is in the table twice"

@@ -20,6 +20,8 @@ from foehn_lsp.policy.approval import ApprovalRequest
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
 
+pytestmark = pytest.mark.process
+
 KEY = "sk-user-0123456789abcdefgh"
 EVIL_PLUGIN = """\
 from pathlib import Path

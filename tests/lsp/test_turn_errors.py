@@ -5,7 +5,6 @@ not also sent the server's own toast."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +22,9 @@ from foehn_lsp.errors import (
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from lsp.harness import lsp_client, run
 
+pytestmark = pytest.mark.process
+
 EVENTS = {"runEvents": True, "confirmRequest": True}
-
-
-@pytest.fixture
-def model() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
 
 
 def test_each_error_has_its_kind() -> None:

@@ -25,6 +25,8 @@ from foehn_lsp.tools.contract import Tool, ToolContext, ToolResult
 from foehn_lsp.tools.discovery import discover
 from foehn_lsp.tools.registry import ToolRegistry
 
+pytestmark = pytest.mark.process
+
 Connect = Callable[..., McpCatalogue]
 
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.harness import lsp_client, run
+
+pytestmark = pytest.mark.process
 
 
 async def test_the_editor_lists_and_runs_an_mcp_tool(

@@ -26,6 +26,7 @@ from foehn_lsp.sandbox.network import Connection, Grant
 from foehn_lsp.tools import ToolRegistry
 from network_places import Counting, Names, Package, StandIn, UdpCounting, hosts_names
 
+pytestmark = pytest.mark.process
 HERE = Path(__file__).parent
 needs_sandbox = pytest.mark.skipif(
     not system_sandbox().available or system_sandbox().prlimit is None,

@@ -10,9 +10,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from preloaded import foehn_argv
+
+pytestmark = pytest.mark.process
 
 
 def write_config(home: Path, servers: dict[str, McpServerConfig]) -> None:

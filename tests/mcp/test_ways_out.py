@@ -22,6 +22,8 @@ import pytest
 from foehn_lsp.testing import ModelServer, Turn
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 SECRET = "sk-live-5ecret-0f-the-workspace"
 FETCH = Path(sys.executable).parent / "mcp-server-fetch"
 

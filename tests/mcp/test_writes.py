@@ -12,12 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import schema, text_block
 
 from acp_harness import EditorClient, acp_agent
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from preloaded import foehn_argv
+
+pytestmark = pytest.mark.process
 
 
 def write_config(home: Path, server: McpServerConfig) -> None:

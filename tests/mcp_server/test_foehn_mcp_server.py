@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 
@@ -21,6 +22,8 @@ from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import ToolRegistry
 from preloaded import foehn_argv
+
+pytestmark = pytest.mark.process
 
 
 @asynccontextmanager

@@ -31,6 +31,7 @@ INSIDE = "FOEHN_CLONE_TIER"
 """Set in the clones' runs, so that a clone does not clone itself again."""
 
 pytestmark = [
+    pytest.mark.process,
     needs_sandbox,
     pytest.mark.skipif(shutil.which("git") is None, reason="needs git to clone the repository"),
     pytest.mark.skipif(bool(os.environ.get(INSIDE)), reason="already inside a clone"),

@@ -77,9 +77,12 @@ API_KEYS = (
     "DATABASE_URL",
 )
 
-pytestmark = pytest.mark.skipif(
-    not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
+    ),
+]
 
 
 def snapshot(folder: Path) -> dict[str, str]:

@@ -48,9 +48,12 @@ from network_places import (
 )
 from policy.gated import gated
 
-pytestmark = pytest.mark.skipif(
-    not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
+    ),
+]
 
 CANARY = "CANARY-7f3d9a"
 CONCURRENCY = 4

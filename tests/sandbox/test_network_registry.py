@@ -30,9 +30,12 @@ from foehn_lsp.workspace import FileAccess, Workspace
 from network_places import Names, Package, StandIn, hosts_names
 from policy.gated import gated
 
-pytestmark = pytest.mark.skipif(
-    not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not system_sandbox().available, reason=f"needs the sandbox: {system_sandbox().note}"
+    ),
+]
 
 KEY = "sk-foehn-canary-0123456789abcdefghij"
 PYTHON = os.path.realpath(sys.executable)

@@ -29,6 +29,8 @@ from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 AWKWARD = Path(__file__).parents[1] / "mcp" / "servers" / "awkward.py"
 
 CALLS: list[tuple[str, dict[str, Any]]] = [

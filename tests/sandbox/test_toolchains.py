@@ -29,7 +29,7 @@ from foehn_lsp.sandbox.toolchains import find
 from foehn_lsp.tools import ToolRegistry
 from sandbox.conftest import needs_sandbox
 
-pytestmark = needs_sandbox
+pytestmark = [pytest.mark.process, needs_sandbox]
 
 
 class Nobody:

@@ -70,3 +70,18 @@ def test_workspace_commands_wait_for_approval_by_content(tmp_path: Path) -> None
     (tmp_path / ".foehn" / "commands" / "deploy.md").write_text("Deploy everything.")
     found = load_commands(tmp_path, trusted=True, user_folder=tmp_path / "none")
     assert found.commands == ()
+
+
+def test_every_front_end_keeps_the_sessions_own_commands(tmp_path: Path) -> None:
+    from foehn_lsp.acp.convert import COMMANDS as ACP_COMMANDS
+    from foehn_lsp.cli.chat import BUILT_IN as CHAT_BUILT_IN
+    from foehn_lsp.sessions.slash import SESSION_COMMANDS
+
+    assert {command.name for command in ACP_COMMANDS} == SESSION_COMMANDS
+    assert SESSION_COMMANDS <= CHAT_BUILT_IN
+    folder = tmp_path / "commands"
+    folder.mkdir()
+    for name in ("undo", "redo", "compact", "mine"):
+        (folder / f"{name}.md").write_text("text")
+    found = load_commands(None, trusted=False, built_in=SESSION_COMMANDS, user_folder=folder)
+    assert [c.name for c in found.commands] == ["mine"]  # the editor refuses redo.md too

@@ -15,6 +15,8 @@ import pytest
 from foehn_lsp.tools import discover
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 GOOD = """
 from foehn_lsp import RiskLevel, tool
 

@@ -6,6 +6,7 @@ import type { FailureKind } from "./chat/errors";
 import type { HostMessage } from "./chat/messages";
 import {
   type Meter,
+  type QueuedMessage,
   type Turn,
   answered,
   applyEvent,
@@ -15,18 +16,19 @@ import {
   newTurn,
   withUndone,
 } from "./chat/state";
-import { confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "./confirm";
+import { confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "./chat/confirm";
 import type { DiffDocuments } from "./diffs";
 import {
   type ConfirmAnswer,
   type ConfirmParams,
   type RunArguments,
   type RunResult,
+  COMMANDS,
   isCancellation,
   parseRunEvent,
 } from "./protocol";
 import type { Server } from "./server";
-import { COMMANDS, type SavedSession, turnsOf, undoneTurns } from "./savedSessions";
+import { turnsOf, undoneTurns } from "./savedSessions";
 
 /** The chat view as the conversation sees it. */
 export interface ChatPort {
@@ -80,6 +82,9 @@ export class Conversation implements vscode.Disposable {
   private readonly before = new Map<string, Map<string, string | null>>();
   private readonly scheduled = new Map<string, ReturnType<typeof setTimeout>>();
   private asked = 0;
+  /** Messages sent while a turn worked, asked in order when it ends. */
+  private queue: (QueuedMessage & { context: TaskContext })[] = [];
+  private queuedCount = 0;
   private readonly busyChanged = new vscode.EventEmitter<boolean>();
   readonly onBusy = this.busyChanged.event;
 
@@ -125,10 +130,12 @@ export class Conversation implements vscode.Disposable {
     return { type: "reset", session: this.session, title: this.title, turns: this.turns, meter: this.meter };
   }
 
-  /** One turn: shown in the chat as it streams; resolves when the run ends. */
+  /** One turn: shown in the chat as it streams; resolves when the run ends. Asked while a turn
+   * works, it is queued (shown as queued, removable) and asked when that turn ends. */
   async ask(task: string, context: TaskContext): Promise<RunResult | undefined> {
     if (this.busy) {
-      void vscode.window.showInformationMessage("Foehn is still working on the last question: stop it or wait.");
+      this.queue.push({ id: `queued-${++this.queuedCount}`, text: task, plan: context.mode === "plan", context });
+      this.postQueue();
       return undefined;
     }
     const runId = newRunId();
@@ -154,12 +161,10 @@ export class Conversation implements vscode.Disposable {
       ...(context.mode ? { mode: context.mode } : {}),
     };
     try {
-      if (!this.session) {
-        const created = await this.server.command<{ sessionId: string }>(COMMANDS.create, [{ title: this.title }]);
-        this.session = created.sessionId;
-      }
-      const argument: RunArguments = { ...base, sessionId: this.session };
-      const result = await this.server.command<RunResult>(COMMANDS.prompt, [argument], source.token);
+      const sessionId = this.session ?? (await this.server.send(COMMANDS.create, [{ title: this.title }])).sessionId;
+      this.session = sessionId;
+      const argument: RunArguments = { ...base, sessionId };
+      const result = await this.server.send(COMMANDS.prompt, [argument], source.token);
       this.update(runId, (turn) => {
         const finished =
           turn.status === "done"
@@ -193,6 +198,45 @@ export class Conversation implements vscode.Disposable {
       this.port.post({ type: "busy", busy: false });
       this.busyChanged.fire(false);
       void this.diffs.release(runId);
+      for (const turn of this.turns.filter((t) => t.notice)) {
+        this.update(turn.runId, (t) => ({ ...t, notice: undefined }));
+      }
+      void this.askQueued();
+    }
+  }
+
+  /** Takes a queued message back before it is sent. */
+  unqueue(id: string): void {
+    this.queue = this.queue.filter((message) => message.id !== id);
+    this.postQueue();
+  }
+
+  /** Whether a turn is working, so that `action` on the turn `runId` must wait: if so, the turn
+   * says why (until the working turn ends) instead of the action doing nothing. */
+  waitsForTurn(runId: string | undefined, action: string): boolean {
+    if (!this.busy) {
+      return false;
+    }
+    const notice = `${action} waits until the turn that is working ends: stop it, or wait.`;
+    const turn = this.turns.find((t) => t.runId === runId) ?? this.turns[this.turns.length - 1];
+    if (turn) {
+      this.update(turn.runId, (t) => ({ ...t, notice }));
+    } else {
+      void vscode.window.showInformationMessage(`Foehn: ${notice}`);
+    }
+    return true;
+  }
+
+  /** Shows the queue (the view asks for everything again when it reloads). */
+  postQueue(): void {
+    this.port.post({ type: "queued", queued: this.queue.map(({ id, text, plan }) => ({ id, text, plan })) });
+  }
+
+  private async askQueued(): Promise<void> {
+    const next = this.queue.shift();
+    if (next) {
+      this.postQueue();
+      await this.ask(next.text, next.context);
     }
   }
 
@@ -210,7 +254,7 @@ export class Conversation implements vscode.Disposable {
     if (!this.session) {
       return;
     }
-    const saved = await this.server.command<SavedSession>(COMMANDS.load, [this.session]);
+    const saved = await this.server.send(COMMANDS.load, [this.session]);
     const undone = undoneTurns(saved.turns);
     for (const turn of this.turns) {
       const index = turn.index;
@@ -325,7 +369,7 @@ export class Conversation implements vscode.Disposable {
 
   async stop(): Promise<void> {
     for (const runId of this.runs.keys()) {
-      await this.server.command(COMMANDS.cancel, [runId]).catch((error: unknown) => {
+      await this.server.send(COMMANDS.cancel, [runId]).catch((error: unknown) => {
         this.output.warn(`cancel ${runId}: ${String(error)}`);
         this.runs.get(runId)?.cancel();
       });
@@ -338,8 +382,7 @@ export class Conversation implements vscode.Disposable {
   }
 
   newChat(): void {
-    if (this.busy) {
-      void vscode.window.showInformationMessage("Foehn is still working: stop it before starting a new chat.");
+    if (this.waitsForTurn(undefined, "A new chat")) {
       return;
     }
     this.session = undefined;
@@ -353,11 +396,10 @@ export class Conversation implements vscode.Disposable {
   }
 
   async resume(id: string): Promise<void> {
-    if (this.busy) {
-      void vscode.window.showInformationMessage("Foehn is still working: stop it before switching chats.");
+    if (this.waitsForTurn(undefined, "Opening another chat")) {
       return;
     }
-    const saved = await this.server.command<SavedSession>(COMMANDS.load, [id]);
+    const saved = await this.server.send(COMMANDS.load, [id]);
     this.session = saved.id;
     this.title = saved.title;
     this.turns = turnsOf(saved);

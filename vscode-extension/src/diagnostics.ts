@@ -3,31 +3,12 @@
 // answer is what VS Code's language servers report once they have settled. This module knows
 // VS Code only through the small Editor interface, so the tests drive it with real timers.
 
+import { type DiagnosticsAnswer, type DiagnosticsParams, type LspDiagnostic, type LspPosition, REQUESTS } from "./protocol";
+
+export type { DiagnosticsAnswer, DiagnosticsParams, LspDiagnostic } from "./protocol";
+
 /** The request the server sends (the client opts in with initializationOptions.diagnostics). */
-export const DIAGNOSTICS = "foehn/diagnostics";
-
-export interface DiagnosticsParams {
-  runId: string;
-  uris: string[];
-}
-
-export interface LspPosition {
-  line: number;
-  character: number;
-}
-
-/** LSP's Diagnostic: 0-based range, severity 1 (error) to 4 (hint). */
-export interface LspDiagnostic {
-  range: { start: LspPosition; end: LspPosition };
-  message: string;
-  severity?: 1 | 2 | 3 | 4;
-  source?: string;
-  code?: string | number;
-}
-
-export interface DiagnosticsAnswer {
-  files: { uri: string; diagnostics: LspDiagnostic[] }[];
-}
+export const DIAGNOSTICS = REQUESTS.diagnostics.method;
 
 /** vscode.Diagnostic as far as the answer needs it (severity: vscode's 0 = Error … 3 = Hint). */
 export interface EditorDiagnostic {

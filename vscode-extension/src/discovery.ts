@@ -1,53 +1,44 @@
-// Finding the Foehn server the way people expect: the foehn.serverPath setting, then
-// foehn.pythonPath, then the workspace's .venv, then `foehn` on PATH. No VS Code API here, so
-// the rules are unit-tested directly.
-import * as path from "node:path";
+// Which Foehn runs: the foehn.serverPath setting (a foehn executable), then foehn.pythonPath (a
+// Python with foehn-lsp installed), both read from the person's user settings only; else the
+// managed environment the extension makes from the wheels it carries (python/environment.ts).
+// Neither the workspace's .venv nor PATH is searched: a repository does not choose which program
+// runs as the person's agent, and the extension's own Foehn matches its version. No VS Code API
+// here, so the rules are unit-tested directly.
 
-export interface ServerCommand {
+/** How to start Foehn: `command ...prefix SUBCOMMAND ...` (`serve`, `mcp`). */
+export interface Launch {
   command: string;
-  args: string[];
+  prefix: string[];
+  /** Where it came from, for the log: "foehn.serverPath", "the managed environment". */
   source: string;
 }
 
 export interface DiscoveryInput {
   serverPath: string;
   pythonPath: string;
-  workspaceFolders: readonly string[];
-  pathVariable: string;
-  platform: NodeJS.Platform;
   isExecutable: (file: string) => boolean;
 }
 
-export const INSTALL_HINT =
-  "Foehn's language server was not found. Install it with `pip install foehn-lsp` " +
-  "(add `[local]` for the offline model) in the workspace's .venv or on PATH, or set " +
-  "foehn.serverPath or foehn.pythonPath.";
+export const MANAGED = "the managed environment";
 
-export function findServer(input: DiscoveryInput): ServerCommand | { error: string } {
-  const windows = input.platform === "win32";
+/** The managed environment's interpreter as a Launch: isolated (-I), so no PYTHON* variable,
+ * user site or working folder can put other code in front of Foehn's. */
+export function managedLaunch(python: string): Launch {
+  return { command: python, prefix: ["-I", "-m", "foehn_lsp"], source: MANAGED };
+}
+
+/** The server the person set, an error for a setting that names no executable, or undefined:
+ * then the managed environment runs. */
+export function explicitServer(input: DiscoveryInput): Launch | { error: string } | undefined {
   if (input.serverPath) {
     return input.isExecutable(input.serverPath)
-      ? { command: input.serverPath, args: ["serve"], source: "foehn.serverPath" }
+      ? { command: input.serverPath, prefix: [], source: "foehn.serverPath" }
       : { error: `foehn.serverPath (${input.serverPath}) is not an executable file.` };
   }
   if (input.pythonPath) {
     return input.isExecutable(input.pythonPath)
-      ? { command: input.pythonPath, args: ["-m", "foehn_lsp", "serve"], source: "foehn.pythonPath" }
+      ? { command: input.pythonPath, prefix: ["-m", "foehn_lsp"], source: "foehn.pythonPath" }
       : { error: `foehn.pythonPath (${input.pythonPath}) is not an executable file.` };
   }
-  const executable = windows ? "foehn.exe" : "foehn";
-  for (const folder of input.workspaceFolders) {
-    const candidate = path.join(folder, ".venv", windows ? "Scripts" : "bin", executable);
-    if (input.isExecutable(candidate)) {
-      return { command: candidate, args: ["serve"], source: "the workspace's .venv" };
-    }
-  }
-  const separator = windows ? ";" : ":";
-  for (const folder of input.pathVariable.split(separator).filter(Boolean)) {
-    const candidate = path.join(folder, executable);
-    if (input.isExecutable(candidate)) {
-      return { command: candidate, args: ["serve"], source: "PATH" };
-    }
-  }
-  return { error: INSTALL_HINT };
+  return undefined;
 }

@@ -1,12 +1,12 @@
 // VS Code's side of languageTools.ts: its definition, reference, workspace symbol and rename
 // providers, through the built-in execute…Provider commands.
 import * as vscode from "vscode";
+import type { LspPosition } from "./protocol";
 import type { LanguageClient } from "vscode-languageclient/node";
 import {
   type Cancelled,
   DEFINITION,
   type Language,
-  type LspPosition,
   REFERENCES,
   RENAME,
   WORKSPACE_SYMBOLS,

@@ -1,25 +1,28 @@
-// The Foehn extension: starts `foehn serve` (server.ts) and puts the conversation in a chat
-// view (chatView.ts, conversation.ts). activate only wires the parts together.
+// The Foehn extension: starts Foehn's server (server.ts; from the environment it makes from the
+// wheels it carries, serverSetup.ts), puts the conversation in a chat view (chatView.ts,
+// conversation.ts) and offers Foehn's tools to every agent in VS Code over MCP (mcp.ts).
+// activate only wires the parts together.
 import * as vscode from "vscode";
 import type { Middleware } from "vscode-languageclient/node";
 import { ContextChips } from "./chat/context";
 import { ChatView, VIEW_ID } from "./chatView";
 import { registerCommands } from "./commands";
+import { Mentions, SlashCommands } from "./completions";
 import { Conversation } from "./conversation";
-import { DIAGNOSTICS } from "./diagnostics";
 import { DIFF_SCHEME, DiffDocuments } from "./diffs";
+import { lightbulbContext, trackEditor } from "./editorContext";
 import { answerDiagnostics } from "./editorDiagnostics";
 import { answerLanguageRequests } from "./editorLanguageTools";
 import { withEditSync } from "./editSync";
-import { Mentions, SlashCommands, lightbulbContext, postRecent, routeViewMessage, shownStatus, trackEditor } from "./wiring";
-import { CONFIRM, type ConfirmParams, RUN_EVENT } from "./protocol";
+import { registerMcpServers } from "./mcp";
+import { COMMANDS, NOTIFICATIONS, REQUESTS } from "./protocol";
 import { Review } from "./review";
-import { registerRulesCommand } from "./rulesPicker";
-import { Server } from "./server";
+import { Server, answer, listen } from "./server";
+import { ServerSetup } from "./serverSetup";
 import { withUserLevel } from "./settings";
 import { StatusItem } from "./statusItem";
+import { postRecent, routeViewMessage, shownStatus } from "./viewMessages";
 import { WalkthroughProgress, stepsDone } from "./walkthrough";
-import { COMMANDS, type SessionSummary } from "./savedSessions";
 
 let server: Server | undefined;
 
@@ -28,15 +31,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const diffs = new DiffDocuments();
   const view = new ChatView(context.extensionUri);
   const chips = new ContextChips();
+  const setup = new ServerSetup(context, output);
   // Lightbulb actions call foehn.run; they are asked in the chat so their answer shows there.
   const middleware: Middleware = {
     executeCommand: async (command, args, next) =>
-      command === "foehn.run" && typeof args[0] === "object" ? lightbulb(args[0] as Record<string, unknown>) : next(command, args),
+      command === COMMANDS.run.command && typeof args[0] === "object" ? lightbulb(args[0] as Record<string, unknown>) : next(command, args),
   };
   server = new Server(
     output,
     context.secrets,
     withEditSync(withUserLevel(middleware, () => vscode.workspace.getConfiguration("foehn"), () => vscode.workspace.isTrusted)),
+    setup,
   );
   const conversation = new Conversation(server, view, diffs, output, context.workspaceState);
   const review = new Review(conversation, server, diffs);
@@ -44,7 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const slash = new SlashCommands(server, output);
   const taskContext = (text: string) => mentions.context(text, chips);
   const walkthrough = new WalkthroughProgress(output);
-  const parts = { context, server, conversation, view, chips, taskContext, walkthrough };
+  const parts = { context, output, server, setup, conversation, view, chips, taskContext, walkthrough };
   const lightbulb = async (argument: Record<string, unknown>) => {
     await view.reveal(false);
     return conversation.ask(String(argument["task"] ?? ""), lightbulbContext(argument));
@@ -63,42 +68,42 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view.onMessage((message) => routeViewMessage(message, { ...parts, mentions, slash, review, diffs })),
     server.onStatus((status) => {
       view.post({ type: "status", status: shownStatus(status, context.globalState) });
-      if (status.kind !== "starting") {
+      if (status.kind !== "starting" && status.kind !== "settingUp") {
         void postRecent(parts);
       }
       void walkthrough.done(stepsDone(status));
-      if (status.kind !== "starting") {
+      if (status.kind === "ready" || status.kind === "noKey") {
         void anyTurn(server!).then((asked) => (asked ? walkthrough.done(["demo"]) : undefined));
       }
     }),
     conversation.onBusy((busy) => (busy ? undefined : walkthrough.done(["demo"]))),
     server.onClientStarted((client) => {
-      client.onRequest(CONFIRM, (params: ConfirmParams, token) => conversation.confirm(params, token));
-      client.onRequest(DIAGNOSTICS, answerDiagnostics);
+      answer(client, REQUESTS.confirm, (params, token) => conversation.confirm(params, token));
+      answer(client, REQUESTS.diagnostics, answerDiagnostics);
       answerLanguageRequests(client);
-      client.onNotification(RUN_EVENT, (event: unknown) => conversation.onEvent(event));
+      listen(client, NOTIFICATIONS.runEvent, (event) => conversation.onEvent(event));
     }),
     ...trackEditor(chips, view),
     ...registerCommands(parts),
-    registerRulesCommand(server, output),
+    registerMcpServers(server, async () => (await setup.readBundle()).foehn),
     vscode.workspace.onDidGrantWorkspaceTrust(() => server?.restart()),
     context.secrets.onDidChange(() => server?.restart()),
     vscode.workspace.onDidChangeConfiguration(async (change) => {
       if (["foehn.serverPath", "foehn.pythonPath", "foehn.provider"].some((s) => change.affectsConfiguration(s))) {
         await server?.restart();
-      } else if (change.affectsConfiguration("foehn")) {
+      } else if (change.affectsConfiguration("foehn") && !change.affectsConfiguration("foehn.mcp.offerTools")) {
         await server?.settingsChanged();
       }
     }),
   );
-  await server.start();
-  // A reload shows the chat the person had open, not a blank one.
-  await conversation.reopen();
+  // The first start may make the managed environment (seconds): activation does not wait for it.
+  // A reload then shows the chat the person had open, not a blank one.
+  void server.start().then(() => conversation.reopen());
 }
 
 /** Whether the workspace has a chat with a turn (a walkthrough step). */
 async function anyTurn(server: Server): Promise<boolean> {
-  const listed = await server.command<{ sessions: SessionSummary[] }>(COMMANDS.list, []).catch(() => ({ sessions: [] }));
+  const listed = await server.send(COMMANDS.list, []).catch(() => ({ sessions: [] }));
   return listed.sessions.some((s) => s.turns > 0);
 }
 

@@ -4,53 +4,23 @@
 // approval and applies it itself. This module knows VS Code only through the Language interface,
 // so the tests drive it with plain objects.
 
-/** The requests the server sends (the client opts in with initializationOptions.languageTools). */
-export const DEFINITION = "foehn/definition";
-export const REFERENCES = "foehn/references";
-export const WORKSPACE_SYMBOLS = "foehn/workspaceSymbols";
-export const RENAME = "foehn/rename";
+import {
+  type LocationsAnswer,
+  type PositionParams,
+  type RenameParams,
+  type SymbolsParams,
+  type LspLocation,
+  type LspPosition,
+  type LspRange,
+  REQUESTS,
+  type RenameAnswer,
+  type SymbolsAnswer,
+} from "./protocol";
 
-export interface LspPosition {
-  line: number;
-  character: number;
-}
-
-export interface LspRange {
-  start: LspPosition;
-  end: LspPosition;
-}
-
-export interface LspLocation {
-  uri: string;
-  range: LspRange;
-}
-
-export interface PositionParams {
-  runId: string;
-  uri: string;
-  position: LspPosition;
-}
-
-export interface SymbolsParams {
-  runId: string;
-  query: string;
-}
-
-export interface RenameParams extends PositionParams {
-  newName: string;
-}
-
-export interface LocationsAnswer {
-  locations: LspLocation[];
-}
-
-export interface SymbolsAnswer {
-  symbols: { name: string; kind: number; containerName?: string; location: LspLocation }[];
-}
-
-export interface RenameAnswer {
-  edit: { changes: Record<string, { range: LspRange; newText: string }[]> } | null;
-}
+export const DEFINITION = REQUESTS.definition.method;
+export const REFERENCES = REQUESTS.references.method;
+export const WORKSPACE_SYMBOLS = REQUESTS.workspaceSymbols.method;
+export const RENAME = REQUESTS.rename.method;
 
 /** vscode.Uri as far as the answers need it. */
 export interface EditorUri {

@@ -1,10 +1,34 @@
-// The messages Foehn's server speaks beyond plain LSP, typed in one place (as rust-analyzer's
-// lsp_ext.ts does). The run events mirror server/foehn_lsp/agent/events.py; the session
-// commands mirror server/foehn_lsp/lsp/sessions.py. No VS Code API here: parseRunEvent is
-// unit-tested, and the webview bundle imports these types too.
+// Every message Foehn's server speaks beyond plain LSP, typed in one place (as rust-analyzer's
+// lsp_ext.ts does): the commands it answers (workspace/executeCommand, in COMMANDS), the
+// requests it sends the editor (foehn/confirm, foehn/diagnostics and the language tools'), and
+// its notifications (foehn/runEvent, foehn/trustWaiting). The run events mirror
+// server/foehn_lsp/events.py (schema/events-v1.json; a unit test compares the kinds), the
+// commands server/foehn_lsp/lsp/. No VS Code API here: parseRunEvent is unit-tested, and the
+// webview bundle imports these types too.
 
-export const RUN_EVENT = "foehn/runEvent";
-export const CONFIRM = "foehn/confirm";
+/** A command the server answers through workspace/executeCommand: its name; the arguments and
+ * result are carried in the type (Server.send takes and returns them). */
+export interface Command<Args extends unknown[], Result> {
+  readonly command: string;
+  /** Never set: only the type is used. */
+  readonly shape?: (...args: Args) => Result;
+}
+
+/** A request the server sends the editor: its method; the params and answer in the type. */
+export interface EditorRequest<Params, Answer> {
+  readonly method: string;
+  readonly shape?: (params: Params) => Answer;
+}
+
+/** A notification the server sends the editor. */
+export interface EditorNotification<Params> {
+  readonly method: string;
+  readonly shape?: (params: Params) => void;
+}
+
+const command = <Args extends unknown[], Result>(name: string): Command<Args, Result> => ({ command: name });
+const request = <Params, Answer>(method: string): EditorRequest<Params, Answer> => ({ method });
+const notification = <Params>(method: string): EditorNotification<Params> => ({ method });
 
 /** JSON-RPC error code of a request the client cancelled (LSP's RequestCancelled). */
 export const REQUEST_CANCELLED = -32800;
@@ -39,7 +63,12 @@ export interface ToolCall {
   policy?: SandboxPolicy | null;
   /** The unified diff of the edit, when known before approval. */
   preview?: string | null;
+  /** What the tool does, for an icon: read, search, edit, move, delete, execute, think, fetch,
+   * other; absent for a tool that does not exist. */
+  tool_kind?: ToolKind | string | null;
 }
+
+export type ToolKind = "read" | "search" | "edit" | "move" | "delete" | "execute" | "think" | "fetch" | "other";
 
 export interface Approval {
   event: "approval";
@@ -146,8 +175,23 @@ export interface Checked {
   skipped: string[];
 }
 
+export type PlanStatus = "proposed" | "approved" | "edited" | "rejected" | "unreviewed";
+
+/** Plan mode: the plan the model proposes, then what the person decided about it. */
+export interface PlanEvent {
+  event: "plan";
+  status: PlanStatus;
+  /** The plan in words (for `edited`, the person's version). */
+  plan: string;
+  steps: string[];
+  /** The files the plan names. */
+  files: string[];
+  reason?: string;
+}
+
 export type RunEvent =
   | TextDelta
+  | PlanEvent
   | Thinking
   | ToolCall
   | Approval
@@ -178,7 +222,11 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   done: { reason: "string", answer: "string", iterations: "number" },
   todo: { items: "array" },
   checked: { problems: "array", skipped: "array" },
+  plan: { status: "string", plan: "string", steps: "array", files: "array" },
 };
+
+/** Every kind of run event this client knows (a test compares them with the server's schema). */
+export const EVENT_KINDS = Object.keys(SHAPES) as RunEvent["event"][];
 
 const TODO_STATUSES: readonly string[] = ["pending", "in_progress", "done"] satisfies TodoStatus[];
 
@@ -262,7 +310,7 @@ export interface ConfirmParams {
   program?: string | null;
   /** The sandbox policy that program runs under; `full` is the person's own rights. */
   sandbox?: SandboxPolicy | null;
-  /** Exactly what "allow for this session" remembers, in words. */
+  /** Exactly what "Allow for this run" remembers, in words. */
   remember?: string | null;
   /** The narrowest allow rule that covers the call: what "always" saves, when one should. */
   proposedRule?: Rule | null;
@@ -270,7 +318,7 @@ export interface ConfirmParams {
   why?: Explanation | null;
 }
 
-/** A rule as the server shows it (agent/rules/ruleset.py's Rule.json). */
+/** A rule as the server shows it (policy/rules/ruleset.py's Rule.json). */
 export interface Rule {
   tool: string;
   program?: string | null;
@@ -290,7 +338,7 @@ export interface ExplainedRule extends Rule {
   conflicts?: ExplainedRule[];
 }
 
-/** The `foehn explain` object (agent/rules/explain.py). */
+/** The `foehn explain` object (policy/rules/explain.py). */
 export interface Explanation {
   decision: "allow" | "ask" | "deny";
   rule: ExplainedRule | null;
@@ -364,3 +412,234 @@ export function isCancellation(error: unknown): boolean {
     (error as { code: unknown }).code === REQUEST_CANCELLED
   );
 }
+
+/** foehn.chat.status: the provider the server will use and whether it can. */
+export interface ProviderStatus {
+  provider: string;
+  model: string;
+  embedded: boolean;
+  needsKey: boolean;
+  /** An OpenAI-compatible server with no key: requests go without Authorization. */
+  keyless?: boolean;
+  /** No provider is chosen and the offline model is not installed. */
+  noModel?: boolean;
+  error?: string | null;
+}
+
+/** foehn.tools: the tools the model can call, and where the audit log is. */
+export interface ToolCatalogue {
+  tools: { name: string; risk: string; risk_per_call?: boolean; description: string; parameters?: unknown }[];
+  problems: { plugin: string; problems: string[] }[];
+  auditLog: string | null;
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  updated: number;
+  turns: number;
+}
+
+export interface SavedTurn {
+  index: number;
+  task: string;
+  reason: StopReason;
+  answer: string;
+  iterations: number;
+  files: ChangedFile[];
+  /** Turns undone by this one, if it was an undo. */
+  undoOf?: number[];
+  /** For an undo of some files only: those files (their turns' other changes stay). */
+  paths?: string[];
+}
+
+/** A message of the conversation as the server saves it (providers/messages.py). */
+export type SavedMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string; tool_calls?: { id: string; name: string; arguments: string }[] }
+  | { role: "tool"; call_id: string; name: string; content: string; is_error?: boolean };
+
+export interface SavedSession {
+  id: string;
+  title: string;
+  turns: SavedTurn[];
+  messages?: SavedMessage[];
+  meter?: { used: number; window?: number | null; cost?: number | null };
+}
+
+/** What an undo did (the session's RestoreReport). */
+export interface UndoReport {
+  applied: boolean;
+  /** The turns whose changes were put back. */
+  undone: number[];
+  /** The undo's own turn (undo it to redo), when it changed files. */
+  turn?: number | null;
+  /** For a redo: the turns it brought back. */
+  redone: number[];
+  restored: string[];
+  /** Files changed by someone else since: the undo refused them unless forced. */
+  conflicts: string[];
+  /** Files a program changed whose previous content Foehn never had. */
+  unrestorable: string[];
+  reason: string;
+}
+
+/** foehn.session.undo's argument: turns from `toTurn` on (none: the last one), a redo, or (with
+ * `paths`) only those workspace-relative files, back as they were before turn `toTurn` (none:
+ * the latest turn in effect). */
+export interface UndoArguments {
+  sessionId: string;
+  toTurn?: number;
+  paths?: string[];
+  redo?: boolean;
+  force?: boolean;
+}
+
+/** A file as it was before a turn, from the turn's checkpoint. */
+export interface FileBefore {
+  /** null: the file did not exist (or is binary, or lost). */
+  before: string | null;
+  lost: boolean;
+  binary: boolean;
+}
+
+/** foehn.session.compact's answer. */
+export interface Compaction {
+  compacted: boolean;
+  note: string;
+  used: number;
+  window: number | null;
+  cost: number | null;
+}
+
+/** A file of a trusted workspace waiting for the person's approval (foehn.trust.list). */
+export interface TrustEntry {
+  path: string;
+  kind: "plugin" | "mcp_servers" | "rules" | "command" | "system_prompt";
+  status: "new" | "changed" | "refused";
+  sha256: string | null;
+  approvedSha256: string | null;
+  approvedAt: string | null;
+  reason: string | null;
+  before: string | null;
+  after: string | null;
+  diff: string | null;
+}
+
+export interface TrustApproval {
+  path: string;
+  sha256: string;
+  approvedAt: string;
+}
+
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+export interface LspRange {
+  start: LspPosition;
+  end: LspPosition;
+}
+
+export interface LspLocation {
+  uri: string;
+  range: LspRange;
+}
+
+/** foehn/definition and foehn/references. */
+export interface PositionParams {
+  runId: string;
+  uri: string;
+  position: LspPosition;
+}
+
+export interface SymbolsParams {
+  runId: string;
+  query: string;
+}
+
+export interface RenameParams extends PositionParams {
+  newName: string;
+}
+
+export interface LocationsAnswer {
+  locations: LspLocation[];
+}
+
+export interface SymbolsAnswer {
+  symbols: { name: string; kind: number; containerName?: string; location: LspLocation }[];
+}
+
+export interface RenameAnswer {
+  edit: { changes: Record<string, { range: LspRange; newText: string }[]> } | null;
+}
+
+export interface DiagnosticsParams {
+  runId: string;
+  uris: string[];
+}
+
+/** LSP's Diagnostic: 0-based range, severity 1 (error) to 4 (hint). */
+export interface LspDiagnostic {
+  range: LspRange;
+  message: string;
+  severity?: 1 | 2 | 3 | 4;
+  source?: string;
+  code?: string | number;
+}
+
+export interface DiagnosticsAnswer {
+  files: { uri: string; diagnostics: LspDiagnostic[] }[];
+}
+
+/** The commands the server answers (server/foehn_lsp/lsp/): name, arguments, result. */
+export const COMMANDS = {
+  run: command<[RunArguments | Omit<RunArguments, "sessionId">], RunResult>("foehn.run"),
+  /** No runId: every run. */
+  cancel: command<[] | [string], { cancelled: boolean }>("foehn.cancel"),
+  tools: command<[], ToolCatalogue>("foehn.tools"),
+  status: command<[], ProviderStatus>("foehn.chat.status"),
+  files: command<[], { files: string[]; truncated?: boolean }>("foehn.chat.files"),
+  fileBefore: command<[{ session: string; turn: number; path: string }], FileBefore>("foehn.chat.fileDiff"),
+  explain: command<[{ tool: string; arguments: unknown }], Explanation>("foehn.explain"),
+  rulesList: command<[], RulesList>("foehn.rules.list"),
+  rulesAdd: command<[{ rule: Omit<Rule, "source"> }], { rule: Rule }>("foehn.rules.add"),
+  rulesRemove: command<[{ number: number }], { removed: Rule }>("foehn.rules.remove"),
+  commandsList: command<[], { commands: CustomCommand[]; problems: string[] }>("foehn.commands.list"),
+  create: command<[{ title?: string }], { sessionId: string; title: string }>("foehn.session.new"),
+  prompt: command<[RunArguments], RunResult>("foehn.session.prompt"),
+  list: command<[], { sessions: SessionSummary[]; problems: string[] }>("foehn.session.list"),
+  load: command<[string], SavedSession>("foehn.session.load"),
+  show: command<[string], SavedSession>("foehn.session.show"),
+  rename: command<[string, string], { sessionId: string; title: string }>("foehn.session.rename"),
+  undo: command<[UndoArguments], UndoReport & { sessionId: string }>("foehn.session.undo"),
+  compact: command<[string], Compaction>("foehn.session.compact"),
+  remove: command<[string], { deleted: string }>("foehn.session.delete"),
+  trustList: command<
+    [],
+    { workspace: string; trusted: boolean; store: string; problem: string | null; waiting: TrustEntry[]; approved: TrustApproval[] }
+  >("foehn.trust.list"),
+  trustApprove: command<{ path: string; sha256: string }[], { approved: TrustApproval[]; refused: { path: string; reason: string }[] }>(
+    "foehn.trust.approve",
+  ),
+} as const;
+
+/** The requests the server sends the editor (each opted into by an initializationOption). */
+export const REQUESTS = {
+  confirm: request<ConfirmParams, ConfirmAnswer>("foehn/confirm"),
+  diagnostics: request<DiagnosticsParams, DiagnosticsAnswer>("foehn/diagnostics"),
+  definition: request<PositionParams, LocationsAnswer>("foehn/definition"),
+  references: request<PositionParams, LocationsAnswer>("foehn/references"),
+  workspaceSymbols: request<SymbolsParams, SymbolsAnswer>("foehn/workspaceSymbols"),
+  rename: request<RenameParams, RenameAnswer>("foehn/rename"),
+} as const;
+
+/** The notifications the server sends the editor. */
+export const NOTIFICATIONS = {
+  /** Params: a RunEventMessage, read with parseRunEvent (a newer server's event is skipped). */
+  runEvent: notification<unknown>("foehn/runEvent"),
+  /** Files of a trusted workspace wait for approval (this extension leaves it to the server's
+   * own message). */
+  trustWaiting: notification<{ workspace: string; waiting: TrustEntry[] }>("foehn/trustWaiting"),
+} as const;

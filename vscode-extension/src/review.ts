@@ -1,7 +1,8 @@
 // Reviewing what turns changed: a file's diff against how it was before the turn, Keep, and
-// Undo per file or per turn, and "Restore to here" (asked first, said after, with Redo). A
-// turn's undo goes through the session's checkpoints (foehn.session.undo): the server puts the
-// files back with one workspace/applyEdit, so the editor can undo the undo. An editor left with
+// Undo per file or per turn, and "Restore to here" (asked first, said after, with Redo). Every
+// undo goes through the session's checkpoints (foehn.session.undo, with `paths` for one file):
+// the server checks for later changes, records the undo turn, and puts the files back with one
+// workspace/applyEdit, so the editor can undo the undo. An editor left with
 // exactly the file's text on disk is reverted (settle.ts), so no tab stays marked unsaved; and
 // the person's own Ctrl+Z on a reviewed file shows in the review.
 import * as vscode from "vscode";
@@ -9,7 +10,7 @@ import { type Turn, markFiles, noticeEditorText } from "./chat/state";
 import type { Conversation } from "./conversation";
 import type { DiffDocuments } from "./diffs";
 import type { Server } from "./server";
-import { COMMANDS, type FileBefore, type UndoReport } from "./savedSessions";
+import { COMMANDS, type FileBefore, type UndoArguments, type UndoReport } from "./protocol";
 import { settleDocuments } from "./settle";
 
 const RESTORE = "Restore";
@@ -42,8 +43,12 @@ export class Review implements vscode.Disposable {
   /** Undoes a turn (and every later one) through the session's checkpoints: the server puts
    * the files back with one workspace/applyEdit, so the editor can undo the undo. */
   async undo(runId: string, path?: string): Promise<void> {
+    if (this.chat.waitsForTurn(runId, path ? `Undo ${path}` : "Undo turn")) {
+      return;
+    }
     const turn = this.chat.turns.find((t) => t.runId === runId);
     if (!turn || turn.index === undefined || !this.chat.session) {
+      void vscode.window.showWarningMessage("Foehn: this turn has nothing to undo (it was not saved in a session).");
       return;
     }
     if (path) {
@@ -56,6 +61,9 @@ export class Review implements vscode.Disposable {
   /** Puts the workspace back as it was right after this turn, once the person agrees; says
    * what it did and offers to redo it. */
   async restore(runId: string): Promise<void> {
+    if (this.chat.waitsForTurn(runId, "Restore to here")) {
+      return;
+    }
     const turn = this.chat.turns.find((t) => t.runId === runId);
     if (turn?.index === undefined) {
       return;
@@ -93,12 +101,18 @@ export class Review implements vscode.Disposable {
 
   /** Undoes turns from `toTurn` on; the report when it was applied. */
   private async backTo(toTurn: number, label: string): Promise<UndoReport | undefined> {
-    if (this.chat.busy) {
-      void vscode.window.showInformationMessage("Foehn is still working: stop it before undoing.");
-      return undefined;
+    const report = await this.undoThrough({ sessionId: this.chat.session!, toTurn }, label);
+    if (report) {
+      await this.chat.syncUndone();
     }
+    return report;
+  }
+
+  /** foehn.session.undo with `undo`: asks before overwriting later changes, says what could
+   * not be put back, settles the editors; the report when it was applied. */
+  private async undoThrough(undo: UndoArguments, label: string): Promise<UndoReport | undefined> {
     try {
-      let report = await this.server.command<UndoReport>(COMMANDS.undo, [{ sessionId: this.chat.session, toTurn }]);
+      let report = await this.server.send(COMMANDS.undo, [undo]);
       if (!report.applied && report.conflicts.length) {
         const force = await vscode.window.showWarningMessage(
           `${label}: ${report.conflicts.join(", ")} changed since Foehn wrote ${report.conflicts.length === 1 ? "it" : "them"}.`,
@@ -108,7 +122,7 @@ export class Review implements vscode.Disposable {
         if (force !== "Undo anyway") {
           return undefined;
         }
-        report = await this.server.command<UndoReport>(COMMANDS.undo, [{ sessionId: this.chat.session, toTurn, force: true }]);
+        report = await this.server.send(COMMANDS.undo, [{ ...undo, force: true }]);
       }
       if (!report.applied) {
         void vscode.window.showWarningMessage(`Foehn: ${label}: ${report.reason}`);
@@ -118,7 +132,6 @@ export class Review implements vscode.Disposable {
         void vscode.window.showWarningMessage(`Foehn could not put back ${report.unrestorable.join(", ")}: a program changed them and their earlier content was never seen.`);
       }
       await settleDocuments(report.restored);
-      await this.chat.syncUndone();
       return report;
     } catch (error) {
       void vscode.window.showErrorMessage(`Foehn: ${label} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -126,40 +139,13 @@ export class Review implements vscode.Disposable {
     }
   }
 
-  /** One file back as it was before the turn, as one workspace edit (undoable in the editor).
-   * A later "Undo turn" finds it already restored and leaves it. */
+  /** One file back as it was before the turn, through the server's per-file undo: the same
+   * conflict check and undo turn (the model is told) as a turn's undo, applied as one
+   * workspace edit the editor can undo. */
   private async undoFile(turn: Turn, path: string): Promise<void> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder) {
-      return;
-    }
-    try {
-      const found = await this.fileBefore(turn, path);
-      if (found.lost || found.binary) {
-        void vscode.window.showWarningMessage(`Foehn cannot undo ${path} here: ${found.lost ? "its earlier content was never seen" : "it is not text"}; use Undo turn.`);
-        return;
-      }
-      const uri = vscode.Uri.joinPath(folder.uri, path);
-      const edit = new vscode.WorkspaceEdit();
-      if (found.before === null) {
-        edit.deleteFile(uri, { ignoreIfNotExists: true });
-      } else {
-        const exists = await vscode.workspace.fs.stat(uri).then(() => true, () => false);
-        if (exists) {
-          const document = await vscode.workspace.openTextDocument(uri);
-          edit.replace(uri, new vscode.Range(0, 0, document.lineCount, 0), found.before);
-        } else {
-          edit.createFile(uri, { contents: new TextEncoder().encode(found.before) });
-        }
-      }
-      if (await vscode.workspace.applyEdit(edit, { isRefactoring: false })) {
-        await settleDocuments([path]);
-        this.chat.update(turn.runId, (t) => markFiles(t, [path], "undone"));
-      } else {
-        void vscode.window.showErrorMessage(`Foehn: the editor refused to undo ${path}.`);
-      }
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Foehn: undo ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const report = await this.undoThrough({ sessionId: this.chat.session!, toTurn: turn.index!, paths: [path] }, `Undo ${path}`);
+    if (report) {
+      this.chat.update(turn.runId, (t) => markFiles(t, [path], "undone"));
     }
   }
 
@@ -168,7 +154,7 @@ export class Review implements vscode.Disposable {
     if (known !== undefined) {
       return { before: known, lost: false, binary: false };
     }
-    return this.server.command<FileBefore>(COMMANDS.fileBefore, [{ session: this.chat.session, turn: turn.index, path }]);
+    return this.server.send(COMMANDS.fileBefore, [{ session: this.chat.session!, turn: turn.index!, path }]);
   }
 
   /** The person undid (or redid) in the editor: the latest turn that changed this file says

@@ -2,7 +2,7 @@
 // item's button (foehn.rules.remove, after asking), the user config opened with the title's.
 import * as vscode from "vscode";
 import { ruleLine, ruleSummary } from "./chat/rules";
-import type { RulesList } from "./protocol";
+import { COMMANDS, type RulesList } from "./protocol";
 import type { Server } from "./server";
 
 export const RULES_COMMAND = "foehn.showRules";
@@ -27,18 +27,14 @@ function rulesItems(listed: RulesList): Item[] {
   return [...rules, ...problems];
 }
 
-export function registerRulesCommand(server: Server, output: vscode.LogOutputChannel): vscode.Disposable {
-  return vscode.commands.registerCommand(RULES_COMMAND, () => showRules(server, output));
-}
-
-async function showRules(server: Server, output: vscode.LogOutputChannel): Promise<void> {
+export async function showRules(server: Server, output: vscode.LogOutputChannel): Promise<void> {
   const pick = vscode.window.createQuickPick<Item>();
   pick.title = "Foehn: Rules";
   pick.buttons = [OPEN];
   let file = "";
   const load = async () => {
     pick.busy = true;
-    const listed = await server.command<RulesList>("foehn.rules.list", []);
+    const listed = await server.send(COMMANDS.rulesList, []);
     file = listed.file;
     pick.items = rulesItems(listed);
     pick.placeholder = listed.rules.length
@@ -65,10 +61,10 @@ async function showRules(server: Server, output: vscode.LogOutputChannel): Promi
       );
       if (sure === "Remove") {
         // Rules are removed by their place in the file: only while that place holds this rule.
-        const now = await server.command<RulesList>("foehn.rules.list", []);
+        const now = await server.send(COMMANDS.rulesList, []);
         const same = now.rules.find((r) => r.number === item.number);
         if (same && ruleLine(same) === item.line) {
-          await server.command("foehn.rules.remove", [{ number: item.number }]);
+          await server.send(COMMANDS.rulesRemove, [{ number: item.number }]);
           output.info(`removed rule ${item.number} (${item.line ?? ""}) from ${file}`);
         } else {
           void vscode.window.showWarningMessage("Foehn: the rules file changed meanwhile; nothing was removed. Look again.");

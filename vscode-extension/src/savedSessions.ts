@@ -1,76 +1,7 @@
-// The session commands the server offers (server/foehn_lsp/lsp/sessions.py), typed, and the
-// mapping from a saved session's turns to the chat's turns. The mapping is pure and unit-tested.
-import type { ChangedFile, StopReason } from "./protocol";
+// A saved session's turns as the chat draws them (foehn.session.load's answer, typed in
+// protocol.ts). Pure and unit-tested.
+import type { SavedMessage, SavedSession, SessionSummary } from "./protocol";
 import type { Block, Turn } from "./chat/state";
-
-export const COMMANDS = {
-  create: "foehn.session.new",
-  prompt: "foehn.session.prompt",
-  cancel: "foehn.cancel",
-  list: "foehn.session.list",
-  load: "foehn.session.load",
-  rename: "foehn.session.rename",
-  remove: "foehn.session.delete",
-  undo: "foehn.session.undo",
-  status: "foehn.chat.status",
-  files: "foehn.chat.files",
-  fileBefore: "foehn.chat.fileDiff",
-} as const;
-
-export interface SessionSummary {
-  id: string;
-  title: string;
-  updated: number;
-  turns: number;
-}
-
-export interface SavedTurn {
-  index: number;
-  task: string;
-  reason: StopReason;
-  answer: string;
-  iterations: number;
-  files: ChangedFile[];
-  /** Turns undone by this one, if it was an undo. */
-  undoOf?: number[];
-}
-
-/** A message of the conversation as the server saves it (providers/messages.py). */
-export type SavedMessage =
-  | { role: "system" | "user"; content: string }
-  | { role: "assistant"; content: string; tool_calls?: { id: string; name: string; arguments: string }[] }
-  | { role: "tool"; call_id: string; name: string; content: string; is_error?: boolean };
-
-export interface SavedSession {
-  id: string;
-  title: string;
-  turns: SavedTurn[];
-  messages?: SavedMessage[];
-  meter?: { used: number; window?: number | null; cost?: number | null };
-}
-
-/** What an undo did (the session's RestoreReport). */
-export interface UndoReport {
-  applied: boolean;
-  /** The turns whose changes were put back. */
-  undone: number[];
-  /** The undo's own turn (undo it to redo), when it changed files. */
-  turn?: number | null;
-  restored: string[];
-  /** Files changed by someone else since: the undo refused them unless forced. */
-  conflicts: string[];
-  /** Files a program changed whose previous content Foehn never had. */
-  unrestorable: string[];
-  reason: string;
-}
-
-/** A file as it was before a turn, from the turn's checkpoint. */
-export interface FileBefore {
-  /** null: the file did not exist (or is binary, or lost). */
-  before: string | null;
-  lost: boolean;
-  binary: boolean;
-}
 
 /** What the server adds after the person's words in a saved task: the editor's context, the
  * mentioned files, notes such as "[Foehn] The person undid turn 2". */
@@ -88,6 +19,7 @@ export function personText(task: string): { text: string; withContext: boolean }
  * show none. */
 export function turnsOf(session: SavedSession): Turn[] {
   const undone = undoneTurns(session.turns);
+  const filesUndone = undoneFiles(session.turns);
   const asked = session.turns.filter((t) => !t.undoOf?.length);
   const streams = blocksByTurn(session.messages ?? [], asked.length);
   return asked.map((t, i) => ({
@@ -101,7 +33,10 @@ export function turnsOf(session: SavedSession): Turn[] {
     // What kind of failure it was is not saved; the card still says what happened.
     ...(t.reason === "error" ? { failure: { kind: "saved" as const, message: t.answer } } : {}),
     iterations: t.iterations,
-    files: t.files.map((f) => ({ ...f, state: undone.has(t.index) ? ("undone" as const) : ("kept" as const) })),
+    files: t.files.map((f) => ({
+      ...f,
+      state: undone.has(t.index) || filesUndone.get(t.index)?.has(f.path) ? ("undone" as const) : ("kept" as const),
+    })),
     undone: undone.has(t.index),
   }));
 }
@@ -111,12 +46,13 @@ export function turnsOf(session: SavedSession): Turn[] {
  * puts the workspace back as it was before turn `m`: what was undone then, and every asked turn
  * since. Undoing an undo (a redo) is the same rule, so the turns it brought back count again.
  */
-export function undoneTurns(turns: readonly { index: number; undoOf?: readonly number[] }[]): Set<number> {
+export function undoneTurns(turns: readonly { index: number; undoOf?: readonly number[]; paths?: readonly string[] }[]): Set<number> {
   const sorted = [...turns].sort((a, b) => a.index - b.index);
   const after = new Map<number, Set<number>>();
   let current = new Set<number>();
   for (const turn of sorted) {
-    if (turn.undoOf?.length) {
+    // An undo of some files (`paths`) leaves its turns in effect: undoneFiles says which files.
+    if (turn.undoOf?.length && !turn.paths?.length) {
       const from = Math.min(...turn.undoOf);
       const earlier = sorted.filter((t) => t.index < from && after.has(t.index)).at(-1);
       current = new Set(earlier ? after.get(earlier.index) : []);
@@ -129,6 +65,18 @@ export function undoneTurns(turns: readonly { index: number; undoOf?: readonly n
     after.set(turn.index, current);
   }
   return current;
+}
+
+/** The files an undo of some files (`paths`) put back, by the turn they were put back to before. */
+export function undoneFiles(turns: readonly { undoOf?: readonly number[]; paths?: readonly string[] }[]): Map<number, Set<string>> {
+  const undone = new Map<number, Set<string>>();
+  for (const turn of turns) {
+    if (turn.paths?.length && turn.undoOf?.length) {
+      const to = Math.min(...turn.undoOf);
+      undone.set(to, new Set([...(undone.get(to) ?? []), ...turn.paths]));
+    }
+  }
+  return undone;
 }
 
 function blocksByTurn(messages: readonly SavedMessage[], turns: number): Block[][] | undefined {

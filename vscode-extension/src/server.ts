@@ -2,7 +2,6 @@
 // with the provider's key from SecretStorage in its environment, restarted when its settings
 // change (one restart at a time, restarts.ts), and described by one ServerStatus the chat view
 // shows.
-import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
   type CancellationToken,
@@ -13,21 +12,13 @@ import {
   type ServerOptions,
   type StaticFeature,
 } from "vscode-languageclient/node";
+import { inVsCodeWords } from "./chat/errors";
 import type { ServerStatus } from "./chat/messages";
-import { findServer } from "./discovery";
+import { type Launch, explicitServer } from "./discovery";
 import { keyEnvironment, type Keys } from "./keys";
+import { COMMANDS, type Command, type EditorNotification, type EditorRequest } from "./protocol";
 import { Restarts } from "./restarts";
-
-/** What `foehn.chat.status` answers: the provider the server will use and whether it can. */
-interface ProviderStatus {
-  provider: string;
-  model: string;
-  embedded: boolean;
-  needsKey: boolean;
-  /** An OpenAI-compatible server with no key: requests go without Authorization. */
-  keyless?: boolean;
-  error?: string | null;
-}
+import { type Prepared, type ServerSetup, isExecutable } from "./serverSetup";
 
 /** The chat and the status item show a turn's progress; the server's own progress (a status
  * bar entry that says "Starting…" while the answer streams) would say it twice, and worse. */
@@ -50,11 +41,14 @@ export class Server implements vscode.Disposable {
   readonly onClientStarted = this.clientStarted.event;
   private readonly restarts = new Restarts((reading) => this.cycle(reading));
   private disposed = false;
+  /** How the running server was started (the MCP definitions start Foehn the same way). */
+  launched: Launch | undefined;
 
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly keys: Keys,
     private readonly middleware: Middleware,
+    private readonly setup: ServerSetup,
   ) {}
 
   get status(): ServerStatus {
@@ -78,6 +72,19 @@ export class Server implements vscode.Disposable {
     return this.restarts.request();
   }
 
+  /** How to start Foehn: the person's own server, else the managed environment (made first,
+   * while the chat says so, if it is not there). */
+  async findLaunch(): Promise<{ launch: Launch } | { error: string } | Exclude<Prepared, { launch: Launch }>> {
+    const settings = vscode.workspace.getConfiguration("foehn");
+    const userLevel = (id: string) => settings.inspect<string>(id)?.globalValue ?? "";
+    const explicit = explicitServer({ serverPath: userLevel("serverPath"), pythonPath: userLevel("pythonPath"), isExecutable });
+    if (explicit) {
+      return "error" in explicit ? explicit : { launch: explicit };
+    }
+    this.set({ kind: "settingUp" });
+    return this.setup.prepare();
+  }
+
   private async cycle(reading: () => void): Promise<void> {
     const old = this.client;
     this.client = undefined;
@@ -93,29 +100,28 @@ export class Server implements vscode.Disposable {
 
   private async launch(): Promise<void> {
     // Restricted Mode: the server still runs, with read-only tools and nothing the workspace
-    // brings (its .venv, plugins, rules, settings); trusting the workspace restarts it.
+    // brings (its plugins, rules, settings); trusting the workspace restarts it.
     const restricted = !vscode.workspace.isTrusted;
     this.set({ kind: "starting" });
     const settings = vscode.workspace.getConfiguration("foehn");
     // Which program runs is the person's choice, never a workspace's: user level only.
     const userLevel = (id: string) => settings.inspect<string>(id)?.globalValue ?? "";
-    const found = findServer({
-      serverPath: userLevel("serverPath"),
-      pythonPath: userLevel("pythonPath"),
-      workspaceFolders: restricted ? [] : (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
-      pathVariable: process.env["PATH"] ?? "",
-      platform: process.platform,
-      isExecutable,
-    });
+    const found = await this.findLaunch();
     if ("error" in found) {
       this.output.error(found.error);
       this.set({ kind: "notFound", message: found.error });
       return;
     }
-    this.output.info(`Starting ${found.command} ${found.args.join(" ")} (from ${found.source})`);
+    if ("failure" in found) {
+      this.set({ kind: "setupFailed", message: found.message, action: found.action });
+      return;
+    }
+    const launch = found.launch;
+    this.launched = launch;
+    this.output.info(`Starting ${launch.command} ${[...launch.prefix, "serve"].join(" ")} (from ${launch.source})`);
     const serverOptions: ServerOptions = {
-      command: found.command,
-      args: found.args,
+      command: launch.command,
+      args: [...launch.prefix, "serve"],
       options: { env: { ...process.env, ...(await keyEnvironment(this.keys, userLevel("provider"))) } },
     };
     const clientOptions: LanguageClientOptions = {
@@ -154,9 +160,11 @@ export class Server implements vscode.Disposable {
       return;
     }
     try {
-      const answer = await this.command<ProviderStatus>("foehn.chat.status", []);
-      if (answer.error) {
-        this.set({ kind: "failed", message: answer.error });
+      const answer = await this.send(COMMANDS.status, []);
+      if (answer.noModel) {
+        this.set({ kind: "noModel" });
+      } else if (answer.error) {
+        this.set({ kind: "failed", message: inVsCodeWords(answer.error) });
       } else if (answer.needsKey) {
         this.set({ kind: "noKey", provider: answer.provider });
       } else {
@@ -181,12 +189,13 @@ export class Server implements vscode.Disposable {
     }
   }
 
-  /** workspace/executeCommand on the server; rejects if it is not running. */
-  async command<T>(command: string, args: unknown[], token?: CancellationToken): Promise<T> {
+  /** One of the server's commands (protocol.ts's COMMANDS) through workspace/executeCommand;
+   * rejects if the server is not running. */
+  async send<Args extends unknown[], Result>(command: Command<Args, Result>, args: Args, token?: CancellationToken): Promise<Result> {
     if (!this.client || !this.client.isRunning()) {
       throw new Error(statusMessage(this.current));
     }
-    return (await this.client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token)) as T;
+    return (await this.client.sendRequest(ExecuteCommandRequest.type, { command: command.command, arguments: args }, token)) as Result;
   }
 
   async dispose(): Promise<void> {
@@ -206,8 +215,14 @@ export function statusMessage(status: ServerStatus): string {
       return "Foehn is ready.";
     case "notFound":
       return status.message;
+    case "settingUp":
+      return "Foehn is setting up its server.";
+    case "setupFailed":
+      return status.message;
     case "noKey":
       return `Foehn has no API key for ${status.provider}: run "Foehn: Set API Key".`;
+    case "noModel":
+      return 'Foehn has no model yet: run "Foehn: Choose Provider", or "Foehn: Use the Offline Model".';
     case "restricted":
       return "Foehn is in Restricted Mode: read-only tools only, until the workspace is trusted.";
     case "failed":
@@ -215,11 +230,16 @@ export function statusMessage(status: ServerStatus): string {
   }
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
+/** Answers one of the server's requests to the editor (protocol.ts's REQUESTS). */
+export function answer<Params, Answer>(
+  client: LanguageClient,
+  request: EditorRequest<Params, Answer>,
+  handler: (params: Params, token: CancellationToken) => Answer | Promise<Answer>,
+): void {
+  client.onRequest(request.method, (params: Params, token: CancellationToken) => Promise.resolve(handler(params, token)));
+}
+
+/** Listens to one of the server's notifications (protocol.ts's NOTIFICATIONS). */
+export function listen<Params>(client: LanguageClient, note: EditorNotification<Params>, handler: (params: Params) => void): void {
+  client.onNotification(note.method, (params: Params) => handler(params));
 }

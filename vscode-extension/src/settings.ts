@@ -23,6 +23,9 @@ export const SENSITIVE = [
   "pythonPath",
 ] as const;
 
+/** Settings of the extension alone (below `foehn.`), never sent: the server does not know them. */
+export const EXTENSION_ONLY = ["mcp.offerTools"] as const;
+
 /** The part of vscode.WorkspaceConfiguration this module reads. */
 export interface Inspectable {
   inspect<T>(section: string): { globalValue?: T } | undefined;
@@ -46,7 +49,7 @@ export function serverSettings(effective: unknown, config: Inspectable, workspac
   }
   const userLevel: Record<string, unknown> = {};
   for (const id of SENSITIVE) {
-    const value = config.inspect<unknown>(id)?.globalValue;
+    const value = withoutExtensionOnly(id, config.inspect<unknown>(id)?.globalValue);
     if (value === undefined || (id === "trustWorkspace" && !workspaceTrusted)) {
       continue;
     }
@@ -60,6 +63,16 @@ export function serverSettings(effective: unknown, config: Inspectable, workspac
   }
   settings["userLevel"] = userLevel;
   return settings;
+}
+
+/** `value` of the setting `id` without the extension's own settings below it. */
+function withoutExtensionOnly(id: string, value: unknown): unknown {
+  const own = EXTENSION_ONLY.filter((e) => e.startsWith(`${id}.`)).map((e) => e.slice(id.length + 1));
+  if (!own.length || typeof value !== "object" || value === null) {
+    return value;
+  }
+  const rest = Object.fromEntries(Object.entries(value).filter(([key]) => !own.includes(key)));
+  return Object.keys(rest).length ? rest : undefined;
 }
 
 /**

@@ -21,7 +21,7 @@ export class StatusItem implements vscode.Disposable {
 
   show(busy: boolean, server: Server): void {
     const status = server.status;
-    const trouble = status.kind === "notFound" || status.kind === "failed" || status.kind === "noKey" || status.kind === "restricted";
+    const trouble = ["notFound", "failed", "noKey", "noModel", "restricted", "setupFailed"].includes(status.kind);
     this.item.text = busy ? "$(sync~spin) Foehn" : trouble ? "$(warning) Foehn" : "$(sparkle) Foehn";
     this.item.tooltip = trouble ? `Foehn: ${statusMessage(status)} (click to open the chat)` : "Foehn: open the chat";
   }

@@ -12,7 +12,7 @@ export type Step = "server" | "provider" | "key" | "demo";
 
 /** The steps a server status shows done. */
 export function stepsDone(status: ServerStatus): Step[] {
-  const running = status.kind === "ready" || status.kind === "noKey" || status.kind === "restricted";
+  const running = status.kind === "ready" || status.kind === "noKey" || status.kind === "noModel" || status.kind === "restricted";
   const chosen = (status.kind === "ready" || status.kind === "noKey") && Boolean(status.provider);
   return [
     ...(running ? (["server"] as const) : []),

@@ -7,4 +7,5 @@ and avante.nvim, Emacs's agent-shell) over the same sessions as every other fron
     updates.py      one session's session/update notifications, in order
     permissions.py  approvals as session/request_permission
     files.py        reads and writes through the client's fs/* methods, confined first
+    trust.py        a trusted workspace's waiting files, approved through permission requests
 """

@@ -10,7 +10,6 @@ these values over the connection.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from acp.helpers import (
 )
 from pydantic import SecretStr, ValidationError
 
+from foehn_lsp.agent.execution import shown_arguments
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.events import (
@@ -62,7 +62,7 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.sessions.commands import CustomCommands
 from foehn_lsp.sessions.history import is_redo
 from foehn_lsp.sessions.session import RestoreReport
-from foehn_lsp.sessions.slash import parse
+from foehn_lsp.sessions.slash import SESSION_COMMANDS, parse
 from foehn_lsp.sessions.store import SessionSummary, TurnRecord
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.tasks import TaskStatus
@@ -470,7 +470,7 @@ def history_updates(
                 if text:
                     yield update_agent_message_text(text)
                 for call in calls:
-                    arguments = _parsed(call.arguments)
+                    arguments = shown_arguments(call.arguments)
                     yield schema.ToolCallStart(
                         session_update="tool_call",
                         tool_call_id=call.id,
@@ -510,13 +510,6 @@ def _restores_by_task(turns: Sequence[TurnRecord]) -> dict[int, list[Update]]:
             ]
         )
     return placed
-
-
-def _parsed(arguments: str) -> Any:
-    try:
-        return json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
-        return arguments
 
 
 def mcp_servers(servers: Sequence[Any]) -> tuple[dict[str, McpServerConfig], list[str]]:
@@ -579,7 +572,8 @@ COMMANDS: tuple[schema.AvailableCommand, ...] = (
 )
 
 
-BUILT_IN = frozenset(command.name for command in COMMANDS)
+BUILT_IN = SESSION_COMMANDS
+"""ACP keeps the session's own commands, and no other."""
 
 
 def available_commands(custom: CustomCommands | None = None) -> schema.AvailableCommandsUpdate:

@@ -1,8 +1,18 @@
-"""One turn: the loop (``loop``), the ordered steps of a call (``chain``), running a turn's calls
-(``execution``), the system message, the context window, plan mode, investigate, the repository
-map, the read ledger and the editor context. The person's say over calls (rules, hooks,
-approval) is ``policy/``; what an answer and an edit are held against is ``checks/``; a saved
-conversation is ``sessions/``."""
+"""One turn of a conversation. The person's say over calls (rules, hooks, approval) is
+``policy/``; what an answer and an edit are held against is ``checks/``; a saved conversation is
+``sessions/``.
+
+    loop.py            the loop: ask, run the calls, repeat; always end with a reason
+    chain.py           the ordered steps of a call, written once
+    execution.py       running one step's calls, each through the chain
+    prompt.py          the system message
+    context.py         counting tokens, the window, compaction
+    plan_mode.py       plan first (read-only), carry the approved plan out
+    investigate.py     a read-only sub-run that answers one question
+    repomap.py         the map of the workspace for the first request
+    reads.py           what earlier turns showed the model of files (the edit guards)
+    editor_context.py  the file and selection the person is looking at
+"""
 
 from foehn_lsp.agent.loop import Agent, TurnOutcome, TurnRequest
 

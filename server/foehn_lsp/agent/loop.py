@@ -222,36 +222,7 @@ class Agent:
         check compares answers with them. The chain's edit checks (``calls.parts``) check the
         changed files again before an answer ends the turn; in plan mode its read-only guard
         refuses what the plan may not run until the person approves the plan."""
-        ctx = calls.ctx
-        guard = calls.parts.mode
-        if request.mode == "plan":
-            if guard is None:
-                raise ValueError("plan mode needs a chain with its read-only guard (agent.chain)")
-            guard.active = True
-        task = request.task + (f"\n\n{request.context}" if request.context else "")
-        if request.mode == "plan":
-            task += f"\n\n{PLAN_NOTE}"
-        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
-        earlier = list(history)
-        if earlier and isinstance(earlier[0], SystemMessage):
-            earlier = earlier[1:]
-        messages: list[Message] = [system, *earlier, UserMessage(content=task)]
-        state = _State(
-            messages=messages,
-            text=claims.HeldText(
-                lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
-            ),
-            task=request.task,
-            mode=request.mode,
-            guard=guard,
-            start=len(messages) - 1,
-            changed=changed,
-            earlier=tuple(earlier_changes),
-            planned_from=ctx.tasks.items if ctx.tasks is not None else (),
-            checks=calls.parts.edit_checks,
-            written=calls.written,
-            tools=calls.registry,
-        )
+        state = self._start(request, calls, emit, history, changed, earlier_changes)
         body = asyncio.create_task(self._loop(state, calls, emit))
         waiters: set[asyncio.Future[Any]] = {body}
         stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
@@ -286,6 +257,49 @@ class Agent:
             )
         )
         return outcome
+
+    def _start(
+        self,
+        request: TurnRequest,
+        calls: TurnExecutor,
+        emit: EventSink,
+        history: Sequence[Message],
+        changed: Callable[[], Sequence[str]] | None,
+        earlier_changes: Sequence[str],
+    ) -> _State:
+        """The turn's state: the history (without its system message) after Foehn's system
+        message, then the task; in plan mode the chain's read-only guard on."""
+        ctx = calls.ctx
+        guard = calls.parts.mode
+        if request.mode == "plan":
+            if guard is None:
+                raise ValueError("plan mode needs a chain with its read-only guard (agent.chain)")
+            guard.active = True
+        task = request.task + (f"\n\n{request.context}" if request.context else "")
+        if request.mode == "plan":
+            task += f"\n\n{PLAN_NOTE}"
+        system = SystemMessage(content=system_message(self.settings, ctx.workspace))
+        earlier = list(history)
+        if earlier and isinstance(earlier[0], SystemMessage):
+            earlier = earlier[1:]
+        messages: list[Message] = [system, *earlier, UserMessage(content=task)]
+        state = _State(
+            messages=messages,
+            text=claims.HeldText(
+                lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
+            ),
+            task=request.task,
+            mode=request.mode,
+            guard=guard,
+            start=len(messages) - 1,
+            changed=changed,
+            earlier=tuple(earlier_changes),
+            planned_from=ctx.tasks.items if ctx.tasks is not None else (),
+            checks=calls.parts.edit_checks,
+            written=calls.written,
+            tools=calls.registry,
+        )
+        return state
 
     def _outcome(
         self, state: _State, reason: StopReason, answer: str, error: ErrorKind | None = None

@@ -51,7 +51,7 @@ from foehn_lsp.sessions.builder import FrontEnd, build_session, open_saved
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.history import session_to_undo
 from foehn_lsp.sessions.session import RestoreReport, Session
-from foehn_lsp.sessions.slash import parse
+from foehn_lsp.sessions.slash import SESSION_COMMANDS, parse
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -65,9 +65,7 @@ HELP = """\
 /cost               context used, tokens spent and cost
 /plan TASK          plan with read-only tools; approve, edit or reject the plan, then it runs
 /exit               leave (or Ctrl-D); Ctrl-C cancels a running turn"""
-BUILT_IN = frozenset(
-    {"undo", "redo", "clear", "sessions", "compact", "cost", "help", "exit", "quit", "plan"}
-)
+BUILT_IN = SESSION_COMMANDS | {"clear", "sessions", "cost", "help", "exit", "quit", "plan"}
 
 
 class Lines:

@@ -307,7 +307,7 @@ def _add_config(commands: Any) -> None:
 
 
 def _add_sandbox(commands: Any) -> None:
-    from foehn_lsp.sandbox.report import add_parser
+    from foehn_lsp.cli.sandbox import add_parser
 
     add_parser(commands)
 

@@ -22,8 +22,9 @@ LIST_TIMEOUT = 10.0
 def provider_status(
     settings: Settings, settings_error: str | None, local_available: bool | None = None
 ) -> dict[str, Any]:
-    """``{provider, model, embedded, needsKey, keyless, error}``: the rule of ``providers.status``,
-    answered without creating (or loading) the provider."""
+    """``{provider, model, embedded, needsKey, keyless, noModel, error}``: the rule of
+    ``providers.status``, answered without creating (or loading) the provider. ``noModel``: no
+    provider is chosen and the offline model is not installed (an editor offers both)."""
     from foehn_lsp.providers.status import provider_status as which_provider
 
     status: dict[str, Any] = {
@@ -32,6 +33,7 @@ def provider_status(
         "embedded": False,
         "needsKey": False,
         "keyless": False,
+        "noModel": False,
         "error": settings_error,
     }
     if settings_error:
@@ -42,6 +44,7 @@ def provider_status(
             "No model is configured: choose a provider and set its key, or install the "
             f"embedded offline model ({chosen.install_hint})."
         )
+        status["noModel"] = True
         return status
     if chosen.embedded:
         return {**status, "provider": "local", "embedded": True}

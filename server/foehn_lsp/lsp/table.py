@@ -1,11 +1,11 @@
 """Every custom message of Foehn's language server, one table per direction, and its errors
 mapped to JSON-RPC in one place. The TypeScript mirror is ``vscode-extension/src/protocol.ts``.
 
-    the client asks (workspace/executeCommand)   ``command_table()``: what each takes, returns
+    the client asks (workspace/executeCommand)   ``COMMANDS``: what each takes and returns
     the server asks the client                   ``REQUESTS``
     the server tells the client                  ``NOTIFICATIONS``
 
-``create_server`` registers every command of ``command_table()`` through ``answered``: a handler
+``create_server`` registers every command of ``COMMANDS`` through ``answered``: a handler
 raises ``BadArguments`` for arguments of the wrong shape (InvalidParams, naming what was
 expected) or a ``FoehnError`` the person should read (RequestFailed, with its message); nothing
 else maps errors. Palette calls send ``arguments: []``, so every handler takes ``*args``. Objects
@@ -15,6 +15,7 @@ may name a session ``session`` instead of ``sessionId``.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -69,156 +70,159 @@ class Command:
     """One command a client may run."""
 
     name: str
-    handler: Callable[..., Any]
+    handler: str
+    """``MODULE:FUNCTION`` in ``foehn_lsp.lsp``: imported when the server registers it, so
+    that the handlers' modules may name the messages above."""
     takes: str
     """Its arguments, as the client sends them."""
     returns: str
 
+    def function(self) -> Callable[..., Any]:
+        module, _, name = self.handler.partition(":")
+        found: Callable[..., Any] = getattr(
+            importlib.import_module(f"foehn_lsp.lsp.{module}"), name
+        )
+        return found
 
-def command_table() -> tuple[Command, ...]:
-    """Every command, in one table (the handlers are imported here, when the server registers
-    them, so that their modules may name the messages above)."""
-    from foehn_lsp.lsp import chat, rules, sessions, trust
-    from foehn_lsp.lsp import commands as run_commands
 
-    return (
-        Command(
-            name="foehn.run",
-            handler=run_commands.run,
-            takes="[task] or [{task, uri?, range?, diagnostic?, session?, runId?, context?, "
-            "mode?}]",
-            returns="{runId, answer, stopReason, iterations, session, turn} when the turn ends",
-        ),
-        Command(
-            name="foehn.cancel",
-            handler=run_commands.cancel,
-            takes="[] or [runId]",
-            returns="{cancelled}",
-        ),
-        Command(
-            name="foehn.tools",
-            handler=run_commands.tools,
-            takes="[]",
-            returns="{tools: [{name, risk, risk_per_call, description, parameters}], problems, "
-            "auditLog}",
-        ),
-        Command(
-            name="foehn.session.new",
-            handler=sessions.new,
-            takes="[{title?}]",
-            returns="{sessionId, title}",
-        ),
-        Command(
-            name="foehn.session.prompt",
-            handler=sessions.prompt,
-            takes="[{sessionId, task, context?, runId?, uri?, range?, mode?}]",
-            returns="as foehn.run",
-        ),
-        Command(
-            name="foehn.session.list",
-            handler=sessions.list_sessions,
-            takes="[]",
-            returns="{sessions, problems}",
-        ),
-        Command(
-            name="foehn.session.load",
-            handler=sessions.load,
-            takes="[sessionId] or [{sessionId}]",
-            returns="{id, sessionId, title, turns, messages, todo, meter}",
-        ),
-        Command(
-            name="foehn.session.show",
-            handler=sessions.load,
-            takes="as foehn.session.load",
-            returns="as foehn.session.load",
-        ),
-        Command(
-            name="foehn.session.rename",
-            handler=sessions.rename,
-            takes="[sessionId, title] or [{sessionId, title}]",
-            returns="{sessionId, title}",
-        ),
-        Command(
-            name="foehn.session.undo",
-            handler=sessions.undo,
-            takes="[{sessionId, toTurn?, paths?, force?}] (no toTurn: one turn further back each "
-            "time; paths: only those files) or [{sessionId, redo: true, force?}]",
-            returns="{applied, undone, turn, redone, restored, conflicts, unrestorable, reason, "
-            "sessionId}",
-        ),
-        Command(
-            name="foehn.session.compact",
-            handler=sessions.compact,
-            takes="[sessionId] or [{sessionId}]",
-            returns="{compacted, note, used, window, cost}",
-        ),
-        Command(
-            name="foehn.session.delete",
-            handler=sessions.delete,
-            takes="[sessionId] or [{sessionId}]",
-            returns="{deleted}",
-        ),
-        Command(
-            name="foehn.chat.status",
-            handler=chat.status,
-            takes="[]",
-            returns="{provider, model, embedded, needsKey, keyless, error}",
-        ),
-        Command(
-            name="foehn.chat.files",
-            handler=chat.files,
-            takes="[]",
-            returns="{files: [workspace-relative paths], truncated}",
-        ),
-        Command(
-            name="foehn.chat.fileDiff",
-            handler=chat.file_before,
-            takes="[{session, turn, path}]",
-            returns="{before: text | null, lost, binary}: the file before that turn",
-        ),
-        Command(
-            name="foehn.explain",
-            handler=rules.explain,
-            takes="[{tool, arguments}]",
-            returns="the explain object (policy.rules.explain)",
-        ),
-        Command(
-            name="foehn.rules.list",
-            handler=rules.list_rules,
-            takes="[]",
-            returns="{file, rules, problems, warnings}",
-        ),
-        Command(
-            name="foehn.rules.add",
-            handler=rules.add_rule,
-            takes="[{rule: {tool, program?, args?, paths?, decision, sandbox?, message?}}]",
-            returns="{rule}",
-        ),
-        Command(
-            name="foehn.rules.remove",
-            handler=rules.remove,
-            takes="[{number}]",
-            returns="{removed}",
-        ),
-        Command(
-            name="foehn.commands.list",
-            handler=rules.list_commands,
-            takes="[]",
-            returns="{commands: [{name, description, hint, source}], problems}",
-        ),
-        Command(
-            name="foehn.trust.list",
-            handler=trust.list_waiting,
-            takes="[]",
-            returns="{workspace, trusted, store, problem, waiting: [entry], approved}",
-        ),
-        Command(
-            name="foehn.trust.approve",
-            handler=trust.approve_files,
-            takes="[{path, sha256}, ...]",
-            returns="{approved, refused: [{path, reason}]}",
-        ),
-    )
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        name="foehn.run",
+        handler="commands:run",
+        takes="[task] or [{task, uri?, range?, diagnostic?, session?, runId?, context?, mode?}]",
+        returns="{runId, answer, stopReason, iterations, session, turn} when the turn ends",
+    ),
+    Command(
+        name="foehn.cancel",
+        handler="commands:cancel",
+        takes="[] or [runId]",
+        returns="{cancelled}",
+    ),
+    Command(
+        name="foehn.tools",
+        handler="commands:tools",
+        takes="[]",
+        returns="{tools: [{name, risk, risk_per_call, description, parameters}], problems, "
+        "auditLog}",
+    ),
+    Command(
+        name="foehn.session.new",
+        handler="sessions:new",
+        takes="[{title?}]",
+        returns="{sessionId, title}",
+    ),
+    Command(
+        name="foehn.session.prompt",
+        handler="sessions:prompt",
+        takes="[{sessionId, task, context?, runId?, uri?, range?, mode?}]",
+        returns="as foehn.run",
+    ),
+    Command(
+        name="foehn.session.list",
+        handler="sessions:list_sessions",
+        takes="[]",
+        returns="{sessions, problems}",
+    ),
+    Command(
+        name="foehn.session.load",
+        handler="sessions:load",
+        takes="[sessionId] or [{sessionId}]",
+        returns="{id, sessionId, title, turns, messages, todo, meter}",
+    ),
+    Command(
+        name="foehn.session.show",
+        handler="sessions:load",
+        takes="as foehn.session.load",
+        returns="as foehn.session.load",
+    ),
+    Command(
+        name="foehn.session.rename",
+        handler="sessions:rename",
+        takes="[sessionId, title] or [{sessionId, title}]",
+        returns="{sessionId, title}",
+    ),
+    Command(
+        name="foehn.session.undo",
+        handler="sessions:undo",
+        takes="[{sessionId, toTurn?, paths?, force?}] (no toTurn: one turn further back each "
+        "time; paths: only those files) or [{sessionId, redo: true, force?}]",
+        returns="{applied, undone, turn, redone, restored, conflicts, unrestorable, reason, "
+        "sessionId}",
+    ),
+    Command(
+        name="foehn.session.compact",
+        handler="sessions:compact",
+        takes="[sessionId] or [{sessionId}]",
+        returns="{compacted, note, used, window, cost}",
+    ),
+    Command(
+        name="foehn.session.delete",
+        handler="sessions:delete",
+        takes="[sessionId] or [{sessionId}]",
+        returns="{deleted}",
+    ),
+    Command(
+        name="foehn.chat.status",
+        handler="chat:status",
+        takes="[]",
+        returns="{provider, model, embedded, needsKey, keyless, error}",
+    ),
+    Command(
+        name="foehn.chat.files",
+        handler="chat:files",
+        takes="[]",
+        returns="{files: [workspace-relative paths], truncated}",
+    ),
+    Command(
+        name="foehn.chat.fileDiff",
+        handler="chat:file_before",
+        takes="[{session, turn, path}]",
+        returns="{before: text | null, lost, binary}: the file before that turn",
+    ),
+    Command(
+        name="foehn.explain",
+        handler="rules:explain",
+        takes="[{tool, arguments}]",
+        returns="the explain object (policy.rules.explain)",
+    ),
+    Command(
+        name="foehn.rules.list",
+        handler="rules:list_rules",
+        takes="[]",
+        returns="{file, rules, problems, warnings}",
+    ),
+    Command(
+        name="foehn.rules.add",
+        handler="rules:add_rule",
+        takes="[{rule: {tool, program?, args?, paths?, decision, sandbox?, message?}}]",
+        returns="{rule}",
+    ),
+    Command(
+        name="foehn.rules.remove",
+        handler="rules:remove",
+        takes="[{number}]",
+        returns="{removed}",
+    ),
+    Command(
+        name="foehn.commands.list",
+        handler="rules:list_commands",
+        takes="[]",
+        returns="{commands: [{name, description, hint, source}], problems}",
+    ),
+    Command(
+        name="foehn.trust.list",
+        handler="trust:list_waiting",
+        takes="[]",
+        returns="{workspace, trusted, store, problem, waiting: [entry], approved}",
+    ),
+    Command(
+        name="foehn.trust.approve",
+        handler="trust:approve_files",
+        takes="[{path, sha256}, ...]",
+        returns="{approved, refused: [{path, reason}]}",
+    ),
+)
+"""Every command a client may run."""
 
 
 def answered(handler: Callable[..., Any]) -> Callable[..., Any]:

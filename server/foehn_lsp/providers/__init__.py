@@ -1,4 +1,14 @@
-"""Providers: one interface, several wire formats. ``create_provider`` picks one from settings."""
+"""Providers: one interface, several wire formats. ``create_provider`` picks one from settings.
+
+messages.py       provider-neutral conversation records
+http.py           the one place Foehn talks HTTP to a model: timeouts, retries, SSE, errors
+openai_compat.py  OpenAI chat completions: OpenAI, Mistral, Ollama, vLLM, llama.cpp, LM Studio
+anthropic.py      the Anthropic messages API
+local/            the model embedded in the install
+scripted.py       queued turns, for tests and ``foehn replay``
+nomodel.py        a provider for sessions that need no model
+status.py         which provider the settings choose, and whether its key is missing
+"""
 
 from __future__ import annotations
 
@@ -83,9 +93,9 @@ def create_provider(
         "transport": transport,
     }
     if name == "anthropic":
-        from foehn_lsp.providers.anthropic import AnthropicProvider
+        from foehn_lsp.providers.anthropic import API_VERSION, AnthropicProvider
 
-        headers = {"anthropic-version": "2023-06-01", **({"x-api-key": key} if key else {})}
+        headers = {"anthropic-version": API_VERSION, **({"x-api-key": key} if key else {})}
         http = HttpClient(label=LABELS[name], headers=headers, **common)  # type: ignore[arg-type]
         return AnthropicProvider(model=settings.resolved_model(), http=http)
     from foehn_lsp.providers.openai_compat import (

@@ -1,6 +1,20 @@
 """Running programs under an OS sandbox: every tool that starts a process goes through
-``system_sandbox().run``. See ``runner`` for the policies, ``view`` for what a program sees,
-``limits`` for what bounds it and ``bwrap`` for how it is built."""
+``system_sandbox().run``.
+
+    runner.py        the one way Foehn starts a program: policy, view, limits, environment
+    policy.py        the sandbox policies, weakest first
+    view.py          what a program sees of the file system: granted, never hidden
+    toolchains.py    the person's toolchains, found from their ``PATH``
+    masks.py         what stays masked inside the folders the view shows
+    placeholders.py  protected names that do not exist yet, bound read-only
+    bwrap.py         bubblewrap: finding it, checking it, its command line
+    limits.py        memory, processes, file size and CPU time
+    handshake.py     setting a call's limits from outside before its program starts
+    environment.py   the environment a program sees: an allowlist
+    network/         the network by grant: the proxy outside, the bridge inside
+    process.py       starting one process and collecting what it prints
+    report.py        the sandbox described as data (``foehn sandbox``)
+"""
 
 from foehn_lsp.sandbox.process import Finished
 from foehn_lsp.sandbox.runner import (

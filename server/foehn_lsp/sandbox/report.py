@@ -1,12 +1,10 @@
-"""``foehn sandbox``: the view a program gets, each folder with why it is there, what each
-policy may write, what is masked, the ``PATH`` inside, the limits and the network a call may
-reach; and the short section ``foehn tools`` shows."""
+"""The sandbox described as data: the view a program gets, each folder with why it is there,
+what each policy may write, what is masked, the ``PATH`` inside, the limits and the network a
+call may reach (``foehn sandbox`` prints it, ``cli/sandbox.py``); and the short section ``foehn
+tools`` shows."""
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,19 +12,9 @@ from foehn_lsp.config.sandbox import user_sandbox_settings
 from foehn_lsp.errors import ConfigError
 from foehn_lsp.sandbox.limits import process_limit
 from foehn_lsp.sandbox.network import PROXY_PORT
-from foehn_lsp.sandbox.runner import Sandbox, SandboxViewError, system_sandbox
+from foehn_lsp.sandbox.runner import Sandbox, SandboxViewError
 from foehn_lsp.sandbox.view import PROTECTED_NAMES
 from foehn_lsp.workspace import Workspace
-
-
-def add_parser(commands: Any) -> None:
-    """``foehn sandbox`` on the CLI's subcommands."""
-    parser = commands.add_parser(
-        "sandbox", help="show what sandboxed programs see, may write, and their limits"
-    )
-    parser.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
-    parser.add_argument("--json", action="store_true", help="one JSON object")
-    parser.set_defaults(handler=_command)
 
 
 def describe(sandbox: Sandbox, workspace: Workspace) -> dict[str, Any]:
@@ -164,21 +152,3 @@ def summary(sandbox: Sandbox, root: Path) -> list[str]:
         f"  limits: {limits['memory_mb']} MB, {limits['processes']} processes, "
         f"{limits['file_size_mb']} MB files, {limits['cpu_seconds']} s CPU",
     ]
-
-
-def _command(args: argparse.Namespace) -> int:
-    root = Path(args.workspace or ".").resolve()
-    if not root.is_dir():
-        print(f"foehn sandbox: {root} is not a folder", file=sys.stderr)
-        return 2
-    sandbox = system_sandbox()
-    try:
-        if args.json:
-            json.dump(describe(sandbox, Workspace([root])), sys.stdout, indent=2)
-            sys.stdout.write("\n")
-        else:
-            print("\n".join(lines(sandbox, Workspace([root]))))
-    except SandboxViewError as exc:
-        print(f"foehn sandbox: {exc}", file=sys.stderr)
-        return 1
-    return 0

@@ -190,8 +190,9 @@ class Checkpoint:
             else:
                 self.lost.add(relative)
 
-    def finish(self) -> tuple[FileState, ...]:
-        """The checkpoint: every file whose content differs from before the turn."""
+    def changes(self) -> tuple[FileState, ...]:
+        """Every file whose content differs from before the turn, as it is now (its content
+        kept in the blob store); asked again, it looks again."""
         states = []
         for relative in sorted({*self.before, *self.lost}):
             content = self.current(relative)

@@ -2,14 +2,14 @@
 
     session.prompt(text, context=…, emit=…)  →  turn · text · tool_call · … · files_changed · done
 
-A turn is what a run used to be (same limits, stop reasons, approvals and events); the session
-owns the messages and hands them to the agent as history, so nothing about the conversation
-hides in the loop. Every turn is appended to the session file as it happens and closed by a
-``turn`` record; a crash loses at most the turn that was running. Each turn's checkpoint records
-the files it changed, so ``undo`` can put them back, one turn further back each time; an undo
-is itself a turn, which ``redo`` takes back (``sessions.history``). A turn's calls run through
-the session's toolbox (``sessions.toolbox``), whether the model made them (``prompt``) or
-someone outside did (``calls_from``: an MCP client). Build sessions with
+A turn has a run's limits, stop reasons, approvals and events; the session owns the messages and
+hands them to the agent as history, so nothing about the conversation hides in the loop. Every
+turn is appended to the session file as it happens and closed by a ``turn`` record; a crash
+loses at most the turn that was running. Each turn's checkpoint records the files it changed, so
+``undo`` can put them back, one turn further back each time; an undo is itself a turn, which
+``redo`` takes back (``sessions.history``). A turn's calls run through the session's toolbox
+(``sessions.toolbox``), whether the model made them (``prompt``) or someone outside did
+(``calls_from``: an MCP client). Build sessions with
 ``foehn_lsp.sessions.builder.build_session``.
 """
 
@@ -255,7 +255,7 @@ class Session:
                 turn.record,
                 stop,
                 history=self._messages,
-                changed=lambda: [f.path for f in _changed(turn.tools.checkpoint.finish())],
+                changed=lambda: [f.path for f in _changed(turn.tools.changes())],
                 earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
             )
         except BaseException:
@@ -485,7 +485,7 @@ class Session:
             await asyncio.to_thread(
                 atomic_write, self.workspace, self.workspace.root / relative, content
             )
-        files = await asyncio.to_thread(checkpoint.finish)
+        files = await asyncio.to_thread(checkpoint.changes)
         index = len(self._turns) + 1
         listed = ", ".join(restore.restored) or "no file"
         if redo:
@@ -610,7 +610,7 @@ class _OpenTurn:
     def files(self) -> tuple[FileState, ...]:
         """What the turn changed (the checkpoint's record, taken once)."""
         if self._files is None:
-            self._files = self.tools.finish()
+            self._files = self.tools.changes()
         return self._files
 
 

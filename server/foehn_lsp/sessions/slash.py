@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-SESSION_COMMANDS = frozenset({"undo", "compact"})
-"""Commands every front end keeps for the session itself; no custom command takes these names."""
+SESSION_COMMANDS = frozenset({"undo", "redo", "compact"})
+"""Commands every front end keeps for the session itself (the language server, ``foehn chat``,
+ACP); no custom command takes these names. A front end may keep more of its own."""
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _COMMAND = re.compile(rf"/({NAME.pattern})(?:\s+(.*))?", re.DOTALL)

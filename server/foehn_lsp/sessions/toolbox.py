@@ -198,6 +198,6 @@ class ToolTurn:
         )
         return TurnExecutor(registry, ctx, emit, parts)
 
-    def finish(self) -> tuple[FileState, ...]:
-        """Every file the turn changed, before and after (its checkpoint, now closed)."""
-        return self.checkpoint.finish()
+    def changes(self) -> tuple[FileState, ...]:
+        """Every file the turn has changed so far, before and after (its checkpoint)."""
+        return self.checkpoint.changes()

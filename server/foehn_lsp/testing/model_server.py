@@ -121,118 +121,121 @@ class ModelServer:
             return len(self._state.replies)
 
 
-def _handler(state: _Script) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class _Handler(BaseHTTPRequestHandler):
+    """Answers each POST with the next scripted reply of ``state``."""
 
-        def log_message(self, format: str, *args: Any) -> None:
-            return None
+    state: _Script
+    protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:
-            try:
-                self._post()
-            except (BrokenPipeError, ConnectionResetError):
-                self.close_connection = True  # the client gave up (a timeout test); fine
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
 
-        def _post(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw or b"{}")
-            except json.JSONDecodeError:
-                body = {"_unparsed": raw.decode("utf-8", "replace")}
-            with state.lock:
-                state.requests.append(
-                    RecordedRequest(
-                        self.path, {k.lower(): v for k, v in self.headers.items()}, body
-                    )
-                )
-                reply = state.replies.pop(0) if state.replies else None
-                state.calls += 1
-                number = state.calls
-                state.lock.notify_all()
-            if reply is None:
-                self._send(500, {"error": {"message": "the model server has no scripted reply"}})
-                return
-            if callable(reply):
-                reply = reply(body)
-            anthropic = self.path.rstrip("/").endswith("/messages")
-            stream = bool(body.get("stream"))
-            if isinstance(reply, Fault):
-                self._fault(reply, anthropic, stream, number)
-                return
-            self._answer(reply, anthropic, stream, number, truncate=False)
+    def do_POST(self) -> None:
+        try:
+            self._post()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (a timeout test); fine
 
-        def _fault(self, fault: Fault, anthropic: bool, stream: bool, number: int) -> None:
-            if fault.delay:
-                time.sleep(fault.delay)
-            if fault.drop or (fault.delay and fault.then is None and fault.status is None):
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            if fault.status is not None or fault.body is not None:
-                headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
-                payload = (
-                    fault.body
-                    if fault.body is not None
-                    else json.dumps({"error": {"message": f"scripted status {fault.status}"}})
-                )
-                self._send(fault.status or 200, payload, headers)
-                return
-            if fault.then is not None:
-                self._answer(fault.then, anthropic, stream, number, truncate=fault.truncate)
+    def _post(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        with self.state.lock:
+            self.state.requests.append(
+                RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
+            reply = self.state.replies.pop(0) if self.state.replies else None
+            self.state.calls += 1
+            number = self.state.calls
+            self.state.lock.notify_all()
+        if reply is None:
+            self._send(500, {"error": {"message": "the model server has no scripted reply"}})
+            return
+        if callable(reply):
+            reply = reply(body)
+        anthropic = self.path.rstrip("/").endswith("/messages")
+        stream = bool(body.get("stream"))
+        if isinstance(reply, Fault):
+            self._fault(reply, anthropic, stream, number)
+            return
+        self._answer(reply, anthropic, stream, number, truncate=False)
 
-        def _answer(
-            self, turn: Turn, anthropic: bool, stream: bool, number: int, truncate: bool
-        ) -> None:
-            if not stream:
-                payload = json.dumps((_anthropic_json if anthropic else _openai_json)(turn, number))
-                if truncate:
-                    self._send(200, payload[: len(payload) // 2], close=True)
-                else:
-                    self._send(200, payload)
-                return
-            events = (_anthropic_events if anthropic else _openai_events)(turn, number)
-            if truncate:
-                events = events[: max(1, len(events) // 2)]
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("connection", "close")
-            self.end_headers()
-            for name, data in events:
-                prefix = f"event: {name}\n" if name else ""
-                self.wfile.write(f"{prefix}data: {data}\n\n".encode())
-                self.wfile.flush()
+    def _fault(self, fault: Fault, anthropic: bool, stream: bool, number: int) -> None:
+        if fault.delay:
+            time.sleep(fault.delay)
+        if fault.drop or (fault.delay and fault.then is None and fault.status is None):
             self.close_connection = True
-            if truncate:
-                self.connection.shutdown(socket.SHUT_RDWR)
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if fault.status is not None or fault.body is not None:
+            headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
+            payload = (
+                fault.body
+                if fault.body is not None
+                else json.dumps({"error": {"message": f"scripted status {fault.status}"}})
+            )
+            self._send(fault.status or 200, payload, headers)
+            return
+        if fault.then is not None:
+            self._answer(fault.then, anthropic, stream, number, truncate=fault.truncate)
 
-        def _send(
-            self,
-            status: int,
-            payload: str | dict[str, Any],
-            headers: Mapping[str, str] | None = None,
-            close: bool = False,
-        ) -> None:
-            data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            if close:
-                self.send_header("content-length", str(len(data) * 2))
-                self.end_headers()
-                self.wfile.write(data)
-                self.wfile.flush()
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
-            self.send_header("content-length", str(len(data)))
+    def _answer(
+        self, turn: Turn, anthropic: bool, stream: bool, number: int, truncate: bool
+    ) -> None:
+        if not stream:
+            payload = json.dumps((_anthropic_json if anthropic else _openai_json)(turn, number))
+            if truncate:
+                self._send(200, payload[: len(payload) // 2], close=True)
+            else:
+                self._send(200, payload)
+            return
+        events = (_anthropic_events if anthropic else _openai_events)(turn, number)
+        if truncate:
+            events = events[: max(1, len(events) // 2)]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        for name, data in events:
+            prefix = f"event: {name}\n" if name else ""
+            self.wfile.write(f"{prefix}data: {data}\n\n".encode())
+            self.wfile.flush()
+        self.close_connection = True
+        if truncate:
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _send(
+        self,
+        status: int,
+        payload: str | dict[str, Any],
+        headers: Mapping[str, str] | None = None,
+        close: bool = False,
+    ) -> None:
+        data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        if close:
+            self.send_header("content-length", str(len(data) * 2))
             self.end_headers()
             self.wfile.write(data)
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
-    return Handler
+
+def _handler(state: _Script) -> type[BaseHTTPRequestHandler]:
+    """A handler class bound to ``state`` (the server makes one instance per request)."""
+    return type("Handler", (_Handler,), {"state": state})
 
 
 def _arguments(arguments: Mapping[str, Any] | str) -> str:

@@ -1,6 +1,14 @@
-"""Where tools meet the file system: confinement, reads, edits applied by the host, watching for
-what programs change (``watch``), listing files (``listing``) and which of the workspace's own
-files the person approved (``trust``)."""
+"""Where tools meet the file system.
+
+paths.py     confinement: the one resolver every file and process tool uses
+files.py     reads that see what the person sees; edits applied by the host
+edits.py     edits as data, and the atomic disk applier
+textdiff.py  the smallest single replacement between two texts
+watch.py     what programs change
+listing.py   listing files with ripgrep, ignore files honoured
+symbols.py   the definitions in a source text, with their line ranges
+trust/       which of the workspace's own files the person approved
+"""
 
 from foehn_lsp.workspace.edits import (
     ApplyOutcome,

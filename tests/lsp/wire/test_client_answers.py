@@ -14,6 +14,8 @@ from agent.turns import EDIT, READ
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from lsp.wire.raw import NO_REPLY, Raw, RawClient, initialized, is_method, raw_server
 
+pytestmark = pytest.mark.process
+
 BEFORE = "def main():\n    return 1  # TODO\n"
 FAST = {"confirmSeconds": 0.5, "applyEditSeconds": 0.5, "progressSeconds": 0.5}
 

@@ -23,6 +23,8 @@ from lsp.wire.raw import (
 )
 from preloaded import foehn_argv
 
+pytestmark = pytest.mark.process
+
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
 SHUTDOWN = {"jsonrpc": "2.0", "id": 90, "method": "shutdown"}
 

@@ -16,6 +16,8 @@ from foehn_lsp.sandbox import system_sandbox
 from foehn_lsp.testing import ModelServer, Turn
 from lsp.wire.raw import initialized, is_method, raw_server
 
+pytestmark = pytest.mark.process
+
 SLEEPER = ("run_command", {"command": ["sh", "-c", "touch started && exec sleep 600"]})
 """A program that says it started (``started`` in the workspace), then outlives any test."""
 

@@ -42,6 +42,7 @@ from foehn_lsp.tools import ToolRegistry
 from providers.local.local_fakes import cpu_seconds
 
 pytestmark = [
+    pytest.mark.process,
     pytest.mark.model,
     pytest.mark.skipif(not is_available(), reason="foehn-lsp[local] is not installed"),
 ]

@@ -1,7 +1,7 @@
 """The embedded model's file: assembled from its wheels, verified, verified again once changed.
 
 No model runs here, so these tests stay out of the group that runs it (``GROUPS``); they read
-and write the 1.1 GB file, so they are not in the unit tier either (``PROCESS_TIER``)."""
+and write the 1.1 GB file, so they are not in the unit tier either (marked ``process``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from foehn_lsp.providers.local import (
 )
 
 pytestmark = [
+    pytest.mark.process,
     pytest.mark.model,
     pytest.mark.skipif(not is_available(), reason="foehn-lsp[local] is not installed"),
 ]

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from acp import text_block
 
 from acp_harness import EditorClient, acp_agent
 from foehn_lsp.testing import ModelServer, Turn
 from workspace.trust.planted import PLANT, imports, plant
+
+pytestmark = pytest.mark.process
 
 
 def trust(root: Path) -> None:

@@ -19,7 +19,7 @@ from cli.harness import events, foehn
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.workspace.trust import approve, review, waiting
 
-pytestmark = pytest.mark.usefixtures("trusted")
+pytestmark = [pytest.mark.process, pytest.mark.usefixtures("trusted")]
 
 RULES = ".foehn/rules.toml"
 HOOK = """\

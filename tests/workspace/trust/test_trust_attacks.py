@@ -20,7 +20,7 @@ from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.workspace.trust import approve, approved_plugins, review, waiting
 from workspace.trust.planted import PLANT, imports, plant, snapshot
 
-pytestmark = pytest.mark.usefixtures("trusted")
+pytestmark = [pytest.mark.process, pytest.mark.usefixtures("trusted")]
 
 
 def tool_names(root: Path, state: Path) -> set[str]:

@@ -15,7 +15,7 @@ from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.workspace.trust import review
 from workspace.trust.planted import imports, plant
 
-pytestmark = pytest.mark.usefixtures("trusted")
+pytestmark = [pytest.mark.process, pytest.mark.usefixtures("trusted")]
 
 
 def test_piped_it_lists_what_waits_with_the_diff_and_how_to_approve(

@@ -8,6 +8,9 @@ export const STATUS_COMMANDS = [
   "foehn.locateServer",
   "foehn.openWalkthrough",
   "foehn.restartServer",
+  "foehn.pickPython",
+  "foehn.showLog",
+  "foehn.useOfflineModel",
   "workbench.trust.manage",
 ] as const;
 export type StatusCommand = (typeof STATUS_COMMANDS)[number];

@@ -73,6 +73,7 @@ const REWORDING: [RegExp, string][] = [
   [/set it with --base-url, FOEHN_BASE_URL or baseUrl/g, "set it in the foehn.baseUrl setting"],
   [/\(--base-url, --model\)/g, "(the foehn.baseUrl and foehn.model settings)"],
   [/set FOEHN_PROVIDER \(mistral, openai, anthropic\) and its API key/g, "choose one with “Foehn: Choose Provider” and set its key"],
+  [/pip install 'foehn-lsp\[local\]'/g, "“Foehn: Use the Offline Model”"],
 ];
 
 export function inVsCodeWords(message: string): string {

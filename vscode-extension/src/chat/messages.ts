@@ -3,7 +3,7 @@
 // back what the person did. No VS Code or DOM API here.
 import type { CustomCommand, Decision } from "../protocol";
 import { SETTINGS_QUERIES, STATUS_COMMANDS, type StatusCommand } from "./actions";
-import type { Meter, Turn } from "./state";
+import type { Meter, QueuedMessage, Turn } from "./state";
 
 /** What the view says about the server before the first question. */
 export type ServerStatus =
@@ -18,8 +18,17 @@ export type ServerStatus =
     }
   | { kind: "notFound"; message: string }
   | { kind: "noKey"; provider: string }
+  /** No provider chosen, no offline model: the person chooses one or the other. */
+  | { kind: "noModel" }
   | { kind: "restricted" }
-  | { kind: "failed"; message: string };
+  | { kind: "failed"; message: string }
+  /** The managed environment is being made (python/environment.ts). */
+  | { kind: "settingUp" }
+  /** It could not be: why, and the one action that fixes it. */
+  | { kind: "setupFailed"; message: string; action: SetupAction };
+
+/** What fixes a failed setup (python/failures.ts's SetupAction). */
+export type SetupAction = "pickInterpreter" | "openLog" | "retry";
 
 export interface Chip {
   id: string;
@@ -43,6 +52,8 @@ export type HostMessage =
   | { type: "chips"; chips: Chip[] }
   | { type: "meter"; meter?: Meter }
   | { type: "busy"; busy: boolean }
+  /** The messages waiting for the running turn to end, in order. */
+  | { type: "queued"; queued: QueuedMessage[] }
   | { type: "mentions"; query: string; files: string[] }
   /** The custom commands a typed `/query` completes to. */
   | { type: "slashCommands"; query: string; commands: CustomCommand[] }
@@ -73,6 +84,8 @@ export type ViewMessage =
   | { type: "undo"; runId: string; path?: string }
   | { type: "restore"; runId: string }
   | { type: "newChat" }
+  /** Take a queued message back before it is sent. */
+  | { type: "unqueue"; id: string }
   | { type: "history" }
   | { type: "removeChip"; id: string }
   | { type: "mention"; query: string }
@@ -126,6 +139,7 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
     case "restore":
       return str("runId") ? (m as ViewMessage) : undefined;
     case "removeChip":
+    case "unqueue":
       return str("id") ? (m as ViewMessage) : undefined;
     case "mention":
     case "slash":

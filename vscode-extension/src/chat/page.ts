@@ -38,6 +38,7 @@ export function chatPage({ cspSource, nonce, script, style }: PageSources): stri
 <div id="empty" class="empty"><p>Ask Foehn about this workspace, or to change it. Type <kbd>@</kbd> to add a file. Every change waits for your approval and can be undone.</p></div>
 <main id="log" aria-live="polite" aria-label="Conversation"></main>
 <footer class="composer">
+  <div id="queued" class="queued" aria-live="polite"></div>
   <div id="chips" class="chips" aria-label="Context sent with the question"></div>
   <ul id="mentions" role="listbox" aria-label="Completions" hidden></ul>
   <textarea id="input" rows="3" aria-label="Ask Foehn" placeholder="Ask Foehn… (Enter to send, Shift+Enter for a new line, @ for a file, / for a command)" role="combobox" aria-autocomplete="list" aria-controls="mentions" aria-expanded="false"></textarea>

@@ -1,7 +1,7 @@
 // What the chat view shows, as plain data: the turns of one session, each a stream of text and
 // tool-call cards, then its stop reason and the files it changed. The extension host owns it
 // and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
-import { rememberText } from "../confirm";
+import { rememberText } from "./confirm";
 import type { ChangedFile, CheckedProblem, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason, TodoItem } from "../protocol";
 import type { Failure } from "./errors";
 import { type Investigation, investigationOf } from "./investigation";
@@ -80,6 +80,15 @@ export interface Turn {
   todo?: TodoItem[];
   /** Asked in plan mode. */
   plan?: boolean;
+  /** Why an action on this turn waits (a turn is running), until that turn ends. */
+  notice?: string;
+}
+
+/** A message sent while a turn was working: sent when it ends, unless removed first. */
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  plan: boolean;
 }
 
 export interface Meter {

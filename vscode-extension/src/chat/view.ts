@@ -2,14 +2,15 @@
 // approval, a failure with its fixes, the review of changed files, a status banner, the empty
 // chat. Every value is escaped; every button has a visible text or an aria-label and a
 // data-action the webview routes. No DOM API here, so the drawing is unit-tested in node.
-import { ALLOW_ALWAYS, ALLOW_RUN } from "../confirm";
+import { ALLOW_ALWAYS, ALLOW_RUN } from "./confirm";
 import { POLICY_TEXT, commandOf, cwdOf, shellQuote, stringArg } from "./commandline";
 import { type Failure, failureView } from "./errors";
 import { INVESTIGATE, renderInvestigation } from "./investigation";
 import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
-import type { RecentChat, ServerStatus } from "./messages";
+import type { StatusCommand } from "./actions";
+import type { RecentChat, ServerStatus, SetupAction } from "./messages";
 import type { TodoItem } from "../protocol";
-import type { Block, Checks, PendingApproval, ReviewFile, ToolCard, Turn } from "./state";
+import type { Block, Checks, PendingApproval, QueuedMessage, ReviewFile, ToolCard, Turn } from "./state";
 
 const MAX_SUMMARY = 120;
 const MAX_OUTPUT = 20_000;
@@ -45,6 +46,7 @@ export function renderTurn(turn: Turn, options: { restorable: boolean }): string
     `<div class="assistant"><div class="who">Foehn</div>${turn.todo?.length ? renderTodo(turn.todo) : ""}${body}${thinking}` +
     (turn.failure ? renderFailure(turn.runId, turn.failure) : "") +
     `</div>` +
+    (turn.notice ? `<p class="notice" role="status">${esc(turn.notice)}</p>` : "") +
     renderStop(turn) +
     renderReview(turn) +
     (options.restorable
@@ -343,6 +345,12 @@ export function renderStatus(status: ServerStatus): string {
         `<div class="banner error" role="alert"><strong>Server not found.</strong> ${esc(status.message)} ` +
         `${button("foehn.locateServer", "Locate the server…")}${button("foehn.openWalkthrough", "Set up Foehn")}</div>`
       );
+    case "noModel":
+      return (
+        `<div class="banner warn" role="alert"><strong>Choose a model.</strong> Foehn needs a provider and its key, ` +
+        `or the small offline model. ${button("foehn.chooseProvider", "Choose a provider")}` +
+        `${button("foehn.useOfflineModel", OFFLINE_OFFER)}</div>`
+      );
     case "noKey":
       return (
         `<div class="banner warn" role="alert"><strong>No API key for ${esc(status.provider)}.</strong> ` +
@@ -356,8 +364,25 @@ export function renderStatus(status: ServerStatus): string {
       );
     case "failed":
       return `<div class="banner error" role="alert">${esc(status.message)} ${button("foehn.restartServer", "Restart the server")}</div>`;
+    case "settingUp":
+      return `<div class="banner" role="status">Setting up Foehn's server (the first start takes a moment; the notification shows each step)…</div>`;
+    case "setupFailed":
+      return (
+        `<div class="banner error" role="alert"><strong>Foehn's server is not set up.</strong> ${esc(status.message)} ` +
+        `${button(SETUP_ACTIONS[status.action].command, SETUP_ACTIONS[status.action].label)}</div>`
+      );
   }
 }
+
+/** A setup failure's one action, as a banner button. */
+const SETUP_ACTIONS: Record<SetupAction, { command: StatusCommand; label: string }> = {
+  pickInterpreter: { command: "foehn.pickPython", label: "Pick a Python…" },
+  openLog: { command: "foehn.showLog", label: "Open the log" },
+  retry: { command: "foehn.restartServer", label: "Retry" },
+};
+
+/** The offer of the offline model, where a chat could use it: its size said first. */
+export const OFFLINE_OFFER = "Use the offline model (1.1 GB)";
 
 /** The chat before its first question: which model answers, a few questions to start from,
  * and the workspace's recent chats. */
@@ -382,10 +407,34 @@ export function renderEmpty(status: ServerStatus, recent: readonly RecentChat[])
         .join("") +
       `</ul>`
     : "";
+  const offline =
+    (status.kind === "ready" && !status.embedded) || status.kind === "noKey" || status.kind === "noModel"
+      ? `<p class="offline"><button type="button" class="link" data-action="command" data-command="foehn.useOfflineModel">${OFFLINE_OFFER}</button>` +
+        ` <span class="detail">a small model that runs on this computer, no key, no network once downloaded</span></p>`
+      : "";
   return (
     model +
+    offline +
     `<p>Ask Foehn about this workspace, or to change it. Type <kbd>@</kbd> to add a file. Every change waits for your approval and can be undone.</p>` +
     `<div class="label">Try</div><ul class="suggestions">${suggestions}</ul>` +
     chats
   );
+}
+
+/** The messages sent while a turn works, each with its Remove button; sent in order when the
+ * turn ends. */
+export function renderQueued(queued: readonly QueuedMessage[]): string {
+  if (!queued.length) {
+    return "";
+  }
+  const items = queued
+    .map(
+      (message) =>
+        `<li class="queued-message"><span class="badge">Queued${message.plan ? " · Plan" : ""}</span>` +
+        `<span class="text">${esc(message.text)}</span>` +
+        `<button type="button" class="link" data-action="unqueue" data-id="${esc(message.id)}" ` +
+        `aria-label="Remove the queued message: ${esc(message.text.slice(0, 60))}">Remove</button></li>`,
+    )
+    .join("");
+  return `<div class="label">Sent when the turn that is working ends</div><ul aria-label="Queued messages">${items}</ul>`;
 }

@@ -4,7 +4,7 @@ import { applyEvent, newTurn } from "../chat/state";
 import { MAX_PROBLEMS_SHOWN, renderTurn } from "../chat/view";
 import { type CheckedProblem, parseRunEvent } from "../protocol";
 
-// server/foehn_lsp/agent/events.py's Checked: {"event": "checked", "problems": [{path, line, message, source}], "skipped": [...]}
+// server/foehn_lsp/events.py's Checked: {"event": "checked", "problems": [{path, line, message, source}], "skipped": [...]}
 const problems: CheckedProblem[] = [
   { path: "app.py", line: 3, message: 'Argument of type "str" cannot be assigned to <int>', source: "Pylance" },
   { path: "lib/util.py", line: 12, message: "undefined name 'x'", source: "ruff" },

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ALLOW, ALLOW_FULL, ALLOW_RUN, DENY, confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "../confirm";
+import { ALLOW, ALLOW_FULL, ALLOW_RUN, DENY, confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "../chat/confirm";
 import type { ConfirmParams } from "../protocol";
 
 const edit: ConfirmParams = {
@@ -33,7 +33,7 @@ test("the modal shows the tool, risk, summary, exact arguments and what is remem
   const { message, detail, choices } = confirmMessage(edit);
   assert.equal(message, "Foehn wants to run edit_file (write): edit a.py (1 block)");
   assert.equal(JSON.parse(detail.split("\n\"")[0]!).edits[0].new_text, "2");
-  assert.match(detail, /"Allow for this turn" remembers: edit_file on a.py, until this turn ends\./);
+  assert.match(detail, /"Allow for this run" remembers: edit_file on a.py, until this run ends\./);
   assert.deepEqual(choices, [ALLOW, ALLOW_RUN, DENY]);
 });
 
@@ -57,5 +57,5 @@ test("an inline denial carries the person's message to the model", () => {
 
 test("without the server's words, what is remembered is said from the call's scope", () => {
   const { detail } = confirmMessage({ runId: "r", tool: "run_command", risk: "write", arguments: {}, program: "touch", sandbox: "workspace-write" });
-  assert.match(detail, /remembers: run_command calls that run `touch`, at risk write, in the workspace-write sandbox, until this turn ends\./);
+  assert.match(detail, /remembers: run_command calls that run `touch`, at risk write, in the workspace-write sandbox, until this run ends\./);
 });

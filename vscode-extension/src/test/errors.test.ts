@@ -16,10 +16,11 @@ const SERVER_MESSAGES = [
 test("the server's hints are said in VS Code's words: the setting or the command, no flag or variable", () => {
   for (const message of SERVER_MESSAGES) {
     const words = inVsCodeWords(message);
-    assert.ok(!/FOEHN_|--base-url|--model|_API_KEY/.test(words), words);
+    assert.ok(!/FOEHN_|--base-url|--model|_API_KEY|pip install/.test(words), words);
   }
   assert.match(inVsCodeWords(SERVER_MESSAGES[0]!), /\(set it in the foehn\.baseUrl setting\)/);
   assert.match(inVsCodeWords(SERVER_MESSAGES[3]!), /needs an API key: run “Foehn: Set API Key”$/);
+  assert.match(inVsCodeWords(SERVER_MESSAGES[5]!), /install the embedded offline model with “Foehn: Use the Offline Model”$/);
   assert.equal(inVsCodeWords("plain words"), "plain words");
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { LspPosition } from "../protocol";
 import {
   type EditorLocation,
   type EditorLocationLink,
@@ -7,7 +8,6 @@ import {
   type EditorTextEdit,
   type EditorWorkspaceEdit,
   type Language,
-  type LspPosition,
   DEFINITION,
   REFERENCES,
   answerLocations,

@@ -133,3 +133,14 @@ test("a saved turn that failed comes back as a failure, not as an answer", () =>
   assert.deepEqual(turn!.blocks, []);
   assert.deepEqual(turn!.failure, { kind: "saved", message: "rejected the API key (401)" });
 });
+
+test("an undo of one file leaves its turn in effect, and that file shows undone", () => {
+  const turns = [
+    { index: 1, task: "write two", reason: "answer" as const, answer: "ok", iterations: 1, files: [{ path: "a.md", change: "created" as const }, { path: "b.md", change: "created" as const }] },
+    { index: 2, task: "undo a.md", reason: "answer" as const, answer: "", iterations: 0, files: [], undoOf: [1], paths: ["a.md"] },
+  ];
+  assert.deepEqual([...undoneTurns(turns)], []);
+  const [turn] = turnsOf({ id: "s", title: "t", turns });
+  assert.equal(turn!.undone, false);
+  assert.deepEqual(turn!.files.map((f) => [f.path, f.state]), [["a.md", "undone"], ["b.md", "kept"]]);
+});

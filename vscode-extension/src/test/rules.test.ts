@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ALLOW, ALLOW_ALWAYS, ALLOW_RUN, DENY, confirmMessage, decisionFor } from "../confirm";
+import { ALLOW, ALLOW_ALWAYS, ALLOW_RUN, DENY, confirmMessage, decisionFor } from "../chat/confirm";
 import { parseViewMessage } from "../chat/messages";
 import { notApplied, rankCommands, ruleLine, ruleSummary, slashQuery, whyAsked } from "../chat/rules";
 import { answered, applyEvent, askInline, newTurn } from "../chat/state";

@@ -83,3 +83,10 @@ test("the middleware keeps what it was given", () => {
   const middleware = withUserLevel({ executeCommand }, () => config({}), () => true);
   assert.equal(middleware.executeCommand, executeCommand);
 });
+
+test("the extension's own settings (foehn.mcp.offerTools) are never sent: the server does not know them", () => {
+  const sent = serverSettings({ mcp: { offerTools: false } }, config({ mcp: { globalValue: { offerTools: false, start: "startup" } } }), true);
+  assert.deepEqual((sent["userLevel"] as Record<string, unknown>)["mcp"], { start: "startup" });
+  const only = serverSettings({}, config({ mcp: { globalValue: { offerTools: false } } }), true);
+  assert.equal((only["userLevel"] as Record<string, unknown>)["mcp"], undefined);
+});

@@ -80,12 +80,12 @@ test("an inline question attaches to its call's card and goes when answered or d
   });
   const card = () => (turn.blocks[0]!.kind === "tool" ? turn.blocks[0]!.card : undefined);
   assert.equal(turn.blocks.length, 1);
-  assert.equal(card()?.approval?.remember, "edit_file on a.py, until this turn ends");
+  assert.equal(card()?.approval?.remember, "edit_file on a.py, until this run ends");
   assert.equal(card()?.approval?.diff, "-1\n+2");
   turn = answered(turn, "r1/1");
   assert.equal(card()?.approval, undefined);
   turn = askInline(turn, "r1/2", { runId: "r1", tool: "edit_file", arguments: {}, risk: "write" });
-  assert.equal(card()?.approval?.remember, "edit_file calls, at risk write, until this turn ends");
+  assert.equal(card()?.approval?.remember, "edit_file calls, at risk write, until this run ends");
   turn = applyEvent(turn, { event: "approval", id: "c1", tool: "edit_file", decision: "deny", reason: "no" });
   assert.equal(card()?.approval, undefined);
   assert.equal(card()?.decision, "deny");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { askInline, applyEvent, newTurn, type Turn } from "../chat/state";
-import { cardSummary, renderCard, renderEmpty, renderFailure, renderStatus, renderTurn } from "../chat/view";
+import { STATUS_COMMANDS } from "../chat/actions";
+import { OFFLINE_OFFER, cardSummary, renderCard, renderEmpty, renderFailure, renderQueued, renderStatus, renderTurn } from "../chat/view";
 import type { ServerStatus } from "../chat/messages";
 
 /** Every <button> has a visible text or an aria-label: the accessibility smoke check's first
@@ -34,8 +35,8 @@ test("a turn asking inline shows the call, the diff and the three answers, namin
   assert.match(html, /<span class="d-del">-x = 1<\/span>/);
   assert.match(html, /<span class="d-add">\+x = 2<\/span>/);
   assert.match(html, /data-decision="allow" data-key="r1\/1">Allow</);
-  assert.match(html, /data-decision="allowRun"[^>]*>Allow for this turn</);
-  assert.match(html, /remembers: edit_file on app.py, until this turn ends/);
+  assert.match(html, /data-decision="allowRun"[^>]*>Allow for this run</);
+  assert.match(html, /remembers: edit_file on app.py, until this run ends/);
   assert.match(html, /data-decision="deny"[^>]*>Deny</);
   assert.match(html, /data-action="openDiff"/);
   assert.match(html, /aria-label="Message to the model if you deny \(optional\)"/);
@@ -68,6 +69,11 @@ test("every server state has a clear banner whose buttons have names", () => {
     { kind: "restricted" },
     { kind: "failed", message: "boom" },
     { kind: "ready", provider: "local", model: "qwen", embedded: true },
+    { kind: "settingUp" },
+    { kind: "noModel" },
+    { kind: "setupFailed", message: "no Python", action: "pickInterpreter" },
+    { kind: "setupFailed", message: "pip failed", action: "openLog" },
+    { kind: "setupFailed", message: "disk full", action: "retry" },
   ];
   for (const status of states) {
     const html = renderStatus(status);
@@ -154,4 +160,50 @@ test("an OpenAI-compatible server without a key is said once, with a way to set 
   assert.match(html, /No key set for openai: requests go without Authorization/);
   assert.match(html, /data-action="dismissHint"/);
   assert.deepEqual(unnamedButtons(html), []);
+});
+
+test("a failed setup's banner says why and offers its one action, a command the host allows", () => {
+  const cases = [
+    ["pickInterpreter", "foehn.pickPython", "Pick a Python…"],
+    ["openLog", "foehn.showLog", "Open the log"],
+    ["retry", "foehn.restartServer", "Retry"],
+  ] as const;
+  for (const [action, command, label] of cases) {
+    const html = renderStatus({ kind: "setupFailed", message: "Foehn needs Python 3.11", action });
+    assert.match(html, /Foehn's server is not set up\.<\/strong> Foehn needs Python 3\.11/);
+    assert.match(html, new RegExp(`data-command="${command}">${label}</button>`));
+    assert.ok((STATUS_COMMANDS as readonly string[]).includes(command));
+  }
+  assert.match(renderStatus({ kind: "settingUp" }), /Setting up Foehn's server/);
+});
+
+test("the empty chat offers the offline model with its size, where a chat could use it", () => {
+  const ready: ServerStatus = { kind: "ready", provider: "mistral", model: "m", embedded: false };
+  assert.equal(OFFLINE_OFFER, "Use the offline model (1.1 GB)");
+  assert.match(renderEmpty(ready, []), /data-command="foehn.useOfflineModel">Use the offline model \(1\.1 GB\)</);
+  assert.match(renderEmpty({ kind: "noKey", provider: "mistral" }, []), /Use the offline model/);
+  assert.doesNotMatch(renderEmpty({ ...ready, provider: "local", embedded: true }, []), /Use the offline model/);
+  assert.ok((STATUS_COMMANDS as readonly string[]).includes("foehn.useOfflineModel"));
+});
+
+test("queued messages are listed in order, each removable by name; a turn's notice is shown", () => {
+  assert.equal(renderQueued([]), "");
+  const html = renderQueued([
+    { id: "q1", text: "What next?", plan: false },
+    { id: "q2", text: "<b>plan</b> it", plan: true },
+  ]);
+  assert.match(html, /Sent when the turn that is working ends/);
+  assert.ok(html.indexOf("What next?") < html.indexOf("&lt;b&gt;plan"));
+  assert.match(html, /Queued · Plan/);
+  assert.match(html, /data-action="unqueue" data-id="q1" aria-label="Remove the queued message: What next\?">Remove</);
+  assert.deepEqual(unnamedButtons(html), []);
+  const turn = { ...newTurn("r", "Fix it"), status: "done" as const, notice: "Undo turn waits until the turn that is working ends: stop it, or wait." };
+  assert.match(renderTurn(turn, { restorable: false }), /<p class="notice" role="status">Undo turn waits until/);
+});
+
+test("with no model yet, the banner offers a provider or the offline model", () => {
+  const html = renderStatus({ kind: "noModel" });
+  assert.match(html, /Choose a model\./);
+  assert.match(html, /data-command="foehn.chooseProvider"/);
+  assert.match(html, /data-command="foehn.useOfflineModel">Use the offline model \(1\.1 GB\)</);
 });

@@ -2,7 +2,7 @@
 // the person did. It holds no conversation state of its own beyond what is on screen, so a
 // reloaded view is redrawn from the host's "reset".
 import type { Chip, HostMessage, RecentChat, ServerStatus, ViewMessage } from "../chat/messages";
-import { renderEmpty, renderStatus, renderTurn } from "../chat/view";
+import { renderEmpty, renderQueued, renderStatus, renderTurn } from "../chat/view";
 import { canRestore, meterText, type Turn } from "../chat/state";
 import { escapeHtml as esc } from "../chat/markdown";
 import { slashQuery } from "../chat/rules";
@@ -24,6 +24,7 @@ const status = $<HTMLDivElement>("status");
 const title = $<HTMLHeadingElement>("title");
 const list = $<HTMLUListElement>("mentions");
 const empty = $<HTMLDivElement>("empty");
+const queued = $<HTMLDivElement>("queued");
 
 let turns: Turn[] = [];
 const open = new Set<string>();
@@ -36,7 +37,6 @@ interface Completion {
 }
 let completions: Completion[] = [];
 let completionIndex = 0;
-let busy = false;
 let serverStatus: ServerStatus = { kind: "starting" };
 let recent: RecentChat[] = [];
 let copies = 0;
@@ -107,10 +107,11 @@ function drawChips(list: Chip[]): void {
     .join("");
 }
 
+/** While a turn works, Send queues: the message goes when the turn ends. */
 function setBusy(value: boolean): void {
-  busy = value;
   stop.hidden = !value;
-  send.disabled = value;
+  send.textContent = value ? "Queue" : "Send";
+  send.title = value ? "Sent when the turn that is working ends; you can remove it until then" : "";
 }
 
 window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
@@ -164,6 +165,9 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       break;
     case "busy":
       setBusy(message.busy);
+      break;
+    case "queued":
+      queued.innerHTML = renderQueued(message.queued);
       break;
     case "mentions":
       showCompletions("mention", message.query, message.files.map((file) => ({ kind: "mention", value: file, label: file })));
@@ -258,6 +262,9 @@ document.addEventListener("click", (event) => {
     case "removeChip":
       post({ type: "removeChip", id: data["id"]! });
       break;
+    case "unqueue":
+      post({ type: "unqueue", id: data["id"]! });
+      break;
     case "command":
       post({ type: "command", command: data["command"] as never });
       break;
@@ -284,7 +291,7 @@ document.addEventListener("toggle", (event) => {
 
 function ask(): void {
   const text = input.value.trim();
-  if (!text || busy) {
+  if (!text) {
     return;
   }
   post({ type: "ask", text, ...(mode.value === "plan" ? { mode: "plan" as const } : {}) });

@@ -38,8 +38,6 @@ from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = get_args(Decision)
-STRENGTH: dict[Decision, int] = {"allow": 0, "ask": 1, "deny": 2}
-"""deny > ask > allow: the strongest matching rule decides."""
 
 RULE_KEYS = ("tool", "program", "args", "paths", "decision", "sandbox", "network", "message")
 WORKSPACE_RULES = ".foehn/rules.toml"

@@ -25,7 +25,12 @@ the SNI, and the bridge is Foehn's own Python, which every view already shows. S
 out: the clients that matter (pip, npm, yarn, cargo, git over HTTPS, curl) all speak HTTP
 proxies, and SOCKS would carry connections with no name or TLS to check.
 
-One event loop on its own thread runs every call's proxy (``service``).
+    grant.py    what a call may reach, and the check of a name and its addresses
+    proxy.py    one call's proxy, outside the sandbox
+    http.py     what the proxy reads of a request and writes in its place
+    tls.py      the server name of a TLS ClientHello
+    bridge.py   the bridge inside the sandbox, and the variables that point at it
+    service.py  the one event loop, on a thread of its own, that runs every call's proxy
 """
 
 from foehn_lsp.sandbox.network.bridge import PROXY_PORT, environment

@@ -1,13 +1,13 @@
 // The foehn/confirm request: where the person is asked (inline in the chat, or a modal), what a
 // modal says, and how a choice maps to the server's decision. No VS Code API here.
-import { ruleLine, whyAsked } from "./chat/rules";
-import type { ConfirmAnswer, ConfirmParams } from "./protocol";
+import { ruleLine, whyAsked } from "./rules";
+import type { ConfirmAnswer, ConfirmParams } from "../protocol";
 
-export type { ConfirmAnswer, ConfirmParams, FilePreview } from "./protocol";
+export type { ConfirmAnswer, ConfirmParams, FilePreview } from "../protocol";
 
 export const ALLOW = "Allow";
-/** The server remembers an approval for the rest of the turn (the run) it was given in. */
-export const ALLOW_RUN = "Allow for this turn";
+/** The server remembers an approval for the rest of the run (the turn) it was given in (DESIGN's one label). */
+export const ALLOW_RUN = "Allow for this run";
 export const ALLOW_FULL = "Allow with full access, once";
 /** Allows, and saves the server's proposed rule to the user config: asked no more. */
 export const ALLOW_ALWAYS = "Always allow";
@@ -44,7 +44,7 @@ export function confirmMessage(params: ConfirmParams): { message: string; detail
   };
 }
 
-/** Exactly what "allow for this turn" remembers: the server's words when it sends them, else
+/** Exactly what "allow for this run" remembers: the server's words when it sends them, else
  * the same rule in words (the tool, its program and sandbox, the risk level). */
 export function rememberText(params: ConfirmParams): string {
   let scope = params.remember;
@@ -54,7 +54,7 @@ export function rememberText(params: ConfirmParams): string {
     scope += `, at risk ${params.risk}`;
     scope += params.sandbox ? `, in the ${params.sandbox} sandbox` : "";
   }
-  return `${scope}, until this turn ends`;
+  return `${scope}, until this run ends`;
 }
 
 export function decisionFor(choice: string | undefined): ConfirmAnswer {

@@ -1,98 +1,24 @@
-// What the chat view's messages do, the editor state its chips follow, and @-mention
-// completion (the workspace's files as the server lists them, .gitignore honoured).
+// What the chat view's messages do: each ViewMessage (already checked by chat/messages.ts) is
+// routed to the conversation, the review, the completions or a command; and what the empty chat
+// shows besides (the server's status, the recent chats).
 import * as vscode from "vscode";
 import { applyToFile, runInTerminal } from "./blocks";
-import { type ContextChips, linesLabel, mentionContext, mentionsIn, rankFiles } from "./chat/context";
+import type { ContextChips } from "./chat/context";
 import type { RecentChat, ServerStatus, ViewMessage } from "./chat/messages";
-import { rankCommands } from "./chat/rules";
 import type { ChatView } from "./chatView";
 import { askInChat, pickSession } from "./commands";
+import type { Mentions, SlashCommands } from "./completions";
 import type { Conversation, TaskContext } from "./conversation";
 import type { DiffDocuments } from "./diffs";
-import type { CustomCommand } from "./protocol";
+import { COMMANDS } from "./protocol";
 import type { Review } from "./review";
 import type { Server } from "./server";
-import { COMMANDS, type SessionSummary, describeSession } from "./savedSessions";
+import { describeSession } from "./savedSessions";
 import type { WalkthroughProgress } from "./walkthrough";
 
-const FILES_TTL_MS = 10_000;
 const RECENT_CHATS = 5;
 /** globalState key: the person has read the "no key, no Authorization" hint. */
 const KEYLESS_SEEN = "foehn.keylessHintSeen";
-
-export class Mentions {
-  private files: string[] = [];
-  private fetched = 0;
-
-  constructor(private readonly server: Server) {}
-
-  /** The workspace's files, from the server (which honours .gitignore), cached briefly. */
-  async list(): Promise<string[]> {
-    if (Date.now() - this.fetched > FILES_TTL_MS) {
-      const answer = await this.server.command<{ files: string[] }>(COMMANDS.files, []);
-      this.files = answer.files;
-      this.fetched = Date.now();
-    }
-    return this.files;
-  }
-
-  async complete(query: string): Promise<string[]> {
-    return rankFiles(await this.list().catch(() => []), query);
-  }
-
-  /** A typed question's context: the chips still offered and the text of each @-mentioned
-   * file (from its editor if open, so unsaved changes count). */
-  async context(text: string, chips: ContextChips): Promise<TaskContext> {
-    const base = chips.arguments();
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    const known = new Set(await this.list().catch(() => []));
-    const files: { path: string; text: string }[] = [];
-    for (const path of mentionsIn(text)) {
-      if (!folder || !known.has(path)) {
-        continue;
-      }
-      try {
-        const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, path));
-        files.push({ path, text: document.getText() });
-      } catch {
-        // A file that cannot be opened as text is mentioned by name only.
-      }
-    }
-    return {
-      ...base,
-      ...(files.length ? { context: mentionContext(files) } : {}),
-      labels: [...base.labels, ...files.map((f) => `@${f.path}`)],
-    };
-  }
-}
-
-/** The custom commands `/` completes to (foehn.commands.list), cached briefly. */
-export class SlashCommands {
-  private commands: CustomCommand[] = [];
-  private fetched = 0;
-
-  constructor(
-    private readonly server: Server,
-    private readonly output: vscode.LogOutputChannel,
-  ) {}
-
-  async complete(query: string): Promise<CustomCommand[]> {
-    if (Date.now() - this.fetched > FILES_TTL_MS) {
-      try {
-        const answer = await this.server.command<{ commands: CustomCommand[]; problems: string[] }>("foehn.commands.list", []);
-        this.commands = answer.commands;
-        this.fetched = Date.now();
-        for (const problem of answer.problems) {
-          this.output.warn(`custom command: ${problem}`);
-        }
-      } catch (error) {
-        // No server yet: nothing to complete; asked again at the next `/`.
-        this.output.debug(`foehn.commands.list: ${String(error)}`);
-      }
-    }
-    return rankCommands(this.commands, query);
-  }
-}
 
 interface Parts {
   context: vscode.ExtensionContext;
@@ -119,7 +45,7 @@ export async function postRecent(parts: Pick<Parts, "server" | "conversation" | 
     return;
   }
   try {
-    const { sessions } = await parts.server.command<{ sessions: SessionSummary[] }>(COMMANDS.list, []);
+    const { sessions } = await parts.server.send(COMMANDS.list, []);
     const now = Date.now();
     const chats: RecentChat[] = sessions
       .filter((s) => s.id !== parts.conversation.session && s.turns > 0)
@@ -139,6 +65,7 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
       view.post({ type: "status", status: shownStatus(parts.server.status, parts.context.globalState) });
       view.post({ type: "chips", chips: chips.chips() });
       view.post({ type: "busy", busy: conversation.busy });
+      conversation.postQueue();
       await postRecent(parts);
       break;
     case "ask":
@@ -192,6 +119,9 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
     case "restore":
       await parts.review.restore(message.runId);
       break;
+    case "unqueue":
+      conversation.unqueue(message.id);
+      break;
     case "newChat":
       conversation.newChat();
       await postRecent(parts);
@@ -226,56 +156,4 @@ async function insertAtCursor(text: string): Promise<void> {
       edit.replace(selection, text);
     }
   });
-}
-
-/** Keeps the chips on the active file and selection. The chat view itself takes the focus
- * from the editor, so the last file editor stays the context while the person types. */
-export function trackEditor(chips: ContextChips, view: ChatView): vscode.Disposable[] {
-  const update = (editor: vscode.TextEditor | undefined) => {
-    if (!editor) {
-      return;
-    }
-    const document = editor.document;
-    const inWorkspace = document.uri.scheme === "file" && vscode.workspace.getWorkspaceFolder(document.uri) !== undefined;
-    const selection = editor.selection;
-    const changed = chips.track(
-      inWorkspace
-        ? {
-            path: vscode.workspace.asRelativePath(document.uri, false),
-            uri: document.uri.toString(),
-            ...(selection.isEmpty
-              ? {}
-              : {
-                  selection: {
-                    start: { line: selection.start.line, character: selection.start.character },
-                    end: { line: selection.end.line, character: selection.end.character },
-                  },
-                }),
-          }
-        : {},
-    );
-    if (changed) {
-      view.post({ type: "chips", chips: chips.chips() });
-    }
-  };
-  update(vscode.window.activeTextEditor);
-  return [
-    vscode.window.onDidChangeActiveTextEditor(update),
-    vscode.window.onDidChangeTextEditorSelection((event) => update(event.textEditor)),
-  ];
-}
-
-/** A code action's foehn.run argument as the chat's context, with chips for the file and the
- * lines it is about. */
-export function lightbulbContext(argument: Record<string, unknown>): TaskContext {
-  const uri = typeof argument["uri"] === "string" ? argument["uri"] : undefined;
-  const range = argument["range"] as TaskContext["range"];
-  const path = uri ? vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false) : undefined;
-  const labels = path ? [path, ...(range ? [linesLabel(path, range)] : [])] : [];
-  return {
-    ...(uri ? { uri } : {}),
-    ...(range ? { range } : {}),
-    ...(argument["diagnostic"] ? { diagnostic: argument["diagnostic"] } : {}),
-    labels,
-  };
 }
