@@ -297,7 +297,10 @@ def test_connections_over_the_limit_and_descriptors_that_are_not_sockets_are_dro
     assert [r.allowed for r in records[1:]] == [False, False, True]
 
 
-def test_a_proxy_that_cannot_start_says_so_in_one_line(names: Names, site: StandIn) -> None:
+def test_a_proxy_that_cannot_start_says_so_in_one_line(
+    names: Names, site: StandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))  # where its private folder goes
     access = Access(grant=grant_for(names, site.port), call="c8")
     with serving(access):
         pass  # the proxies' thread is running
@@ -318,6 +321,7 @@ def test_a_proxy_that_cannot_start_says_so_in_one_line(names: Names, site: Stand
         for fd in fillers:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert list(tmp_path.iterdir()) == []  # its folder is gone too
     message = str(raised.value)
     assert message.startswith("the network proxy could not start")
     assert "\n" not in message

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Coroutine, Iterator
@@ -85,7 +84,15 @@ def serving(access: Access, limits: Limits | None = None) -> Iterator[Served]:
             with contextlib.suppress(TimeoutError):
                 _thread().run(proxy.close(), CLOSE_SECONDS)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove(folder, proxy.path)
+
+
+def _remove(folder: Path, socket: Path) -> None:
+    """The private folder and its socket, without opening a descriptor (a call may have
+    failed for want of them)."""
+    with contextlib.suppress(OSError):
+        socket.unlink(missing_ok=True)
+        folder.rmdir()
 
 
 def _socket_parent() -> str:
