@@ -3,7 +3,8 @@
 Foehn's Python, the workspace, protected names, masks and limits) and outside it (``full``, the
 same runner without the sandbox), alternating so that all see the same machine, in one run.
 Reports the median wall time per call, the ratio, and the milliseconds the sandbox adds (goal:
-at most 10 ms), and the CPU time the started processes used per call (user + system, from
+at most 10 ms), what the throwaway writable layer of read-only calls costs against the same call
+plainly read-only, and the CPU time the started processes used per call (user + system, from
 ``RUSAGE_CHILDREN``), which a busy machine inflates far less than wall time; then Foehn's own
 part of it: building the view and its command line, placeholders and limits included (the
 workspace has no ``.foehn``, ``.vscode`` or ``.envrc``, so each writable call makes and removes
@@ -28,6 +29,7 @@ ROUNDS = 60
 PROGRAMS = (["true"], ["git", "--version"])
 POLICIES: tuple[SandboxPolicy, ...] = ("full", "read-only", "workspace-write")
 GOAL_MS = 10.0
+NO_LAYER = "read-only, no layer"
 
 
 def _children_cpu() -> float:
@@ -36,12 +38,12 @@ def _children_cpu() -> float:
 
 
 async def _time(
-    argv: list[str], workspace: Workspace, policy: SandboxPolicy
+    argv: list[str], workspace: Workspace, policy: SandboxPolicy, layer: bool = True
 ) -> tuple[float, float]:
     """Wall time and the children's CPU time of one call."""
     cpu, started = _children_cpu(), time.perf_counter()
     finished = await system_sandbox().run(
-        argv, workspace=workspace, cwd=workspace.root, policy=policy, seconds=30
+        argv, workspace=workspace, cwd=workspace.root, policy=policy, seconds=30, layer=layer
     )
     elapsed = time.perf_counter() - started
     if finished.exit_code != 0:
@@ -50,13 +52,16 @@ async def _time(
 
 
 async def _measure(argv: list[str], workspace: Workspace) -> dict[str, tuple[float, float]]:
-    """Per policy: the median wall time and the mean CPU time per call."""
-    samples: dict[str, list[tuple[float, float]]] = {policy: [] for policy in POLICIES}
-    for policy in POLICIES:  # warm-up: the page cache, bubblewrap's first start
-        await _time(argv, workspace, policy)
+    """Per policy (and ``read-only`` without its throwaway layer, ``NO_LAYER``): the median
+    wall time and the mean CPU time per call."""
+    variants: list[tuple[str, SandboxPolicy, bool]] = [(p, p, True) for p in POLICIES]
+    variants.append((NO_LAYER, "read-only", False))
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in variants}
+    for _, policy, layer in variants:  # warm-up: the page cache, bubblewrap's first start
+        await _time(argv, workspace, policy, layer)
     for _ in range(ROUNDS):
-        for policy in POLICIES:
-            samples[policy].append(await _time(argv, workspace, policy))
+        for label, policy, layer in variants:
+            samples[label].append(await _time(argv, workspace, policy, layer))
     return {
         policy: (
             statistics.median(wall for wall, _ in times),
@@ -108,6 +113,15 @@ def main() -> list[str]:
                     f"{plain * 1000:5.1f} ms unsandboxed: x{wall / plain:4.2f}, "
                     f"+{added:4.1f} ms per call ({verdict} the {GOAL_MS:g} ms goal); "
                     f"CPU {cpu * 1000:4.1f} ms vs {plain_cpu * 1000:4.1f} ms"
+                )
+            if sandbox.layer:
+                layered, layered_cpu = measured["read-only"]
+                bare, bare_cpu = measured[NO_LAYER]
+                lines.append(
+                    f"  {' '.join(argv):<14} the throwaway layer of read-only calls: "
+                    f"{layered * 1000:6.1f} ms vs {bare * 1000:5.1f} ms without it: "
+                    f"x{layered / bare:4.2f}, {(layered - bare) * 1000:+4.1f} ms per call; "
+                    f"CPU {layered_cpu * 1000:4.1f} ms vs {bare_cpu * 1000:4.1f} ms"
                 )
         binds = len(system_sandbox().view(workspace, folder, "read-only").entries())
         sandboxed: tuple[SandboxPolicy, ...] = ("read-only", "workspace-write")

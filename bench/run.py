@@ -23,6 +23,7 @@ BENCHMARKS = [
     "local",
     "sessions",
     "acp",
+    "runners",
 ]
 
 

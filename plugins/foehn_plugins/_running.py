@@ -17,10 +17,14 @@ from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.secrets import Scrubber
 
 
-def as_result(finished: Finished, cwd: str, *, tail_note: str = "") -> ToolResult:
-    """The command line, where it ran, how it ended and under which sandbox, then the output
-    and what it tried on the network; a non-zero exit is a failure."""
-    body = f"{finished.summary(cwd)}\n{finished.output}".rstrip()
+def as_result(finished: Finished, cwd: str, *, tail_note: str = "", why: str = "") -> ToolResult:
+    """The command line (and ``why`` it was chosen, when given), where it ran, how it ended
+    and under which sandbox, then the output and what it tried on the network; a non-zero exit
+    is a failure."""
+    command, _, rest = finished.summary(cwd).partition("\n")
+    if why:
+        command += f"  ({why})"
+    body = f"{command}\n{rest}\n{finished.output}".rstrip()
     if finished.dropped and tail_note:
         body += f"\n{tail_note}"
     if finished.network:

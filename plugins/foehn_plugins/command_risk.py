@@ -369,23 +369,22 @@ def classify(
     seen = argv_view([program, *args])
     if seen.opaque is not None or not seen.exact:
         return D  # it may start a program Foehn cannot name
-    risk = max((_run_risk(run) for run in seen.runs), key=lambda r: r.rank)
-    if risk is R and any(
-        _runs_configured_code(run.name, list(run.args), workspace, cwd) for run in seen.runs
-    ):
-        return D
-    return risk
+    return max((_run_risk(run, workspace, cwd) for run in seen.runs), key=lambda r: r.rank)
 
 
-def _run_risk(run: Run) -> RiskLevel:
+def _run_risk(run: Run, workspace: Workspace, cwd: str) -> RiskLevel:
     """The risk of one program an argv starts, by its own part: a runner's own options (the
-    program it starts is a run of its own), any other program by the tables."""
+    program it starts is a run of its own), any other program by the tables, and a read-only
+    one destructive where it would run code the workspace configured."""
     if run.open_tail or "/" in run.program:
         return D  # arguments it is given later, or a program the tables cannot know
     args = list(run.args)
     if run.name in RUNNER_GRAMMAR:
         return _runner(run.name, args)
-    return _by_program(run.name, args)
+    risk = _by_program(run.name, args)
+    if risk is R and _runs_configured_code(run.name, args, workspace, cwd):
+        return D
+    return risk
 
 
 def _runner(name: str, args: list[str]) -> RiskLevel:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -25,6 +23,7 @@ from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.sandbox import Finished, ProgramStartError, SandboxViewError, system_sandbox
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
+from foehn_lsp.sandbox.project import NoRunner, ProjectRunner, find_runner
 from foehn_lsp.tools.contract import CallScope
 from foehn_plugins._git import (
     GitArguments,
@@ -236,39 +235,42 @@ class TestArguments(BaseModel):
     ] = None
 
 
-def _test_command(root: Path) -> list[str]:
-    """``[tool.foehn] test-command`` in the workspace's pyproject.toml, else pytest with the
-    workspace's own virtual environment if it has one."""
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            configured = (
-                tomllib.loads(pyproject.read_text("utf-8"))
-                .get("tool", {})
-                .get("foehn", {})
-                .get("test-command")
-            )
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            configured = None
-        if (
-            isinstance(configured, list)
-            and configured
-            and all(isinstance(a, str) for a in configured)
-        ):
-            return list(configured)
-    for venv in (".venv", "venv"):
-        python = root / venv / "bin" / "python"
-        if python.is_file():
-            return [str(python), "-m", "pytest"]
-    return [sys.executable, "-m", "pytest"]
+def _runner(ctx: ToolContext) -> ProjectRunner:
+    """The project's own test runner (``foehn_lsp.sandbox.project``: the configured command, the
+    activated environment, the workspace's venv, its tool's files); raises
+    ``PathRefusedError`` with the one line naming what to install or configure."""
+    sandbox = system_sandbox()
+    policy = sandbox.policy_for("workspace-write")
+
+    def which(name: str) -> str | None:
+        return sandbox.which(name, ctx.workspace, policy)
+
+    def shows(path: Path) -> bool:
+        return not sandbox.hides(str(path), ctx.workspace, policy)
+
+    try:
+        found = find_runner(ctx.workspace.root, which=which, shows=shows)
+    except SandboxViewError as exc:
+        raise PathRefusedError(f"the tests were not run: {exc}") from None
+    if isinstance(found, NoRunner):
+        raise PathRefusedError(found.message)
+    return found
 
 
-def _test_argv(arguments: TestArguments, ctx: ToolContext) -> list[str]:
-    """The exact command ``run_tests`` starts: the test command, ``-k`` and the keyword, then
-    ``--`` and the paths (so a path can never be read as an option)."""
+def _test_argv(arguments: TestArguments, ctx: ToolContext) -> tuple[list[str], ProjectRunner]:
+    """The exact command ``run_tests`` starts, and the runner it comes from: the runner's
+    command, then (pytest only) ``-k`` and the keyword, ``--`` and the paths (so a path can
+    never be read as an option)."""
     root = ctx.workspace.root
-    argv = _test_command(root)
+    runner = _runner(ctx)
+    argv = list(runner.argv)
     argv[0] = _program(ctx, argv[0], root, system_sandbox().policy_for("workspace-write"))
+    if not runner.pytest and (arguments.keyword is not None or arguments.paths):
+        raise PathRefusedError(
+            f"paths and keyword are pytest's, and this project's tests run with "
+            f"{shlex.join([os.path.basename(argv[0]), *argv[1:]])} ({runner.why}): call "
+            "run_tests without them, or run_command for a narrower run"
+        )
     if arguments.keyword is not None:
         if arguments.keyword.startswith("-"):
             raise PathRefusedError(f"keyword {arguments.keyword!r} may not start with '-'")
@@ -276,25 +278,35 @@ def _test_argv(arguments: TestArguments, ctx: ToolContext) -> list[str]:
     if arguments.paths:
         argv.append("--")
         argv += [ctx.workspace.display(ctx.workspace.resolve(p)) for p in arguments.paths]
-    return argv
+    return argv, runner
 
 
 def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:
     """The whole command line, so the person sees (and an approval remembers) exactly what
     runs, including a test command the workspace configured."""
-    argv = _test_argv(arguments, ctx)
+    argv, runner = _test_argv(arguments, ctx)
     policy = system_sandbox().policy_for("workspace-write")
     return CallScope(
         program=shlex.join(argv),
         sandbox=policy,
         argv=tuple(argv),
-        note=f"{NOTE}: its tests",
+        note=f"{NOTE}: its tests ({runner.why})",
         network=granted(policy),
     )
 
 
+def _shown(argv: list[str], ctx: ToolContext) -> tuple[str, ...]:
+    """``argv`` as the result's first line shows it: paths in the workspace relative to it."""
+    shown = []
+    for argument in argv:
+        path = Path(argument)
+        inside = path.is_absolute() and ctx.workspace.root_of(path) is not None
+        shown.append(ctx.workspace.display(path) if inside else argument)
+    return tuple(shown)
+
+
 async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
-    argv = _test_argv(arguments, ctx)
+    argv, runner = _test_argv(arguments, ctx)
     shown = _tests_scope(arguments, ctx) if ctx.scope.program is None else ctx.scope
     if shown.program != shlex.join(argv):
         return ToolResult.failure(
@@ -302,6 +314,7 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
         )
     assert shown.sandbox is not None
     ctx.progress("Running the tests…")
+    environment = runner.environment
     try:
         finished = await system_sandbox().run(
             argv,
@@ -311,6 +324,7 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
             seconds=TEST_TIMEOUT,
             keep_head=2_000,
             keep_tail=30_000,
+            env=None if environment is None else {environment.variable: str(environment.prefix)},
             network=network_access(ctx),
         )
     except (SandboxViewError, ProgramStartError) as exc:
@@ -321,7 +335,8 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
             f"-k {arguments.keyword!r} selected no test: no test name matches it (run without "
             "keyword, or with paths only, to see the names)"
         )
-    result = as_result(finished, ".", tail_note=notes[0])
+    named = Finished(**{**finished.__dict__, "argv": _shown(argv, ctx)})
+    result = as_result(named, ".", tail_note=notes[0], why=runner.why)
     if len(notes) > 1:
         return ToolResult.failure(f"{result.output}\n{notes[1]}", data=result.data)
     return result
@@ -386,9 +401,12 @@ def tools() -> list[Tool]:
         Tool.from_model(
             name="run_tests",
             description=(
-                "Run the workspace's tests (pytest, or [tool.foehn] test-command in "
-                "pyproject.toml), optionally only some paths or a -k keyword. Returns the "
-                "exit code and the end of the output."
+                "Run the project's own tests as the person's shell would: [tool.foehn] "
+                "test-command, else pytest with the activated environment's or the "
+                "workspace's .venv interpreter, else the project's uv, Poetry, Hatch, PDM or "
+                "tox, npm/pnpm/yarn test, cargo test, go test ./... or make test. paths and a "
+                "-k keyword narrow a pytest run. Returns the command and why it was chosen, "
+                "the exit code and the end of the output."
             ),
             model=TestArguments,
             execute=run_tests,

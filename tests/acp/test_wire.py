@@ -147,3 +147,30 @@ async def test_stdout_is_only_the_protocol_even_when_a_plugin_prints(
     assert results[0]["content"] == "QUIET"
     assert all(json.loads(line)["jsonrpc"] == "2.0" for line in channel.lines)
     assert not any("noise" in line for line in channel.lines)
+
+
+async def test_the_diff_of_a_new_file_carries_old_text_null(root: Path, model: ModelServer) -> None:
+    """The SDK drops None members; a client that draws a new file only for ``"oldText":
+    null`` would show the person nothing of what they approve."""
+    write = ("write_file", {"path": "new.py", "content": "print('new')\n"})
+    model.script(Turn(tool_calls=[write]), Turn(text="Asked."))
+    async with wire(root, model) as channel:
+        session = await channel.request("session/new", {"cwd": str(root), "mcpServers": []})
+        await channel.request(
+            "session/prompt",
+            {
+                "sessionId": session["result"]["sessionId"],
+                "prompt": [{"type": "text", "text": "Write new.py"}],
+            },
+        )
+    [asked] = [
+        message
+        for line in channel.lines
+        if (message := json.loads(line)).get("method") == "session/request_permission"
+    ]
+    [diff] = [c for c in asked["params"]["toolCall"]["content"] if c["type"] == "diff"]
+    assert diff["path"] == str(root / "new.py")
+    assert "oldText" in diff
+    assert diff["oldText"] is None
+    assert diff["newText"] == "print('new')\n"
+    assert not (root / "new.py").exists()  # the client cancelled: nothing written

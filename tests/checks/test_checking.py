@@ -5,6 +5,8 @@ line and message; a checker that is missing, hangs or floods is skipped with one
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,28 @@ async def test_a_moved_file_keeps_the_problems_it_had(root: Path) -> None:
     assert (root / "new.py").is_file()
     assert [c.problems for c in events.of(Checked)] == []
     assert len(provider.requests) == 3
+
+
+@pytest.fixture
+def elsewhere_venv(tmp_path: Path) -> Path:
+    venv = tmp_path / "elsewhere" / "env"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    return venv
+
+
+async def test_checkers_come_from_the_environment_run_tests_uses(
+    root: Path, elsewhere_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An activated environment outside the workspace holds the person's ruff: the checkers
+    find it there, as run_tests finds its interpreter (``foehn_lsp.sandbox.project``)."""
+    venv = elsewhere_venv
+    ruff = venv / "bin" / "ruff"
+    ruff.write_text("#!/bin/sh\necho 'app.py:1:1: X001 found by the activated ruff'\nexit 1\n")
+    ruff.chmod(0o755)
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    (root / "pyproject.toml").write_text("[tool.ruff]\n")
+    (root / "app.py").write_text("x = 1\n")
+    report = await SandboxCheckers(Workspace([root])).check(["app.py"])
+    assert [p.message for p in report.problems] == ["X001 found by the activated ruff"]

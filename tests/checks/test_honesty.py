@@ -3,6 +3,8 @@ counted by their effects: what the model was sent, what streamed to the person, 
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +148,10 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
     after a failing run goes back once and never streams; after a passing one it stands."""
     (app / "test_app.py").write_text(
         f"from app import main\n\n\ndef test_main():\n    assert main() == {2 if failing else 1}\n"
+    )
+    # The project's runner, as the person configures it (run_tests never picks Foehn's own).
+    (app / "pyproject.toml").write_text(
+        f"[tool.foehn]\ntest-command = {json.dumps([sys.executable, '-m', 'pytest'])}\n"
     )
     claim = "I added lint to tasks.txt and all tests pass."
     runner, provider = agent(

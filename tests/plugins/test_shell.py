@@ -21,6 +21,13 @@ from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.registry import Handler
 
 
+@pytest.fixture(autouse=True)
+def no_activated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests here choose the project's environment themselves: none is activated."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+
+
 def running(token: str) -> list[int]:
     """Processes (not zombies) whose command line contains ``token``. Programs run in their own
     pid namespace, so the pids they print mean nothing out here: they are found by a token."""
@@ -185,6 +192,7 @@ async def test_the_environment_is_an_allowlist(
     assert "('TMPDIR', '/tmp')" in result.output
     names = set(re.findall(r"\('(\w+)',", result.output))
     allowed = {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TERM", "TZ", "PWD", "USER"}
+    allowed.add("PYTHONDONTWRITEBYTECODE")  # 1 unless the person sets it: no stale bytecode
     assert names <= allowed | set(TOOLCHAIN_VARIABLES)  # the folders the view binds
 
 
@@ -278,7 +286,7 @@ async def test_git_ignores_a_hostile_repository_config(
 
 
 async def test_run_tests_runs_pytest_and_keeps_the_summary(
-    root: Path, ctx: ToolContext, registry: ToolRegistry
+    root: Path, with_venv: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     (root / "test_sample.py").write_text(
         "def test_passes():\n    assert True\n\ndef test_fails():\n    assert 1 == 2\n"
@@ -294,7 +302,7 @@ async def test_run_tests_runs_pytest_and_keeps_the_summary(
 
 
 async def test_run_tests_says_when_the_keyword_selects_nothing(
-    root: Path, ctx: ToolContext, registry: ToolRegistry
+    root: Path, with_venv: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     (root / "test_sample.py").write_text("def test_passes():\n    assert True\n")
     none = await call(registry, ctx, "run_tests", keyword="no_such_name")
@@ -360,7 +368,7 @@ async def test_run_tests_shows_the_exact_command_and_its_sandbox(
 
 
 async def test_run_tests_paths_are_never_options(
-    root: Path, ctx: ToolContext, registry: ToolRegistry, canary: Path
+    root: Path, with_venv: Path, ctx: ToolContext, registry: ToolRegistry, canary: Path
 ) -> None:
     (root / "test_ok.py").write_text("def test_ok():\n    pass\n")
     result = await call(registry, ctx, "run_tests", paths=[f"--basetemp={canary}"])
@@ -371,7 +379,7 @@ async def test_run_tests_paths_are_never_options(
 
 
 async def test_run_tests_refuses_a_command_that_changed_after_it_was_shown(
-    root: Path, ctx: ToolContext, registry: ToolRegistry
+    root: Path, with_venv: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
     (root / "test_ok.py").write_text("def test_ok():\n    pass\n")
 
@@ -382,6 +390,27 @@ async def test_run_tests_refuses_a_command_that_changed_after_it_was_shown(
     result = await registry.call("run_tests", {}, ctx, steps=(*steps(), swap))
     assert not result.ok
     assert "the test command changed since it was shown" in result.output
+
+
+def pytest_venv(folder: Path) -> Path:
+    """A real virtual environment at ``folder`` that sees Foehn's pytest through a .pth file
+    (so no package is downloaded)."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(folder)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    site = next((folder / "lib").glob("python*/site-packages"))
+    foehn_site = next(p for p in sys.path if p.endswith("site-packages"))
+    (site / "foehn-test.pth").write_text(foehn_site + "\n")
+    return folder
+
+
+@pytest.fixture
+def with_venv(root: Path) -> Path:
+    """The workspace's own .venv, with pytest."""
+    return pytest_venv(root / ".venv")
 
 
 @pytest.fixture
@@ -403,14 +432,7 @@ def project_with_venv(root: Path) -> Path:
         "    (tmp_path / 'f').write_text('x')\n    assert (tmp_path / 'f').read_text() == 'x'\n\n"
         "def test_the_venv_is_active():\n    assert os.environ['VIRTUAL_ENV'].endswith('.venv')\n"
     )
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")],
-        check=True,
-        capture_output=True,
-    )
-    site = next((root / ".venv" / "lib").glob("python*/site-packages"))
-    foehn_site = next(p for p in sys.path if p.endswith("site-packages"))
-    (site / "foehn-test.pth").write_text(foehn_site + "\n")
+    pytest_venv(root / ".venv")
     return root
 
 

@@ -144,6 +144,10 @@ async def test_every_program_asks(
     registry: ToolRegistry,
     policy: ApprovalSettings,
 ) -> None:
+    # run_tests needs a runner to ask about: the person's configured one.
+    (repo / "pyproject.toml").write_text(
+        '[tool.foehn]\ntest-command = ["python3", "-m", "pytest"]\n'
+    )
     person = Refuser()
     gate = ApprovalGate(policy, person, lambda event: None)
     for name, arguments in CALLS:

@@ -281,12 +281,15 @@ def test_foehn_sandbox_prints_the_view_with_why(root: Path, home: Path) -> None:
     assert all(entry["why"] for entry in data["visible"])
     assert data["writable"]["workspace-write"] == [str(root)]
     assert data["writable"]["protected"] == [str(root / name) for name in PROTECTED_NAMES]
+    assert data["writable"]["read-only layer"] is system_sandbox().layer
     assert set(data["limits"]) >= {"memory_mb", "processes", "file_size_mb", "cpu_seconds"}
     text = io.StringIO()
     with contextlib.redirect_stdout(text):
         assert main(["sandbox", "--workspace", str(root)]) == 0
     shown = text.getvalue()
     assert "visible (read-only unless said):" in shown
+    if system_sandbox().layer:
+        assert "lands in a throwaway layer and vanishes with the call" in shown
     assert any(
         line.split()[:3] == [str(root), "workspace:", "workspace"] for line in shown.splitlines()
     )

@@ -13,7 +13,7 @@ request in flight included.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from pydantic import BaseModel, Field
@@ -143,19 +143,42 @@ def investigate_tool(
         cited = f"\n\nFiles cited: {', '.join(files)}" if files else ""
         return ToolResult.success(f"{summary}{cited}", data)
 
+    return _tool(investigate)
+
+
+DESCRIPTION = (
+    "Hand a question about the workspace to a read-only helper with its own budget: it reads "
+    "and searches, then you get only its short answer and the files it cites. Use it for "
+    "questions that need many reads, to keep your own context small."
+)
+OFFERED = (
+    "offered in the turns a model runs (its sub-run asks the same model), not to calls from "
+    "outside (foehn mcp)"
+)
+"""Where ``investigate`` depends on the model, for the catalogue the person reads."""
+
+
+def _tool(execute: Callable[[InvestigateArguments, ToolContext], Awaitable[ToolResult]]) -> Tool:
     return Tool.from_model(
         name=NAME,
-        description=(
-            "Hand a question about the workspace to a read-only helper with its own budget: "
-            "it reads and searches, then you get only its short answer and the files it "
-            "cites. Use it for questions that need many reads, to keep your own context small."
-        ),
+        description=DESCRIPTION,
         model=InvestigateArguments,
-        execute=investigate,
+        execute=execute,
         risk=RiskLevel.READ_ONLY,
         kind="search",
         timeout=TIMEOUT_S,
     )
+
+
+def catalogue_entry() -> Tool:
+    """``investigate`` as the catalogue lists it (``foehn tools``, ``foehn.tools``): the same
+    name, description, schema and risk the model is offered; it runs only as the tool of a
+    model's turn (``investigate_tool``), so this one says so if called."""
+
+    async def outside(arguments: InvestigateArguments, ctx: ToolContext) -> ToolResult:
+        return ToolResult.failure(f"{NAME} runs only in a model's turn: {OFFERED}")
+
+    return _tool(outside)
 
 
 def with_investigate(registry: ToolRegistry, tool: Tool) -> ToolRegistry:

@@ -5,9 +5,10 @@ run as given from the root; every output line ``FILE:LINE[:COL]: MESSAGE`` or
 ``FILE(LINE,COL): MESSAGE`` that names a checked file is a problem), else those the workspace
 configures: ruff (``[tool.ruff]``, ``ruff.toml``), mypy (``[tool.mypy]``, ``mypy.ini``,
 ``setup.cfg``'s ``[mypy]``), pyright (``[tool.pyright]``, ``pyrightconfig.json``), tsc
-(``tsconfig.json``) and eslint (its config files). Programs are found as a program that may
-use the workspace's own tools finds them (its ``.venv``, ``node_modules/.bin``, then the
-sandbox's ``PATH``); they run read-only (nothing writable, no network), so running the
+(``tsconfig.json``) and eslint (its config files). Programs are found in
+``node_modules/.bin``, then in the project's Python environment as ``run_tests`` finds it
+(``foehn_lsp.sandbox.project``: the activated one, else the workspace's ``.venv``), then on
+the sandbox's ``PATH``; they run read-only (nothing writable, no network), so running the
 workspace's code this way asks nobody. Each run is bounded in time and output: a checker
 that is missing, hangs, floods or fails to start is skipped with one line.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from foehn_lsp.checks.checking import CheckReport, Problem
+from foehn_lsp.sandbox.project import python_environment
 from foehn_lsp.sandbox.runner import ProgramStartError, SandboxUnavailableError, system_sandbox
 from foehn_lsp.workspace.paths import Workspace
 
@@ -275,6 +277,13 @@ class SandboxCheckers:
         node = root / "node_modules" / ".bin" / name
         if node.is_file() and os.access(node, os.X_OK):
             return str(node)
+        environment = python_environment(
+            root, shows=lambda path: not sandbox.hides(str(path), self.workspace, "read-only")
+        )
+        if environment is not None:
+            own = environment.bin / name
+            if own.is_file() and os.access(own, os.X_OK):
+                return str(own)
         return sandbox.which(name, self.workspace, "read-only", workspace_programs=True)
 
     def _relative(self, path: str) -> str | None:

@@ -194,7 +194,7 @@ class Chat:
             await self.session.prompt(
                 text,
                 context=mentioned.context,
-                emit=HumanPrinter(err=self.err, root=self.session.workspace.root),
+                emit=HumanPrinter(err=self.err),
                 stop=self.stop,
                 mode=mode,
             )

@@ -77,6 +77,8 @@ def _tools_command(args: argparse.Namespace) -> int:
             risk = "assessed per call" if entry["risk_per_call"] else entry["risk"]
             print(f"{entry['name']:<16} {risk:<12} ({params})")
             print(f"    {entry['description']}")
+            if offered := entry.get("offered"):
+                print(f"    ({offered})")
             if origin := entry.get("mcp"):
                 print(f"    MCP server {origin['server']}; risk from {origin['risk_source']}")
         for problem in found.problems:
@@ -159,7 +161,7 @@ def _run_command(args: argparse.Namespace) -> int:
             "with a base URL of your own, name the server's model: --model NAME (or FOEHN_MODEL)"
         )
     out = Stdout()
-    printer: EventSink = JsonPrinter(out) if args.json else HumanPrinter(out, root=root)
+    printer: EventSink = JsonPrinter(out) if args.json else HumanPrinter(out)
     print(run_header(settings, root, mode), file=sys.stderr)
     trust_cli.before_session(
         settings, root, ask=mode == "ask" and sys.stdin.isatty(), err=error_console()

@@ -22,7 +22,6 @@ from rich.status import Status
 from rich.text import Text
 
 from foehn_lsp.cli import approval_prompt
-from foehn_lsp.cli.ignored import git_ignored
 from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
@@ -137,20 +136,16 @@ class JsonPrinter:
 
 @dataclass
 class RunSummary:
-    """What the person is told at the end: files changed, calls denied, tests run."""
+    """What the person is told at the end: files changed (``files_changed``: without the files
+    the workspace ignores), calls denied, tests run."""
 
     changed: dict[str, None] = field(default_factory=dict)
     denied: int = 0
     tests: list[str] = field(default_factory=list)
-    ignored: set[str] = field(default_factory=set)
-    """Changed files git ignores: counted, not listed."""
 
     def line(self, reason: str, iterations: int) -> str:
         steps = f"{iterations} tool iteration{'s' if iterations != 1 else ''}"
-        shown = [path for path in self.changed if path not in self.ignored]
-        files = ", ".join(shown) if shown else "none"
-        if hidden := len(self.changed) - len(shown):
-            files += f" (and {hidden} ignored by git)"
+        files = ", ".join(self.changed) if self.changed else "none"
         tests = "; ".join(self.tests) if self.tests else "none"
         denied = f"{self.denied} call{'s' if self.denied != 1 else ''} denied"
         return f"[{reason}, {steps}] files changed: {files} · {denied} · tests run: {tests}"
@@ -161,13 +156,9 @@ class HumanPrinter:
     change the person did not already see in a prompt, a spinner while the model thinks, and a
     summary at the end, on stderr."""
 
-    def __init__(
-        self, out: Stdout | None = None, err: Console | None = None, *, root: Path | None = None
-    ) -> None:
+    def __init__(self, out: Stdout | None = None, err: Console | None = None) -> None:
         self.out = out or Stdout()
         self.err = err or error_console()
-        self.root = root
-        """The workspace, whose git-ignored files the summary counts instead of listing."""
         self.summary = RunSummary()
         self._status: Status | None = None
         self._calls: dict[str, ToolCallEvent] = {}
@@ -302,8 +293,6 @@ class HumanPrinter:
             self._end_text()
             self.err.print(Text(f"foehn: {stopped}", style="yellow"))
         self._streamed = ""
-        if self.root is not None:
-            self.summary.ignored = git_ignored(self.root, list(self.summary.changed))
         self.err.print(Text(self.summary.line(event.reason, event.iterations), style="dim"))
 
 

@@ -290,6 +290,8 @@ class ApprovalGate:
 
 def _refusal(tool: str, verdict: Verdict) -> str:
     """What the model reads when a call is refused unasked."""
+    if verdict.hook_failed:
+        return f"{tool} was not run: {verdict.message}."
     if verdict.rule is None and verdict.source in ("table", "default"):
         return (
             f"{tool} was not run: {verdict.message}. Find another way, or tell the person what "

@@ -28,7 +28,15 @@ it prints (stdout and stderr together) is its answer:
 
 A hook that fails (another exit code), is killed at its timeout, or prints anything else fails
 closed: before a call it denies the call, after one it withholds the output from the model;
-either way it says why.
+either way it says why. A hook that cannot start (its program is not found or not visible, its
+script does not exist, its interpreter cannot open it) is a broken hook: the person is told
+which one (its ``FILE:LINE``), what it printed and how to fix it, and the model that the call
+was blocked by a hook that failed, never that the person refused it.
+
+A hook's own files are part of its sandbox, read-only, for its run alone: every existing file
+its argv names, and the folder of the script it runs (unless that folder is too wide: the home
+folder or above, one holding the workspace, or Foehn's config folder itself; then the script
+alone), credential files in it masked. Their documented home is ``HOOK_HOME``.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import difflib
 import json
 import logging
 import os
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,13 +55,27 @@ from typing import Any, Literal, get_args
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.policy.rules.ruleset import DECISIONS, tool_matches
 from foehn_lsp.policy.rules.tables import TableAt, array_tables, where
-from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
+from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox, toolchains
+from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.registry import Answer
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
+
+HOOK_HOME = "$XDG_CONFIG_HOME/foehn/hooks/ (usually ~/.config/foehn/hooks/)"
+"""Where hook scripts live (any folder works: the script's folder is bound for its run)."""
+INTERPRETER = re.compile(
+    r"(python|pypy)[0-9.]*|node(js)?|deno|bun|(ba|da|z|k|fi)?sh|ruby|perl|php|lua|Rscript"
+)
+"""Programs whose first argument that is not an option is the script they run."""
+NOT_STARTED = re.compile(
+    r"can't open file|Cannot find module|No such file or directory|cannot open|Can't open perl "
+    r"script|not found|Permission denied",
+    re.IGNORECASE,
+)
+"""What an interpreter says when it cannot open the script it was given."""
 
 HookEvent = Literal["pre_tool", "post_tool", "turn_end", "session_start"]
 EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
@@ -187,6 +210,8 @@ class Outcome:
     """Exit code 2: what it printed."""
     failed: str | None = None
     """Why the hook failed, in words."""
+    broken: str | None = None
+    """Why the hook could not start (it never ran), with what it printed."""
 
 
 def payload(
@@ -213,12 +238,63 @@ def payload(
     return data
 
 
+def hook_files(command: Sequence[str], workspace: Workspace) -> tuple[list[Path], str | None]:
+    """What the hook ``command`` needs to see besides the view (real paths): every existing file
+    its argv names and the folder of the script it runs (see the module's docstring); and why
+    it cannot start, when the script it names does not exist."""
+    script = _script(command)
+    found: list[Path] = []
+    if script is not None:
+        path = Path(script) if os.path.isabs(script) else workspace.root / script
+        if not path.is_file():
+            return [], f"its script {script} does not exist"
+        folder = Path(os.path.realpath(path.parent))
+        if _bindable_folder(folder, workspace):
+            found.append(folder)
+    for word in command:
+        if os.path.isabs(word) and os.path.isfile(word):
+            real = Path(os.path.realpath(word))
+            if not any(toolchains.within(real, f) for f in found) and real not in found:
+                found.append(real)
+    return found, None
+
+
+def _script(command: Sequence[str]) -> str | None:
+    """The script ``command`` runs: the program itself when it is a path, or an interpreter's
+    first argument that is not an option."""
+    program = command[0]
+    if "/" in program:
+        return program
+    if not INTERPRETER.fullmatch(os.path.basename(program)):
+        return None
+    for word in command[1:]:
+        if word in ("-c", "-e", "--eval", "-m"):
+            return None  # inline code or a module: no script file
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def _bindable_folder(folder: Path, workspace: Workspace) -> bool:
+    """Whether a hook's sandbox may show the whole ``folder`` of its script."""
+    home = viewing.home_folder(os.environ)
+    if toolchains.too_wide(folder, home) or toolchains.is_system(folder):
+        return False
+    if any(toolchains.within(root, folder) for root in workspace.roots):
+        return False  # it would show the workspace's siblings
+    return not (folder / "config.toml").exists()  # Foehn's own config folder: its keys
+
+
 async def run_hook(hook: Hook, data: Mapping[str, Any], workspace: Workspace) -> Outcome:
-    """Run ``hook`` with ``data`` on stdin, in the sandbox, killed at its timeout."""
+    """Run ``hook`` with ``data`` on stdin, in the sandbox (its own files bound read-only),
+    killed at its timeout."""
     sandbox = system_sandbox()
     policy = sandbox.policy_for(hook.sandbox)
+    files, missing = hook_files(hook.command, workspace)
+    if missing is not None:
+        return _broken(hook, missing)
     try:
-        program = _program(hook.command[0], workspace, policy)
+        program = _program(hook.command[0], workspace, policy, files)
         finished = await sandbox.run(
             [program, *hook.command[1:]],
             workspace=workspace,
@@ -226,10 +302,16 @@ async def run_hook(hook: Hook, data: Mapping[str, Any], workspace: Workspace) ->
             policy=policy,
             seconds=hook.timeout_s,
             stdin=json.dumps(data, ensure_ascii=False, default=str).encode("utf-8"),
+            readable=files,
+            # A script's own folder (not the workspace) is first on Python's module path, so
+            # it imports the modules beside it.
+            env={"PYTHONSAFEPATH": ""} if files and _script(hook.command) else None,
         )
     except (PathRefusedError, SandboxUnavailableError, OSError) as exc:
-        return Outcome(failed=f"could not start: {exc}")
+        return _broken(hook, str(exc))
     output = finished.output.strip()
+    if finished.exit_code not in (0, None) and _not_started(hook.command, output):
+        return _broken(hook, f"its program could not start it: {output[:MAX_MESSAGE]}")
     if finished.stopped:
         return Outcome(failed=f"was stopped: {finished.stopped}")
     if finished.exit_code == BLOCK_EXIT:
@@ -248,12 +330,37 @@ async def run_hook(hook: Hook, data: Mapping[str, Any], workspace: Workspace) ->
     return Outcome(answer=answer)
 
 
-def _program(name: str, workspace: Workspace, policy: SandboxPolicy) -> str:
+def _not_started(command: Sequence[str], output: str) -> bool:
+    """Whether ``output`` is an interpreter saying it could not open the hook's script."""
+    script = _script(command)
+    first = output.splitlines()[0] if output else ""
+    named = script is not None and (script in first or os.path.basename(script) in first)
+    return named and NOT_STARTED.search(first) is not None
+
+
+def _broken(hook: Hook, why: str) -> Outcome:
+    """A hook that could not start: logged for the person (every front end's log), and its
+    outcome."""
+    log.warning("%s", broken_line(hook, why))
+    return Outcome(broken=why)
+
+
+def broken_line(hook: Hook, why: str) -> str:
+    """What the person reads about a broken hook: which, why, and how to fix it."""
+    file = hook.source.rsplit(":", 1)[0] or "your config"
+    return (
+        f"the {hook.event} hook {hook.source} is broken: {why}. Fix its command in {file} "
+        f"(hook scripts belong in {HOOK_HOME}; name them by absolute path), or remove the "
+        "hook; until then it blocks every call it applies to"
+    )
+
+
+def _program(name: str, workspace: Workspace, policy: SandboxPolicy, files: Sequence[Path]) -> str:
     sandbox = system_sandbox()
     if os.path.isabs(name):
         if not (os.path.isfile(name) and os.access(name, os.X_OK)):
             raise PathRefusedError(f"{name!r} is not an executable file")
-        if sandbox.hides(name, workspace, policy):
+        if sandbox.hides(name, workspace, policy, files):
             raise PathRefusedError(
                 f"{name!r} cannot be seen inside the {policy} sandbox; put the hook's program "
                 'on PATH or where the sandbox shows it, or give the hook sandbox = "full"'
@@ -261,15 +368,29 @@ def _program(name: str, workspace: Workspace, policy: SandboxPolicy) -> str:
         return name
     found = sandbox.which(name, workspace, policy)
     if found is None:
-        raise PathRefusedError(f"program {name!r} was not found on PATH")
+        raise PathRefusedError(
+            f"program {name!r} was not found on PATH (install it, or name it by absolute path)"
+        )
     return found
 
 
 def pre_tool_answer(hook: Hook, outcome: Outcome) -> Answer:
     """A pre-tool hook's outcome as its answer about the call (failures deny)."""
     label = f"the pre_tool hook {hook.source}"
+    if outcome.broken is not None:
+        return Answer(
+            decision="deny",
+            message=f"{label} could not start ({outcome.broken}). {FAILED_HOOK}",
+            source=hook.source,
+            failed=broken_line(hook, outcome.broken),
+        )
     if outcome.failed is not None:
-        return Answer(decision="deny", message=f"{label} {outcome.failed}", source=hook.source)
+        return Answer(
+            decision="deny",
+            message=f"{label} {outcome.failed}. {FAILED_HOOK}",
+            source=hook.source,
+            failed=f"{label} failed: {outcome.failed}",
+        )
     if outcome.blocked is not None:
         return Answer(
             decision="deny", message=outcome.blocked or f"{label} blocked it", source=hook.source
@@ -288,6 +409,13 @@ def pre_tool_answer(hook: Hook, outcome: Outcome) -> Answer:
         message=message,
         source=hook.source,
     )
+
+
+FAILED_HOOK = (
+    "The call was blocked by a hook that failed, not by the person: nobody refused it. Tell the "
+    "person the hook needs fixing; do not try to do the same another way"
+)
+"""What the model reads after a hook's own failure (its details come first)."""
 
 
 def _decision(answer: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -358,6 +486,8 @@ async def post_tool(
     for hook in hooks:
         outcome = await run_hook(hook, data, workspace)
         try:
+            if outcome.broken is not None:
+                raise ValueError(f"it could not start: {outcome.broken}")
             if outcome.failed is not None:
                 raise ValueError(outcome.failed)
             note = note_of(outcome)
@@ -382,6 +512,8 @@ async def notes_for(
     for hook in hooks:
         outcome = await run_hook(hook, data, workspace)
         try:
+            if outcome.broken is not None:
+                raise ValueError(f"it could not start: {outcome.broken}")
             if outcome.failed is not None:
                 raise ValueError(outcome.failed)
             note = note_of(outcome)

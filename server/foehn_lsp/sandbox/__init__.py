@@ -5,6 +5,7 @@
     policy.py        the sandbox policies, weakest first
     view.py          what a program sees of the file system: granted, never hidden
     toolchains.py    the person's toolchains, found from their ``PATH``
+    project.py       which environment and test runner a project uses
     masks.py         what stays masked inside the folders the view shows
     placeholders.py  protected names that do not exist yet, bound read-only
     bwrap.py         bubblewrap: finding it, checking it, its command line

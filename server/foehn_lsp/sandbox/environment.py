@@ -4,7 +4,8 @@ A denylist of secret-looking names always misses one (``PGPASSWORD``, ``DATABASE
 ``npm_config__authToken``, ``SSH_AUTH_SOCK``…), so a program gets only what makes a terminal
 and a toolchain work: the search path the view grants, locale, terminal type, time zone and
 user name, the toolchain variables whose folders the view binds, a home and a temporary folder
-of its own, and (for calls that may run the workspace's own programs) its virtual environment.
+of its own, (for calls that may run the workspace's own programs) its virtual environment, and
+``PYTHONDONTWRITEBYTECODE=1`` unless the person set it otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ PASSED = frozenset(
 )
 """Variables passed through unchanged when set; also every ``LC_*``."""
 FALLBACK_PATH = "/usr/local/bin:/usr/bin:/bin"
+BYTECODE = "PYTHONDONTWRITEBYTECODE"
+"""Set to ``1`` for every program unless the person's own environment sets it (empty lets
+Python write ``__pycache__`` again): a bytecode cache written in the workspace can hide an edit
+made in the same second with the same size, so a right fix would still fail its tests."""
 READ_ONLY = {"PYTHONSAFEPATH": "1"}
 """For calls that run unasked: Python does not put the current folder (the workspace) first on
 its module path, so ``python -m pip`` cannot import the repository's ``json.py``."""
@@ -43,6 +48,7 @@ def allowed_environment(
     allowed = PASSED | set(variables)
     env = {k: v for k, v in source.items() if k in allowed or k.startswith("LC_")}
     env.setdefault("PATH", FALLBACK_PATH)
+    env[BYTECODE] = source.get(BYTECODE, "1")
     if search_path is not None:
         env["PATH"] = os.pathsep.join(str(p) for p in search_path) or FALLBACK_PATH
     elif virtual_env is not None:

@@ -100,6 +100,17 @@ def credential_masks(
     return [path for path in found if any(within(path, root) for root in roots)]
 
 
+def is_credential(path: Path, home: Path | None, hidden: Sequence[Path]) -> bool:
+    """Whether ``path`` (a real path) is, or is inside, a credential file or folder that a mask
+    would cover: one of the home's, one of a toolchain's by its name, or ``hidden``."""
+    covering = [*hidden]
+    if home is not None:
+        covering += [Path(os.path.realpath(home / name)) for name in HOME_CREDENTIALS]
+    if path.name in {Path(name).name for name in ROOT_CREDENTIALS}:
+        return True
+    return any(within(path, mask) for mask in covering)
+
+
 def _existing(groups: Iterable[Iterable[Path]]) -> list[Path]:
     """The real paths of those that exist (a link's target: a mount covers what it names)."""
     found: list[Path] = []

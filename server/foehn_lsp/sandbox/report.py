@@ -33,6 +33,7 @@ def describe(sandbox: Sandbox, workspace: Workspace) -> dict[str, Any]:
         "scratch": [str(p) for p in seen.scratch()],
         "writable": {
             "read-only": [],
+            "read-only layer": sandbox.layer,
             "workspace-write": [str(r) for r in seen.roots],
             "protected": [str(r / name) for r in seen.roots for name in PROTECTED_NAMES],
         },
@@ -95,7 +96,13 @@ def lines(sandbox: Sandbox, workspace: Workspace) -> list[str]:
     out.append(f"  scratch, private and empty for each call: {', '.join(data['scratch'])}")
     protected = ", ".join(PROTECTED_NAMES)
     out.append("writable:")
-    out.append("  read-only        nothing but the scratch folders")
+    if data["writable"]["read-only layer"]:
+        out.append(
+            "  read-only        nothing but the scratch folders; what it writes in the "
+            "workspace lands in a throwaway layer and vanishes with the call"
+        )
+    else:
+        out.append("  read-only        nothing but the scratch folders")
     out.append(
         f"  workspace-write  the workspace roots, except {protected} (no program creates them)"
     )

@@ -2,19 +2,22 @@
 and an allowlisted environment, through ``process.run_program``.
 
 Policies (``SandboxPolicy``): ``read-only`` and ``workspace-write`` run inside bubblewrap (see
-``view`` for what they see and ``bwrap`` for how); ``full`` runs the program with the person's
-own rights and the network, which only an explicit approval of that one call allows. A
-``workspace-write`` call given ``network`` (an ``Access``) reaches the domains it grants through
-its own proxy (``network``), and nothing else; a ``read-only`` call never gets the network. Where no
-sandbox can be built (no bubblewrap, no user namespaces, another OS, or ``FOEHN_SANDBOX=off``),
-every program call is scoped ``full``, so each one asks the person: never a silent fall-back.
-Without util-linux's ``prlimit`` programs are sandboxed as ever; only ``launch`` (an MCP server
-set to run sandboxed, whose limits ``prlimit`` sets) refuses.
+``view`` for what they see and ``bwrap`` for how; a read-only call sees the workspace through a
+throwaway writable layer where bubblewrap can make one, so its caches work and vanish);
+``full`` runs the program with the person's own rights and the network, which only an explicit
+approval of that one call allows. A ``workspace-write`` call given ``network`` (an ``Access``)
+reaches the domains it grants through its own proxy (``network``), and nothing else; a
+``read-only`` call never gets the network. Where no sandbox can be built (no bubblewrap, no user
+namespaces, another OS, or ``FOEHN_SANDBOX=off``), every program call is scoped ``full``, so
+each one asks the person: never a silent fall-back. Without util-linux's ``prlimit`` programs
+are sandboxed as ever; only ``launch`` (an MCP server set to run sandboxed, whose limits
+``prlimit`` sets) refuses.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -70,6 +73,10 @@ class Sandbox:
     """util-linux's ``prlimit``, which sets the limits inside the sandbox of a program that
     someone else starts (``launch``); ``run`` sets them itself (``handshake``). ``None``: not
     installed, and ``launch`` refuses."""
+    layer: bool = False
+    """Whether read-only calls see the workspace through a throwaway writable layer (an overlay
+    bubblewrap can make here), so that caches they write work and vanish; else it is plainly
+    read-only (the note says why)."""
     placeholders: Placeholders = field(default_factory=Placeholders, compare=False)
 
     @property
@@ -94,13 +101,20 @@ class Sandbox:
         cwd: Path,
         policy: SandboxPolicy,
         unprotected: Sequence[str] = (),
+        *,
+        readable: Sequence[Path] = (),
+        layer: bool = True,
     ) -> viewing.View:
+        """One call's view; ``readable``: paths bound read-only for it alone; ``layer``: a
+        read-only view uses the throwaway layer where this machine has one."""
         return viewing.view(
             self.machine(),
             workspace.roots,
             cwd,
             writable=policy != "read-only",
             unprotected=unprotected,
+            layer=layer and self.layer,
+            readable=readable,
         )
 
     def environment(
@@ -138,11 +152,18 @@ class Sandbox:
         found = seen.which(name, workspace=own)
         return None if found is None else str(found)
 
-    def hides(self, path: str, workspace: Workspace, policy: SandboxPolicy) -> bool:
-        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox."""
+    def hides(
+        self,
+        path: str,
+        workspace: Workspace,
+        policy: SandboxPolicy,
+        readable: Sequence[Path] = (),
+    ) -> bool:
+        """Whether the program at ``path`` cannot be seen from inside a ``policy`` sandbox
+        (that binds ``readable`` for the call)."""
         if not self._sandboxed(policy):
             return False
-        seen = self.view(workspace, workspace.root, policy)
+        seen = self.view(workspace, workspace.root, policy, readable=readable)
         return not seen.visible(Path(os.path.realpath(path)))
 
     def _usable(self, policy: SandboxPolicy) -> bool:
@@ -176,8 +197,17 @@ class Sandbox:
         network proxy) cannot be built."""
         if self._sandboxed(policy) and self.prlimit is None:
             raise SandboxUnavailableError(NO_PRLIMIT)
-        prepared = self._prepared(argv, workspace, cwd, policy, unprotected, self.prlimit, network)
-        with prepared as ready:
+        with self._prepared(
+            argv,
+            workspace,
+            cwd,
+            policy,
+            unprotected,
+            self.prlimit,
+            readable=(),
+            layer=True,
+            network=network,
+        ) as ready:
             yield ready.command
 
     @contextlib.contextmanager
@@ -189,17 +219,20 @@ class Sandbox:
         policy: SandboxPolicy,
         unprotected: Sequence[str],
         launcher: str | None,
+        *,
+        readable: Sequence[Path],
+        layer: bool,
         network: Access | None = None,
     ) -> Iterator[_Prepared]:
         """The command for ``argv`` under ``policy``, its limits set inside the sandbox by
         ``launcher`` (``prlimit``) or, when it is ``None``, by the handshake that ``run``
-        makes with bubblewrap; behind the network bridge when ``network`` grants anything
-        (never for ``read-only``)."""
+        makes with bubblewrap; behind the network bridge, with the proxy's socket bound for
+        this call alone, when ``network`` grants anything (never for ``read-only``)."""
         if not self._sandboxed(policy):
             yield _Prepared(command=list(argv))
             return
         assert self.bwrap is not None
-        seen = self.view(workspace, cwd, policy, unprotected)
+        seen = self.view(workspace, cwd, policy, unprotected, readable=readable, layer=layer)
         if seen.problems:
             raise SandboxViewError("; ".join(seen.problems))
         limits = seen.machine.limits
@@ -214,17 +247,15 @@ class Sandbox:
             if network is not None and policy != "read-only" and not network.grant.empty:
                 served = held.enter_context(_proxy(seen, network))
                 argv = bridge.command(served.socket, argv)
-            sockets = () if served is None else (served.socket,)
+                seen = dataclasses.replace(seen, readable=(*seen.readable, served.socket))
             if launcher is None:
                 shake = Handshake(limits, group=group, processes=processes)
                 held.callback(shake.close)
-                command = bubblewrap.command_line(
-                    self.bwrap, seen, argv, shake.arguments(), sockets=sockets
-                )
+                command = bubblewrap.command_line(self.bwrap, seen, argv, shake.arguments())
                 yield _Prepared(command=command, view=seen, handshake=shake, served=served)
                 return
             inside = [*limits.launcher(launcher, processes=processes), *argv]
-            command = bubblewrap.command_line(self.bwrap, seen, inside, sockets=sockets)
+            command = bubblewrap.command_line(self.bwrap, seen, inside)
             joined = command if group is None else limiting.joining(group, command)
             yield _Prepared(command=joined, view=seen, served=served)
 
@@ -241,17 +272,32 @@ class Sandbox:
         keep_tail: int = KEEP_TAIL,
         unprotected: Sequence[str] = (),
         stdin: bytes | None = None,
+        readable: Sequence[Path] = (),
+        layer: bool = True,
         network: Access | None = None,
     ) -> Finished:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
-        environment; ``stdin`` is the program's input (else it has none); ``network``: what
-        a ``workspace-write`` call may reach (its attempts are the result's ``network``).
-        Raises ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the
-        caller's scope should have said ``full``), ``SandboxViewError`` for a view, limits or
-        a network proxy that cannot be set up, and ``ProgramStartError`` for a program (or
+        environment; ``stdin`` is the program's input (else it has none); ``readable``: real
+        paths bound read-only for this call alone (a hook's own files); ``network``: what a
+        ``workspace-write`` call may reach (its attempts are the result's ``network``; a proxy
+        or bridge that cannot start is a ``SandboxViewError``). A read-only call sees
+        the workspace through the throwaway layer where there is one; where bubblewrap cannot
+        make it for this workspace (its file system refuses an overlay) the call runs again,
+        plainly read-only (nothing ran the first time). Raises
+        ``SandboxUnavailableError`` for a sandboxed policy without a sandbox (the caller's
+        scope should have said ``full``), ``SandboxViewError`` for a view that cannot be
+        built or limits that cannot be set, and ``ProgramStartError`` for a program (or
         bubblewrap) that cannot be started; a program stopped by a limit gets ``limit``."""
         prepared = self._prepared(
-            argv, workspace, cwd, policy, unprotected, launcher=None, network=network
+            argv,
+            workspace,
+            cwd,
+            policy,
+            unprotected,
+            None,
+            readable=readable,
+            layer=layer,
+            network=network,
         )
         with prepared as ready:
             environment = _environment(workspace, ready.view, env, policy)
@@ -283,6 +329,22 @@ class Sandbox:
         if ready.view is None:
             return finished
         if problem := bubblewrap.setup_problem(finished.exit_code, finished.output):
+            if ready.view.layer and "overlay" in problem:
+                return await self.run(
+                    argv,
+                    workspace=workspace,
+                    cwd=cwd,
+                    policy=policy,
+                    seconds=seconds,
+                    env=env,
+                    keep_head=keep_head,
+                    keep_tail=keep_tail,
+                    unprotected=unprotected,
+                    stdin=stdin,
+                    readable=readable,
+                    layer=False,
+                    network=network,
+                )
             raise SandboxViewError(f"the sandbox could not be built, so nothing ran: {problem}")
         if ready.served and (problem := bridge.setup_problem(finished.exit_code, finished.output)):
             raise SandboxViewError(f"{problem}; nothing ran")
@@ -390,7 +452,13 @@ def _detect(setting: str) -> Sandbox:
             note = f"programs run in a bubblewrap sandbox ({origin})"
             if prlimit is None:
                 note += f"; {NO_PRLIMIT}"
-            return Sandbox(bwrap=path, prlimit=prlimit, note=note)
+            layer = bubblewrap.layer_problem(path)
+            if layer is not None:
+                note += (
+                    f"; read-only programs see the workspace plainly read-only, so a cache "
+                    f"they write there fails ({layer})"
+                )
+            return Sandbox(bwrap=path, prlimit=prlimit, note=note, layer=layer is None)
         problems.append(problem)
     why = "; ".join(problems) or "bubblewrap is not installed"
     return Sandbox(bwrap=None, note=f"no sandbox ({why}): every program Foehn runs asks first")

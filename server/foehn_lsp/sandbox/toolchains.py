@@ -14,6 +14,8 @@ The rules, per ``PATH`` entry (after following symbolic links):
   (which hold far more than programs), then the folder alone (with ``~/.local/lib/python*``
   for ``pip install --user`` packages);
 - anything else: the folder alone.
+An activated environment (``VIRTUAL_ENV``, ``CONDA_PREFIX``) is bound as its ``bin`` on
+``PATH`` would be, even when it is not on ``PATH``: the person's own toolchain.
 Programs in such a folder that are symbolic links to another installation (``uv tool``,
 ``pipx``) or scripts whose ``#!`` names an interpreter elsewhere bring that installation too.
 A root that is ``/``, the home folder or a folder holding it is refused with one line: binding
@@ -29,7 +31,11 @@ from pathlib import Path
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Where the system's programs live; bound read-only as the system has them."""
+ACTIVATED = ("VIRTUAL_ENV", "CONDA_PREFIX")
+"""An activated Python environment: bound as its ``bin`` folder on ``PATH`` would be (with the
+Python a virtual environment was made from), whether or not that folder is on ``PATH``."""
 TOOLCHAIN_VARIABLES = (
+    *ACTIVATED,
     "PYENV_ROOT",
     "RUSTUP_HOME",
     "CARGO_HOME",
@@ -108,6 +114,10 @@ def find(path_variable: str, home: Path | None, environment: Mapping[str, str]) 
                 continue
         if entry not in kept:
             kept.append(entry)
+    for name in ACTIVATED:
+        folder, _ = _real_folder(environment.get(name, ""))
+        if folder is not None and (folder / "bin").is_dir():
+            found.entry(folder / "bin", f"the activated environment {name}")
     variables = []
     for name in TOOLCHAIN_VARIABLES:
         if value := environment.get(name):

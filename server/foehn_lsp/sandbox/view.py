@@ -92,6 +92,12 @@ class View:
     """The workspace roots (real paths)."""
     writable: bool
     """Whether the roots are writable (``workspace-write``)."""
+    layer: bool = False
+    """For a view that is not writable: the roots are seen through a throwaway writable layer
+    (an overlay on a private tmpfs), so what a program writes there (caches, build folders)
+    works and vanishes with the call; else they are plainly read-only."""
+    readable: tuple[Path, ...] = ()
+    """Files bound read-only for this call alone (a hook's own script)."""
     venv: Path | None
     """The workspace's virtual environment, if it has one."""
     extra: tuple[Entry, ...]
@@ -109,7 +115,12 @@ class View:
 
     def visible(self, path: Path) -> bool:
         """Whether ``path`` (a real path) can be seen from inside."""
-        shown = (*self.machine.folders(), *(e.path for e in self.extra), *self.roots)
+        shown = (
+            *self.machine.folders(),
+            *(e.path for e in self.extra),
+            *self.readable,
+            *self.roots,
+        )
         if not any(within(path, folder) for folder in shown):
             return False
         return not any(within(path, mask) for mask in self.masked)
@@ -144,13 +155,14 @@ class View:
 
     def entries(self) -> list[Entry]:
         """Every visible folder with why, in the order bound."""
+        if self.writable:
+            how = "writable"
+        elif self.layer:
+            how = "read-only (writes land in a throwaway layer and vanish with the call)"
+        else:
+            how = "read-only"
         roots = [
-            Entry(
-                path=root,
-                kind="workspace",
-                why="workspace root, " + ("writable" if self.writable else "read-only"),
-            )
-            for root in self.roots
+            Entry(path=root, kind="workspace", why=f"workspace root, {how}") for root in self.roots
         ]
         return [*self.machine.system, *self.machine.granted, *self.extra, *roots]
 
@@ -220,9 +232,13 @@ def view(
     *,
     writable: bool,
     unprotected: Sequence[str] = (),
+    layer: bool = False,
+    readable: Sequence[Path] = (),
 ) -> View:
     """One call's view of ``roots``; ``unprotected``: protected names this call may create
-    (a repository, by the step that makes one)."""
+    (a repository, by the step that makes one); ``layer``: a view that is not writable shows
+    the roots through a throwaway writable layer; ``readable``: files (real paths) and folders
+    bound read-only for this call alone, their credential files masked."""
     roots = tuple(roots)
     venv = workspace_venv(roots[0]) if roots else None
     extra = []
@@ -234,10 +250,17 @@ def view(
     protected, missing, problems = _protected(roots, writable, unprotected)
     hidden = [h for h in machine.hidden if any(within(h, r) for r in roots) and h.exists()]
     extra_masks = masks.credential_masks([e.path for e in extra], None, ())
+    readable = [
+        path for path in readable if not masks.is_credential(path, machine.home, machine.hidden)
+    ]
+    folders = [path for path in readable if path.is_dir()]
+    extra_masks += masks.credential_masks(folders, machine.home, machine.hidden)
     return View(
         machine=machine,
         roots=roots,
         writable=writable,
+        layer=layer and not writable,
+        readable=tuple(readable),
         venv=venv,
         extra=tuple(extra),
         protected=tuple(protected),

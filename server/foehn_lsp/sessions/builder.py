@@ -134,7 +134,22 @@ def load_tools(
 
 
 def catalogue_json(tools: LoadedTools) -> dict[str, Any]:
-    """The catalogue as ``foehn tools --json`` prints it and ``foehn.tools`` returns it."""
+    """The catalogue as ``foehn tools --json`` prints it and ``foehn.tools`` returns it: the
+    tools the model is offered, ``investigate`` included (added to each model's turn), and
+    ``offered`` where a tool depends on the model."""
+    from foehn_lsp.agent.investigate import NAME, OFFERED, catalogue_entry
+    from foehn_lsp.providers.local.provider import LEFT_OUT
+
+    listed = list(tools.registry)
+    if not any(tool.name == NAME for tool in listed):
+        listed.append(catalogue_entry())
+
+    def offered(name: str) -> dict[str, str]:
+        notes = [OFFERED] if name == NAME else []
+        if name in LEFT_OUT:
+            notes.append("not offered to the embedded model (provider local)")
+        return {"offered": "; ".join(notes)} if notes else {}
+
     return {
         "tools": [
             {
@@ -143,9 +158,10 @@ def catalogue_json(tools: LoadedTools) -> dict[str, Any]:
                 "risk_per_call": tool.assess is not None,
                 "description": tool.description,
                 "parameters": tool.parameters,
+                **offered(tool.name),
                 **(tools.servers.catalogue_fields(tool.name) if tools.servers else {}),
             }
-            for tool in tools.registry
+            for tool in listed
         ],
         "problems": [{"plugin": p.plugin, "problems": list(p.problems)} for p in tools.problems],
     }

@@ -39,6 +39,7 @@ from foehn_lsp.workspace.edits import (
     fingerprint,
 )
 from foehn_lsp.workspace.files import BufferSource
+from foehn_lsp.workspace.ignored import ignored
 from foehn_lsp.workspace.paths import Workspace
 from foehn_lsp.workspace.watch import Stat, Watch, WatchKeeper, compare, snapshot
 
@@ -217,6 +218,14 @@ class Checkpoint:
             if self.absolute(folder).is_dir()
         ]
         return tuple(states)
+
+
+def listed(states: Sequence[FileState], workspace: Workspace) -> tuple[FileState, ...]:
+    """The states the person's "files changed" lists: without the files the workspace ignores
+    (``workspace.ignored``: caches, build output), which stay in the checkpoint and which undo
+    puts back all the same."""
+    hidden = ignored(workspace.root, [s.path for s in states if not s.folder])
+    return tuple(s for s in states if s.path not in hidden)
 
 
 class CheckpointingApplier:

@@ -43,7 +43,7 @@ from foehn_lsp.policy.guards import session_started, turn_ended
 from foehn_lsp.policy.plans import PlanReviewer
 from foehn_lsp.providers import Provider
 from foehn_lsp.providers.messages import Message, ToolCall, ToolResultMessage
-from foehn_lsp.sessions.checkpoints import Checkpoint, merge, plan_restore
+from foehn_lsp.sessions.checkpoints import Checkpoint, listed, merge, plan_restore
 from foehn_lsp.sessions.history import redo_target, redone, undo_target
 from foehn_lsp.sessions.recorder import TurnRecorder
 from foehn_lsp.sessions.store import (
@@ -603,7 +603,7 @@ class _OpenTurn:
 
     def record(self, event: TurnEvent) -> None:
         if isinstance(event, Done) and self._files is None:
-            files = self.files()
+            files = listed(self.files(), self.tools.ctx.workspace)
             self.record(FilesChanged(session=self.session, turn=self.index, files=_changed(files)))
         self.recorder.record(event)
 

@@ -79,6 +79,9 @@ class Answer:
     message: str | None = None
     source: str
     """Where the answer came from (``FILE:LINE`` of a hook's table)."""
+    failed: str | None = None
+    """Set when the hook itself failed (or could not start): what the person reads about it.
+    Its deny is the hook's failure, not the person's decision."""
 
 
 Handler = Callable[[Invocation], Awaitable[ToolResult]]

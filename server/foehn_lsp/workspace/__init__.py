@@ -6,6 +6,7 @@ edits.py     edits as data, and the atomic disk applier
 textdiff.py  the smallest single replacement between two texts
 watch.py     what programs change
 listing.py   listing files with ripgrep, ignore files honoured
+ignored.py   which files the workspace ignores (left out of "files changed")
 symbols.py   the definitions in a source text, with their line ranges
 trust/       which of the workspace's own files the person approved
 """

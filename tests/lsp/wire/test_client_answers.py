@@ -392,3 +392,65 @@ async def test_a_decision_of_the_wrong_type_is_a_recorded_denial(
     assert "the editor's answer was not understood" in tool_result(model)
     assert (app / "app.py").read_text() == BEFORE
     assert [r["decision"] for r in audit_decisions(app) if r["tool"] == "edit_file"] == ["deny"]
+
+
+@pytest.mark.parametrize(
+    "garbled",
+    [
+        b"not json at all",
+        b'{"jsonrpc": "2.0", "result": {"decision": "allow"',
+        b'{"jsonrpc": "2.0", "id": 7, "result": {"decision": allow}}',
+    ],
+)
+async def test_a_confirmation_answer_that_is_not_json_and_names_no_request_is_a_denial(
+    app: Path, model: ModelServer, garbled: bytes
+) -> None:
+    """The id is lost with the JSON: the garbled body is taken as the answer to the
+    confirmation that waits, a recorded denial at once, never a wait of ten minutes."""
+    model.script(
+        Turn(tool_calls=[READ, EDIT]), Turn(text="It was denied."), Turn(text="It was denied.")
+    )
+    async with raw_server(app, model) as client:
+        client.handlers["foehn/confirm"] = lambda params: NO_REPLY
+        await initialized(client, app, confirm_request=True)
+        pending = client.request(
+            "workspace/executeCommand", {"command": "foehn.run", "arguments": ["fix"]}
+        )
+        await client.wait_for(is_method("foehn/confirm"), within=60)
+        client.send_bytes(b"Content-Length: %d\r\n\r\n" % len(garbled) + garbled)
+        reply = await client.reply(pending, within=60)
+    assert reply["result"]["stopReason"] == "answer"
+    assert "not JSON" in tool_result(model)
+    assert (app / "app.py").read_text() == BEFORE
+    assert [r["decision"] for r in audit_decisions(app) if r["tool"] == "edit_file"] == ["deny"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "because"),
+    [
+        ({"applied": False}, "it gave no reason"),
+        ({"applied": False, "failureReason": "read-only buffer"}, "read-only buffer"),
+        (Raw({"error": {"code": -32603, "message": "no"}}), "no"),
+        (None, "null"),
+        ({}, "{}"),
+        ({"applied": "true"}, '"true"'),
+    ],
+)
+async def test_an_edit_not_applied_after_a_message_request_approval_is_not_a_denial(
+    app: Path, model: ModelServer, answer: Any, because: str
+) -> None:
+    """Approved through window/showMessageRequest (no foehn/confirm), then not applied: the
+    model reads the editor's failure and its reason, not a refusal."""
+    model.script(
+        Turn(tool_calls=[READ, EDIT]), Turn(text="It did not land."), Turn(text="It did not land.")
+    )
+    async with raw_server(app, model) as client:
+        client.handlers["window/showMessageRequest"] = lambda params: {"title": "Allow"}
+        client.handlers["workspace/applyEdit"] = lambda params: answer
+        await initialized(client, app)
+        assert (await run(client))["stopReason"] == "answer"
+    told = tool_result(model)
+    assert "denied" not in told
+    assert "the editor did not apply the edit" in told
+    assert because in told
+    assert (app / "app.py").read_text() == BEFORE

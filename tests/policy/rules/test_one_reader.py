@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,8 +57,15 @@ def test_an_argv_is_at_least_as_risky_as_every_program_the_rules_see_it_start(
         assert risk.rank >= own.rank, (argv, run.program, risk, own)
 
 
-def test_a_wrapper_never_lowers_what_it_wraps() -> None:
-    workspace = Workspace([Path.cwd()])
+@pytest.mark.parametrize("repository", ["none", "plain", "configured"])
+def test_a_wrapper_never_lowers_what_it_wraps(tmp_path: Path, repository: str) -> None:
+    """In a folder that is no repository, a plain one, and one whose git may run code it
+    configured (``.git`` a file pointing elsewhere, as in a worktree)."""
+    if repository == "plain":
+        (tmp_path / ".git").mkdir()
+    elif repository == "configured":
+        (tmp_path / ".git").write_text("gitdir: ../elsewhere\n")
+    workspace = Workspace([tmp_path])
     for wrapper in RUNNERS:
         for program in PROGRAMS:
             wrapped = classify([*wrapper, *program], workspace)

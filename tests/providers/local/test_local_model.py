@@ -233,11 +233,11 @@ async def _cancelled_after(engine: Any, body: dict[str, Any], key: str) -> int:
     return pid
 
 
-def _idle_or_gone(pid: int, *, within: float = 5.0) -> bool:
+def _idle_or_gone(pid: int, *, within: float = 30.0) -> bool:
     """Whether process ``pid`` is gone, or uses under 15% of a core over some second within
-    ``within`` seconds. On a busy machine the worker may take a moment to end the step under
-    way; one that went on answering would keep a core busy for longer (the story takes
-    hundreds of tokens)."""
+    ``within`` seconds. On a busy machine the worker may take a while to end the step under
+    way; one that went on answering would keep a core busy for longer still (the story takes
+    hundreds of tokens, a minute and more on a busy machine)."""
     deadline = time.monotonic() + within
     while True:
         try:

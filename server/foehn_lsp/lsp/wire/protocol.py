@@ -23,6 +23,7 @@ import inspect
 import json
 import logging
 import sys
+import threading
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from typing import Any
@@ -50,6 +51,7 @@ from foehn_lsp.lsp.wire.writer import ThreadedWriter
 log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = -32603
+CONFIRM = "foehn/confirm"
 FAST_METHODS = frozenset({types.TEXT_DOCUMENT_CODE_ACTION})
 """Requests whose (plain, synchronous) handlers need nothing but their parameters."""
 
@@ -85,6 +87,8 @@ class FoehnProtocol(LanguageServerProtocol):
         """Set by the reader on seeing ``shutdown`` or ``exit``: nothing more is answered early."""
         self.on_cancel: Callable[[Any], None] | None = None
         """Called with the id of every request the client cancels (the run manager's hook)."""
+        self._confirming: set[str] = set()
+        self._confirming_lock = threading.Lock()
 
     def answer_now(self, data: Any) -> bool:
         """Answer ``data`` on the calling thread (the reader's) if it is a request that needs
@@ -315,7 +319,21 @@ class FoehnProtocol(LanguageServerProtocol):
     def send_raw_request(self, method: str, params: Any, msg_id: str) -> Future[Any]:
         """Send a request whose answer comes back as raw JSON."""
         future: Future[Any] = self.send_request(method, params, msg_id=msg_id)
+        if method == CONFIRM:
+            with self._confirming_lock:
+                self._confirming.add(msg_id)
+            future.add_done_callback(lambda done: self._confirmed(msg_id))
         return future
+
+    def confirming(self) -> list[str]:
+        """Ids of Foehn's ``foehn/confirm`` requests waiting for an answer (read by the reader
+        thread: a garbled answer that names none of them is a denial of each)."""
+        with self._confirming_lock:
+            return sorted(self._confirming)
+
+    def _confirmed(self, msg_id: str) -> None:
+        with self._confirming_lock:
+            self._confirming.discard(msg_id)
 
 
 def _conversion_problem(exc: BaseException) -> str:

@@ -188,9 +188,10 @@ class Reader:
     def _messages(self, frames: list[Frame]) -> list[Any]:
         messages = []
         for frame in frames:
-            message = self._decode(frame)
-            if message is not SKIP and not self.protocol.answer_now(message):
-                messages.append(message)
+            decoded = self._decode(frame)
+            for message in decoded if isinstance(decoded, list) else [decoded]:
+                if message is not SKIP and not self.protocol.answer_now(message):
+                    messages.append(message)
         if self.framer.skipped:
             log.warning("skipped %d bytes that were not part of any frame", self.framer.skipped)
             self.framer.skipped = 0
@@ -203,7 +204,7 @@ class Reader:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             log.warning("a frame that is not JSON (%s): %s", frame.problem or "length ok", exc)
             protocol.reply_error(None, JsonRpcParseError(f"Parse error: {exc}"))
-            return _failed_answer(frame.body, exc)
+            return _failed_answers(frame.body, exc, protocol.confirming())
         if frame.problem is not None:
             request_id = data.get("id") if isinstance(data, dict) and "method" in data else None
             log.warning("a bad frame: %s", frame.problem)
@@ -225,15 +226,21 @@ OUR_ID = re.compile(rb'"id"\s*:\s*"(foehn-[0-9]+)"')
 """The id of one of Foehn's own requests (``lsp.wire.client``) in a body that is not JSON."""
 
 
-def _failed_answer(body: bytes, exc: ValueError) -> Any:
+def _failed_answers(body: bytes, exc: ValueError, confirming: list[str]) -> Any:
     """A body that is not JSON but names one of Foehn's pending requests is that request's
     answer, garbled: it becomes an error answer to it, so whoever waits (a confirmation, an
-    edit) goes on at once with a recorded failure instead of waiting out its timeout."""
-    named = OUR_ID.search(body)
-    if named is None or b'"method"' in body:
+    edit) goes on at once with a recorded failure instead of waiting out its timeout. One that
+    names no request (and is no request itself) while confirmations wait is taken as their
+    answer: each becomes a recorded denial, never a wait for the person's timeout."""
+    if b'"method"' in body:
         return SKIP
-    return {
-        "jsonrpc": "2.0",
-        "id": named[1].decode(),
-        "error": {"code": -32700, "message": f"its answer was not JSON ({exc})"},
-    }
+    named = OUR_ID.search(body)
+    ids = [named[1].decode()] if named is not None else confirming
+    return [
+        {
+            "jsonrpc": "2.0",
+            "id": msg_id,
+            "error": {"code": -32700, "message": f"its answer was not JSON ({exc})"},
+        }
+        for msg_id in ids
+    ] or SKIP

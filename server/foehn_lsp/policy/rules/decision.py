@@ -68,6 +68,8 @@ class Verdict:
     """Allowed by an approval remembered for this run."""
     network: tuple[Domain, ...] = ()
     """What the call may reach if it runs: its own, and the deciding allow rule's."""
+    hook_failed: bool = False
+    """Denied because a hook failed or could not start (not by the person's rule)."""
 
 
 def call_of(invocation: Invocation) -> Call:
@@ -125,9 +127,11 @@ def decide(
         message: str | None = None,
         sandbox: SandboxPolicy | None = None,
         remembered: bool = False,
+        hook_failed: bool = False,
     ) -> Verdict:
         extra = rule.network if rule is not None and decision == "allow" else ()
         return Verdict(
+            hook_failed=hook_failed,
             decision=decision,
             source=source,
             reason=reason,
@@ -161,8 +165,9 @@ def decide(
                 return verdict(
                     kind,
                     answer.source,
-                    f"hook {answer.source}",
+                    answer.failed or f"hook {answer.source}",
                     message=answer.message or f"a hook {kind}s this call",
+                    hook_failed=answer.failed is not None,
                 )
     for rule in allowing:
         allowed, sandbox = _allow_sandbox(rule, call, sandbox_available)
