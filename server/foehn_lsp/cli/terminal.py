@@ -30,6 +30,7 @@ from foehn_lsp.events import (
     Checked,
     Done,
     FilesChanged,
+    NetworkEvent,
     PlanEvent,
     TextDelta,
     Thinking,
@@ -39,7 +40,7 @@ from foehn_lsp.events import (
     TurnEvent,
     event_json,
 )
-from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied, reaching
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.contract import CHANGING_KINDS
@@ -216,6 +217,8 @@ class HumanPrinter:
                 self._plan(event)
             case Checked():
                 self._checked(event)
+            case NetworkEvent(allowed=False, reason=reason):
+                self.err.print(Text(f"  ⊘ network: refused: {reason}", style="yellow"))
             case Done() if not self.out.gone:  # stopped by its reader: quiet, as Unix tools are
                 self._done(event)
         self.out.flush()
@@ -367,6 +370,8 @@ class TerminalApprover:
                     style="bold red",
                 )
             )
+        if request.network:
+            self.err.print(Text(f"It may reach {reaching(request.network)}.", style="bold"))
         self.err.print(json.dumps(request.arguments, indent=2, ensure_ascii=False))
         if request.summary:
             self.err.print(Text(request.summary, style="bold"))

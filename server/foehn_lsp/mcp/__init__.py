@@ -12,6 +12,7 @@ the SDK; ``foehn_lsp.mcp.tools.add_servers`` is the way in.
     cut.py     what stands in for a message over its cap
     risk.py    a server tool's risk, from its annotations read with distrust
     writes.py  what a server's file write would do, shown before it is approved
+    egress.py  the network servers reach: the person's grant, as for programs
     naming.py  ``mcp__SERVER__TOOL``
     cache.py   the last tool list of each server, for lazy servers
 """

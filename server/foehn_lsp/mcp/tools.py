@@ -50,6 +50,7 @@ from foehn_lsp.mcp.naming import tool_name
 from foehn_lsp.mcp.risk import AssessedRisk, assess
 from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.network import Report
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.tools.contract import (
     CallPaths,
@@ -418,12 +419,14 @@ def connect_servers(
     extra: Mapping[str, McpServerConfig] | None = None,
     cache: Path | None = None,
     start_all: bool = False,
+    report: Report | None = None,
 ) -> McpCatalogue | None:
     """Put the configured servers' tools (plus ``extra``'s, e.g. a trusted workspace's own)
     into ``registry``; ``None`` when there are none. A ``startup`` server is started now; a
     ``lazy`` one too unless ``cache`` holds its last listing, in which case it starts at its
     first call (``start_all`` starts every one now). Each listing is stored in ``cache``.
-    Servers that fail are in the catalogue's ``problems``; this never raises for them."""
+    Servers that fail are in the catalogue's ``problems``; this never raises for them.
+    ``report`` hears of every connection a server attempts (``mcp.egress``)."""
     configs = {n: c for n, c in {**settings.servers, **(extra or {})}.items() if c.enabled}
     if not configs:
         return None
@@ -434,7 +437,13 @@ def connect_servers(
             listings.store(listings.listing_path(cache, server, configs[server]), listed)
         holder[0].update(server, listed)
 
-    hub = McpHub(configs, root=root, on_tools=on_tools)
+    hub = McpHub(
+        configs,
+        root=root,
+        on_tools=on_tools,
+        workspace=[name for name in extra or {} if name in configs],
+        report=report,
+    )
     catalogue = McpCatalogue(
         hub=hub, registry=registry, configs=configs, default_timeout=default_timeout
     )
@@ -455,7 +464,12 @@ def connect_servers(
 
 
 def add_servers(
-    found: LoadedTools, settings: Settings, root: Path | None, *, lazy: bool = True
+    found: LoadedTools,
+    settings: Settings,
+    root: Path | None,
+    *,
+    lazy: bool = True,
+    report: Report | None = None,
 ) -> None:
     """The one way in: the MCP servers ``settings`` configures (and, in a trusted workspace,
     those of its ``.vscode/mcp.json`` as the person approved it), their tools added to
@@ -489,6 +503,7 @@ def add_servers(
         extra=extra,
         cache=cache_folder(),
         start_all=not lazy,
+        report=report,
     )
     if catalogue is None:
         return

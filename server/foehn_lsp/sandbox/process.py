@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from foehn_lsp.sandbox.network import Connection
+
 KEEP_HEAD = 8_000
 KEEP_TAIL = 24_000
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -43,6 +45,8 @@ class Finished:
     """The sandbox policy it ran under (``full`` when it had the person's own rights)."""
     limit: str | None = None
     """The sandbox's limit that stopped it, in words, when one did."""
+    network: tuple[Connection, ...] = ()
+    """Every connection it attempted through its network proxy (a call with a grant)."""
 
     def summary(self, cwd: str) -> str:
         line = " ".join(_quote(a) for a in self.argv)
