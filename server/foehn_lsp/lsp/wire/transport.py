@@ -238,11 +238,14 @@ def _failed_answers(body: bytes, exc: ValueError, confirming: list[str]) -> Any:
         return SKIP
     named = OUR_ID.search(body)
     ids = [named[1].decode()] if named is not None else confirming
-    return tuple(
-        {
-            "jsonrpc": "2.0",
-            "id": msg_id,
-            "error": {"code": -32700, "message": f"its answer was not JSON ({exc})"},
-        }
-        for msg_id in ids
-    ) or SKIP
+    return (
+        tuple(
+            {
+                "jsonrpc": "2.0",
+                "id": msg_id,
+                "error": {"code": -32700, "message": f"its answer was not JSON ({exc})"},
+            }
+            for msg_id in ids
+        )
+        or SKIP
+    )
