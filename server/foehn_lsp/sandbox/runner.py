@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -288,6 +289,44 @@ class Sandbox:
         scope should have said ``full``), ``SandboxViewError`` for a view that cannot be
         built or limits that cannot be set, and ``ProgramStartError`` for a program (or
         bubblewrap) that cannot be started; a program stopped by a limit gets ``limit``."""
+        once = functools.partial(
+            self._run_once,
+            argv,
+            workspace=workspace,
+            cwd=cwd,
+            policy=policy,
+            seconds=seconds,
+            env=env,
+            keep_head=keep_head,
+            keep_tail=keep_tail,
+            unprotected=unprotected,
+            stdin=stdin,
+            readable=readable,
+            network=network,
+        )
+        try:
+            return await once(layer=layer)
+        except _OverlayRefused:
+            return await once(layer=False)
+
+    async def _run_once(
+        self,
+        argv: Sequence[str],
+        *,
+        workspace: Workspace,
+        cwd: Path,
+        policy: SandboxPolicy,
+        seconds: float,
+        env: Mapping[str, str] | None,
+        keep_head: int,
+        keep_tail: int,
+        unprotected: Sequence[str],
+        stdin: bytes | None,
+        readable: Sequence[Path],
+        layer: bool,
+        network: Access | None,
+    ) -> Finished:
+        """``run`` once; ``_OverlayRefused`` where the layer could not be made (nothing ran)."""
         prepared = self._prepared(
             argv,
             workspace,
@@ -330,26 +369,17 @@ class Sandbox:
             return finished
         if problem := bubblewrap.setup_problem(finished.exit_code, finished.output):
             if ready.view.layer and "overlay" in problem:
-                return await self.run(
-                    argv,
-                    workspace=workspace,
-                    cwd=cwd,
-                    policy=policy,
-                    seconds=seconds,
-                    env=env,
-                    keep_head=keep_head,
-                    keep_tail=keep_tail,
-                    unprotected=unprotected,
-                    stdin=stdin,
-                    readable=readable,
-                    layer=False,
-                    network=network,
-                )
+                raise _OverlayRefused(problem)
             raise SandboxViewError(f"the sandbox could not be built, so nothing ran: {problem}")
         if ready.served and (problem := bridge.setup_problem(finished.exit_code, finished.output)):
             raise SandboxViewError(f"{problem}; nothing ran")
         limit = ready.view.machine.limits.named(finished.exit_code, finished.output)
         return Finished(**{**finished.__dict__, "limit": limit}) if limit else finished
+
+
+class _OverlayRefused(Exception):
+    """bubblewrap could not make the throwaway layer over this workspace (its file system
+    refuses an overlay): nothing ran, and the call may run plainly read-only."""
 
 
 def _environment(
