@@ -28,6 +28,7 @@ policy would ask about.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -118,30 +119,7 @@ def decide(
     matched = [m.rule for m in found] + allowing
     mode = policy.mode_for(call.tool, call.risk)
 
-    def verdict(
-        decision: Decision,
-        source: str,
-        reason: str,
-        *,
-        rule: Rule | None = None,
-        message: str | None = None,
-        sandbox: SandboxPolicy | None = None,
-        remembered: bool = False,
-        hook_failed: bool = False,
-    ) -> Verdict:
-        extra = rule.network if rule is not None and decision == "allow" else ()
-        return Verdict(
-            hook_failed=hook_failed,
-            decision=decision,
-            source=source,
-            reason=reason,
-            rule=rule,
-            others=tuple(r for r in matched if r is not rule),
-            sandbox=sandbox or call.sandbox,
-            message=message,
-            remembered=remembered,
-            network=(*call.network, *(d for d in extra if d not in call.network)),
-        )
+    verdict = functools.partial(_verdict, call, matched)
 
     if mode is ApprovalMode.DENY:
         # A front end may say why its policy refuses (Restricted Mode): the person reads it.
@@ -185,6 +163,36 @@ def decide(
     ):
         return verdict("allow", risk_source, "policy")
     return verdict("ask", risk_source, "policy")
+
+
+def _verdict(
+    call: Call,
+    matched: Sequence[Rule],
+    decision: Decision,
+    source: str,
+    reason: str,
+    *,
+    rule: Rule | None = None,
+    message: str | None = None,
+    sandbox: SandboxPolicy | None = None,
+    remembered: bool = False,
+    hook_failed: bool = False,
+) -> Verdict:
+    """The verdict ``decide`` found, with the other rules that ``matched`` the call and the
+    network an allow rule adds."""
+    extra = rule.network if rule is not None and decision == "allow" else ()
+    return Verdict(
+        hook_failed=hook_failed,
+        decision=decision,
+        source=source,
+        reason=reason,
+        rule=rule,
+        others=tuple(r for r in matched if r is not rule),
+        sandbox=sandbox or call.sandbox,
+        message=message,
+        remembered=remembered,
+        network=(*call.network, *(d for d in extra if d not in call.network)),
+    )
 
 
 def _strongest(found: Sequence[Match], kind: Decision) -> Match | None:

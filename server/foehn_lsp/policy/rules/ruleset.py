@@ -27,7 +27,7 @@ import json
 import posixpath
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -205,6 +205,36 @@ def parse_rules(text: str, file: str, *, workspace: bool = False) -> tuple[list[
     return rules, problems
 
 
+def _network(
+    table: Mapping[str, Any],
+    file: str,
+    lines: LineFinder,
+    problem: Callable[[str, str], None],
+    out: _Checked,
+    *,
+    workspace: bool,
+) -> tuple[Domain, ...]:
+    """The domains a rule grants its program shape: only an allow of a program, run
+    ``workspace-write``, and never a workspace's rule."""
+    if "network" not in table:
+        return ()
+    network, wrong = parse_domains(
+        table["network"], key="network", shown="rules.network", file=file, lines=lines
+    )
+    out.problems.extend(wrong)
+    if workspace:
+        problem("network", "a workspace's rules cannot grant the network; only your config")
+    elif table.get("decision") != "allow" or table.get("program") is None:
+        problem("network", "grants domains to the program shape of an allow rule")
+    elif table.get("sandbox") != "workspace-write":
+        problem(
+            "network",
+            "a program reaches the network only in the workspace-write sandbox: add "
+            'sandbox = "workspace-write"',
+        )
+    return network
+
+
 def _check(table: Any, file: str, at: TableAt, lines: LineFinder, *, workspace: bool) -> _Checked:
     out = _Checked()
 
@@ -253,22 +283,7 @@ def _check(table: Any, file: str, at: TableAt, lines: LineFinder, *, workspace: 
             problem("sandbox", "only an allow runs anything: leave sandbox out of ask and deny")
         elif sandbox == "full" and workspace:
             problem("sandbox", 'a workspace\'s rules cannot allow "full"; only your config can')
-    network: tuple[Domain, ...] = ()
-    if "network" in table:
-        network, wrong = parse_domains(
-            table["network"], key="network", shown="rules.network", file=file, lines=lines
-        )
-        out.problems.extend(wrong)
-        if workspace:
-            problem("network", "a workspace's rules cannot grant the network; only your config")
-        elif decision != "allow" or program is None:
-            problem("network", "grants domains to the program shape of an allow rule")
-        elif sandbox != "workspace-write":
-            problem(
-                "network",
-                "a program reaches the network only in the workspace-write sandbox: add "
-                'sandbox = "workspace-write"',
-            )
+    network = _network(table, file, lines, problem, out, workspace=workspace)
     message = table.get("message")
     if message is not None and not isinstance(message, str):
         problem("message", "a string the model reads when the rule denies a call")
