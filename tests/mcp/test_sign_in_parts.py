@@ -1,6 +1,7 @@
 """The parts of signing in and of a server's requests, on their own: the configuration's
-refusals, the one egress decision, the loopback listener (real sockets), the stores (the OS
-keyring through keyring's own backend choice), and the checks of forms and prompt arguments."""
+refusals, what counts as secure enough to sign in over, the loopback listener (real sockets),
+the stores (the OS keyring through keyring's own backend choice), and the checks of forms and
+prompt arguments."""
 
 from __future__ import annotations
 
@@ -13,13 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import mcp_types as types
 import pytest
 from pydantic import ValidationError
 
 from foehn_lsp.config.mcp import McpServerConfig
-from foehn_lsp.mcp import egress
 from foehn_lsp.mcp.consent import ConsentError, free_port, redirect_uri
 from foehn_lsp.mcp.elicitation import UnsupportedForm, form_fields
 from foehn_lsp.mcp.loopback import Loopback
@@ -75,22 +74,6 @@ def test_a_server_with_its_own_authorization_header_is_not_signed_in_to() -> Non
     )
     assert "s3cr3t" in secret.secrets()
     assert "s3cr3t" not in repr(secret)
-
-
-@pytest.mark.parametrize(
-    ("url", "why"),
-    [
-        ("ftp://a.example/mcp", "not an http or https URL"),
-        ("https://user:pw@a.example/mcp", "carries a user name or password"),
-        ("http:///mcp", "names no host"),
-    ],
-)
-def test_the_egress_decision_refuses_what_is_never_a_server(url: str, why: str) -> None:
-    refused = egress.refusal(httpx2.URL(url))
-    assert refused is not None
-    assert why in refused
-    assert "pw" not in refused
-    assert egress.refusal(httpx2.URL("https://a.example/mcp")) is None
 
 
 @pytest.mark.parametrize(

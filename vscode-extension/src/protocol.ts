@@ -197,9 +197,25 @@ export interface PlanEvent {
   reason?: string;
 }
 
+/** One connection a call attempted through its network proxy (or `fetch` made), allowed or
+ * refused, once it ended; the audit log records the same. */
+export interface NetworkEvent {
+  event: "network";
+  /** The id of the call it belongs to. */
+  call: string;
+  host: string;
+  port: number;
+  allowed: boolean;
+  /** Why it was allowed (the granted entry and where) or refused ("x is not granted"). */
+  reason: string;
+  bytes_out: number;
+  bytes_in: number;
+}
+
 export type RunEvent =
   | TextDelta
   | PlanEvent
+  | NetworkEvent
   | Thinking
   | ToolCall
   | ToolProgress
@@ -233,6 +249,15 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   todo: { items: "array" },
   checked: { problems: "array", skipped: "array" },
   plan: { status: "string", plan: "string", steps: "array", files: "array" },
+  network: {
+    call: "string",
+    host: "string",
+    port: "number",
+    allowed: "boolean",
+    reason: "string",
+    bytes_out: "number",
+    bytes_in: "number",
+  },
 };
 
 /** Every kind of run event this client knows (a test compares them with the server's schema). */
@@ -326,6 +351,8 @@ export interface ConfirmParams {
   proposedRule?: Rule | null;
   /** Why the person is asked: the `foehn explain` object for the call. */
   why?: Explanation | null;
+  /** The domains the call may reach if it runs (`*.example.org`, `registry.example:8443`). */
+  network?: string[];
 }
 
 /** A rule as the server shows it (policy/rules/ruleset.py's Rule.json). */
@@ -336,6 +363,8 @@ export interface Rule {
   paths?: string[] | null;
   decision: "allow" | "ask" | "deny";
   sandbox?: SandboxPolicy | null;
+  /** The domains an allow rule grants its program shape (only when it grants some). */
+  network?: string[];
   message?: string | null;
   /** FILE:LINE of its table; empty for a proposed rule. */
   source?: string;
@@ -357,6 +386,8 @@ export interface Explanation {
   source: string;
   risk: Risk | string;
   sandbox?: SandboxPolicy | null;
+  /** The domains the call would reach if it ran, each with where it is granted. */
+  network?: { domain: string; source: string }[];
   remembered?: { run: string | null; always: Rule | null } | null;
 }
 

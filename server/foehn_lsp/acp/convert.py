@@ -35,6 +35,7 @@ from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.events import (
     ApprovalEvent,
     Compacted,
+    NetworkEvent,
     PlanEvent,
     StopReason,
     TextDelta,
@@ -50,6 +51,7 @@ from foehn_lsp.policy.approval import (
     ApprovalRequest,
     Approved,
     Denied,
+    reaching,
 )
 from foehn_lsp.policy.plans import ProposedPlan
 from foehn_lsp.providers.messages import (
@@ -250,6 +252,8 @@ def event_updates(
             return [plan_update([(step, "pending") for step in steps])]
         case PlanEvent(status="rejected", reason=reason):
             return [update_agent_thought_text(f"The plan was rejected: {reason}")]
+        case NetworkEvent(allowed=False, reason=reason):
+            return [update_agent_thought_text(f"Network: refused: {reason}")]
         case _:
             return []
 
@@ -435,6 +439,8 @@ def decision_for(choice: PermissionChoice | None, request: ApprovalRequest) -> A
 def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> schema.ToolCallUpdate:
     """The call the person is asked about, with the diff of what it would change."""
     content: list[Any] = [*diff_content(request.files)]
+    if request.network:
+        content.insert(0, tool_content(text_block(f"It may reach {reaching(request.network)}.")))
     if request.outside is not None:
         where = f"These arguments go to {request.outside}: all of it may leave this computer."
         content.insert(0, tool_content(text_block(where)))

@@ -12,9 +12,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from foehn_lsp.agent.chain import Parts, steps
-from foehn_lsp.events import EventSink, ToolCallEvent, ToolProgress, ToolResultEvent
+from foehn_lsp.events import (
+    EventSink,
+    NetworkEvent,
+    ToolCallEvent,
+    ToolProgress,
+    ToolResultEvent,
+)
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 
@@ -91,7 +98,7 @@ class TurnExecutor:
         parts: Parts | None = None,
     ) -> None:
         self.registry = registry
-        self.ctx = ctx
+        self.ctx = dataclasses.replace(ctx, connections=self._connection)
         self.emit = emit
         self.announcer = Announcer(emit)
         self.parts = dataclasses.replace(parts or Parts(), announce=self.announcer)
@@ -99,6 +106,20 @@ class TurnExecutor:
         self.written: list[str] = []
         """The files the turn's successful planned calls wrote, as their results'
         ``data["files"]`` name them (workspace-relative), in order, once each."""
+
+    def _connection(self, attempt: Connection) -> None:
+        """A call's connection attempt, as the turn's ``network`` event."""
+        self.emit(
+            NetworkEvent(
+                call=attempt.call,
+                host=attempt.host,
+                port=attempt.port,
+                allowed=attempt.allowed,
+                reason=attempt.reason,
+                bytes_out=attempt.bytes_out,
+                bytes_in=attempt.bytes_in,
+            )
+        )
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage | None] = [None] * len(calls)

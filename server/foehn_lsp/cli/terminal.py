@@ -30,6 +30,7 @@ from foehn_lsp.events import (
     Checked,
     Done,
     FilesChanged,
+    NetworkEvent,
     PlanEvent,
     TextDelta,
     Thinking,
@@ -40,7 +41,7 @@ from foehn_lsp.events import (
     TurnEvent,
     event_json,
 )
-from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied, reaching
 from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
@@ -220,6 +221,8 @@ class HumanPrinter:
                 self._plan(event)
             case Checked():
                 self._checked(event)
+            case NetworkEvent(allowed=False, reason=reason):
+                self.err.print(Text(f"  ⊘ network: refused: {reason}", style="yellow"))
             case Done() if not self.out.gone:  # stopped by its reader: quiet, as Unix tools are
                 self._done(event)
         self.out.flush()
@@ -371,6 +374,8 @@ class TerminalApprover:
                     style="bold red",
                 )
             )
+        if request.network:
+            self.err.print(Text(f"It may reach {reaching(request.network)}.", style="bold"))
         self.err.print(json.dumps(request.arguments, indent=2, ensure_ascii=False))
         if request.summary:
             self.err.print(Text(request.summary, style="bold"))

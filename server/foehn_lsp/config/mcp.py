@@ -87,8 +87,9 @@ class McpServerConfig(_Section):
     cwd: str | None = None
     """Working directory of the program (default: the workspace root)."""
     sandbox: Literal["read-only", "workspace-write"] | None = None
-    """Run the program in Foehn's OS sandbox with this policy (no network, home hidden, the
-    workspace read-only or writable); ``None``: not sandboxed."""
+    """Run the program in Foehn's OS sandbox with this policy (home hidden; the workspace
+    read-only and no network, or writable and the domains of ``[sandbox] network``); ``None``:
+    not sandboxed."""
     url: str | None = None
     """A streamable-HTTP endpoint, e.g. ``http://127.0.0.1:3001/mcp``."""
     headers: dict[str, SecretStr] = Field(default_factory=dict)

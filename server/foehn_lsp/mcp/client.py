@@ -33,7 +33,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +54,13 @@ from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.errors import McpServerError
 from foehn_lsp.mcp import elicitation
 from foehn_lsp.mcp.consent import ConsentError, SignIn
-from foehn_lsp.mcp.egress import UnreachableError
+from foehn_lsp.mcp.egress import (
+    GrantedTransport,
+    NotGranted,
+    origin,
+    stdio_access,
+    user_grant,
+)
 from foehn_lsp.mcp.http import CappedTransport
 from foehn_lsp.mcp.oauth import (
     ServerAuth,
@@ -69,6 +75,8 @@ from foehn_lsp.mcp.tokens import Credentials, SignedIn
 from foehn_lsp.policy.elicitation import Elicit, ElicitationAnswer, ElicitationRequest
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment
+from foehn_lsp.sandbox.network import Connection, Report
+from foehn_lsp.sandbox.network import environment as network_environment
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.workspace import Workspace
 
@@ -148,6 +156,10 @@ class ServerStatus:
     restarts: int = 0
 
 
+def _unheard(connection: Connection) -> None:
+    """A server's connections go unrecorded unless the hub is given a listener."""
+
+
 def server_environment(config: McpServerConfig) -> dict[str, str]:
     """What a stdio server's program gets: the sandbox's environment allowlist (search path,
     locale, terminal, user name; the person's real home, since servers keep caches there) plus
@@ -170,10 +182,16 @@ class ServerConnection:
         on_listing: ListingListener,
         sign_in: SignIn,
         on_failure: FailureListener = lambda name, why: None,
+        report: Report = _unheard,
+        workspace: bool = False,
     ) -> None:
         self.name = name
         self.config = config
         self.root = root
+        self.report = report
+        """Told of each connection the server attempts (``mcp.egress``)."""
+        self.workspace = workspace
+        """Listed by the workspace's ``mcp.json``: even its own URL must be granted."""
         self.cwd = Path(config.cwd).expanduser() if config.cwd else root
         self.log_file = state_dir() / "mcp" / f"{name}.log"
         """Where a stdio server's stderr goes (appended across starts)."""
@@ -308,6 +326,11 @@ class ServerConnection:
         if str(url) == self.config.url:
             return None
         shown = url.copy_with(query=None, fragment=None, userinfo=b"")
+        if isinstance(exc, NotGranted):
+            return (
+                f"signing in failed: {shown} was not reached ({exc}); to sign in there, grant "
+                "its domain in [sandbox] network"
+            )
         if isinstance(exc, httpx2.TimeoutException):
             within = self.config.oauth.request_timeout_seconds
             return f"signing in failed: {shown} did not answer within {within:g} s"
@@ -432,15 +455,21 @@ class ServerConnection:
         config = self.config
         if config.command is not None:
             argv = [config.command, *config.args]
+            environment = server_environment(config)
             with contextlib.ExitStack() as held:  # a sandbox's placeholders live as long
                 if config.sandbox is not None:
                     sandbox = system_sandbox()
                     if not sandbox.available:
                         raise SandboxUnavailableError(f"it is to run sandboxed, but {sandbox.note}")
-                    launch = sandbox.launch(argv, Workspace([self.root]), self.cwd, config.sandbox)
+                    access = stdio_access(self.name, config, self.report)
+                    launch = sandbox.launch(
+                        argv, Workspace([self.root]), self.cwd, config.sandbox, network=access
+                    )
                     argv = held.enter_context(launch)
+                    if access is not None:
+                        environment |= network_environment()
                 params = StdioServerParameters(
-                    command=argv[0], args=argv[1:], env=server_environment(config), cwd=self.cwd
+                    command=argv[0], args=argv[1:], env=environment, cwd=self.cwd
                 )
                 errlog = await asyncio.to_thread(_open_log, self.log_file)
                 try:
@@ -452,8 +481,16 @@ class ServerConnection:
         assert config.url is not None
         headers = {key: value.get_secret_value() for key, value in config.headers.items()}
         timeout = httpx2.Timeout(30.0, read=300.0)
-        capped = CappedTransport(
+        granted = GrantedTransport(
             httpx2.AsyncHTTPTransport(),
+            server=self.name,
+            own=None if self.workspace else origin(config.url),
+            grant=user_grant(),
+            report=self.report,
+            private=headers,
+        )
+        capped = CappedTransport(
+            granted,
             request_timeout=config.oauth.request_timeout_seconds,
             on_response=self._observe,
         )
@@ -752,7 +789,7 @@ def describe(exc: BaseException) -> str:
         return f"program not found: {exc.filename or exc}"
     if isinstance(exc, httpx2.HTTPStatusError):
         return f"HTTP {exc.response.status_code} from {exc.request.url.copy_with(query=None)}"
-    if isinstance(exc, UnreachableError):
+    if isinstance(exc, NotGranted):
         return str(exc)
     if isinstance(exc, httpx2.TransportError):
         return f"cannot reach the server: {type(exc).__name__}"
@@ -771,7 +808,11 @@ class McpHub:
         on_listing: ListingListener,
         sign_in: SignIn | None = None,
         on_failure: FailureListener = lambda name, why: None,
+        report: Report | None = None,
+        workspace: Collection[str] = (),
     ) -> None:
+        """``report`` hears of every connection a server attempts; ``workspace`` names the
+        servers a workspace's ``mcp.json`` lists."""
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="foehn-mcp", daemon=True
@@ -786,6 +827,8 @@ class McpHub:
                 on_listing=on_listing,
                 sign_in=self.sign_in,
                 on_failure=on_failure,
+                report=report or _unheard,
+                workspace=name in workspace,
             )
             for name, config in servers.items()
         }

@@ -13,7 +13,6 @@ which says so. How long a call may take is the call's own timeout: when it passe
 aborts the request's POST (or, with servers of older protocol versions, tells the server to
 cancel), and what was read stays within the cap.
 
-Every request passes ``egress.check`` first (the one decision whether a URL may be reached).
 A request made without a timeout of its own (those of the OAuth flow: metadata, registration,
 token) gets ``request_timeout`` seconds for each step, so an endpoint that hangs is an error,
 not a wait without end. ``on_response`` sees the status and headers of every response, before
@@ -30,7 +29,6 @@ import httpx2
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-from foehn_lsp.mcp import egress
 from foehn_lsp.mcp.cut import (
     KEPT_BYTES,
     MAX_MESSAGE_BYTES,
@@ -64,7 +62,6 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         self.on_response = on_response
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        egress.check(request)
         request.headers["accept-encoding"] = "identity"
         if "timeout" not in request.extensions:
             request.extensions["timeout"] = httpx2.Timeout(self.request_timeout).as_dict()

@@ -65,6 +65,7 @@ from foehn_lsp.mcp.risk import AssessedRisk, assess
 from foehn_lsp.mcp.stores import default_store
 from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.network import Report
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.slash import parse as parse_slash
 from foehn_lsp.tools.contract import (
@@ -600,12 +601,14 @@ def connect_servers(
     cache: Path | None = None,
     start_all: bool = False,
     sign_in: SignIn | None = None,
+    report: Report | None = None,
 ) -> McpCatalogue | None:
     """Put the configured servers' tools (plus ``extra``'s, e.g. a trusted workspace's own)
     into ``registry``; ``None`` when there are none. A ``startup`` server is started now; a
     ``lazy`` one too unless ``cache`` holds its last listing, in which case it starts at its
     first call (``start_all`` starts every one now). Each listing is stored in ``cache``.
-    Servers that fail are in the catalogue's ``problems``; this never raises for them."""
+    Servers that fail are in the catalogue's ``problems``; this never raises for them.
+    ``report`` hears of every connection a server attempts (``mcp.egress``)."""
     configs = {n: c for n, c in {**settings.servers, **(extra or {})}.items() if c.enabled}
     if not configs:
         return None
@@ -626,6 +629,8 @@ def connect_servers(
         on_listing=on_listing,
         sign_in=sign_in or SignIn(store=default_store()),
         on_failure=on_failure,
+        workspace=[name for name in extra or {} if name in configs],
+        report=report,
     )
     catalogue = McpCatalogue(
         hub=hub, registry=registry, configs=configs, default_timeout=default_timeout
@@ -653,6 +658,7 @@ def add_servers(
     *,
     lazy: bool = True,
     sign_in: SignIn | None = None,
+    report: Report | None = None,
 ) -> None:
     """The one way in: the MCP servers ``settings`` configures (and, in a trusted workspace,
     those of its ``.vscode/mcp.json`` as the person approved it), their tools added to
@@ -687,6 +693,7 @@ def add_servers(
         cache=cache_folder(),
         start_all=not lazy,
         sign_in=sign_in,
+        report=report,
     )
     if catalogue is None:
         return

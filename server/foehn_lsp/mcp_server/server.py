@@ -84,7 +84,8 @@ def hints_for(tool: Tool, allowed: RiskLevel) -> types.ToolAnnotations:
         read_only_hint=risk is RiskLevel.READ_ONLY,
         destructive_hint=risk >= RiskLevel.DESTRUCTIVE,
         idempotent_hint=risk is RiskLevel.READ_ONLY,
-        open_world_hint=False,  # confined to the workspace; programs run without network
+        # Confined to the workspace; programs reach only the domains the person granted.
+        open_world_hint=tool.open_world,
     )
 
 

@@ -35,7 +35,7 @@ from foehn_lsp.providers.messages import (
 )
 from foehn_lsp.providers.nomodel import NoModel
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.sessions.audit import audit_path
+from foehn_lsp.sessions.audit import NetworkRecorder, audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.sessions.toolbox import Toolbox
@@ -140,7 +140,8 @@ def load_tools(
     if servers and (settings.mcp.servers or settings.trust_workspace):
         from foehn_lsp.mcp.tools import add_servers  # loads the MCP SDK only when needed
 
-        add_servers(found, settings, root, lazy=lazy, sign_in=sign_in)
+        recorder = NetworkRecorder(audit_path(root or Path.cwd()), scrubber_for(settings))
+        add_servers(found, settings, root, lazy=lazy, sign_in=sign_in, report=recorder)
     return found
 
 

@@ -79,7 +79,7 @@ STRENGTHS = (
 """What the header says the model is for (README: measured with bench/bench_effectiveness.py
 and bench/bench_local.py)."""
 
-LEFT_OUT = frozenset({"todo", "outline", "investigate"})
+LEFT_OUT = frozenset({"todo", "outline", "investigate", "fetch"})
 """Tools this model is never offered: left out of its fixed prompt and of every step's schema,
 so the grammar cannot name them. On bench/bench_effectiveness.py plain (17 of 24 right) it
 called outline where a listing or a definition's place was asked (py-list, py-deps,
@@ -87,7 +87,8 @@ js-slugify) and todo with no items for "which file has a TODO" (py-todo); on ms-
 only outline and read_symbol calls. Its tasks need none of them: scan lists, search finds a
 definition, read_symbol and read_file read it, and a plan of several steps or a sub-run
 (investigate) is work for a larger model. Without them the fixed prompt, read once per machine,
-is 2,094 tokens instead of 2,212 (foehn run's catalogue; 2,170 without investigate)."""
+is 2,094 tokens instead of 2,212 (foehn run's catalogue; 2,170 without investigate). ``fetch``
+is left out too: the embedded model is the offline one, and its fixed prompt stays as measured."""
 
 DENIED = "the person denied this call"
 NO_ANSWER = (
