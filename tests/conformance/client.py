@@ -7,7 +7,10 @@ the server asks (the person's browser is played by ``visit``: it opens the autho
 and follows its redirect back to Foehn's loopback listener, as a browser does when the
 authorization server approves at once), lists the tools and calls them through the same chain
 as a model's calls. A question the server asks is answered by a person who accepts the form as
-it is (its defaults). Exit status 0 when every step worked, 1 otherwise (the reason on stderr).
+it is (its defaults). The suite runs a scenario's authorization server on another port of
+localhost, which Foehn reaches only where the person granted it (``[sandbox] network``): the
+grant is written first, as the person would after Foehn's first refusal named it. Exit status 0
+when every step worked, 1 otherwise (the reason on stderr).
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 import tempfile
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +40,7 @@ from foehn_lsp.workspace import FileAccess, Workspace
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
 """The client metadata document URL the suite's CIMD scenario expects as the client id."""
 ARGUMENTS = {"add_numbers": {"a": 2, "b": 3}}
+PING = {"jsonrpc": "2.0", "id": 0, "method": "ping"}
 
 
 async def visit(server: str, url: str) -> None:
@@ -48,6 +54,38 @@ async def visit(server: str, url: str) -> None:
                 await browser.get(location)
 
     asyncio.get_running_loop().create_task(follow())
+
+
+async def grant_authorization_server(url: str, home: Path) -> None:
+    """Grant (in a config of this run's own) the authorization servers the server names."""
+    parts = urllib.parse.urlsplit(url)
+    candidates = [
+        f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}",
+        f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource",
+    ]
+    named: list[str] = []
+    async with httpx.AsyncClient(timeout=10) as http:
+        asked = await http.post(url, json=PING, headers={"Accept": "application/json"})
+        said = re.search(r'resource_metadata="([^"]+)"', asked.headers.get("www-authenticate", ""))
+        if said:
+            candidates.insert(0, said[1])
+        for candidate in candidates:
+            found = await http.get(candidate)
+            if found.status_code == 200:
+                named = list(found.json().get("authorization_servers") or [])
+                break
+    hosts = sorted(
+        {
+            f"{server.hostname}:{server.port}"
+            for server in map(urllib.parse.urlsplit, named)
+            if server.hostname and server.port
+        }
+    )
+    config = home / "config" / "foehn" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    listed = json.dumps(hosts)
+    config.write_text(f"[sandbox]\nnetwork = {listed}\nnetwork_local = {listed}\n")
+    os.environ["XDG_CONFIG_HOME"] = str(home / "config")
 
 
 async def accept_defaults(request: ElicitationRequest) -> ElicitationAnswer:
@@ -69,6 +107,7 @@ def oauth_settings(scenario: str) -> dict[str, Any]:
 
 async def main(url: str, scenario: str) -> int:
     root = Path(tempfile.mkdtemp(prefix="foehn-conformance-"))
+    await grant_authorization_server(url, root)
     config = McpServerConfig.model_validate(
         {"url": url, "startup_timeout_seconds": 20, "oauth": oauth_settings(scenario)}
     )

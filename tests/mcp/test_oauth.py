@@ -380,3 +380,35 @@ def test_the_token_file_is_never_readable_by_others(store: FileStore) -> None:
     os.chmod(path, 0o644)
     asyncio.run(store.put("k", "again"))
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+async def test_an_authorization_server_elsewhere_is_reached_only_once_granted(
+    connect: Connect,
+    oauth_server: OAuthServer,
+    store: FileStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    oauth_server.faults(prm="other_origin")
+    browser = Browser()
+    refused = connect({"tracker": server(oauth_server)}, browser)
+    assert (await settled(refused)).state == "failed"
+    (line,) = problems(refused)
+    assert "signing in failed: http://localhost:" in line
+    assert "grant its domain in [sandbox] network" in line
+    assert oauth_server.events("as") == []  # nothing reached it
+    assert browser.shown == []
+    assert kept(store) == []
+    refused.close()
+    port = oauth_server.url.split(":")[2].split("/")[0]
+    config = tmp_path / "config" / "foehn" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        f'[sandbox]\nnetwork = ["localhost:{port}"]\nnetwork_local = ["localhost:{port}"]\n'
+    )
+    granted = connect({"tracker": server(oauth_server)}, browser)
+    assert (await settled(granted)).state == "running"
+    assert oauth_server.events("as")
+    (record,) = kept(store)
+    assert record["metadata"]["issuer"].startswith("http://localhost:")

@@ -15,11 +15,13 @@ Tools: ``whoami`` (read-only: says which client the token is of) and ``admin`` (
 its call needs the ``admin`` scope: without it, 403 ``insufficient_scope``).
 
 ``STATE_DIR/faults.json`` is read at each request (the tests change it between steps):
-``prm`` (``missing``, ``mismatch``, ``http_as``), ``as`` (``missing``, ``redirect``,
-``wrong_issuer``, ``no_pkce``), ``authorize`` (``deny``), ``token`` (``hang``, ``garbage``),
-``refresh`` (``refuse``), ``expires_in`` (seconds), ``registration`` (``none``: no dynamic
-registration), ``clients`` (pre-registered: ``{id: {"secret", "redirect_uri"}}``) and ``mcp``
-(``forbid``: every request to ``/mcp`` gets a plain 403).
+``prm`` (``missing``, ``mismatch``, ``http_as``, ``other_origin``: the authorization server
+named as ``localhost``, another origin than the resource's ``127.0.0.1``), ``as``
+(``missing``, ``redirect``, ``wrong_issuer``, ``no_pkce``), ``authorize`` (``deny``),
+``token`` (``hang``, ``garbage``), ``refresh`` (``refuse``), ``expires_in`` (seconds),
+``registration`` (``none``: no dynamic registration), ``clients`` (pre-registered:
+``{id: {"secret", "redirect_uri"}}``) and ``mcp`` (``forbid``: every request to ``/mcp`` gets a
+plain 403).
 ``POST /test/revoke`` revokes every access token (``?refresh=1``: refresh tokens too);
 ``POST /test/reset`` forgets every client, code and token.
 ``STATE_DIR/events.jsonl`` gets one line per request of interest (``kind``: ``prm``, ``as``,
@@ -84,7 +86,11 @@ async def protected_resource(request: Request) -> Response:
     return JSONResponse(
         {
             "resource": "https://evil.example/mcp" if fault == "mismatch" else RESOURCE,
-            "authorization_servers": ["http://203.0.113.9" if fault == "http_as" else BASE],
+            "authorization_servers": [
+                {"http_as": "http://203.0.113.9", "other_origin": f"http://localhost:{PORT}"}.get(
+                    fault or "", BASE
+                )
+            ],
             "scopes_supported": ["mcp", "admin"],
         }
     )
@@ -97,10 +103,11 @@ async def server_metadata(request: Request) -> Response:
         return Response(status_code=404)
     if fault == "redirect":
         return RedirectResponse(f"http://localhost:{PORT}{request.url.path}", status_code=302)
+    base = f"http://{request.headers['host']}"  # the origin the metadata was asked at
     document: dict[str, Any] = {
-        "issuer": "http://127.0.0.1:1/someone-else" if fault == "wrong_issuer" else BASE,
-        "authorization_endpoint": f"{BASE}/authorize",
-        "token_endpoint": f"{BASE}/token",
+        "issuer": "http://127.0.0.1:1/someone-else" if fault == "wrong_issuer" else base,
+        "authorization_endpoint": f"{base}/authorize",
+        "token_endpoint": f"{base}/token",
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
@@ -109,7 +116,7 @@ async def server_metadata(request: Request) -> Response:
     if fault != "no_pkce":
         document["code_challenge_methods_supported"] = ["S256"]
     if faults().get("registration") != "none":
-        document["registration_endpoint"] = f"{BASE}/register"
+        document["registration_endpoint"] = f"{base}/register"
     return JSONResponse(document)
 
 
