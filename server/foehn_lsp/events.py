@@ -57,6 +57,16 @@ class ToolCallEvent:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolProgress:
+    """What a running call says of its progress ("3 of 10: indexing"), for long calls."""
+
+    id: str
+    tool: str
+    message: str
+    event: Literal["tool_progress"] = "tool_progress"
+
+
+@dataclass(frozen=True, kw_only=True)
 class ApprovalEvent:
     id: str
     tool: str
@@ -214,6 +224,7 @@ TurnEvent = (
     TextDelta
     | Thinking
     | ToolCallEvent
+    | ToolProgress
     | ApprovalEvent
     | ToolResultEvent
     | UsageEvent

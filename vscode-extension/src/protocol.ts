@@ -70,6 +70,14 @@ export interface ToolCall {
 
 export type ToolKind = "read" | "search" | "edit" | "move" | "delete" | "execute" | "think" | "fetch" | "other";
 
+/** What a running call says of its progress (an MCP server's progress notifications). */
+export interface ToolProgress {
+  event: "tool_progress";
+  id: string;
+  tool: string;
+  message: string;
+}
+
 export interface Approval {
   event: "approval";
   id: string;
@@ -210,6 +218,7 @@ export type RunEvent =
   | NetworkEvent
   | Thinking
   | ToolCall
+  | ToolProgress
   | Approval
   | ToolResult
   | Usage
@@ -231,6 +240,7 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   tool_call: { id: "string", tool: "string", risk: "string", arguments: "any" },
   approval: { id: "string", tool: "string", decision: "string" },
   tool_result: { id: "string", tool: "string", ok: "boolean", output: "string" },
+  tool_progress: { id: "string", tool: "string", message: "string" },
   usage: { input_tokens: "number", output_tokens: "number", total_tokens: "number" },
   turn: { session: "string", turn: "number" },
   files_changed: { session: "string", turn: "number", files: "array" },
@@ -624,6 +634,52 @@ export interface DiagnosticsAnswer {
   files: { uri: string; diagnostics: LspDiagnostic[] }[];
 }
 
+/** One field of an MCP server's question (foehn/elicit). */
+export interface ElicitField {
+  name: string;
+  title: string;
+  description?: string;
+  kind: "string" | "number" | "integer" | "boolean" | "choice" | "choices";
+  required: boolean;
+  default?: unknown;
+  /** For choice and choices. */
+  options?: { value: string; label: string }[];
+  /** For string: email, uri, date or date-time. */
+  format?: string;
+  /** Least and most: value (numbers), length (text) or number of choices. */
+  minimum?: number;
+  maximum?: number;
+}
+
+/** An MCP server's question during a call, named as that server's; ``url``: a page it asks
+ * the person to open (no fields). ``schema`` is the same form as MCP's JSON Schema. */
+export interface ElicitParams {
+  runId: string;
+  server: string;
+  tool: string | null;
+  message: string;
+  url: string | null;
+  fields: ElicitField[];
+  schema: unknown;
+}
+
+/** What the person did; content (by field name) only with accept. */
+export interface ElicitAnswer {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+}
+
+/** An MCP server's state in foehn.mcp.list; expiresAt in seconds since the epoch. */
+export interface McpServerState {
+  name: string;
+  transport: "stdio" | "http";
+  state: "stopped" | "starting" | "signing-in" | "running" | "failed";
+  error: string | null;
+  signsIn: boolean;
+  signedIn: boolean;
+  expiresAt: number | null;
+}
+
 /** The commands the server answers (server/foehn_lsp/lsp/): name, arguments, result. */
 export const COMMANDS = {
   run: command<[RunArguments | Omit<RunArguments, "sessionId">], RunResult>("foehn.run"),
@@ -654,6 +710,10 @@ export const COMMANDS = {
   trustApprove: command<{ path: string; sha256: string }[], { approved: TrustApproval[]; refused: { path: string; reason: string }[] }>(
     "foehn.trust.approve",
   ),
+  mcpList: command<[], { servers: McpServerState[] }>("foehn.mcp.list"),
+  /** Signs in again (the page shown through foehn/mcpSignIn) and starts the server. */
+  mcpSignIn: command<[string], { message: string }>("foehn.mcp.signIn"),
+  mcpSignOut: command<[string], { forgotten: boolean }>("foehn.mcp.signOut"),
 } as const;
 
 /** The requests the server sends the editor (each opted into by an initializationOption). */
@@ -664,6 +724,14 @@ export const REQUESTS = {
   references: request<PositionParams, LocationsAnswer>("foehn/references"),
   workspaceSymbols: request<SymbolsParams, SymbolsAnswer>("foehn/workspaceSymbols"),
   rename: request<RenameParams, RenameAnswer>("foehn/rename"),
+  /** initializationOptions.elicitation. */
+  elicit: request<ElicitParams, ElicitAnswer>("foehn/elicit"),
+  /** initializationOptions.mcpSignIn: show the page (after asking), then {opened: true}. */
+  mcpSignIn: request<{ server: string; url: string }, { opened: boolean }>("foehn/mcpSignIn"),
+  /** initializationOptions.secretStorage: the extension's SecretStorage. */
+  secretsGet: request<{ key: string }, { value: string | null }>("foehn/secretsGet"),
+  secretsStore: request<{ key: string; value: string }, Record<string, never>>("foehn/secretsStore"),
+  secretsDelete: request<{ key: string }, Record<string, never>>("foehn/secretsDelete"),
 } as const;
 
 /** The notifications the server sends the editor. */

@@ -1,6 +1,7 @@
 """Running one turn's tool calls: concurrently, except tools marked sequential, with results
 returned in call order, each through the turn's chain (``agent.chain``), which announces it
-(``Announcer``) once it is prepared."""
+(``Announcer``) once it is prepared; from there on, what the tool says of its progress
+(``ctx.progress``) becomes the call's ``ToolProgress`` events."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from foehn_lsp.agent.chain import Parts, steps
-from foehn_lsp.events import EventSink, NetworkEvent, ToolCallEvent, ToolResultEvent
+from foehn_lsp.events import (
+    EventSink,
+    NetworkEvent,
+    ToolCallEvent,
+    ToolProgress,
+    ToolResultEvent,
+)
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.network import Connection
@@ -38,15 +45,21 @@ class Announcer:
         self._announced: set[str] = set()
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        call_id, name = invocation.call_id, invocation.tool.name
         self.announce(
-            invocation.call_id,
-            invocation.tool.name,
+            call_id,
+            name,
             invocation.raw_arguments,
             invocation.risk,
             invocation.scope.sandbox,
             invocation.tool.kind,
         )
-        return await next_step(invocation)
+
+        def progress(message: str, /) -> None:
+            self.emit(ToolProgress(id=call_id, tool=name, message=message))
+
+        ctx = dataclasses.replace(invocation.ctx, progress=progress)
+        return await next_step(dataclasses.replace(invocation, ctx=ctx))
 
     def announce(
         self,

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from foehn_lsp.cli import approval_prompt
+from foehn_lsp.cli import approval_prompt, elicit_prompt
 from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
@@ -36,11 +36,13 @@ from foehn_lsp.events import (
     Thinking,
     TodoEvent,
     ToolCallEvent,
+    ToolProgress,
     ToolResultEvent,
     TurnEvent,
     event_json,
 )
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied, reaching
+from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.contract import CHANGING_KINDS
@@ -205,6 +207,8 @@ class HumanPrinter:
             case ApprovalEvent(decision="deny", reason=reason):
                 self.summary.denied += 1
                 self.err.print(Text(f"  ✗ denied: {reason}", style="red"))
+            case ToolProgress(message=message):
+                self.err.print(Text(f"  … {message}", style="dim"))
             case ToolResultEvent():
                 self._result(event)
             case FilesChanged(files=files):
@@ -432,6 +436,15 @@ class TerminalApprover:
         if not steps:
             return RejectPlan(reason="the edited plan was empty")
         return ApprovePlan(edited="\n".join(f"{n}. {s}" for n, s in enumerate(steps, 1)))
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """An MCP server's question, asked as approvals are (``cli.elicit_prompt``)."""
+        self.before_prompt()
+        try:
+            return await elicit_prompt.answer(request, self.read, self.err)
+        except KeyboardInterrupt:
+            self.on_cancel()
+            return ElicitationAnswer(action="cancel")
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.before_prompt()

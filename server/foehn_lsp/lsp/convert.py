@@ -289,6 +289,7 @@ def progress_message(event: TurnEvent) -> str | None:
         Thinking,
         TodoEvent,
         ToolCallEvent,
+        ToolProgress,
         ToolResultEvent,
     )
 
@@ -297,6 +298,8 @@ def progress_message(event: TurnEvent) -> str | None:
             return detail.capitalize() if detail else "Thinking…"
         case ToolCallEvent(tool=tool):
             return f"Calling {tool}…"
+        case ToolProgress(tool=tool, message=message):
+            return f"{tool}: {message}"
         case ApprovalEvent(decision="deny", tool=tool):
             return f"{tool} denied"
         case ToolResultEvent(tool=tool, ok=ok):
