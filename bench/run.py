@@ -17,6 +17,7 @@ BENCHMARKS = [
     "loop",
     "server",
     "sandbox",
+    "network",
     "effectiveness",
     "tasks",
     "reading",

@@ -142,9 +142,11 @@ async def acp_agent(
     fs: bool = True,
     args: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
+    elicitation: schema.ElicitationCapabilities | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """``foehn acp`` started and initialized; its stderr goes to a file next to the
-    workspace."""
+    workspace. With ``elicitation`` the client says it can show the agent's questions (ACP's
+    unstable ``elicitation/create``, which the client then routes)."""
     environment = agent_environment(root, model, **(env or {}))
     with open(root.parent / "agent-stderr.log", "ab") as stderr:  # noqa: ASYNC230
         async with spawn_agent_process(
@@ -157,6 +159,7 @@ async def acp_agent(
                 "limit": 50 * 1024 * 1024,
                 "shutdown_timeout": 20.0,
             },
+            use_unstable_protocol=elicitation is not None,
         ) as (conn, process):
             client.process = process
             async with asyncio.timeout(60):
@@ -165,6 +168,7 @@ async def acp_agent(
                     client_capabilities=schema.ClientCapabilities(
                         fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
                         terminal=False,
+                        elicitation=elicitation,
                     ),
                     client_info=schema.Implementation(name="tests", version="1"),
                 )

@@ -122,12 +122,13 @@ GROUPS = {
     "tests/e2e/test_vscode_setup.py": "vscode",
     "tests/e2e/test_vscode_package.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
+    "tests/sandbox/test_network_attacks.py": "network-attacks",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
 slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
 screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
-worker given one of them would run again."""
+worker given one of them would run again (the network attack suite's too)."""
 
 
 LONGEST = (
@@ -136,6 +137,7 @@ LONGEST = (
     "tests/acp/test_agent.py::test_a_client_that_goes_away_ends_the_turn_and_the_session_is_saved",
     "tests/workspace/trust/test_trust_attacks.py",
     "tests/mcp/test_ways_out.py",
+    "tests/plugins/test_fetch.py::test_a_silent_site_is_cut_after_thirty_seconds",
 )
 """Tests (by node id prefix, longest first) that took longest in ``--durations``: collected
 first, so that the scheduler hands them out first (after the groups) and none is left running

@@ -584,6 +584,10 @@ def _file_tool(
 
 
 def tools() -> list[Tool]:
+    return [*_reading_tools(), *_changing_tools()]
+
+
+def _reading_tools() -> list[Tool]:
     return [
         Tool.from_model(
             name="scan",
@@ -613,6 +617,11 @@ def tools() -> list[Tool]:
             kind="read",
             paths=_reads,
         ),
+    ]
+
+
+def _changing_tools() -> list[Tool]:
+    return [
         _file_tool(
             "write_file",
             "Create a file, or replace the whole content of a file read in this session. "

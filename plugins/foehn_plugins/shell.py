@@ -38,7 +38,7 @@ from foehn_plugins._git import (
     repository_scope,
 )
 from foehn_plugins._repository_code import NOTE, repository_code
-from foehn_plugins._running import as_result
+from foehn_plugins._running import as_result, granted, network_access
 from foehn_plugins._suggest import nearest_names
 from foehn_plugins._window import is_small
 from foehn_plugins.command_risk import classify
@@ -73,8 +73,9 @@ class CommandArguments(BaseModel):
         Literal["workspace-write", "full"] | None,
         Field(
             description="Only when the default is not enough. Commands run in a sandbox that "
-            "shows the system, the person's toolchains and the workspace, and no network: "
-            "read-only commands see the workspace read-only, others may write in it. "
+            "shows the system, the person's toolchains and the workspace: read-only commands "
+            "see the workspace read-only and have no network, others may write in it and "
+            "reach the domains the person granted (through a proxy, by name). "
             "'workspace-write' lets a read-only command write in the workspace; 'full' runs "
             "with the person's own rights and the network, and always asks the person."
         ),
@@ -197,12 +198,13 @@ def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
     risk, note = _verdict(arguments, ctx)
     least: SandboxPolicy = "read-only" if risk is RiskLevel.READ_ONLY else "workspace-write"
     wanted = arguments.sandbox or least
-    policy = max(least, wanted, key=SANDBOX_ORDER.index)
+    policy = system_sandbox().policy_for(max(least, wanted, key=SANDBOX_ORDER.index))
     return CallScope(
         program=arguments.command[0],
-        sandbox=system_sandbox().policy_for(policy),
+        sandbox=policy,
         argv=tuple(arguments.command),
         note=note,
+        network=granted(policy),
     )
 
 
@@ -222,6 +224,7 @@ async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResu
             cwd=cwd,
             policy=policy,
             seconds=arguments.timeout_s or DEFAULT_TIMEOUT,
+            network=network_access(ctx),
         )
     except (SandboxViewError, ProgramStartError) as exc:
         return ToolResult.failure(f"{arguments.command[0]} was not run: {exc}")
@@ -306,11 +309,13 @@ def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:
     """The whole command line, so the person sees (and an approval remembers) exactly what
     runs, including a test command the workspace configured."""
     argv, runner = _test_argv(arguments, ctx)
+    policy = system_sandbox().policy_for("workspace-write")
     return CallScope(
         program=shlex.join(argv),
-        sandbox=system_sandbox().policy_for("workspace-write"),
+        sandbox=policy,
         argv=tuple(argv),
         note=f"{NOTE}: its tests ({runner.why})",
+        network=granted(policy),
     )
 
 
@@ -344,6 +349,7 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
             keep_head=2_000,
             keep_tail=30_000,
             env=None if environment is None else {environment.variable: str(environment.prefix)},
+            network=network_access(ctx),
         )
     except (SandboxViewError, ProgramStartError) as exc:
         return ToolResult.failure(f"the tests were not run: {exc}")
@@ -396,10 +402,12 @@ def tools() -> list[Tool]:
                 "Run a program with arguments (a list; no shell) in the workspace and return "
                 "the exit code and output (stdout and stderr together, long output cut in the "
                 "middle). A non-zero exit is a failure. Every command runs in a sandbox that "
-                "shows the system, the person's toolchains and the workspace, with no network "
-                "and limits on memory, processes, file size and CPU time: read-only commands "
-                "may run without asking and cannot write anything; others ask the person and "
-                "may write in the workspace (not in .git/, .foehn/, .vscode/ or .envrc). "
+                "shows the system, the person's toolchains and the workspace, with limits on "
+                "memory, processes, file size and CPU time: read-only commands may run without "
+                "asking and cannot write anything; others ask the person and may write in the "
+                "workspace (not in .git/, .foehn/, .vscode/ or .envrc). The network is off, "
+                "except the domains the person granted, which calls that may write reach "
+                "through a proxy. "
                 "Programs and scripts of the repository itself always ask."
             ),
             model=CommandArguments,

@@ -20,7 +20,9 @@ the provider is down) is raised here and rendered once, at the edge, as one clea
      │    └── ProviderProtocolError  a body or stream that does not follow the wire format
      ├── TranscriptError             a transcript that cannot be read or replayed
      ├── TrustError                  an approval of a workspace file that cannot be made as asked
-     └── NoWorkspaceError            work that needs a workspace folder, with none open
+     ├── NoWorkspaceError            work that needs a workspace folder, with none open
+     ├── CommandError                a slash command that cannot become a turn as typed
+     └── McpServerError              an MCP server that did not start (or sign in) when asked
 
 Provider modules catch ``httpx.HTTPError`` in exactly one place (``providers/http.py``) and
 raise these ``from`` it.
@@ -89,6 +91,16 @@ class ProviderProtocolError(ProviderError):
 
 class TranscriptError(FoehnError):
     """A transcript that cannot be read, or a replay that diverged from it."""
+
+
+class CommandError(FoehnError):
+    """A slash command that cannot become a turn as typed (an MCP prompt's arguments do not
+    fit, or its server cannot answer); the message says why, and nothing was sent for it."""
+
+
+class McpServerError(FoehnError):
+    """An MCP server that could not be started or signed in to when that was asked for (``foehn
+    mcp login``, the editor's sign-in); the message names the server and why."""
 
 
 class TrustError(FoehnError):

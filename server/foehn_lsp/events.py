@@ -57,6 +57,16 @@ class ToolCallEvent:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolProgress:
+    """What a running call says of its progress ("3 of 10: indexing"), for long calls."""
+
+    id: str
+    tool: str
+    message: str
+    event: Literal["tool_progress"] = "tool_progress"
+
+
+@dataclass(frozen=True, kw_only=True)
 class ApprovalEvent:
     id: str
     tool: str
@@ -171,6 +181,25 @@ class Checked:
     event: Literal["checked"] = "checked"
 
 
+@dataclass(frozen=True, kw_only=True)
+class NetworkEvent:
+    """One connection a call attempted through its network proxy (or ``fetch`` made), allowed
+    or refused, once it has ended: the audit log records the same."""
+
+    call: str
+    """The id of the call it belongs to."""
+    host: str
+    """The name asked for (or the address, when an address was asked for and refused)."""
+    port: int
+    allowed: bool
+    reason: str
+    """Why it was allowed (the granted entry and where it is written) or refused
+    ("evil.example is not granted"); for an allowed one cut short, why."""
+    bytes_out: int
+    bytes_in: int
+    event: Literal["network"] = "network"
+
+
 PlanStatus = Literal["proposed", "approved", "edited", "rejected", "unreviewed"]
 
 
@@ -195,6 +224,7 @@ TurnEvent = (
     TextDelta
     | Thinking
     | ToolCallEvent
+    | ToolProgress
     | ApprovalEvent
     | ToolResultEvent
     | UsageEvent
@@ -205,6 +235,7 @@ TurnEvent = (
     | TodoEvent
     | PlanEvent
     | Checked
+    | NetworkEvent
 )
 EventSink = Callable[[TurnEvent], None]
 

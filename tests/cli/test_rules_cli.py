@@ -187,7 +187,16 @@ def test_explain_prints_the_pinned_object_and_every_conflicting_rule(
     )
     assert done.returncode == 0, done.stderr
     explained = json.loads(done.stdout)
-    assert list(explained) == ["decision", "rule", "source", "risk", "sandbox", "remembered"]
+    assert list(explained) == [
+        "decision",
+        "rule",
+        "source",
+        "risk",
+        "sandbox",
+        "network",
+        "remembered",
+    ]
+    assert explained["network"] == []  # no [sandbox] network: the call would reach nothing
     assert explained["decision"] == "deny"
     assert explained["source"] == f"{path}:7"
     assert explained["risk"] == "write"

@@ -95,7 +95,16 @@ async def test_explain_rules_and_commands_over_the_protocol(root: Path, model: M
             "foehn.explain",
             {"tool": "run_command", "arguments": {"command": ["touch", "x"]}},
         )
-        assert list(explained) == ["decision", "rule", "source", "risk", "sandbox", "remembered"]
+        assert list(explained) == [
+            "decision",
+            "rule",
+            "source",
+            "risk",
+            "sandbox",
+            "network",
+            "remembered",
+        ]
+        assert explained["network"] == []
         assert (explained["decision"], explained["source"]) == ("allow", f"{path}:2")
         asked = await command(
             client,

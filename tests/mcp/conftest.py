@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp.config.mcp import McpServerConfig
+from oauth_harness import OAuthServer
 
 HERE = Path(__file__).parent
 EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
@@ -156,3 +157,29 @@ def everything_over_http() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def oauth_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OAuthServer]:
+    """``servers/oauth_server.py`` on a free port of 127.0.0.1, for the tests of a module."""
+    state = tmp_path_factory.mktemp("oauth-state")
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "servers" / "oauth_server.py"), str(state), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        yield OAuthServer(url=f"http://127.0.0.1:{port}/mcp", state=state)
+    finally:
+        process.kill()  # a test may leave a request hanging in it on purpose
+        process.wait(timeout=10)
+
+
+@pytest.fixture
+def oauth_server(oauth_service: OAuthServer) -> OAuthServer:
+    """An MCP server behind OAuth 2.1 with its own authorization server (``servers/
+    oauth_server.py``), as new: no faults, clients, tokens or evidence."""
+    oauth_service.reset()
+    return oauth_service

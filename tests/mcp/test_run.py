@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from cli.harness import foehn
 from foehn_lsp.config.mcp import McpServerConfig
 from foehn_lsp.testing import ModelServer, Turn
 from preloaded import foehn_argv
@@ -210,3 +211,67 @@ def test_foehn_tools_shows_servers_risks_and_where_they_came_from(
     )
     assert "MCP server time; risk from readOnlyHint" in text.stdout
     assert "MCP server gone: did not start" in text.stderr
+
+
+def test_a_servers_question_is_asked_in_the_terminal_and_the_answer_sent(
+    model: ModelServer, tmp_path: Path, root: Path, awkward: Any
+) -> None:
+    write_config(tmp_path, {"awkward": awkward()})
+    model.script(Turn(tool_calls=[("mcp__awkward__ask", {})]), Turn(text="Filed."))
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("FOEHN_")}
+    environment |= {
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "OPENAI_API_KEY": "sk-test-key-0123456789abcdef",
+        "FOEHN_PROVIDER": "openai",
+        "FOEHN_BASE_URL": model.openai_url,
+    }
+    # Project: the second choice; Title: too short, then right; Urgent: the default; send.
+    typed = "2\nno\nCrash on start\n\ny\n"
+    done = subprocess.run(
+        [*foehn_argv("run", "file it"), "--workspace", str(root), "--json", "--approve", "ask"],
+        input=typed,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "The MCP server 'awkward' asks during ask:" in done.stderr
+    assert "Which issue?" in done.stderr
+    assert "Title: length at least 3" in done.stderr
+    stream = [json.loads(line) for line in done.stdout.splitlines()]
+    (result,) = of(stream, "tool_result")
+    assert json.loads(result["output"]) == {
+        "action": "accept",
+        "content": {"project": "docs", "title": "Crash on start", "urgent": False},
+    }
+
+
+def test_a_prompt_of_a_server_is_a_chat_command_listed_in_help(
+    model: ModelServer, tmp_path: Path, root: Path, awkward: Any
+) -> None:
+    (tmp_path / "config" / "foehn").mkdir(parents=True)
+    config = awkward()
+    (tmp_path / "config" / "foehn" / "config.toml").write_text(
+        f"[mcp.servers.awkward]\ncommand = {json.dumps(config.command)}\n"
+        f"args = {json.dumps(list(config.args))}\n"
+    )
+    model.script(Turn(text="Reviewed."))
+    typed = "/help\n/mcp__awkward__review\n/mcp__awkward__review app.py speed\n"
+    done = foehn(
+        "chat",
+        "--workspace",
+        str(root),
+        server=model,
+        state=tmp_path,
+        stdin=typed,
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "/mcp__awkward__review path [focus]" in done.stderr
+    assert "path missing; usage: /mcp__awkward__review path [focus]" in done.stderr
+    assert "Reviewed." in done.stdout
+    (request,) = model.requests
+    assert "Review app.py with an eye on speed." in json.dumps(request.body["messages"])

@@ -14,6 +14,7 @@ import pytest
 
 from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp import cache as listings
+from foehn_lsp.mcp.client import Listing
 from foehn_lsp.mcp.tools import connect_servers
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import CallScope, ToolContext
@@ -21,10 +22,12 @@ from foehn_lsp.tools.registry import ToolRegistry
 
 HERE = Path(__file__).parent
 OBJECT = {"type": "object"}
-LISTING = [
-    types.Tool(name="plain_echo", input_schema=OBJECT),
-    types.Tool(name="write_file", input_schema=OBJECT),
-]
+LISTING = Listing(
+    tools=(
+        types.Tool(name="plain_echo", input_schema=OBJECT),
+        types.Tool(name="write_file", input_schema=OBJECT),
+    )
+)
 ON_THIS_COMPUTER = [
     "http://127.0.0.1:9/mcp",
     "http://127.8.0.1:9/mcp",

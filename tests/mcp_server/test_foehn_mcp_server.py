@@ -282,3 +282,28 @@ async def test_calls_that_overlap_share_one_turn(root: Path, tmp_path: Path) -> 
     (saved,) = sessions(root, tmp_path)
     (turn,) = turns(root, tmp_path, saved["id"])
     assert [f["path"] for f in turn["files"]] == ["a.txt"]
+
+
+async def test_the_question_names_the_network_a_call_may_reach(root: Path, tmp_path: Path) -> None:
+    (tmp_path / "config" / "foehn").mkdir(parents=True)
+    (tmp_path / "config" / "foehn" / "config.toml").write_text(
+        '[sandbox]\nnetwork = ["registry.example"]\n'
+    )
+    asked: list[str] = []
+
+    async def deny(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": "deny"})
+
+    async with foehn_mcp(root, tmp_path, "--allow-writes", elicit=deny) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        fetch = tools["fetch"].annotations
+        assert fetch is not None
+        assert fetch.open_world_hint is True
+        assert tools["write_file"].annotations.open_world_hint is False  # type: ignore[union-attr]
+        await session.call_tool("run_command", {"command": ["touch", "made.txt"]})
+    (question,) = asked
+    assert "which may reach registry.example (and nothing else on the network)" in question
+    assert not (root / "made.txt").exists()

@@ -70,6 +70,14 @@ export interface ToolCall {
 
 export type ToolKind = "read" | "search" | "edit" | "move" | "delete" | "execute" | "think" | "fetch" | "other";
 
+/** What a running call says of its progress (an MCP server's progress notifications). */
+export interface ToolProgress {
+  event: "tool_progress";
+  id: string;
+  tool: string;
+  message: string;
+}
+
 export interface Approval {
   event: "approval";
   id: string;
@@ -189,11 +197,28 @@ export interface PlanEvent {
   reason?: string;
 }
 
+/** One connection a call attempted through its network proxy (or `fetch` made), allowed or
+ * refused, once it ended; the audit log records the same. */
+export interface NetworkEvent {
+  event: "network";
+  /** The id of the call it belongs to. */
+  call: string;
+  host: string;
+  port: number;
+  allowed: boolean;
+  /** Why it was allowed (the granted entry and where) or refused ("x is not granted"). */
+  reason: string;
+  bytes_out: number;
+  bytes_in: number;
+}
+
 export type RunEvent =
   | TextDelta
   | PlanEvent
+  | NetworkEvent
   | Thinking
   | ToolCall
+  | ToolProgress
   | Approval
   | ToolResult
   | Usage
@@ -215,6 +240,7 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   tool_call: { id: "string", tool: "string", risk: "string", arguments: "any" },
   approval: { id: "string", tool: "string", decision: "string" },
   tool_result: { id: "string", tool: "string", ok: "boolean", output: "string" },
+  tool_progress: { id: "string", tool: "string", message: "string" },
   usage: { input_tokens: "number", output_tokens: "number", total_tokens: "number" },
   turn: { session: "string", turn: "number" },
   files_changed: { session: "string", turn: "number", files: "array" },
@@ -223,6 +249,15 @@ const SHAPES: Record<RunEvent["event"], Shape> = {
   todo: { items: "array" },
   checked: { problems: "array", skipped: "array" },
   plan: { status: "string", plan: "string", steps: "array", files: "array" },
+  network: {
+    call: "string",
+    host: "string",
+    port: "number",
+    allowed: "boolean",
+    reason: "string",
+    bytes_out: "number",
+    bytes_in: "number",
+  },
 };
 
 /** Every kind of run event this client knows (a test compares them with the server's schema). */
@@ -316,6 +351,8 @@ export interface ConfirmParams {
   proposedRule?: Rule | null;
   /** Why the person is asked: the `foehn explain` object for the call. */
   why?: Explanation | null;
+  /** The domains the call may reach if it runs (`*.example.org`, `registry.example:8443`). */
+  network?: string[];
 }
 
 /** A rule as the server shows it (policy/rules/ruleset.py's Rule.json). */
@@ -326,6 +363,8 @@ export interface Rule {
   paths?: string[] | null;
   decision: "allow" | "ask" | "deny";
   sandbox?: SandboxPolicy | null;
+  /** The domains an allow rule grants its program shape (only when it grants some). */
+  network?: string[];
   message?: string | null;
   /** FILE:LINE of its table; empty for a proposed rule. */
   source?: string;
@@ -347,6 +386,8 @@ export interface Explanation {
   source: string;
   risk: Risk | string;
   sandbox?: SandboxPolicy | null;
+  /** The domains the call would reach if it ran, each with where it is granted. */
+  network?: { domain: string; source: string }[];
   remembered?: { run: string | null; always: Rule | null } | null;
 }
 
@@ -593,6 +634,52 @@ export interface DiagnosticsAnswer {
   files: { uri: string; diagnostics: LspDiagnostic[] }[];
 }
 
+/** One field of an MCP server's question (foehn/elicit). */
+export interface ElicitField {
+  name: string;
+  title: string;
+  description?: string;
+  kind: "string" | "number" | "integer" | "boolean" | "choice" | "choices";
+  required: boolean;
+  default?: unknown;
+  /** For choice and choices. */
+  options?: { value: string; label: string }[];
+  /** For string: email, uri, date or date-time. */
+  format?: string;
+  /** Least and most: value (numbers), length (text) or number of choices. */
+  minimum?: number;
+  maximum?: number;
+}
+
+/** An MCP server's question during a call, named as that server's; ``url``: a page it asks
+ * the person to open (no fields). ``schema`` is the same form as MCP's JSON Schema. */
+export interface ElicitParams {
+  runId: string;
+  server: string;
+  tool: string | null;
+  message: string;
+  url: string | null;
+  fields: ElicitField[];
+  schema: unknown;
+}
+
+/** What the person did; content (by field name) only with accept. */
+export interface ElicitAnswer {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+}
+
+/** An MCP server's state in foehn.mcp.list; expiresAt in seconds since the epoch. */
+export interface McpServerState {
+  name: string;
+  transport: "stdio" | "http";
+  state: "stopped" | "starting" | "signing-in" | "running" | "failed";
+  error: string | null;
+  signsIn: boolean;
+  signedIn: boolean;
+  expiresAt: number | null;
+}
+
 /** The commands the server answers (server/foehn_lsp/lsp/): name, arguments, result. */
 export const COMMANDS = {
   run: command<[RunArguments | Omit<RunArguments, "sessionId">], RunResult>("foehn.run"),
@@ -623,6 +710,10 @@ export const COMMANDS = {
   trustApprove: command<{ path: string; sha256: string }[], { approved: TrustApproval[]; refused: { path: string; reason: string }[] }>(
     "foehn.trust.approve",
   ),
+  mcpList: command<[], { servers: McpServerState[] }>("foehn.mcp.list"),
+  /** Signs in again (the page shown through foehn/mcpSignIn) and starts the server. */
+  mcpSignIn: command<[string], { message: string }>("foehn.mcp.signIn"),
+  mcpSignOut: command<[string], { forgotten: boolean }>("foehn.mcp.signOut"),
 } as const;
 
 /** The requests the server sends the editor (each opted into by an initializationOption). */
@@ -633,6 +724,14 @@ export const REQUESTS = {
   references: request<PositionParams, LocationsAnswer>("foehn/references"),
   workspaceSymbols: request<SymbolsParams, SymbolsAnswer>("foehn/workspaceSymbols"),
   rename: request<RenameParams, RenameAnswer>("foehn/rename"),
+  /** initializationOptions.elicitation. */
+  elicit: request<ElicitParams, ElicitAnswer>("foehn/elicit"),
+  /** initializationOptions.mcpSignIn: show the page (after asking), then {opened: true}. */
+  mcpSignIn: request<{ server: string; url: string }, { opened: boolean }>("foehn/mcpSignIn"),
+  /** initializationOptions.secretStorage: the extension's SecretStorage. */
+  secretsGet: request<{ key: string }, { value: string | null }>("foehn/secretsGet"),
+  secretsStore: request<{ key: string; value: string }, Record<string, never>>("foehn/secretsStore"),
+  secretsDelete: request<{ key: string }, Record<string, never>>("foehn/secretsDelete"),
 } as const;
 
 /** The notifications the server sends the editor. */

@@ -6,6 +6,7 @@ and avante.nvim, Emacs's agent-shell) over the same sessions as every other fron
     convert.py      ACP schema <-> Foehn's events, prompts, approvals and history (pure)
     updates.py      one session's session/update notifications, in order
     permissions.py  approvals as session/request_permission
+    elicit.py       MCP servers' questions and sign-in pages through the client
     files.py        reads and writes through the client's fs/* methods, confined first
     trust.py        a trusted workspace's waiting files, approved through permission requests
 """

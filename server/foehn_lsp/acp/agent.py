@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -26,6 +26,7 @@ from acp.helpers import update_agent_message_text
 from acp.interfaces import Client
 
 from foehn_lsp.acp import convert
+from foehn_lsp.acp.elicit import AcpSignIn
 from foehn_lsp.acp.files import ClientFiles
 from foehn_lsp.acp.permissions import DEFAULT_TIMEOUT, ClientApprover
 from foehn_lsp.acp.trust import review_waiting
@@ -35,13 +36,14 @@ from foehn_lsp.config import (
     Settings,
     load_settings,
 )
-from foehn_lsp.errors import ConfigError, FoehnError, MissingApiKeyError
+from foehn_lsp.errors import CommandError, ConfigError, FoehnError, MissingApiKeyError
 from foehn_lsp.events import ToolCallEvent, ToolResultEvent, TurnEvent
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.sessions.builder import FrontEnd, build_session, load_tools
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionNotFound, SessionStore
+from foehn_lsp.tools.discovery import ServerCommand
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.workspace import Workspace
 
@@ -149,6 +151,11 @@ class LiveSession:
     trust_reviewed: bool = False
     """Whether the workspace's files that wait for approval were put to the person (once,
     before the first turn)."""
+
+    def prompts(self) -> Sequence[ServerCommand]:
+        """The MCP servers' prompts, offered as commands."""
+        servers = self.session.tools.servers
+        return servers.prompt_commands() if servers is not None else ()
 
     def emit(self, event: TurnEvent) -> None:
         applied: tuple[FilePreview, ...] = ()
@@ -291,7 +298,7 @@ class FoehnAgent:
             live.updates.put(
                 convert.plan_update([(i.text, convert.PLAN_STATUS[i.status]) for i in items])
             )
-        live.updates.put(convert.available_commands(live.commands))
+        live.updates.put(convert.available_commands(live.commands, live.prompts()))
         live.commands_sent = True
         await live.updates.flush()
         return schema.LoadSessionResponse(
@@ -333,8 +340,16 @@ class FoehnAgent:
             workspace,
             before_asking=updates.flush,
             timeout=self.permission_timeout,
+            elicitation=self.capabilities.elicitation,
         )
-        front = FrontEnd(name="acp", approver=approver, applier=files, buffers=files.text)
+        signing = AcpSignIn(self.client, self.capabilities.elicitation, asyncio.get_running_loop())
+        front = FrontEnd(
+            name="acp",
+            approver=approver,
+            applier=files,
+            buffers=files.text,
+            sign_in=signing.sign_in(),
+        )
         try:
             # Plugin discovery and provider set-up touch the disk; the loop stays free for
             # other requests (and for cancelling) meanwhile.
@@ -351,6 +366,7 @@ class FoehnAgent:
             await updates.close()
             raise RequestError(-32603, str(exc)) from None
         updates.session_id = files.session_id = approver.session_id = session.id
+        signing.bind(session.id, updates)
         commands = await asyncio.to_thread(
             load_commands,
             workspace.root,
@@ -479,9 +495,16 @@ class FoehnAgent:
             return await self._command(live, command)
         if live.settings.trust_workspace and not live.trust_reviewed:
             await self._review_trust(live)
-        task = live.commands.expand(asked.text) or asked.text
+        task = live.commands.expand(asked.text)
+        servers = live.session.tools.servers
+        if task is None and servers is not None:
+            try:
+                task = await servers.expand(asked.text)  # an MCP prompt's command
+            except CommandError as exc:
+                raise invalid("prompt", str(exc)) from None
+        task = task or asked.text
         if not live.commands_sent:
-            live.updates.put(convert.available_commands(live.commands))
+            live.updates.put(convert.available_commands(live.commands, live.prompts()))
             live.commands_sent = True
         for note in live.notes:
             live.updates.put(update_agent_message_text(f"[Foehn] {note}\n\n"))
@@ -541,7 +564,7 @@ class FoehnAgent:
         live.commands = await asyncio.to_thread(
             load_commands, live.workspace.root, trusted=True, built_in=convert.BUILT_IN
         )
-        live.updates.put(convert.available_commands(live.commands))
+        live.updates.put(convert.available_commands(live.commands, live.prompts()))
 
     async def _command(self, live: LiveSession, command: convert.Command) -> schema.PromptResponse:
         """``/undo``, ``/redo`` and ``/compact``: answered in words, as a turn that ends at

@@ -35,11 +35,13 @@ from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.events import (
     ApprovalEvent,
     Compacted,
+    NetworkEvent,
     PlanEvent,
     StopReason,
     TextDelta,
     TodoEvent,
     ToolCallEvent,
+    ToolProgress,
     ToolResultEvent,
     TurnEvent,
     UsageEvent,
@@ -49,6 +51,7 @@ from foehn_lsp.policy.approval import (
     ApprovalRequest,
     Approved,
     Denied,
+    reaching,
 )
 from foehn_lsp.policy.plans import ProposedPlan
 from foehn_lsp.providers.messages import (
@@ -62,6 +65,7 @@ from foehn_lsp.sessions.history import is_redo
 from foehn_lsp.sessions.session import RestoreReport
 from foehn_lsp.sessions.slash import SESSION_COMMANDS, parse
 from foehn_lsp.sessions.store import SessionSummary, TurnRecord
+from foehn_lsp.tools.discovery import ServerCommand
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.tasks import TaskStatus
 from foehn_lsp.workspace import Workspace
@@ -168,6 +172,16 @@ def tool_call_running(call_id: str) -> schema.ToolCallProgress:
     )
 
 
+def tool_call_progress(event: ToolProgress) -> schema.ToolCallProgress:
+    """What a running call says of its progress, as the call's content so far."""
+    return schema.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=event.id,
+        status="in_progress",
+        content=[tool_content(text_block(event.message))],
+    )
+
+
 def tool_call_abandoned(call_id: str, why: str) -> schema.ToolCallProgress:
     """A call the turn ended without finishing (cancelled while it ran or waited)."""
     return schema.ToolCallProgress(
@@ -223,6 +237,8 @@ def event_updates(
             return [tool_call_start(event, workspace)]
         case ApprovalEvent(id=call_id, decision="allow"):
             return [tool_call_running(call_id)]
+        case ToolProgress():
+            return [tool_call_progress(event)]
         case ToolResultEvent():
             return [tool_call_done(event, applied)]
         case UsageEvent():
@@ -236,6 +252,8 @@ def event_updates(
             return [plan_update([(step, "pending") for step in steps])]
         case PlanEvent(status="rejected", reason=reason):
             return [update_agent_thought_text(f"The plan was rejected: {reason}")]
+        case NetworkEvent(allowed=False, reason=reason):
+            return [update_agent_thought_text(f"Network: refused: {reason}")]
         case _:
             return []
 
@@ -421,6 +439,8 @@ def decision_for(choice: PermissionChoice | None, request: ApprovalRequest) -> A
 def permission_tool_call(request: ApprovalRequest, workspace: Workspace) -> schema.ToolCallUpdate:
     """The call the person is asked about, with the diff of what it would change."""
     content: list[Any] = [*diff_content(request.files)]
+    if request.network:
+        content.insert(0, tool_content(text_block(f"It may reach {reaching(request.network)}.")))
     if request.outside is not None:
         where = f"These arguments go to {request.outside}: all of it may leave this computer."
         content.insert(0, tool_content(text_block(where)))
@@ -570,17 +590,24 @@ BUILT_IN = SESSION_COMMANDS
 """ACP keeps the session's own commands, and no other."""
 
 
-def available_commands(custom: CustomCommands | None = None) -> schema.AvailableCommandsUpdate:
-    """Foehn's own commands, then the person's custom ones (``/NAME``, with their hint)."""
+def available_commands(
+    custom: CustomCommands | None = None, prompts: Sequence[ServerCommand] = ()
+) -> schema.AvailableCommandsUpdate:
+    """Foehn's own commands, then the person's custom ones (``/NAME``, with their hint), then
+    the MCP servers' prompts (``/mcp__SERVER__PROMPT``)."""
+    offered: list[tuple[str, str, str | None]] = [
+        (c.name, c.description, c.hint) for c in (custom.commands if custom else ())
+    ]
+    offered += [(p.name, p.description, p.hint) for p in prompts]
     more = [
         schema.AvailableCommand(
-            name=command.name,
-            description=command.description,
+            name=name,
+            description=description,
             input=schema.AvailableCommandInput(
-                root=schema.UnstructuredCommandInput(hint=command.hint or "arguments")
+                root=schema.UnstructuredCommandInput(hint=hint or "arguments")
             ),
         )
-        for command in (custom.commands if custom else ())
+        for name, description, hint in offered
     ]
     return update_available_commands([*COMMANDS, *more])
 

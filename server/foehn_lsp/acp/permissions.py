@@ -18,12 +18,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from acp import schema
 from acp.exceptions import RequestError
 from acp.interfaces import Client
 from pydantic import ValidationError
 
-from foehn_lsp.acp import convert
+from foehn_lsp.acp import convert, elicit
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.workspace import Workspace
 
@@ -54,8 +56,11 @@ class ClientApprover:
         *,
         before_asking: Callable[[], Awaitable[None]],
         timeout: float = DEFAULT_TIMEOUT,
+        elicitation: schema.ElicitationCapabilities | None = None,
     ) -> None:
         self.client = client
+        self.elicitation = elicitation
+        """What the client can show of an MCP server's questions (forms, pages)."""
         self.session_id = session_id
         self.workspace = workspace
         self.before_asking = before_asking
@@ -95,6 +100,17 @@ class ClientApprover:
         elif choice == "allow_always" and request.proposed_rule is None and not request.outside:
             self.allowed.add(key)  # with a rule proposed, the saved rule decides from now on
         return convert.decision_for(choice, request)
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """An MCP server's question, through the client (``acp.elicit``)."""
+        return await elicit.ask(
+            self.client,
+            self.session_id,
+            self.elicitation,
+            request,
+            within=self.timeout,
+            before_asking=self.before_asking,
+        )
 
     async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
         """Plan mode's plan as a permission request: approve it, or keep planning. ACP has no

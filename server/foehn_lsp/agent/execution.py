@@ -1,6 +1,7 @@
 """Running one turn's tool calls: concurrently, except tools marked sequential, with results
 returned in call order, each through the turn's chain (``agent.chain``), which announces it
-(``Announcer``) once it is prepared."""
+(``Announcer``) once it is prepared; from there on, what the tool says of its progress
+(``ctx.progress``) becomes the call's ``ToolProgress`` events."""
 
 from __future__ import annotations
 
@@ -12,9 +13,16 @@ from typing import Any
 
 from foehn_lsp.agent.chain import Parts, steps
 from foehn_lsp.agent.test_driven import TestGuard
-from foehn_lsp.events import EventSink, ToolCallEvent, ToolResultEvent
+from foehn_lsp.events import (
+    EventSink,
+    NetworkEvent,
+    ToolCallEvent,
+    ToolProgress,
+    ToolResultEvent,
+)
 from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
 
@@ -38,15 +46,21 @@ class Announcer:
         self._announced: set[str] = set()
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        call_id, name = invocation.call_id, invocation.tool.name
         self.announce(
-            invocation.call_id,
-            invocation.tool.name,
+            call_id,
+            name,
             invocation.raw_arguments,
             invocation.risk,
             invocation.scope.sandbox,
             invocation.tool.kind,
         )
-        return await next_step(invocation)
+
+        def progress(message: str, /) -> None:
+            self.emit(ToolProgress(id=call_id, tool=name, message=message))
+
+        ctx = dataclasses.replace(invocation.ctx, progress=progress)
+        return await next_step(dataclasses.replace(invocation, ctx=ctx))
 
     def announce(
         self,
@@ -85,7 +99,7 @@ class TurnExecutor:
         parts: Parts | None = None,
     ) -> None:
         self.registry = registry
-        self.ctx = ctx
+        self.ctx = dataclasses.replace(ctx, connections=self._connection)
         self.emit = emit
         self.announcer = Announcer(emit)
         self.tests = TestGuard()
@@ -96,6 +110,20 @@ class TurnExecutor:
         self.written: list[str] = []
         """The files the turn's successful planned calls wrote, as their results'
         ``data["files"]`` name them (workspace-relative), in order, once each."""
+
+    def _connection(self, attempt: Connection) -> None:
+        """A call's connection attempt, as the turn's ``network`` event."""
+        self.emit(
+            NetworkEvent(
+                call=attempt.call,
+                host=attempt.host,
+                port=attempt.port,
+                allowed=attempt.allowed,
+                reason=attempt.reason,
+                bytes_out=attempt.bytes_out,
+                bytes_in=attempt.bytes_in,
+            )
+        )
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage | None] = [None] * len(calls)

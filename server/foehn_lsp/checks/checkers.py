@@ -121,19 +121,25 @@ def find_checkers(root: Path) -> Found:
     foehn = tool.get("foehn")
     configured = foehn.get("check-command") if isinstance(foehn, dict) else None
     if configured is not None:
-        if not (
-            isinstance(configured, list)
-            and configured
-            and all(isinstance(a, str) and a for a in configured)
-        ):
-            return Found(
-                problems=("[tool.foehn] check-command must be a list of strings; no checks",)
-            )
-        name = os.path.basename(configured[0])
-        command = Checker(
-            name=name, argv=tuple(configured), suffixes=None, per_file=False, parse=parse_lines
-        )
-        return Found(checkers=(command,))
+        return _configured(configured)
+    return Found(checkers=tuple(_detected(root, tool)))
+
+
+def _configured(command: object) -> Found:
+    """``[tool.foehn] check-command``: the one checker, over the whole workspace."""
+    if not (
+        isinstance(command, list) and command and all(isinstance(a, str) and a for a in command)
+    ):
+        return Found(problems=("[tool.foehn] check-command must be a list of strings; no checks",))
+    name = os.path.basename(command[0])
+    checker = Checker(
+        name=name, argv=tuple(command), suffixes=None, per_file=False, parse=parse_lines
+    )
+    return Found(checkers=(checker,))
+
+
+def _detected(root: Path, tool: dict[str, object]) -> list[Checker]:
+    """The checkers the workspace's own configuration files name."""
     found: list[Checker] = []
     if "ruff" in tool or (root / "ruff.toml").is_file() or (root / ".ruff.toml").is_file():
         found.append(
@@ -189,7 +195,7 @@ def find_checkers(root: Path) -> Found:
                 parse=parse_eslint,
             )
         )
-    return Found(checkers=tuple(found))
+    return found
 
 
 def _has_section(path: Path, section: str) -> bool:

@@ -5,6 +5,8 @@ args.py             argparse helpers: one-line usage errors, flag checks, exit c
 chat.py             ``foehn chat``, ``foehn sessions`` and ``foehn undo``
 terminal.py         ``foehn run``'s printers
 approval_prompt.py  the terminal's approval question and the one parser of its answers
+elicit_prompt.py    an MCP server's question in the terminal, field by field
+mcp.py              ``foehn mcp list|login|logout`` and signing in from the terminal
 replay.py           ``foehn replay``: a recorded transcript re-run offline
 rules.py            ``foehn explain`` and ``foehn rules``
 trust.py            ``foehn trust``: what of a trusted workspace waits for approval

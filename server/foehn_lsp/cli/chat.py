@@ -12,6 +12,7 @@ goes), the answer streams, approvals are asked in place, and a few commands act 
     /plan TASK          plan first (read-only), then carry the plan out once approved
     /help, /exit
     /NAME [arguments]   a custom command (sessions.commands): its prompt is the turn
+    /mcp__SERVER__PROMPT [arguments]   an MCP server's prompt (mcp.prompts): its text is the turn
 
 ``@path`` in a line sends that workspace file with the turn (``cli.mentions``). Ctrl-C cancels
 the running turn; a second Ctrl-C, or Ctrl-D, leaves. Input comes from the
@@ -28,7 +29,7 @@ import json
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ from foehn_lsp.sessions.history import session_to_undo
 from foehn_lsp.sessions.session import RestoreReport, Session
 from foehn_lsp.sessions.slash import SESSION_COMMANDS, parse
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore
+from foehn_lsp.tools.discovery import ServerCommand
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 HELP = """\
@@ -205,12 +207,39 @@ class Chat:
                 loop.remove_signal_handler(signal.SIGINT)
             self.stop = None
 
+    def prompt_commands(self) -> Sequence[ServerCommand]:
+        servers = self.session.tools.servers
+        return servers.prompt_commands() if servers is not None else []
+
+    async def mcp_prompt(self, line: str) -> str | None:
+        """The task an MCP prompt's command stands for; ``""`` when it could not be had (said
+        on the terminal); ``None`` when ``line`` is not one."""
+        servers = self.session.tools.servers
+        if servers is None:
+            return None
+        from foehn_lsp.mcp.client import BadAnswerError, ConnectionLostError, ServerUnavailableError
+        from foehn_lsp.mcp.prompts import PromptUsageError
+
+        try:
+            return await servers.expand(line)
+        except PromptUsageError as exc:
+            self.err.print(Text(f"foehn: {exc}", style="red"))
+        except (ServerUnavailableError, BadAnswerError, ConnectionLostError, TimeoutError) as exc:
+            self.err.print(
+                Text(f"foehn: {exc or 'the server did not answer in time'}", style="red")
+            )
+        return ""
+
     async def command(self, line: str) -> bool:
         """Run a /command; ``False`` to leave."""
         slash = parse(line)
         custom = self.commands.get(slash.name) if slash is not None else None
         if slash is not None and custom is not None and slash.name not in BUILT_IN:
             await self.turn(custom.prompt(slash.arguments))
+            return True
+        if slash is not None and (task := await self.mcp_prompt(line)) is not None:
+            if task:
+                await self.turn(task)
             return True
         name = f"/{slash.name}" if slash is not None else line.split()[0]
         words = slash.words if slash is not None else []
@@ -223,6 +252,8 @@ class Chat:
                 for custom in self.commands.commands:
                     usage = f"/{custom.name} {custom.hint or ''}".strip()
                     self.err.print(f"{usage:<19} {custom.description}")
+                for offered in self.prompt_commands():
+                    self.err.print(f"{offered.usage():<19} {offered.description}")
             case "/cost":
                 self.err.print(session.meter().describe())
             case "/plan":
@@ -331,10 +362,17 @@ def chat_command(args: argparse.Namespace) -> int:
             approver = _fixed(Approved(scope="run"))
         elif args.approve == "never":
             approver = _fixed(Denied(reason="--approve never"))
+        from foehn_lsp.cli.mcp import terminal_sign_in
+
+        front = FrontEnd(
+            name="cli",
+            approver=approver,
+            sign_in=terminal_sign_in(ask=isinstance(approver, ChatApprover)),
+        )
         session = build_session(
             settings,
             root,
-            FrontEnd(name="cli", approver=approver),
+            front,
             session_id=args.session,
             continue_latest=args.continue_latest,
         )
@@ -345,7 +383,7 @@ def chat_command(args: argparse.Namespace) -> int:
             err.print(f"foehn: skipped command {skipped}")
 
         def fresh() -> Session:
-            return build_session(settings, root, FrontEnd(name="cli", approver=approver))
+            return build_session(settings, root, front)
 
         chat = Chat(session, lines, err, commands, fresh)
         try:

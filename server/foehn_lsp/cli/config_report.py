@@ -60,13 +60,15 @@ def report(
 
 
 def _leaves(model: BaseModel, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """Each setting's value as the model serializes it (a network entry as written); a field
+    the model keeps out of its dumps is left out here too."""
     found = []
-    for name in type(model).model_fields:
+    for name, field in type(model).model_fields.items():
         value = getattr(model, name)
         if isinstance(value, BaseModel):
             found.extend(_leaves(value, (*prefix, name)))
-        else:
-            found.append(((*prefix, name), value))
+        elif not field.exclude:
+            found.append(((*prefix, name), model.model_dump(include={name})[name]))
     return found
 
 

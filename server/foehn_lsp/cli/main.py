@@ -227,12 +227,15 @@ async def _run(
     continue_latest: bool = False,
     mode: TurnMode = "act",
 ) -> TurnOutcome:
+    from foehn_lsp.cli.mcp import terminal_sign_in
+    from foehn_lsp.cli.terminal import TerminalApprover
     from foehn_lsp.sessions.builder import FrontEnd, build_session
 
+    asks = isinstance(approver, TerminalApprover)
     session = build_session(
         settings,
         root,
-        FrontEnd(name="cli", approver=approver),
+        FrontEnd(name="cli", approver=approver, sign_in=terminal_sign_in(ask=asks)),
         transcript=transcript_path,
         session_id=session_id,
         continue_latest=continue_latest,
@@ -276,10 +279,15 @@ def _acp_command(args: argparse.Namespace) -> int:
 def _mcp_command(args: argparse.Namespace) -> int:
     from foehn_lsp.mcp_server.server import main as mcp_main
 
+    if (args.token_file or args.stateless) and not args.http:
+        raise UsageError("--token-file and --stateless are for --http")
     return mcp_main(
         workspace=args.workspace,
         allow_writes=args.allow_writes,
         allow_destructive=args.allow_destructive,
+        http=args.http,
+        token_file=args.token_file,
+        stateless=args.stateless,
     )
 
 
@@ -408,7 +416,14 @@ def _add_acp(commands: Any) -> None:
 
 
 def _add_mcp(commands: Any) -> None:
-    mcp = commands.add_parser("mcp", help="Foehn's tools as an MCP server on stdio")
+    from foehn_lsp.cli.mcp import add_actions
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="Foehn's tools as an MCP server (stdio, or HTTP); list, login, logout",
+        description="Serve Foehn's tools to an MCP client on stdio, or over streamable HTTP "
+        "with --http; or, with an ACTION, the MCP servers Foehn itself uses.",
+    )
     mcp.add_argument("--workspace", metavar="DIR", help="workspace root (default: .)")
     mcp.add_argument("--allow-writes", action="store_true", help="offer tools that write too")
     mcp.add_argument(
@@ -416,7 +431,26 @@ def _add_mcp(commands: Any) -> None:
         action="store_true",
         help="offer destructive tools too (deleting, replacing; implies --allow-writes)",
     )
+    mcp.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP on HOST:PORT (e.g. 127.0.0.1:8808) instead of stdio; a "
+        "bearer token is required",
+    )
+    mcp.add_argument(
+        "--token-file",
+        metavar="F",
+        help="with --http: the bearer token clients must send, read from F (default: one is "
+        "made and printed once on stderr)",
+    )
+    mcp.add_argument(
+        "--stateless",
+        action="store_true",
+        help="with --http: no sessions, each request on its own (all share one Foehn "
+        "session; calls that would be asked about are refused)",
+    )
     mcp.set_defaults(handler=_mcp_command)
+    add_actions(mcp)
 
 
 SUBCOMMANDS: tuple[tuple[frozenset[str], Callable[[Any], None]], ...] = (

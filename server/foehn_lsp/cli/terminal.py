@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from foehn_lsp.cli import approval_prompt
+from foehn_lsp.cli import approval_prompt, elicit_prompt
 from foehn_lsp.cli.output import Stdout
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import FoehnError
@@ -30,16 +30,19 @@ from foehn_lsp.events import (
     Checked,
     Done,
     FilesChanged,
+    NetworkEvent,
     PlanEvent,
     TextDelta,
     Thinking,
     TodoEvent,
     ToolCallEvent,
+    ToolProgress,
     ToolResultEvent,
     TurnEvent,
     event_json,
 )
-from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied, reaching
+from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.contract import CHANGING_KINDS
@@ -204,6 +207,8 @@ class HumanPrinter:
             case ApprovalEvent(decision="deny", reason=reason):
                 self.summary.denied += 1
                 self.err.print(Text(f"  ✗ denied: {reason}", style="red"))
+            case ToolProgress(message=message):
+                self.err.print(Text(f"  … {message}", style="dim"))
             case ToolResultEvent():
                 self._result(event)
             case FilesChanged(files=files):
@@ -216,6 +221,8 @@ class HumanPrinter:
                 self._plan(event)
             case Checked():
                 self._checked(event)
+            case NetworkEvent(allowed=False, reason=reason):
+                self.err.print(Text(f"  ⊘ network: refused: {reason}", style="yellow"))
             case Done() if not self.out.gone:  # stopped by its reader: quiet, as Unix tools are
                 self._done(event)
         self.out.flush()
@@ -367,6 +374,8 @@ class TerminalApprover:
                     style="bold red",
                 )
             )
+        if request.network:
+            self.err.print(Text(f"It may reach {reaching(request.network)}.", style="bold"))
         self.err.print(json.dumps(request.arguments, indent=2, ensure_ascii=False))
         if request.summary:
             self.err.print(Text(request.summary, style="bold"))
@@ -427,6 +436,15 @@ class TerminalApprover:
         if not steps:
             return RejectPlan(reason="the edited plan was empty")
         return ApprovePlan(edited="\n".join(f"{n}. {s}" for n, s in enumerate(steps, 1)))
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """An MCP server's question, asked as approvals are (``cli.elicit_prompt``)."""
+        self.before_prompt()
+        try:
+            return await elicit_prompt.answer(request, self.read, self.err)
+        except KeyboardInterrupt:
+            self.on_cancel()
+            return ElicitationAnswer(action="cancel")
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.before_prompt()

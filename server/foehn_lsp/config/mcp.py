@@ -2,7 +2,9 @@
 trusted workspace's ``.vscode/mcp.json`` (only as the person approved its content).
 
 A server is either a program Foehn starts and talks to over stdio (``command``, ``args``,
-``env``) or an endpoint it reaches over streamable HTTP (``url``, ``headers``). What runs and
+``env``) or an endpoint it reaches over streamable HTTP (``url``, ``headers``); an HTTP server
+that asks for authorization is signed in to with OAuth 2.1 (``[mcp.servers.NAME.oauth]`` says
+how, when the defaults do not fit; the tokens never go into the config). What runs and
 where requests go is decided at user level only: the ``mcp`` key is never read from a
 workspace's own editor settings, and a workspace's ``mcp.json`` counts only once the person
 trusts the workspace. Header and environment values are secrets: they are ``SecretStr`` so no
@@ -12,6 +14,7 @@ repr, log line or settings report shows them.
 from __future__ import annotations
 
 import json
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -38,6 +41,41 @@ class _Section(BaseModel):
     )
 
 
+class McpOAuthConfig(_Section):
+    """How Foehn signs in to an HTTP server that answers 401 (``[mcp.servers.NAME.oauth]``).
+    By default Foehn registers itself with the server's authorization server (dynamic client
+    registration); a server that does not allow that needs a client registered by hand."""
+
+    client_id: str | None = None
+    """A client registered with the authorization server by hand (no dynamic registration)."""
+    client_secret: SecretStr | None = None
+    """That client's secret, if it was given one; never logged."""
+    client_metadata_url: str | None = None
+    """An https URL where Foehn's client metadata document is published, used as the client id
+    where the authorization server accepts such documents (client ID metadata documents)."""
+    redirect_port: int | None = Field(default=None, ge=1, le=65535)
+    """The port of the loopback address the browser is sent back to
+    (``http://127.0.0.1:PORT/callback``); default: one the system picks, kept with the
+    registration. A client registered by hand usually needs it fixed."""
+    request_timeout_seconds: float = Field(default=30.0, gt=0)
+    """How long one request to the metadata, registration or token endpoints may take."""
+    consent_timeout_seconds: float = Field(default=300.0, gt=0)
+    """How long Foehn waits for the person to sign in in their browser."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> McpOAuthConfig:
+        if self.client_secret is not None and self.client_id is None:
+            raise ValueError("oauth.client_secret needs oauth.client_id")
+        if self.client_metadata_url is not None:
+            parts = urllib.parse.urlsplit(self.client_metadata_url)
+            if parts.scheme != "https" or not parts.hostname or parts.path in ("", "/"):
+                raise ValueError(
+                    "oauth.client_metadata_url must be an https URL with a path, got "
+                    f"{self.client_metadata_url!r}"
+                )
+        return self
+
+
 class McpServerConfig(_Section):
     """One server. Exactly one of ``command`` (stdio) and ``url`` (streamable HTTP)."""
 
@@ -49,12 +87,16 @@ class McpServerConfig(_Section):
     cwd: str | None = None
     """Working directory of the program (default: the workspace root)."""
     sandbox: Literal["read-only", "workspace-write"] | None = None
-    """Run the program in Foehn's OS sandbox with this policy (no network, home hidden, the
-    workspace read-only or writable); ``None``: not sandboxed."""
+    """Run the program in Foehn's OS sandbox with this policy (home hidden; the workspace
+    read-only and no network, or writable and the domains of ``[sandbox] network``); ``None``:
+    not sandboxed."""
     url: str | None = None
     """A streamable-HTTP endpoint, e.g. ``http://127.0.0.1:3001/mcp``."""
     headers: dict[str, SecretStr] = Field(default_factory=dict)
-    """Sent with every HTTP request (``Authorization`` and the like); never logged."""
+    """Sent with every HTTP request (``Authorization`` and the like); never logged. With an
+    ``Authorization`` header of its own, the server is never signed in to with OAuth."""
+    oauth: McpOAuthConfig = Field(default_factory=McpOAuthConfig)
+    """How to sign in when the server asks for it (HTTP servers only)."""
     risk: RiskOverride | None = None
     """Every tool of this server at this risk, whatever its annotations say."""
     tools: dict[str, RiskOverride] = Field(default_factory=dict)
@@ -84,6 +126,8 @@ class McpServerConfig(_Section):
             raise ValueError(
                 "an HTTP server takes url and headers (args, env, cwd and sandbox are for command)"
             )
+        if self.command is not None and self.oauth != McpOAuthConfig():
+            raise ValueError("oauth is for HTTP servers (url)")
         return self
 
     def allows_open_world(self, tool: str) -> bool:
@@ -96,9 +140,18 @@ class McpServerConfig(_Section):
     def transport(self) -> Literal["stdio", "http"]:
         return "stdio" if self.command is not None else "http"
 
+    @property
+    def signs_in(self) -> bool:
+        """Whether Foehn may sign in with OAuth when the server asks: an HTTP server without an
+        ``Authorization`` header of the person's own."""
+        return self.url is not None and not any(k.lower() == "authorization" for k in self.headers)
+
     def secrets(self) -> list[str]:
         """Values that must never appear in logs, transcripts or results."""
-        return [v.get_secret_value() for v in (*self.env.values(), *self.headers.values())]
+        values = [v.get_secret_value() for v in (*self.env.values(), *self.headers.values())]
+        if self.oauth.client_secret is not None:
+            values.append(self.oauth.client_secret.get_secret_value())
+        return values
 
 
 class McpSettings(_Section):

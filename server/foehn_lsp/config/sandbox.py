@@ -1,24 +1,46 @@
 """The ``[sandbox]`` table of the user's config file: folders programs may also read, paths to
-mask, and the limits every sandboxed program runs under.
+mask, the limits every sandboxed program runs under, and the network the person grants
+(``network``, ``network_local``; see ``config.network``).
 
 Read from the user's own config file only, never from a workspace or the editor: a repository
-must not widen what its programs see or lift their limits. A file that cannot be read or does
-not fit stops every sandboxed call with the reason (fail closed), rather than silently falling
-back to defaults that may show more than the person asked for.
+must not widen what its programs see or reach, or lift their limits. A file that cannot be read
+or does not fit stops every sandboxed call with the reason (fail closed), rather than silently
+falling back to defaults that may show more than the person asked for. A malformed network
+entry is the exception that proves the rule: it is named (file, line, key) and left out, which
+grants less, never more.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from foehn_lsp.config.folders import user_config_file
+from foehn_lsp.config.network import Domain, LineFinder, parse_domains
 from foehn_lsp.errors import ConfigError
+
+log = logging.getLogger(__name__)
+NETWORK_KEYS = ("network", "network_local")
+_NO_LINES = LineFinder("", "sandbox")
+
+
+def _parsed(value: object) -> bool:
+    """Whether ``value`` is entries already read (``Domain``s), not text to read."""
+    return isinstance(value, tuple | list) and all(isinstance(v, Domain) for v in value)
 
 
 class SandboxSettings(BaseModel):
@@ -40,6 +62,39 @@ class SandboxSettings(BaseModel):
     """The largest file a program may write."""
     cpu_seconds: int = Field(default=600, ge=1)
     """CPU time per program."""
+    network: tuple[Domain, ...] = ()
+    """Domains approved programs, sandboxed MCP servers and ``fetch`` may reach (default:
+    none)."""
+    network_local: tuple[Domain, ...] = ()
+    """Granted names that may resolve to this machine's or a private network's addresses."""
+    network_problems: tuple[str, ...] = Field(default=(), exclude=True)
+    """The malformed network entries, each with file, line and key (they grant nothing);
+    ``foehn sandbox`` shows them, ``foehn config`` does not."""
+
+    @field_serializer("network", "network_local")
+    def _shown(self, domains: tuple[Domain, ...]) -> list[str]:
+        return [d.shown() for d in domains]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _entries(cls, data: Any) -> Any:
+        """Entries written as text (the settings' own reading of the file, which knows no
+        lines): each parsed, a malformed one left out with a problem, never an error."""
+        if not isinstance(data, dict):
+            return data
+        found = dict(data)
+        problems = list(found.get("network_problems", ()))
+        for key in NETWORK_KEYS:
+            for name in (key, to_camel(key)):
+                value = found.get(name)
+                if value is None or _parsed(value):
+                    continue
+                found[name], wrong = parse_domains(
+                    value, key=name, shown=f"sandbox.{key}", file="config", lines=_NO_LINES
+                )
+                problems += wrong
+        found["network_problems"] = tuple(problems)
+        return found
 
 
 def user_sandbox_settings() -> SandboxSettings:
@@ -63,15 +118,46 @@ def user_sandbox_settings() -> SandboxSettings:
 def _read(path: Path, stamp: tuple[int, int]) -> SandboxSettings | str:
     """One parse per version of the file (``stamp``: its modification time and size)."""
     try:
-        table = tomllib.loads(path.read_text("utf-8")).get("sandbox", {})
+        text = path.read_text("utf-8")
+        table = tomllib.loads(text).get("sandbox", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         return f"cannot read {path} for the sandbox settings: {exc}"
     if not isinstance(table, dict):
         return f"{path}: [sandbox] must be a table"
     try:
-        return SandboxSettings.model_validate(table)
+        settings = SandboxSettings.model_validate(
+            {k: v for k, v in table.items() if k not in NETWORK_KEYS}
+        )
     except ValidationError as exc:
         problems = "; ".join(
             f"sandbox.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         return f"{path}: {problems}"
+    return _with_network(settings, table, text, str(path))
+
+
+def _with_network(
+    settings: SandboxSettings, table: dict[str, object], text: str, file: str
+) -> SandboxSettings:
+    """``settings`` with the network entries of ``table`` (read from ``text``, the file
+    ``file``); the malformed ones are logged and kept as problems, and grant nothing."""
+    if not any(key in table for key in NETWORK_KEYS):
+        return settings
+    lines = LineFinder(text, "sandbox")
+    found: dict[str, tuple[Domain, ...]] = {}
+    problems: list[str] = []
+    for key in NETWORK_KEYS:
+        if key in table:
+            found[key], wrong = parse_domains(
+                table[key], key=key, shown=f"sandbox.{key}", file=file, lines=lines
+            )
+            problems += wrong
+    for problem in problems:
+        log.warning("%s", problem)
+    return settings.model_copy(
+        update={
+            "network": found.get("network", ()),
+            "network_local": found.get("network_local", ()),
+            "network_problems": tuple(problems),
+        }
+    )

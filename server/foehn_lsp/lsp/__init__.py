@@ -15,6 +15,9 @@ domain; the wire (``wire/``) is kept apart.
     rules.py             rules, explain and custom commands; trust.py, trust by content
     trust.py             what of a trusted workspace waits for approval, and approving it
     confirm.py           asking the person (``foehn/confirm`` or a message)
+    elicit.py            an MCP server's question (``foehn/elicit`` or message buttons)
+    mcp_servers.py       ``foehn.mcp.*``: the MCP servers' states, signing in and out
+    mcp_sign_in.py       signing in through the editor, the tokens in its secret storage
     edits.py             edits and reads through the editor (``workspace/applyEdit``)
     lines.py             lines as LSP and VS Code count them
     code_actions.py      code actions that call ``foehn.run``

@@ -1,5 +1,6 @@
 """Asking the person in the editor: ``foehn/confirm`` where the client handles it (a modal with
-the diff), else ``window/showMessageRequest``. No answer in time, a dismissed dialog, an error or
+the diff), else ``window/showMessageRequest``; an MCP server's questions likewise
+(``lsp.elicit``). No answer in time, a dismissed dialog, an error or
 an answer of the wrong shape is a denial, and the person is told when time ran out."""
 
 from __future__ import annotations
@@ -7,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from foehn_lsp.lsp import convert
+from foehn_lsp.lsp import convert, elicit
 from foehn_lsp.lsp.table import CONFIRM
 from foehn_lsp.lsp.wire import answers, client
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
+from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 
 if TYPE_CHECKING:
@@ -60,6 +62,11 @@ class EditorApprover:
                 )
             )
         return Denied(reason=f"the editor could not ask ({reply.reason})")
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """An MCP server's question, in the editor (``lsp.elicit``)."""
+        self.report(f"Waiting for your answer to the MCP server {request.server!r}…")
+        return await elicit.ask(self.server, self.run_id, request)
 
     async def review_plan(self, plan: ProposedPlan) -> PlanDecision:
         """The plan through ``foehn/confirm`` (tool ``plan``), else a message with "Approve

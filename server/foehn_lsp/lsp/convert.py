@@ -210,6 +210,7 @@ def confirm_params(run_id: str, request: ApprovalRequest) -> dict[str, Any]:
         "proposedRule": request.proposed_rule.json() if request.proposed_rule else None,
         "why": dict(request.why) if request.why is not None else None,
         "outside": request.outside,
+        "network": list(request.network),
     }
     if request.preview is not None:
         params["preview"] = {
@@ -283,10 +284,12 @@ def progress_message(event: TurnEvent) -> str | None:
         ApprovalEvent,
         Checked,
         Done,
+        NetworkEvent,
         PlanEvent,
         Thinking,
         TodoEvent,
         ToolCallEvent,
+        ToolProgress,
         ToolResultEvent,
     )
 
@@ -295,6 +298,8 @@ def progress_message(event: TurnEvent) -> str | None:
             return detail.capitalize() if detail else "Thinking…"
         case ToolCallEvent(tool=tool):
             return f"Calling {tool}…"
+        case ToolProgress(tool=tool, message=message):
+            return f"{tool}: {message}"
         case ApprovalEvent(decision="deny", tool=tool):
             return f"{tool} denied"
         case ToolResultEvent(tool=tool, ok=ok):
@@ -308,6 +313,8 @@ def progress_message(event: TurnEvent) -> str | None:
             return "Waiting for your review of the plan…"
         case Checked(problems=problems) if problems:
             return f"Checks: {len(problems)} new problem{'s' if len(problems) != 1 else ''}"
+        case NetworkEvent(allowed=False, reason=reason):
+            return f"Network: refused: {reason}"
     return None
 
 

@@ -127,7 +127,9 @@ async def list_commands(ls: FoehnServer, *args: Any) -> dict[str, Any]:
         trusted=ls.settings.trust_workspace,
         built_in=SESSION_COMMANDS,
     )
+    servers = ls.tools.servers if ls.tools is not None else None
+    prompts = servers.prompt_commands() if servers is not None else []
     return {
-        "commands": [command.json() for command in commands.commands],
+        "commands": [c.json() for c in commands.commands] + [p.json() for p in prompts],
         "problems": list(commands.problems),
     }

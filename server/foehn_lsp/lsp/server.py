@@ -54,6 +54,9 @@ class FoehnServer(LanguageServer):
         self._known: asyncio.Future[None] | None = None
         self._configured: asyncio.Future[None] | None = None
         self._providers: ProviderCache | None = None
+        self.main_loop: asyncio.AbstractEventLoop | None = None
+        """The loop the server runs on, once it has started (the MCP servers' loop, in
+        another thread, reaches the editor through it)."""
         self.trust_told: tuple[tuple[str, str | None], ...] = ()
         """The waiting workspace files the person was last told about (``lsp.trust``)."""
 
@@ -112,6 +115,7 @@ class FoehnServer(LanguageServer):
         return self.settings.approval
 
     def _start_configuring(self) -> None:
+        self.main_loop = asyncio.get_running_loop()
         if self._known is None:
             self._known = asyncio.ensure_future(self._start_up())
             self._configured = asyncio.ensure_future(self._configure(self._known))
@@ -195,12 +199,13 @@ class FoehnServer(LanguageServer):
         self.tools = self._discover()
 
     def _discover(self) -> LoadedTools:
+        from foehn_lsp.lsp.mcp_sign_in import editor_sign_in
         from foehn_lsp.sessions.builder import load_tools
 
         if self.tools is not None and self.tools.servers is not None:
             self.tools.servers.close()  # the new tools start its own MCP servers
         roots = self.workspace_roots()
-        return load_tools(self.settings, roots[0] if roots else None)
+        return load_tools(self.settings, roots[0] if roots else None, sign_in=editor_sign_in(self))
 
     def opened(self) -> Workspace:
         """The workspace of the editor's open folders; ``NoWorkspaceError`` if none is."""

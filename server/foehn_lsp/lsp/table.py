@@ -40,6 +40,11 @@ REFERENCES = "foehn/references"
 WORKSPACE_SYMBOLS = "foehn/workspaceSymbols"
 RENAME = "foehn/rename"
 TRUST_WAITING = "foehn/trustWaiting"
+ELICIT = "foehn/elicit"
+MCP_SIGN_IN = "foehn/mcpSignIn"
+SECRETS_GET = "foehn/secretsGet"
+SECRETS_STORE = "foehn/secretsStore"
+SECRETS_DELETE = "foehn/secretsDelete"
 
 REQUESTS: Mapping[str, str] = {
     CONFIRM: "{runId, tool, arguments, risk, preview?, ...} -> {decision: allow | allowRun | "
@@ -52,6 +57,17 @@ REQUESTS: Mapping[str, str] = {
     WORKSPACE_SYMBOLS: "{runId, query} -> [symbol]; initializationOptions.languageTools",
     RENAME: "{runId, uri, position, newName} -> a WorkspaceEdit, planned, not applied; "
     "initializationOptions.languageTools",
+    ELICIT: "{runId, server, tool, message, url?, fields: [{name, title, description?, kind, "
+    "required, default?, options?: [{value, label}], format?, minimum?, maximum?}], schema} -> "
+    "{action: accept | decline | cancel, content?}: an MCP server's question during a call; "
+    "initializationOptions.elicitation (else message buttons where they fit)",
+    MCP_SIGN_IN: "{server, url} -> {opened: boolean}: show an MCP server's sign-in page (the "
+    "browser comes back to Foehn's loopback listener); initializationOptions.mcpSignIn (else "
+    "window/showMessageRequest, then window/showDocument external)",
+    SECRETS_GET: "{key} -> {value: string | null}: a sign-in kept in the editor's secret "
+    "storage; initializationOptions.secretStorage (else the OS keyring or the state folder)",
+    SECRETS_STORE: "{key, value} -> {}; initializationOptions.secretStorage",
+    SECRETS_DELETE: "{key} -> {}; initializationOptions.secretStorage",
 }
 """Requests the server sends, besides LSP's own (``workspace/applyEdit``,
 ``window/showMessageRequest``, ``window/workDoneProgress/create``, ``workspace/configuration``)."""
@@ -220,6 +236,24 @@ COMMANDS: tuple[Command, ...] = (
         handler="trust:approve_files",
         takes="[{path, sha256}, ...]",
         returns="{approved, refused: [{path, reason}]}",
+    ),
+    Command(
+        name="foehn.mcp.list",
+        handler="mcp_servers:list_servers",
+        takes="[]",
+        returns="{servers: [{name, transport, state, error, signsIn, signedIn, expiresAt}]}",
+    ),
+    Command(
+        name="foehn.mcp.signIn",
+        handler="mcp_servers:sign_in",
+        takes="[name]",
+        returns="{message}: signed in again (the page shown) and the server started",
+    ),
+    Command(
+        name="foehn.mcp.signOut",
+        handler="mcp_servers:sign_out",
+        takes="[name]",
+        returns="{forgotten}: what was kept of the sign-in deleted",
     ),
 )
 """Every command a client may run."""

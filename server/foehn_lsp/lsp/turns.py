@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from foehn_lsp.agent import TurnOutcome
 from foehn_lsp.agent.editor_context import editor_context
-from foehn_lsp.errors import FoehnError, error_kind
+from foehn_lsp.errors import CommandError, FoehnError, error_kind
 from foehn_lsp.events import TurnEvent, TurnStarted, event_json
 from foehn_lsp.lsp import convert, trust
 from foehn_lsp.lsp.arguments import RunArguments
@@ -110,10 +110,23 @@ async def _turn(server: FoehnServer, turn: RunningTurn, arguments: RunArguments)
         trusted=server.settings.trust_workspace,
         built_in=SESSION_COMMANDS,
     )
-    task = commands.expand(arguments.task) or arguments.task
+    task = commands.expand(arguments.task)
+    if task is None and server.tools.servers is not None:
+        try:
+            task = await server.tools.servers.expand(arguments.task)  # an MCP prompt's command
+        except CommandError as exc:
+            await session.aclose()
+            if not server.init_options.get("runEvents"):
+                server.window_show_message(convert.show(f"Foehn: {exc}", error=True))
+            return TurnOutcome(reason="error", answer=str(exc), iterations=0, error=error_kind(exc))
     try:
         outcome = await session.prompt(
-            task, context=context, emit=emit, stop=turn.stop, turn_id=turn.id, mode=arguments.mode
+            task or arguments.task,
+            context=context,
+            emit=emit,
+            stop=turn.stop,
+            turn_id=turn.id,
+            mode=arguments.mode,
         )
     finally:
         await session.aclose()  # the provider is the server's; this ends the session's watch

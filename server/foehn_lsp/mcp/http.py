@@ -12,13 +12,18 @@ not read at all: the SDK reads in its place the answer ``cut.answer_for_compress
 which says so. How long a call may take is the call's own timeout: when it passes, the SDK
 aborts the request's POST (or, with servers of older protocol versions, tells the server to
 cancel), and what was read stays within the cap.
+
+A request made without a timeout of its own (those of the OAuth flow: metadata, registration,
+token) gets ``request_timeout`` seconds for each step, so an endpoint that hangs is an error,
+not a wait without end. ``on_response`` sees the status and headers of every response, before
+its body is read (the client names a 401 or 403 with them).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import httpx2
 import mcp_types as types
@@ -35,21 +40,35 @@ from foehn_lsp.mcp.cut import (
 log = logging.getLogger(__name__)
 
 EVENT_END = (b"\n\n", b"\r\n\r\n", b"\r\r")
+REQUEST_TIMEOUT = 30.0
+
+ResponseObserver = Callable[[httpx2.Request, httpx2.Response], None]
 
 
 class CappedTransport(httpx2.AsyncBaseTransport):
     """An HTTP transport whose responses carry at most ``max_message_bytes`` per message."""
 
     def __init__(
-        self, inner: httpx2.AsyncBaseTransport, *, max_message_bytes: int = MAX_MESSAGE_BYTES
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        *,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        request_timeout: float = REQUEST_TIMEOUT,
+        on_response: ResponseObserver | None = None,
     ) -> None:
         self.inner = inner
         self.limit = max_message_bytes
+        self.request_timeout = request_timeout
+        self.on_response = on_response
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         request.headers["accept-encoding"] = "identity"
+        if "timeout" not in request.extensions:
+            request.extensions["timeout"] = httpx2.Timeout(self.request_timeout).as_dict()
         asked = _request_id(request)
         response = await self.inner.handle_async_request(request)
+        if self.on_response is not None:
+            self.on_response(request, response)
         kind = response.headers.get("content-type", "").lower()
         capped = _CappedEvents if kind.startswith("text/event-stream") else _CappedBody
         body: httpx2.AsyncByteStream

@@ -9,22 +9,32 @@ transcripts and sessions need to know nothing about MCP.
 A tool that cannot be used (a schema that is not a schema, a name that clashes with a tool
 already registered) is reported as a problem of its server and left out; the server's other
 tools and the other servers keep working.
+
+A server's lists are read again when it says they changed (``notifications/*/list_changed``).
+A tool whose definition (description, schema, annotations) differs from the one the server
+first listed in this process, or that was not in that first list, is trusted again only as
+the person's rules say: each of its calls is asked about, with a note saying it changed, and
+no approval remembered before covers it; an allow rule in the person's config still lets it
+run. A server's resources become one read-only tool (``resources``); its prompts become slash
+commands (``prompts``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ipaddress
 import json
 import logging
 import threading
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+from mcp import ClientSession
 
 from foehn_lsp.config import Settings
 from foehn_lsp.config.folders import cache_folder
@@ -34,23 +44,30 @@ from foehn_lsp.config.mcp import (
     McpSettings,
     workspace_servers,
 )
-from foehn_lsp.errors import ToolDefinitionError
+from foehn_lsp.errors import CommandError, ToolDefinitionError
 from foehn_lsp.mcp import cache as listings
+from foehn_lsp.mcp import elicitation, resources
 from foehn_lsp.mcp.client import (
     BadAnswerError,
     ConnectionLostError,
+    Listing,
     McpHub,
     ServerStatus,
     ServerUnavailableError,
     TransientError,
     describe,
 )
+from foehn_lsp.mcp.consent import SignIn
 from foehn_lsp.mcp.cut import CUT_META
 from foehn_lsp.mcp.naming import tool_name
+from foehn_lsp.mcp.prompts import PromptCommand, prompt_commands, prompt_text
 from foehn_lsp.mcp.risk import AssessedRisk, assess
+from foehn_lsp.mcp.stores import default_store
 from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
+from foehn_lsp.sandbox.network import Report
 from foehn_lsp.secrets import Scrubber
+from foehn_lsp.sessions.slash import parse as parse_slash
 from foehn_lsp.tools.contract import (
     CallPaths,
     CallScope,
@@ -86,8 +103,11 @@ class McpToolOrigin:
     risk_source: str
     open_world: bool
     asks_each_call: bool
-    """Open-world and not allowed unasked in the person's config (``allow_open_world``)."""
+    """Open-world and not allowed unasked in the person's config (``allow_open_world``), or
+    changed since the server first listed it."""
     idempotent: bool
+    changed: str | None = None
+    """How the tool differs from the server's first listing in this process, if it does."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +132,10 @@ class McpCatalogue:
     default_timeout: float
     origins: dict[str, McpToolOrigin] = field(default_factory=dict)
     problems: list[ServerProblem] = field(default_factory=list)
+    prompts: dict[str, list[PromptCommand]] = field(default_factory=dict)
+    """Each server's prompts, as slash commands."""
+    _first: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Each server's first live listing in this process: its tools' fingerprints."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def statuses(self) -> list[ServerStatus]:
@@ -130,23 +154,73 @@ class McpCatalogue:
                 "risk_source": origin.risk_source,
                 "open_world": origin.open_world,
                 "asks_each_call": origin.asks_each_call,
+                **({"changed": origin.changed} if origin.changed else {}),
             }
         }
+
+    def prompt_commands(self) -> list[PromptCommand]:
+        """Every server's prompts, as slash commands."""
+        with self._lock:
+            return [command for commands in self.prompts.values() for command in commands]
+
+    async def expand(self, text: str) -> str | None:
+        """The task ``text`` stands for when it is an MCP prompt's slash command (the server's
+        ``prompts/get``), else ``None``. Raises ``CommandError`` (``PromptUsageError`` for
+        arguments that do not fit) when it cannot be had."""
+        typed = parse_slash(text)
+        if typed is None:
+            return None
+        command = next((c for c in self.prompt_commands() if c.name == typed.name), None)
+        if command is None:
+            return None
+        arguments = command.bind(typed.arguments)
+        config = self.configs[command.server]
+        within = config.call_timeout_seconds or self.default_timeout
+
+        async def get(session: ClientSession) -> types.GetPromptResult:
+            result = await session.get_prompt(command.prompt, arguments)
+            if not isinstance(result, types.GetPromptResult):
+                raise BadAnswerError(f"MCP server {command.server!r} answered the prompt oddly")
+            return result
+
+        try:
+            result = await self.hub.request(command.server, get, within=within)
+        except (ServerUnavailableError, BadAnswerError, ConnectionLostError) as exc:
+            raise CommandError(f"/{command.name}: {exc}") from None
+        except TimeoutError:
+            raise CommandError(
+                f"/{command.name}: MCP server {command.server!r} did not answer within {within:g} s"
+            ) from None
+        return self._scrubbers(command.server).text(prompt_text(result))
+
+    def _scrubbers(self, server: str) -> Scrubber:
+        return Scrubber.from_environment(self.configs[server].secrets())
+
+    def login(self, server: str) -> str:
+        """``foehn mcp login``: sign in to ``server`` again and start it."""
+        return self.hub.login(server)
+
+    def logout(self, server: str) -> bool:
+        return self.hub.logout(server)
 
     def close(self) -> None:
         self.hub.close()
 
-    def update(self, server: str, listed: Sequence[types.Tool]) -> None:
-        """Make the registry hold exactly ``listed`` for ``server`` (called on the hub thread at
-        each listing)."""
+    def update(self, server: str, listing: Listing, *, live: bool = True) -> None:
+        """Make the registry hold exactly ``listing``'s tools (and its resource tool) for
+        ``server``, and its prompts the server's commands (on the hub thread at each live
+        listing; ``live`` is false for a stored one)."""
         config = self.configs[server]
+        changes = self._changes(server, listing.tools, live=live)
         adapted: list[tuple[Tool, McpToolOrigin]] = []
         left_out: list[str] = []
-        for listing in listed:
+        for listed in listing.tools:
             try:
-                adapted.append(self._adapt(server, config, listing))
+                adapted.append(self._adapt(server, config, listed, changes.get(listed.name)))
             except ToolDefinitionError as exc:
-                left_out.append(f"tool {listing.name!r} left out: {exc}")
+                left_out.append(f"tool {listed.name!r} left out: {exc}")
+        if listing.resources or listing.templates:
+            adapted.append(self._resource_tool(server, config, listing))
         # Adapted first, so the server's tools are missing from the registry only for the
         # moment of the swap (a model's call may look them up from another thread).
         with self._lock:
@@ -155,6 +229,7 @@ class McpCatalogue:
                 if name in self.registry:
                     self.registry.unregister(name)
             self.problems = [p for p in self.problems if p.server != server]
+            self.prompts[server] = prompt_commands(server, listing.prompts)
             for text in left_out:
                 self._problem(server, text)
             for tool, origin in adapted:
@@ -168,13 +243,35 @@ class McpCatalogue:
                 self.registry.register(tool)
                 self.origins[tool.name] = origin
 
+    def _changes(self, server: str, tools: tuple[types.Tool, ...], *, live: bool) -> dict[str, str]:
+        """How each tool differs from the server's first live listing in this process."""
+        prints = {tool.name: _fingerprint(tool) for tool in tools}
+        if not live:
+            return {}
+        first = self._first.setdefault(server, prints)
+        changed = {}
+        for tool in tools:
+            before = first.get(tool.name)
+            if before is None:
+                changed[tool.name] = "it was not in the server's first list"
+            elif before != prints[tool.name]:
+                changed[tool.name] = "its description, schema or annotations changed"
+        return changed
+
+    def failed(self, server: str, why: str) -> None:
+        """A start of ``server`` failed (at load, or later: a sign-in that was waited for):
+        its problem says why now."""
+        with self._lock:
+            self.problems = [p for p in self.problems if p.server != server]
+            self._problem(server, f"did not start: {why}")
+
     def _problem(self, server: str, text: str) -> None:
         problem = ServerProblem(server=server, problem=text)
         log.warning("%s", problem)
         self.problems.append(problem)
 
     def _adapt(
-        self, server: str, config: McpServerConfig, listing: types.Tool
+        self, server: str, config: McpServerConfig, listing: types.Tool, changed: str | None
     ) -> tuple[Tool, McpToolOrigin]:
         name = tool_name(server, listing.name)
         assessed = assess(listing.name, listing.annotations, config)
@@ -184,8 +281,9 @@ class McpCatalogue:
             risk=assessed.risk,
             risk_source=assessed.source,
             open_world=assessed.open_world,
-            asks_each_call=assessed.asks_each_call,
+            asks_each_call=assessed.asks_each_call or changed is not None,
             idempotent=assessed.idempotent,
+            changed=changed,
         )
         call_timeout = config.call_timeout_seconds or self.default_timeout
         attempts = 1 + (RETRIES if assessed.idempotent else 0)
@@ -204,6 +302,7 @@ class McpCatalogue:
                 config,
                 reaching_outside=assessed.asks_each_call,
                 changes_files=changes_files,
+                changed=changed,
             ),
             execute=_Caller(
                 hub=self.hub,
@@ -211,10 +310,48 @@ class McpCatalogue:
                 timeout=call_timeout,
                 scrubber=Scrubber.from_environment(config.secrets()),
             ),
-            timeout=call_timeout * attempts + config.startup_timeout_seconds + RETRIES * 2,
+            timeout=self._backstop(config, call_timeout * attempts),
         )
         if problems := check_tool(tool):
             raise ToolDefinitionError(name, problems)
+        return tool, origin
+
+    @staticmethod
+    def _backstop(config: McpServerConfig, working: float) -> float:
+        """The registry's bound on one call: the server's own time, its start, and the time
+        the person may take to sign in and to answer its questions (the connection's clock
+        stops for those; this bound is the backstop)."""
+        person = config.oauth.consent_timeout_seconds + elicitation.ASK_TIMEOUT
+        return working + config.startup_timeout_seconds + RETRIES * 2 + person
+
+    def _resource_tool(
+        self, server: str, config: McpServerConfig, listing: Listing
+    ) -> tuple[Tool, McpToolOrigin]:
+        asks = not config.allows_open_world(resources.TOOL)
+        origin = McpToolOrigin(
+            server=server,
+            tool=resources.TOOL,
+            risk=RiskLevel.READ_ONLY,
+            risk_source="resources are read",
+            open_world=True,
+            asks_each_call=asks,
+            idempotent=True,
+        )
+        within = config.call_timeout_seconds or self.default_timeout
+        tool = Tool.from_schema(
+            name=resources.resource_tool_name(server),
+            description=resources.description(server, listing.resources, listing.templates),
+            parameters=resources.parameters(),
+            risk=RiskLevel.READ_ONLY,
+            kind="read",
+            scope=_scope_of(
+                server, resources.TOOL, config, reaching_outside=asks, changes_files=False
+            ),
+            execute=_Reader(
+                hub=self.hub, server=server, within=within, scrubber=self._scrubbers(server)
+            ),
+            timeout=self._backstop(config, within),
+        )
         return tool, origin
 
 
@@ -249,22 +386,30 @@ def _scope_of(
     *,
     reaching_outside: bool,
     changes_files: bool,
+    changed: str | None = None,
 ) -> ScopeOf | None:
     """The scope of each call: for an open-world tool, that its arguments go to ``server``,
-    which may pass them on beyond this computer; for a tool that may change this computer's
-    files (``changes_files``), that it may (so the turn's checkpoint sees what it changes) and,
-    for a file write in a shape ``writes`` knows, the file, the diff it would make and whether
-    its path is outside the workspace."""
+    which may pass them on beyond this computer; for a tool that changed since the server first
+    listed it, that too (so that each call is asked), with a note saying how it changed; for a
+    tool that may change this computer's files (``changes_files``), that it may (so the turn's
+    checkpoint sees what it changes) and, for a file write in a shape ``writes`` knows, the
+    file, the diff it would make and whether its path is outside the workspace."""
     outside = (
         f"the MCP server {server!r}, which may send them beyond this computer"
-        if reaching_outside
+        if reaching_outside or changed
+        else None
+    )
+    note = (
+        f"the MCP server changed this tool since it first listed it ({changed}): each call "
+        "is asked about"
+        if changed
         else None
     )
     writes: tuple[Path, ...] | None = () if changes_files else None
     if tool not in WRITE_SHAPES or not changes_files:
         if outside is None and writes is None:
             return None
-        fixed = CallScope(outside=outside, writes=writes)
+        fixed = CallScope(outside=outside, writes=writes, note=note)
         return lambda arguments, ctx: fixed
 
     def scope(arguments: object, ctx: ToolContext) -> CallScope:
@@ -274,8 +419,9 @@ def _scope_of(
             else None
         )
         if shown is None:
-            return CallScope(outside=outside, writes=writes)
-        return CallScope(outside=outside, note=shown.note, preview=shown.diff, writes=(shown.path,))
+            return CallScope(outside=outside, writes=writes, note=note)
+        said = f"{note}; {shown.note}" if note else shown.note
+        return CallScope(outside=outside, note=said, preview=shown.diff, writes=(shown.path,))
 
     return scope
 
@@ -311,6 +457,7 @@ class _Caller:
                     arguments,
                     within=self.timeout,
                     progress=ctx.progress,
+                    elicit=ctx.elicit,
                 )
             except ServerUnavailableError as exc:
                 return ToolResult.failure(f"{exc}; the call was not sent.")
@@ -345,6 +492,41 @@ class _Caller:
                 data=self.scrubber.data(converted.data),
             )
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Reader:
+    """``execute`` of a server's ``read_resource`` tool."""
+
+    hub: McpHub
+    server: str
+    within: float
+    scrubber: Scrubber
+
+    async def __call__(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        uri = str(arguments["uri"])
+
+        async def read(session: ClientSession) -> types.ReadResourceResult:
+            found = await session.read_resource(uri)
+            if not isinstance(found, types.ReadResourceResult):
+                raise BadAnswerError(f"MCP server {self.server!r} answered the read oddly")
+            return found
+
+        try:
+            result = await self.hub.request(self.server, read, within=self.within)
+        except (ServerUnavailableError, BadAnswerError, ConnectionLostError) as exc:
+            return ToolResult.failure(str(exc))
+        except TimeoutError:
+            return ToolResult.failure(f"no answer within {self.within:g} s")
+        text = _capped(resources.contents_text(result, _size))
+        return ToolResult.success(self.scrubber.text(text), {"server": self.server, "uri": uri})
+
+
+def _fingerprint(tool: types.Tool) -> str:
+    shown = tool.model_dump(
+        mode="json", include={"description", "input_schema", "annotations", "output_schema"}
+    )
+    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
 
 
 def convert_result(server: str, result: types.CallToolResult) -> ToolResult:
@@ -418,23 +600,38 @@ def connect_servers(
     extra: Mapping[str, McpServerConfig] | None = None,
     cache: Path | None = None,
     start_all: bool = False,
+    sign_in: SignIn | None = None,
+    report: Report | None = None,
 ) -> McpCatalogue | None:
     """Put the configured servers' tools (plus ``extra``'s, e.g. a trusted workspace's own)
     into ``registry``; ``None`` when there are none. A ``startup`` server is started now; a
     ``lazy`` one too unless ``cache`` holds its last listing, in which case it starts at its
     first call (``start_all`` starts every one now). Each listing is stored in ``cache``.
-    Servers that fail are in the catalogue's ``problems``; this never raises for them."""
+    Servers that fail are in the catalogue's ``problems``; this never raises for them.
+    ``report`` hears of every connection a server attempts (``mcp.egress``)."""
     configs = {n: c for n, c in {**settings.servers, **(extra or {})}.items() if c.enabled}
     if not configs:
         return None
     holder: list[McpCatalogue] = []
 
-    def on_tools(server: str, listed: Sequence[types.Tool]) -> None:
+    def on_listing(server: str, listing: Listing) -> None:
         if cache is not None:
-            listings.store(listings.listing_path(cache, server, configs[server]), listed)
-        holder[0].update(server, listed)
+            listings.store(listings.listing_path(cache, server, configs[server]), listing)
+        holder[0].update(server, listing)
 
-    hub = McpHub(configs, root=root, on_tools=on_tools)
+    def on_failure(server: str, why: str) -> None:
+        if holder:
+            holder[0].failed(server, why)
+
+    hub = McpHub(
+        configs,
+        root=root,
+        on_listing=on_listing,
+        sign_in=sign_in or SignIn(store=default_store()),
+        on_failure=on_failure,
+        workspace=[name for name in extra or {} if name in configs],
+        report=report,
+    )
     catalogue = McpCatalogue(
         hub=hub, registry=registry, configs=configs, default_timeout=default_timeout
     )
@@ -447,15 +644,21 @@ def connect_servers(
         if stored is None:
             now.append(name)
         else:
-            catalogue.update(name, stored)
+            catalogue.update(name, stored, live=False)
     for server, error in hub.start(now).items():
-        if error is not None:
+        if error is not None and not any(p.server == server for p in catalogue.problems):
             catalogue._problem(server, error)
     return catalogue
 
 
 def add_servers(
-    found: LoadedTools, settings: Settings, root: Path | None, *, lazy: bool = True
+    found: LoadedTools,
+    settings: Settings,
+    root: Path | None,
+    *,
+    lazy: bool = True,
+    sign_in: SignIn | None = None,
+    report: Report | None = None,
 ) -> None:
     """The one way in: the MCP servers ``settings`` configures (and, in a trusted workspace,
     those of its ``.vscode/mcp.json`` as the person approved it), their tools added to
@@ -489,6 +692,8 @@ def add_servers(
         extra=extra,
         cache=cache_folder(),
         start_all=not lazy,
+        sign_in=sign_in,
+        report=report,
     )
     if catalogue is None:
         return

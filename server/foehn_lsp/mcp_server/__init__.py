@@ -1,1 +1,5 @@
-"""``foehn mcp``: Foehn's own tools for any MCP client, over stdio (``server``)."""
+"""``foehn mcp``: Foehn's own tools for any MCP client.
+
+server.py  the tools, one connection per client, and stdio
+http.py    ``--http``: streamable HTTP behind a bearer token, Host/Origin checked
+"""

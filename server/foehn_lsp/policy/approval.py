@@ -102,12 +102,21 @@ class ApprovalRequest:
     """For a call whose arguments may leave this computer: where they go. Front ends say so
     next to the arguments (what would leave, in full); such a call is asked every time, so
     "for this run" allows it once."""
+    network: tuple[str, ...] = ()
+    """The domains the call may reach if it runs (``*.example.org``, ``registry.example:8443``);
+    front ends list them ("may reach: …"). Empty: none."""
 
     def describe(self) -> str:
         arguments = json.dumps(self.arguments, indent=2, ensure_ascii=False)
         where = f" running `{self.program}`" if self.program is not None else ""
         sandbox = f" in the {self.sandbox} sandbox" if self.sandbox is not None else ""
-        return f"{self.tool} ({self.risk}){where}{sandbox} with {arguments}"
+        reach = f", which may reach {reaching(self.network)}," if self.network else ""
+        return f"{self.tool} ({self.risk}){where}{sandbox}{reach} with {arguments}"
+
+
+def reaching(network: tuple[str, ...]) -> str:
+    """The domains a call may reach, as one phrase for the person."""
+    return ", ".join(network) + " (and nothing else on the network)"
 
 
 class Approver(Protocol):
@@ -187,8 +196,9 @@ class ApprovalGate:
             return ToolResult.failure(_refusal(tool.name, verdict))
         if verdict.decision == "allow":
             self._decided(invocation, "allow", verdict.reason)
-            if verdict.sandbox != invocation.scope.sandbox:
-                scope = dataclasses.replace(invocation.scope, sandbox=verdict.sandbox)
+            scope = invocation.scope
+            if verdict.sandbox != scope.sandbox or verdict.network != scope.network:
+                scope = dataclasses.replace(scope, sandbox=verdict.sandbox, network=verdict.network)
                 invocation = dataclasses.replace(invocation, scope=scope)
             return await next_step(invocation)
         planned = invocation.plan
@@ -212,6 +222,7 @@ class ApprovalGate:
             proposed_rule=proposed,
             why=explanation(verdict, call, remember=remember.describe(), proposed=proposed),
             outside=invocation.scope.outside,
+            network=tuple(d.shown() for d in invocation.scope.network),
             kind=invocation.tool.kind,
         )
         async with self._asking:

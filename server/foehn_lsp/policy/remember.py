@@ -11,14 +11,17 @@ from foehn_lsp.tools.registry import Invocation
 
 @dataclass(frozen=True, kw_only=True)
 class RememberedScope:
-    """What "allow for this run" remembers: later calls are allowed unasked only when all four
-    are equal, so an approval never widens to another program, sandbox or risk level."""
+    """What "allow for this run" remembers: later calls are allowed unasked only when all five
+    are equal, so an approval never widens to another program, sandbox, risk level or
+    network."""
 
     tool: str
     risk: RiskLevel
     program: str | None
     """For calls that start a program: the program, as the model wrote it."""
     sandbox: SandboxPolicy | None
+    network: tuple[str, ...] = ()
+    """The domains the call may reach, as shown."""
 
     @classmethod
     def of(cls, invocation: Invocation) -> RememberedScope:
@@ -27,6 +30,7 @@ class RememberedScope:
             risk=invocation.risk,
             program=invocation.scope.program,
             sandbox=invocation.scope.sandbox,
+            network=tuple(d.shown() for d in invocation.scope.network),
         )
 
     def describe(self) -> str:
@@ -38,4 +42,6 @@ class RememberedScope:
         text += f", at risk {self.risk.value}"
         if self.sandbox is not None:
             text += f", in the {self.sandbox} sandbox"
+        if self.network:
+            text += f", reaching {', '.join(self.network)}"
         return text

@@ -12,6 +12,7 @@
     limits.py        memory, processes, file size and CPU time
     handshake.py     setting a call's limits from outside before its program starts
     environment.py   the environment a program sees: an allowlist
+    network/         the network by grant: the proxy outside, the bridge inside
     process.py       starting one process and collecting what it prints
     report.py        the sandbox described as data (``foehn sandbox``)
 """

@@ -17,11 +17,12 @@ Mount order (later mounts cover earlier ones):
    opened; a folder is an empty read-only tmpfs);
 7. the root made read-only.
 Every namespace is new (user, pid, network, ipc, uts, cgroup): no network at all, not even the
-host's loopback. Programs may make user namespaces of their own (a program that sandboxes its
-children, as Foehn's own tests do); what they could mount there cannot uncover the masks (the
-kernel locks inherited mounts), and the process limit counts them too. ``--die-with-parent`` and
-``--new-session`` keep the sandbox from outliving the server or writing into the person's
-terminal.
+host's loopback; a call the person granted domains reaches them only through its proxy, whose
+socket is one of the files bound for that call alone (``network``). Programs may make user
+namespaces of their own (a program that sandboxes its children, as Foehn's own tests do); what
+they could mount there cannot uncover the masks (the kernel locks inherited mounts), and the
+process limit counts them too. ``--die-with-parent`` and ``--new-session`` keep the sandbox from
+outliving the server or writing into the person's terminal.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ from typing import Literal
 
 SandboxPolicy = Literal["read-only", "workspace-write", "full"]
 """What a program may do: ``read-only`` (nothing writable but a private /tmp, no network),
-``workspace-write`` (the workspace too, not ``.git/`` or ``.foehn/``), ``full`` (the person's own
-rights and the network; only by an explicit approval of that one call)."""
+``workspace-write`` (the workspace too, not ``.git/`` or ``.foehn/``; the network only as far as
+the person granted it), ``full`` (the person's own rights and the network; only by an explicit
+approval of that one call)."""
 
 SANDBOX_ORDER: tuple[SandboxPolicy, ...] = ("read-only", "workspace-write", "full")

@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from foehn_lsp.sandbox.network import Connection
+
 KEEP_HEAD = 8_000
 KEEP_TAIL = 24_000
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -43,6 +45,8 @@ class Finished:
     """The sandbox policy it ran under (``full`` when it had the person's own rights)."""
     limit: str | None = None
     """The sandbox's limit that stopped it, in words, when one did."""
+    network: tuple[Connection, ...] = ()
+    """Every connection it attempted through its network proxy (a call with a grant)."""
 
     def summary(self, cwd: str) -> str:
         line = " ".join(_quote(a) for a in self.argv)
@@ -117,27 +121,9 @@ async def run_program(
     )
     capture = _Capture(keep_head, keep_tail)
     stopped: str | None = None
-
-    async def read() -> None:
-        nonlocal stopped
-        assert process.stdout is not None
-        while chunk := await process.stdout.read(65536):
-            capture.add(chunk)
-            if capture.total > MAX_OUTPUT_BYTES:
-                stopped = f"it printed more than {MAX_OUTPUT_BYTES // 2**20} MB"
-                return
-
-    async def feed() -> None:
-        assert process.stdin is not None
-        assert stdin is not None
-        with contextlib.suppress(ConnectionError):  # a program that does not read its input
-            process.stdin.write(stdin)
-            await process.stdin.drain()
-        process.stdin.close()
-
-    reader = asyncio.create_task(read())
+    reader = asyncio.create_task(_read(process, capture))
     waiter = asyncio.create_task(_exited(process))
-    feeder = asyncio.create_task(feed()) if stdin is not None else None
+    feeder = asyncio.create_task(_feed(process, stdin)) if stdin is not None else None
     try:
         async with asyncio.timeout(seconds):
             if on_start is not None:
@@ -146,7 +132,7 @@ async def run_program(
             if waiter.done():
                 # Children left in the background may hold the pipe open: drain briefly.
                 await asyncio.wait({reader}, timeout=DRAIN_SECONDS)
-            elif stopped is None:
+            elif (stopped := reader.result()) is None:
                 await waiter
     except TimeoutError:
         stopped = f"it did not finish within {seconds:g} s"
@@ -160,6 +146,8 @@ async def run_program(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await _close(process)
+    if stopped is None and reader.done() and not reader.cancelled() and not reader.exception():
+        stopped = reader.result()
     output, dropped = capture.text()
     return Finished(
         argv=tuple(argv),
@@ -169,6 +157,25 @@ async def run_program(
         dropped=dropped,
         stopped=stopped,
     )
+
+
+async def _read(process: asyncio.subprocess.Process, capture: _Capture) -> str | None:
+    """Read what the program prints into ``capture`` until it ends; why it was stopped, if it
+    printed too much."""
+    assert process.stdout is not None
+    while chunk := await process.stdout.read(65536):
+        capture.add(chunk)
+        if capture.total > MAX_OUTPUT_BYTES:
+            return f"it printed more than {MAX_OUTPUT_BYTES // 2**20} MB"
+    return None
+
+
+async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
+    assert process.stdin is not None
+    with contextlib.suppress(ConnectionError):  # a program that does not read its input
+        process.stdin.write(data)
+        await process.stdin.drain()
+    process.stdin.close()
 
 
 async def _kill_group(process: asyncio.subprocess.Process, grace: float) -> None:

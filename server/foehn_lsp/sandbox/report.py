@@ -1,13 +1,17 @@
 """The sandbox described as data: the view a program gets, each folder with why it is there,
-what each policy may write, what is masked, the ``PATH`` inside and the limits (``foehn
-sandbox`` prints it, ``cli/sandbox.py``); and the short section ``foehn tools`` shows."""
+what each policy may write, what is masked, the ``PATH`` inside, the limits and the network a
+call may reach (``foehn sandbox`` prints it, ``cli/sandbox.py``); and the short section ``foehn
+tools`` shows."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp.config.sandbox import user_sandbox_settings
+from foehn_lsp.errors import ConfigError
 from foehn_lsp.sandbox.limits import process_limit
+from foehn_lsp.sandbox.network import PROXY_PORT
 from foehn_lsp.sandbox.runner import Sandbox, SandboxViewError
 from foehn_lsp.sandbox.view import PROTECTED_NAMES
 from foehn_lsp.workspace import Workspace
@@ -17,7 +21,7 @@ def describe(sandbox: Sandbox, workspace: Workspace) -> dict[str, Any]:
     """The view of ``workspace`` as data (what ``foehn sandbox --json`` prints). Raises
     ``SandboxViewError`` when the sandbox settings cannot be read."""
     if not sandbox.available:
-        return {"available": False, "note": sandbox.note}
+        return {"available": False, "note": sandbox.note, "network": network(available=False)}
     seen = sandbox.view(workspace, workspace.root, "workspace-write")
     machine = seen.machine
     limits = machine.limits
@@ -47,6 +51,33 @@ def describe(sandbox: Sandbox, workspace: Workspace) -> dict[str, Any]:
             "cpu_seconds": limits.cpu_seconds,
             "processes_enforced": process_limit().note,
         },
+        "network": network(available=True),
+    }
+
+
+def network(*, available: bool) -> dict[str, Any]:
+    """What calls may reach: ``[sandbox] network`` (which approved ``workspace-write`` calls,
+    sandboxed MCP servers run ``workspace-write`` and ``fetch`` get), ``network_local``, the
+    entries left out, and how programs reach it. Raises ``SandboxViewError`` when the
+    settings cannot be read."""
+    try:
+        settings = user_sandbox_settings()
+    except ConfigError as exc:
+        raise SandboxViewError(str(exc)) from None
+    if not available:
+        how = "no sandbox: every program asks and runs with your own network"
+    elif settings.network:
+        how = (
+            f"workspace-write calls reach the granted domains through a proxy outside the "
+            f"sandbox (127.0.0.1:{PROXY_PORT} inside); read-only calls have no network"
+        )
+    else:
+        how = "none granted: no sandboxed program reaches the network"
+    return {
+        "granted": [{"domain": d.shown(), "source": d.source} for d in settings.network],
+        "local": [{"domain": d.shown(), "source": d.source} for d in settings.network_local],
+        "problems": list(settings.network_problems),
+        "how": how,
     }
 
 
@@ -55,7 +86,7 @@ def lines(sandbox: Sandbox, workspace: Workspace) -> list[str]:
     data = describe(sandbox, workspace)
     out = [f"sandbox: {data['note']}"]
     if not data["available"]:
-        return out
+        return out + network_lines(data["network"])
     width = max(len(e["path"]) for e in data["visible"])
     out.append("visible (read-only unless said):")
     out += [f"  {e['path']:<{width}}  {e['kind']}: {e['why']}" for e in data["visible"]]
@@ -90,6 +121,15 @@ def lines(sandbox: Sandbox, workspace: Workspace) -> list[str]:
         f"{limits['file_size_mb']} MB, CPU time {limits['cpu_seconds']} s per program; "
         "set in [sandbox] of the user config"
     )
+    return out + network_lines(data["network"])
+
+
+def network_lines(reach: dict[str, Any]) -> list[str]:
+    """The ``network`` part of ``describe``, for a person."""
+    out = [f"network: {reach['how']}"]
+    out += [f"  granted  {d['domain']}  ({d['source']})" for d in reach["granted"]]
+    out += [f"  local    {d['domain']}  ({d['source']}): may resolve here" for d in reach["local"]]
+    out += [f"  ignored  {problem}" for problem in reach["problems"]]
     return out
 
 

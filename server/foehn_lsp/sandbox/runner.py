@@ -5,7 +5,9 @@ Policies (``SandboxPolicy``): ``read-only`` and ``workspace-write`` run inside b
 ``view`` for what they see and ``bwrap`` for how; a read-only call sees the workspace through a
 throwaway writable layer where bubblewrap can make one, so its caches work and vanish);
 ``full`` runs the program with the person's own rights and the network, which only an explicit
-approval of that one call allows. Where no sandbox can be built (no bubblewrap, no user
+approval of that one call allows. A ``workspace-write`` call given ``network`` (an ``Access``)
+reaches the domains it grants through its own proxy (``network``), and nothing else; a
+``read-only`` call never gets the network. Where no sandbox can be built (no bubblewrap, no user
 namespaces, another OS, or ``FOEHN_SANDBOX=off``), every program call is scoped ``full``, so
 each one asks the person: never a silent fall-back. Without util-linux's ``prlimit`` programs
 are sandboxed as ever; only ``launch`` (an MCP server set to run sandboxed, whose limits
@@ -15,6 +17,8 @@ are sandboxed as ever; only ``launch`` (an MCP server set to run sandboxed, whos
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -29,6 +33,7 @@ from foehn_lsp.sandbox import limits as limiting
 from foehn_lsp.sandbox import view as viewing
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.sandbox.handshake import Handshake, LimitsNotSetError
+from foehn_lsp.sandbox.network import Access, NetworkUnavailableError, Served, bridge, serving
 from foehn_lsp.sandbox.placeholders import Placeholders
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.sandbox.process import KEEP_HEAD, KEEP_TAIL, Finished, run_program
@@ -182,17 +187,27 @@ class Sandbox:
         cwd: Path,
         policy: SandboxPolicy,
         unprotected: Sequence[str] = (),
+        network: Access | None = None,
     ) -> Iterator[list[str]]:
         """What is actually started to run ``argv`` under ``policy``, by whoever starts it
         (an MCP server's SDK): the limits are set by a launcher inside the sandbox. Valid while
-        the block runs (the placeholders for missing protected names and the call's pids
-        cgroup exist until it ends). Raises ``SandboxUnavailableError`` when there is no
-        sandbox or no ``prlimit`` to set the limits, ``SandboxViewError`` when the view cannot
-        be built."""
+        the block runs (the placeholders for missing protected names, the call's pids cgroup
+        and its network proxy exist until it ends); with ``network`` the program's environment
+        must add ``network.environment()``. Raises ``SandboxUnavailableError`` when there is no
+        sandbox or no ``prlimit`` to set the limits, ``SandboxViewError`` when the view (or the
+        network proxy) cannot be built."""
         if self._sandboxed(policy) and self.prlimit is None:
             raise SandboxUnavailableError(NO_PRLIMIT)
         with self._prepared(
-            argv, workspace, cwd, policy, unprotected, self.prlimit, readable=(), layer=True
+            argv,
+            workspace,
+            cwd,
+            policy,
+            unprotected,
+            self.prlimit,
+            readable=(),
+            layer=True,
+            network=network,
         ) as ready:
             yield ready.command
 
@@ -208,10 +223,12 @@ class Sandbox:
         *,
         readable: Sequence[Path],
         layer: bool,
+        network: Access | None = None,
     ) -> Iterator[_Prepared]:
         """The command for ``argv`` under ``policy``, its limits set inside the sandbox by
         ``launcher`` (``prlimit``) or, when it is ``None``, by the handshake that ``run``
-        makes with bubblewrap."""
+        makes with bubblewrap; behind the network bridge, with the proxy's socket bound for
+        this call alone, when ``network`` grants anything (never for ``read-only``)."""
         if not self._sandboxed(policy):
             yield _Prepared(command=list(argv))
             return
@@ -227,16 +244,21 @@ class Sandbox:
                 group = held.enter_context(limiting.call_cgroup(limits))
             except OSError as exc:
                 raise SandboxViewError(str(exc)) from None
+            served = None
+            if network is not None and policy != "read-only" and not network.grant.empty:
+                served = held.enter_context(_proxy(seen, network))
+                argv = bridge.command(served.socket, argv)
+                seen = dataclasses.replace(seen, readable=(*seen.readable, served.socket))
             if launcher is None:
                 shake = Handshake(limits, group=group, processes=processes)
                 held.callback(shake.close)
                 command = bubblewrap.command_line(self.bwrap, seen, argv, shake.arguments())
-                yield _Prepared(command=command, view=seen, handshake=shake)
+                yield _Prepared(command=command, view=seen, handshake=shake, served=served)
                 return
             inside = [*limits.launcher(launcher, processes=processes), *argv]
             command = bubblewrap.command_line(self.bwrap, seen, inside)
             joined = command if group is None else limiting.joining(group, command)
-            yield _Prepared(command=joined, view=seen)
+            yield _Prepared(command=joined, view=seen, served=served)
 
     async def run(
         self,
@@ -253,10 +275,13 @@ class Sandbox:
         stdin: bytes | None = None,
         readable: Sequence[Path] = (),
         layer: bool = True,
+        network: Access | None = None,
     ) -> Finished:
         """Run ``argv`` in ``cwd`` under ``policy``; ``env`` adds to the allowlisted
         environment; ``stdin`` is the program's input (else it has none); ``readable``: real
-        paths bound read-only for this call alone (a hook's own files). A read-only call sees
+        paths bound read-only for this call alone (a hook's own files); ``network``: what a
+        ``workspace-write`` call may reach (its attempts are the result's ``network``; a proxy
+        or bridge that cannot start is a ``SandboxViewError``). A read-only call sees
         the workspace through the throwaway layer where there is one; where bubblewrap cannot
         make it for this workspace (its file system refuses an overlay) the call runs again,
         plainly read-only (nothing ran the first time). Raises
@@ -264,11 +289,59 @@ class Sandbox:
         scope should have said ``full``), ``SandboxViewError`` for a view that cannot be
         built or limits that cannot be set, and ``ProgramStartError`` for a program (or
         bubblewrap) that cannot be started; a program stopped by a limit gets ``limit``."""
+        once = functools.partial(
+            self._run_once,
+            argv,
+            workspace=workspace,
+            cwd=cwd,
+            policy=policy,
+            seconds=seconds,
+            env=env,
+            keep_head=keep_head,
+            keep_tail=keep_tail,
+            unprotected=unprotected,
+            stdin=stdin,
+            readable=readable,
+            network=network,
+        )
+        try:
+            return await once(layer=layer)
+        except _OverlayRefused:
+            return await once(layer=False)
+
+    async def _run_once(
+        self,
+        argv: Sequence[str],
+        *,
+        workspace: Workspace,
+        cwd: Path,
+        policy: SandboxPolicy,
+        seconds: float,
+        env: Mapping[str, str] | None,
+        keep_head: int,
+        keep_tail: int,
+        unprotected: Sequence[str],
+        stdin: bytes | None,
+        readable: Sequence[Path],
+        layer: bool,
+        network: Access | None,
+    ) -> Finished:
+        """``run`` once; ``_OverlayRefused`` where the layer could not be made (nothing ran)."""
         prepared = self._prepared(
-            argv, workspace, cwd, policy, unprotected, None, readable=readable, layer=layer
+            argv,
+            workspace,
+            cwd,
+            policy,
+            unprotected,
+            None,
+            readable=readable,
+            layer=layer,
+            network=network,
         )
         with prepared as ready:
             environment = _environment(workspace, ready.view, env, policy)
+            if ready.served is not None:
+                environment |= bridge.environment()
             shake = ready.handshake
             try:
                 started = await run_program(
@@ -288,28 +361,25 @@ class Sandbox:
                 ) from None
             except OSError as exc:
                 raise _not_started(argv, exc, sandboxed=ready.view is not None) from None
-        finished = Finished(**{**started.__dict__, "argv": tuple(argv), "sandbox": policy})
+        attempts = () if ready.served is None else tuple(ready.served.attempts)
+        finished = Finished(
+            **{**started.__dict__, "argv": tuple(argv), "sandbox": policy, "network": attempts}
+        )
         if ready.view is None:
             return finished
         if problem := bubblewrap.setup_problem(finished.exit_code, finished.output):
             if ready.view.layer and "overlay" in problem:
-                return await self.run(
-                    argv,
-                    workspace=workspace,
-                    cwd=cwd,
-                    policy=policy,
-                    seconds=seconds,
-                    env=env,
-                    keep_head=keep_head,
-                    keep_tail=keep_tail,
-                    unprotected=unprotected,
-                    stdin=stdin,
-                    readable=readable,
-                    layer=False,
-                )
+                raise _OverlayRefused(problem)
             raise SandboxViewError(f"the sandbox could not be built, so nothing ran: {problem}")
+        if ready.served and (problem := bridge.setup_problem(finished.exit_code, finished.output)):
+            raise SandboxViewError(f"{problem}; nothing ran")
         limit = ready.view.machine.limits.named(finished.exit_code, finished.output)
         return Finished(**{**finished.__dict__, "limit": limit}) if limit else finished
+
+
+class _OverlayRefused(Exception):
+    """bubblewrap could not make the throwaway layer over this workspace (its file system
+    refuses an overlay): nothing ran, and the call may run plainly read-only."""
 
 
 def _environment(
@@ -352,6 +422,25 @@ class _Prepared:
     """The view it runs in (``None`` unsandboxed)."""
     handshake: Handshake | None = None
     """Set when the limits are set from outside, once bubblewrap has started."""
+    served: Served | None = None
+    """The call's network proxy, when it has one."""
+
+
+@contextlib.contextmanager
+def _proxy(seen: viewing.View, network: Access) -> Iterator[Served]:
+    """The call's proxy, once it is sure the bridge can run in ``seen``; fails closed, with
+    one line, when either cannot."""
+    python = bridge.interpreter()
+    if not seen.visible(python):
+        raise SandboxViewError(
+            f"the network bridge runs Foehn's own Python ({python}), which this sandbox does "
+            "not show, so the call cannot reach the network; nothing ran"
+        )
+    try:
+        with serving(network) as served:
+            yield served
+    except NetworkUnavailableError as exc:
+        raise SandboxViewError(f"{exc}; nothing ran") from None
 
 
 def _which_unsandboxed(name: str, workspace: Workspace, own: bool) -> Path | None:

@@ -1,6 +1,8 @@
 """The audit log: JSONL per workspace, under the user's state directory, scrubbed of secrets.
 It gets one line per tool call (when, which tool, the arguments, the risk, the decision, the
-outcome) and one per checkpoint and restore.
+outcome), one per checkpoint and restore, and one per connection a call or an MCP server
+attempted (``{"event": "network", "call", "host", "port", "allowed", "reason", "bytes_out",
+"bytes_in"}``, with the time and the turn).
 """
 
 from __future__ import annotations
@@ -14,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.config.folders import state_dir
-from foehn_lsp.events import ApprovalEvent, ToolCallEvent, ToolResultEvent, TurnEvent
+from foehn_lsp.events import (
+    ApprovalEvent,
+    NetworkEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEvent,
+    event_json,
+)
+from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.secrets import Scrubber
 
 
@@ -55,6 +65,14 @@ class AuditLog:
             case ApprovalEvent(id=call_id) if call_id in self._pending:
                 self._pending[call_id]["decision"] = event.decision
                 self._pending[call_id]["decided_by"] = event.reason
+            case NetworkEvent():
+                self._append(
+                    {
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                        "run": self.turn_id,
+                        **event_json(event),
+                    }
+                )
             case ToolResultEvent(id=call_id, ok=ok):
                 entry = self._pending.pop(call_id, {"tool": event.tool})
                 self._append(
@@ -75,3 +93,25 @@ class AuditLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as handle:
                 handle.write(line)
+
+
+class NetworkRecorder:
+    """The audit log's ``network`` records of what no turn owns: the connections of the MCP
+    servers Foehn starts or connects to (their ``call`` is ``mcp:NAME``). Called from any
+    thread."""
+
+    def __init__(self, path: Path, scrubber: Scrubber) -> None:
+        self.log = AuditLog(path, scrubber, turn_id="mcp")
+
+    def __call__(self, connection: Connection) -> None:
+        self.log(
+            NetworkEvent(
+                call=connection.call,
+                host=connection.host,
+                port=connection.port,
+                allowed=connection.allowed,
+                reason=connection.reason,
+                bytes_out=connection.bytes_out,
+                bytes_in=connection.bytes_in,
+            )
+        )

@@ -22,7 +22,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from foehn_lsp.checks.checking import ProblemSource
 from foehn_lsp.config import Settings, user_config_file
@@ -35,7 +35,7 @@ from foehn_lsp.providers.messages import (
 )
 from foehn_lsp.providers.nomodel import NoModel
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.sessions.audit import audit_path
+from foehn_lsp.sessions.audit import NetworkRecorder, audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
 from foehn_lsp.sessions.toolbox import Toolbox
@@ -45,6 +45,9 @@ from foehn_lsp.workspace.edits import DiskApplier, EditApplier
 from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.paths import Workspace
 from foehn_lsp.workspace.trust import approved_plugins
+
+if TYPE_CHECKING:
+    from foehn_lsp.mcp.consent import SignIn
 
 log = logging.getLogger(__name__)
 
@@ -110,16 +113,25 @@ class FrontEnd:
     pending_policy: PendingPolicy | None = None
     """The approval policy still on its way (the language server's settings, while the
     editor has not answered ``workspace/configuration``): calls are decided with it."""
+    sign_in: SignIn | None = None
+    """How the person signs in to MCP servers here, and where the tokens are kept; ``None``:
+    nobody can be asked, tokens in the OS keyring or the state folder."""
 
 
 def load_tools(
-    settings: Settings, root: Path | None, *, lazy: bool = True, servers: bool = True
+    settings: Settings,
+    root: Path | None,
+    *,
+    lazy: bool = True,
+    servers: bool = True,
+    sign_in: SignIn | None = None,
 ) -> LoadedTools:
     """The tools for ``root``: entry-point plugins, ``pluginPaths``, and the workspace's own
     plugins if it is trusted; broken plugins are listed in ``problems``, never raised. Then,
     unless not ``servers``, the MCP servers' tools (started here, or at their first call if
     ``lazy`` and their settings allow; ``tools.servers.close()`` stops them), with each server
-    that failed to start in ``problems`` too."""
+    that failed to start in ``problems`` too; one that waits for the person to sign in
+    (``sign_in``) is in ``problems`` until they have."""
     found = discover(
         folders=settings.plugin_folders(),
         approved=approved_plugins(settings.trusted_root(root)),
@@ -128,7 +140,8 @@ def load_tools(
     if servers and (settings.mcp.servers or settings.trust_workspace):
         from foehn_lsp.mcp.tools import add_servers  # loads the MCP SDK only when needed
 
-        add_servers(found, settings, root, lazy=lazy)
+        recorder = NetworkRecorder(audit_path(root or Path.cwd()), scrubber_for(settings))
+        add_servers(found, settings, root, lazy=lazy, sign_in=sign_in, report=recorder)
     return found
 
 
@@ -198,7 +211,7 @@ def build_toolbox(
     guards = guards or Guards(user_config_file(), workspace.root, trusted=settings.trust_workspace)
     toolbox = Toolbox(
         workspace=workspace,
-        tools=tools or load_tools(settings, workspace.root),
+        tools=tools or load_tools(settings, workspace.root, sign_in=front.sign_in),
         settings=settings,
         approver=front.approver,
         applier=front.applier or DiskApplier(workspace),

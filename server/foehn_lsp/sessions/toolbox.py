@@ -26,6 +26,7 @@ from foehn_lsp.checks.checking import EditChecks, ProblemSource
 from foehn_lsp.config import Settings
 from foehn_lsp.events import EventSink
 from foehn_lsp.policy.approval import ApprovalGate, Approver, PendingPolicy
+from foehn_lsp.policy.elicitation import elicit_of
 from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.policy.hook_steps import hooks_around
 from foehn_lsp.policy.remember import RememberedScope
@@ -134,8 +135,15 @@ class ToolTurn:
             buffers=toolbox.buffers,
             shown=shown,
         )
-        self.ctx = ToolContext(workspace=workspace, files=files, tasks=tasks, window=window)
-        """What the turn's tools may touch; every edit goes through the checkpoint."""
+        self.ctx = ToolContext(
+            workspace=workspace,
+            files=files,
+            tasks=tasks,
+            window=window,
+            elicit=elicit_of(toolbox.approver),
+        )
+        """What the turn's tools may touch; every edit goes through the checkpoint; an MCP
+        server's questions go to the person the way approvals do."""
         self.audit = audit
         """The turn's audit log (its recorder's): a sub-run's events go only there."""
         earlier = tuple(held)

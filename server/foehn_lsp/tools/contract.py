@@ -23,12 +23,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import pydantic
 
+from foehn_lsp.config.network import Domain
 from foehn_lsp.errors import ToolDefinitionError
 from foehn_lsp.risk import RiskLevel, raise_risk
+from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.validation import ModelValidator, SchemaValidator, check_schema
 
 if TYPE_CHECKING:
+    from foehn_lsp.policy.elicitation import Elicit
     from foehn_lsp.tools.tasks import TaskList
     from foehn_lsp.workspace.edits import EditPlan
     from foehn_lsp.workspace.files import FileAccess
@@ -82,6 +85,13 @@ class CallScope:
     read-only): the files it is known to write (from its arguments; may be none). Their content
     goes into the turn's checkpoint before the call, and the workspace is watched during it as
     for a program that may write, so the change can be undone and counts as the turn's."""
+    network: tuple[Domain, ...] = ()
+    """The domains the call may reach (``[sandbox] network``, an allow rule's ``network``, or
+    the one site a ``fetch`` names); empty: none. A call that may reach any is at least a
+    write, shown with them when asked, and never allowed unasked by the policy alone."""
+    granted: str | None = None
+    """For a call that starts no program (``fetch``): where the person granted every domain
+    in ``network`` (``FILE:LINE``), which lets it run unasked; ``None``: it is asked."""
 
 
 class ProgressSink(Protocol):
@@ -90,6 +100,13 @@ class ProgressSink(Protocol):
 
 def _no_progress(message: str, /) -> None:
     """Progress goes nowhere unless the host passes a sink."""
+
+
+ConnectionSink = Callable[[Connection], None]
+
+
+def _unheard(connection: Connection, /) -> None:
+    """Connection attempts go only into the call's own result unless the host listens."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +129,14 @@ class ToolContext:
     window: int | None = None
     """The model's context window in tokens, when known: tools that can return much (a long
     file, a test run's output) fit what they return to it. ``None``: a large window."""
+    call_id: str = ""
+    """The id of the call being run, as the registry fixed it (what its records name)."""
+    connections: ConnectionSink = _unheard
+    """Where the call's connection attempts go (the turn's ``network`` events and audit log);
+    call it on the turn's own loop."""
+    elicit: Elicit | None = None
+    """Puts an MCP server's question to the person, through the front end that asks for
+    approvals (``policy.elicitation``); ``None`` where nobody can be asked."""
 
 
 ToolKind = Literal["read", "search", "edit", "move", "delete", "execute", "think", "fetch", "other"]
@@ -204,6 +229,9 @@ class Tool:
     """Seconds before the host cancels a call; ``None`` uses the host's default."""
     sequential: bool = False
     """Never run concurrently with other calls of the same turn."""
+    open_world: bool = False
+    """Its calls may reach the web beyond this computer (``fetch``): what ``foehn mcp``
+    tells its clients (``openWorldHint``)."""
 
     @property
     def changes_files(self) -> bool:
@@ -242,6 +270,7 @@ class Tool:
         scope: ScopeOf | None = None,
         timeout: float | None = None,
         sequential: bool = False,
+        open_world: bool = False,
     ) -> Tool:
         """A typed tool: the schema is derived from ``model`` and the same model validates.
 
@@ -270,6 +299,7 @@ class Tool:
             scope=scope,
             timeout=timeout,
             sequential=sequential,
+            open_world=open_world,
         )
 
     @classmethod
@@ -288,6 +318,7 @@ class Tool:
         scope: ScopeOf | None = None,
         timeout: float | None = None,
         sequential: bool = False,
+        open_world: bool = False,
     ) -> Tool:
         """An untyped tool: a hand-written JSON Schema for dynamic shapes, validated by
         jsonschema-rs. ``execute`` receives the arguments as a dict."""
@@ -307,6 +338,7 @@ class Tool:
             scope=scope,
             timeout=timeout,
             sequential=sequential,
+            open_world=open_world,
         )
 
 

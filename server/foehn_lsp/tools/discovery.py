@@ -41,6 +41,23 @@ class PluginProblem:
         return f"{self.plugin}: " + "; ".join(self.problems)
 
 
+class ServerCommand(Protocol):
+    """A slash command a server offers (an MCP prompt), as front ends list it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def hint(self) -> str | None: ...
+
+    def usage(self) -> str: ...
+
+    def json(self) -> dict[str, str | None]: ...
+
+
 class ToolServers(Protocol):
     """Programs whose tools are in a registry beside the plugins' (the MCP servers,
     ``foehn_lsp.mcp.tools.McpCatalogue``), seen from here without depending on them."""
@@ -56,6 +73,15 @@ class ToolServers(Protocol):
 
     def close(self) -> None:
         """Stop the servers."""
+        ...
+
+    def prompt_commands(self) -> Sequence[ServerCommand]:
+        """The servers' prompts, as slash commands."""
+        ...
+
+    async def expand(self, text: str) -> str | None:
+        """The task ``text`` stands for when it is one of ``prompt_commands`` (asked of its
+        server), else ``None``; ``CommandError`` when it cannot be had."""
         ...
 
 

@@ -240,7 +240,7 @@ async def execute(invocation: Invocation) -> ToolResult:
     timeout, under exactly the scope the chain fixed (``ctx.scope``)."""
     tool = invocation.tool
     timeout = invocation.timeout
-    ctx = dataclasses.replace(invocation.ctx, scope=invocation.scope)
+    ctx = dataclasses.replace(invocation.ctx, scope=invocation.scope, call_id=invocation.call_id)
     if isinstance(invocation.plan, ToolResult):
         return invocation.plan
     try:
@@ -298,8 +298,9 @@ async def validate_step(invocation: Invocation, next_step: Handler) -> ToolResul
 async def assess_step(invocation: Invocation, next_step: Handler) -> ToolResult:
     """Fix the call's risk and scope: the declared level, raised (never lowered) by ``assess``;
     the scope from ``tool.scope``. The two are then made to agree: a program whose call may
-    write runs at least ``workspace-write``, and a sandbox wider than ``read-only`` makes the
-    call at least a write, so it is never run unasked on the strength of a read-only verdict."""
+    write runs at least ``workspace-write``, and a sandbox wider than ``read-only`` or a
+    network to reach makes the call at least a write, so it is never run unasked on the
+    strength of a read-only verdict."""
     tool = invocation.tool
     try:
         risk = tool.risk_of(invocation.arguments, invocation.ctx)
@@ -317,6 +318,8 @@ async def assess_step(invocation: Invocation, next_step: Handler) -> ToolResult:
         scope = dataclasses.replace(scope, sandbox=_wider(scope.sandbox, _least_sandbox(risk)))
         if scope.sandbox != "read-only" and risk < RiskLevel.WRITE:
             risk = RiskLevel.WRITE
+    if scope.network and risk < RiskLevel.WRITE:
+        risk = RiskLevel.WRITE  # what may reach the network may send anything out
     return await next_step(dataclasses.replace(invocation, risk=risk, scope=scope))
 
 

@@ -189,7 +189,9 @@ class Reader:
         messages = []
         for frame in frames:
             decoded = self._decode(frame)
-            for message in decoded if isinstance(decoded, list) else [decoded]:
+            # A tuple is several answers made of one garbled frame; a JSON array (a batch,
+            # which LSP has not) is one message, refused as such.
+            for message in decoded if isinstance(decoded, tuple) else [decoded]:
                 if message is not SKIP and not self.protocol.answer_now(message):
                     messages.append(message)
         if self.framer.skipped:
@@ -236,11 +238,14 @@ def _failed_answers(body: bytes, exc: ValueError, confirming: list[str]) -> Any:
         return SKIP
     named = OUR_ID.search(body)
     ids = [named[1].decode()] if named is not None else confirming
-    return [
-        {
-            "jsonrpc": "2.0",
-            "id": msg_id,
-            "error": {"code": -32700, "message": f"its answer was not JSON ({exc})"},
-        }
-        for msg_id in ids
-    ] or SKIP
+    return (
+        tuple(
+            {
+                "jsonrpc": "2.0",
+                "id": msg_id,
+                "error": {"code": -32700, "message": f"its answer was not JSON ({exc})"},
+            }
+            for msg_id in ids
+        )
+        or SKIP
+    )

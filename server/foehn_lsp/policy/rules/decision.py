@@ -10,13 +10,17 @@ applies wins:
 3. an ask rule, or a hook that answers ask: ask (every time, whatever was remembered);
 4. an allow rule that covers the call: allow. It allows a read-only call nothing (that call
    runs already); a program runs under the rule's sandbox (read-only unless it says more, and
-   ``full`` only when it says so); a call that starts no program needs a rule whose sandbox
-   covers what the call does (``workspace-write`` for a write, ``full`` for an MCP tool);
-5. an approval remembered for this run: allow (never a call whose arguments may leave this
+   ``full`` only when it says so) and may reach the rule's ``network`` besides ``[sandbox]
+   network``; a call that starts no program needs a rule whose sandbox covers what the call
+   does (``workspace-write`` for a write, ``full`` for an MCP tool);
+5. a call that starts no program and reaches only domains the person granted (``fetch`` of a
+   site in ``[sandbox] network``): allow, by that grant;
+6. an approval remembered for this run: allow (never a call whose arguments may leave this
    computer: each of those is asked about);
-6. the policy: allow (never a call that asks for the ``full`` sandbox, nor one whose arguments
+7. the policy: allow (never a call that asks for the ``full`` sandbox, nor one whose arguments
    may leave this computer, which only an allow rule or the server's ``allow_open_world`` in
-   the person's config lets run unasked) or ask.
+   the person's config lets run unasked, nor one that may reach the network, which only a rule
+   or the grant lets run unasked) or ask.
 
 A hook's allow means "no objection": it never lets a call run unasked that the rules and the
 policy would ask about.
@@ -24,6 +28,7 @@ policy would ask about.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -31,6 +36,7 @@ from typing import Any, Literal
 import pydantic
 
 from foehn_lsp.config import ApprovalMode, ApprovalSettings
+from foehn_lsp.config.network import Domain
 from foehn_lsp.policy.rules.match import Call, Match, covers, matches
 from foehn_lsp.policy.rules.ruleset import Decision, Rule, RuleSet
 from foehn_lsp.risk import RiskLevel
@@ -61,6 +67,8 @@ class Verdict:
     """On deny: what the model reads."""
     remembered: bool = False
     """Allowed by an approval remembered for this run."""
+    network: tuple[Domain, ...] = ()
+    """What the call may reach if it runs: its own, and the deciding allow rule's."""
     hook_failed: bool = False
     """Denied because a hook failed or could not start (not by the person's rule)."""
 
@@ -84,6 +92,8 @@ def call_of(invocation: Invocation) -> Call:
         sandbox=scope.sandbox,
         cwd=cwd if isinstance(cwd, str) and cwd else ".",
         outside=scope.outside,
+        network=scope.network,
+        granted=scope.granted,
         workspace=invocation.ctx.workspace,
     )
 
@@ -109,28 +119,7 @@ def decide(
     matched = [m.rule for m in found] + allowing
     mode = policy.mode_for(call.tool, call.risk)
 
-    def verdict(
-        decision: Decision,
-        source: str,
-        reason: str,
-        *,
-        rule: Rule | None = None,
-        message: str | None = None,
-        sandbox: SandboxPolicy | None = None,
-        remembered: bool = False,
-        hook_failed: bool = False,
-    ) -> Verdict:
-        return Verdict(
-            hook_failed=hook_failed,
-            decision=decision,
-            source=source,
-            reason=reason,
-            rule=rule,
-            others=tuple(r for r in matched if r is not rule),
-            sandbox=sandbox or call.sandbox,
-            message=message,
-            remembered=remembered,
-        )
+    verdict = functools.partial(_verdict, call, matched)
 
     if mode is ApprovalMode.DENY:
         # A front end may say why its policy refuses (Restricted Mode): the person reads it.
@@ -162,11 +151,48 @@ def decide(
         allowed, sandbox = _allow_sandbox(rule, call, sandbox_available)
         if allowed:
             return verdict("allow", rule.source, f"rule {rule.source}", rule=rule, sandbox=sandbox)
+    if call.granted is not None and call.argv is None and call.outside is None:
+        return verdict("allow", call.granted, f"granted in {call.granted}")
     if remembered and call.outside is None:
         return verdict("allow", risk_source, "allowed for this run", remembered=True)
-    if mode is ApprovalMode.ALLOW and call.sandbox != "full" and call.outside is None:
+    if (
+        mode is ApprovalMode.ALLOW
+        and call.sandbox != "full"
+        and call.outside is None
+        and not call.network
+    ):
         return verdict("allow", risk_source, "policy")
     return verdict("ask", risk_source, "policy")
+
+
+def _verdict(
+    call: Call,
+    matched: Sequence[Rule],
+    decision: Decision,
+    source: str,
+    reason: str,
+    *,
+    rule: Rule | None = None,
+    message: str | None = None,
+    sandbox: SandboxPolicy | None = None,
+    remembered: bool = False,
+    hook_failed: bool = False,
+) -> Verdict:
+    """The verdict ``decide`` found, with the other rules that ``matched`` the call and the
+    network an allow rule adds."""
+    extra = rule.network if rule is not None and decision == "allow" else ()
+    return Verdict(
+        hook_failed=hook_failed,
+        decision=decision,
+        source=source,
+        reason=reason,
+        rule=rule,
+        others=tuple(r for r in matched if r is not rule),
+        sandbox=sandbox or call.sandbox,
+        message=message,
+        remembered=remembered,
+        network=(*call.network, *(d for d in extra if d not in call.network)),
+    )
 
 
 def _strongest(found: Sequence[Match], kind: Decision) -> Match | None:

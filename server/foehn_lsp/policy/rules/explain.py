@@ -7,15 +7,18 @@
      "source": "FILE:LINE" | "table" | "default",
      "risk": "read_only" | "write" | "destructive" | "undefined",
      "sandbox": "read-only" | "workspace-write" | "full" | null,
+     "network": [{"domain": "*.example.org", "source": "FILE:LINE"}, …],
      "remembered": {"run": "what 'for this run' remembers", "always": {rule} | null} | null}
 
 ``rule`` is the rule that decided; when none did but some matched (a policy that denies wins
 over an allow rule; an allow rule cannot allow a read-only call), the first of them, with
 ``applied: false`` and a ``note`` saying why. Every other rule that matched is in
-``conflicts``. ``source`` says what decided: a rule's (or hook's) ``FILE:LINE``, the risk table
-(``table``: the risk was assessed from the arguments) or the tool's declared risk under the
-approval policy (``default``). ``remembered`` is set when the person would be asked: what
-"allow for this run" would remember, and the rule "always" would save.
+``conflicts``. ``network`` lists the domains the call would reach if it ran (empty: none),
+each with where it is granted. ``source`` says what decided: a rule's (or hook's)
+``FILE:LINE``, the risk table (``table``: the risk was assessed from the arguments) or the
+tool's declared risk under the approval policy (``default``). ``remembered`` is set when the
+person would be asked: what "allow for this run" would remember, and the rule "always" would
+save.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ def explanation(
         "source": verdict.source,
         "risk": call.risk.value,
         "sandbox": verdict.sandbox,
+        "network": [{"domain": d.shown(), "source": d.source} for d in verdict.network],
         "remembered": (
             {"run": remember or None, "always": proposed.json() if proposed else None}
             if asked
@@ -89,6 +93,8 @@ def describe(explained: dict[str, Any], *, asked: str | None = None) -> str:
         lines.extend(f"conflict  {_rule_line(other)}" for other in rule["conflicts"])
     lines.append(f"risk      {explained['risk']}")
     lines.append(f"sandbox   {explained['sandbox'] or 'none (starts no program)'}")
+    reached = [f"{entry['domain']} ({entry['source']})" for entry in explained["network"]]
+    lines.append(f"network   {', '.join(reached) or 'none'}")
     remembered = explained["remembered"]
     if remembered is not None:
         if asked:
@@ -110,7 +116,7 @@ def _rule_line(rule: dict[str, Any]) -> str:
 
 
 def _toml_line(rule: dict[str, Any]) -> str:
-    keys = ("tool", "program", "args", "paths", "decision", "sandbox", "message")
+    keys = ("tool", "program", "args", "paths", "decision", "sandbox", "network", "message")
     return " ".join(
         f"{key}={json.dumps(rule[key], ensure_ascii=False)}"
         for key in keys

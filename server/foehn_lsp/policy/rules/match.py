@@ -29,6 +29,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from foehn_lsp.config.network import Domain
 from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.policy.rules.argv import Run, git_view, view
 from foehn_lsp.policy.rules.ruleset import Rule, tool_matches
@@ -55,6 +56,10 @@ class Call:
     """For calls that start a program: where, relative to the workspace root."""
     outside: str | None = None
     """For a call whose arguments may leave this computer: where they go (``CallScope``)."""
+    network: tuple[Domain, ...] = ()
+    """The domains the call may reach (``CallScope``)."""
+    granted: str | None = None
+    """For a call that starts no program: where the person granted all of ``network``."""
     workspace: Workspace
 
 

@@ -9,13 +9,15 @@ approved by its content).
     paths = ["migrations/**"]     # file tools: globs relative to the workspace
     decision = "deny"             # allow | ask | deny        (deny > ask > allow)
     sandbox = "workspace-write"   # allow of a program: the policy it runs under (read-only)
+    network = ["registry.example"]       # allow of a program: the domains it may reach
     message = "Never push from Foehn."   # the model reads it on deny
 
 This module reads and checks rules; ``policy.rules.match`` says whether one covers a call and
 ``policy.rules.decision`` decides. A malformed rule is reported with its file, line and key and
 ignored whole; when a file has one, that file's allow rules are withheld too (its deny and ask
 rules, which only ever add a question or a refusal, still hold), so a broken rule set never
-lets more through than the person wrote.
+lets more through than the person wrote. ``network`` grants domains (``config.network``) to the
+program shape of an allow rule that runs it ``workspace-write``; a workspace's rules cannot.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ import json
 import posixpath
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from foehn_lsp.config.network import Domain, LineFinder, parse_domains
 from foehn_lsp.policy.rules.tables import TableAt, array_tables, where
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
@@ -36,7 +39,7 @@ from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 Decision = Literal["allow", "ask", "deny"]
 DECISIONS: tuple[Decision, ...] = get_args(Decision)
 
-RULE_KEYS = ("tool", "program", "args", "paths", "decision", "sandbox", "message")
+RULE_KEYS = ("tool", "program", "args", "paths", "decision", "sandbox", "network", "message")
 WORKSPACE_RULES = ".foehn/rules.toml"
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_*-]{1,64}$")
 
@@ -57,6 +60,9 @@ class Rule:
     """Globs relative to the workspace (``**`` spans folders) for the paths a call names."""
     sandbox: SandboxPolicy | None = None
     """For an allow: the sandbox policy the call runs under (``None``: read-only)."""
+    network: tuple[Domain, ...] = ()
+    """For an allow of a program shape: the domains it may reach, besides ``[sandbox]
+    network``."""
     message: str | None = None
     """What the model reads when the rule denies a call."""
     source: str = ""
@@ -70,8 +76,9 @@ class Rule:
         return self.sandbox or "read-only"
 
     def json(self) -> dict[str, Any]:
-        """As ``foehn explain --json``, ``foehn rules list --json`` and the LSP show it."""
-        return {
+        """As ``foehn explain --json``, ``foehn rules list --json`` and the LSP show it
+        (``network`` only for a rule that grants one)."""
+        shown = {
             "tool": self.tool,
             "program": self.program,
             "args": list(self.args) if self.args is not None else None,
@@ -81,6 +88,9 @@ class Rule:
             "message": self.message,
             "source": self.source,
         }
+        if self.network:
+            shown["network"] = [d.shown() for d in self.network]
+        return shown
 
     def toml(self) -> str:
         """The rule as a ``[[rules]]`` table (what "always" and ``foehn rules add`` write)."""
@@ -94,6 +104,8 @@ class Rule:
         lines.append(f"decision = {_string(self.decision)}")
         if self.sandbox is not None:
             lines.append(f"sandbox = {_string(self.sandbox)}")
+        if self.network:
+            lines.append(f"network = [{', '.join(_string(d.shown()) for d in self.network)}]")
         if self.message is not None:
             lines.append(f"message = {_string(self.message)}")
         return "\n".join(lines) + "\n"
@@ -109,6 +121,8 @@ class Rule:
             parts.append("paths " + ", ".join(self.paths))
         if self.sandbox is not None:
             parts.append(f"(sandbox {self.sandbox})")
+        if self.network:
+            parts.append(f"(network {', '.join(d.shown() for d in self.network)})")
         return " ".join(parts)
 
 
@@ -183,14 +197,45 @@ def parse_rules(text: str, file: str, *, workspace: bool = False) -> tuple[list[
     problems: list[str] = []
     for index, table in enumerate(tables):
         at = positions[index] if index < len(positions) else TableAt(line=1)
-        checked = _check(table, file, at, workspace=workspace)
+        lines = LineFinder(text, "rules", array=index)
+        checked = _check(table, file, at, lines, workspace=workspace)
         problems.extend(checked.problems)
         if checked.rule is not None:
             rules.append(checked.rule)
     return rules, problems
 
 
-def _check(table: Any, file: str, at: TableAt, *, workspace: bool) -> _Checked:
+def _network(
+    table: Mapping[str, Any],
+    file: str,
+    lines: LineFinder,
+    problem: Callable[[str, str], None],
+    out: _Checked,
+    *,
+    workspace: bool,
+) -> tuple[Domain, ...]:
+    """The domains a rule grants its program shape: only an allow of a program, run
+    ``workspace-write``, and never a workspace's rule."""
+    if "network" not in table:
+        return ()
+    network, wrong = parse_domains(
+        table["network"], key="network", shown="rules.network", file=file, lines=lines
+    )
+    out.problems.extend(wrong)
+    if workspace:
+        problem("network", "a workspace's rules cannot grant the network; only your config")
+    elif table.get("decision") != "allow" or table.get("program") is None:
+        problem("network", "grants domains to the program shape of an allow rule")
+    elif table.get("sandbox") != "workspace-write":
+        problem(
+            "network",
+            "a program reaches the network only in the workspace-write sandbox: add "
+            'sandbox = "workspace-write"',
+        )
+    return network
+
+
+def _check(table: Any, file: str, at: TableAt, lines: LineFinder, *, workspace: bool) -> _Checked:
     out = _Checked()
 
     def problem(key: str, message: str) -> None:
@@ -238,6 +283,7 @@ def _check(table: Any, file: str, at: TableAt, *, workspace: bool) -> _Checked:
             problem("sandbox", "only an allow runs anything: leave sandbox out of ask and deny")
         elif sandbox == "full" and workspace:
             problem("sandbox", 'a workspace\'s rules cannot allow "full"; only your config can')
+    network = _network(table, file, lines, problem, out, workspace=workspace)
     message = table.get("message")
     if message is not None and not isinstance(message, str):
         problem("message", "a string the model reads when the rule denies a call")
@@ -250,6 +296,7 @@ def _check(table: Any, file: str, at: TableAt, *, workspace: bool) -> _Checked:
         args=tuple(args) if args is not None else None,
         paths=tuple(posixpath.normpath(p) for p in paths) if paths is not None else None,
         sandbox=sandbox,
+        network=network,
         message=message,
         source=where(file, at.line),
         workspace=workspace,

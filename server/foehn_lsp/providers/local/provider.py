@@ -91,7 +91,7 @@ STRENGTHS = (
 """What the header says the model is for (README: measured with bench/bench_effectiveness.py
 and bench/bench_local.py)."""
 
-LEFT_OUT = frozenset({"todo", "outline", "investigate", "create_repository"})
+LEFT_OUT = frozenset({"todo", "outline", "investigate", "create_repository", "fetch"})
 """Tools this model is never offered: left out of its fixed prompt and of every step's schema,
 so the grammar cannot name them. On bench/bench_effectiveness.py plain (17 of 24 right) it
 called outline where a listing or a definition's place was asked (py-list, py-deps,
@@ -101,7 +101,8 @@ definition, read_symbol and read_file read it, and a plan of several steps or a 
 (investigate) is work for a larger model. Without them the fixed prompt, read once per machine,
 is 2,094 tokens instead of 2,212 (foehn run's catalogue; 2,170 without investigate). On
 bench/bench_tasks.py it called create_repository twice in a task that asked to fix a failing
-test (the path it gave run_tests was wrong); none of its tasks makes a repository."""
+test (the path it gave run_tests was wrong); none of its tasks makes a repository. ``fetch``
+is left out too: the embedded model is the offline one."""
 
 NO_ANSWER = (
     "The local model could not put what it found into words; ask again more specifically, "
