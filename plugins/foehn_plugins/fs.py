@@ -177,7 +177,7 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
     if total == 0:
         return ToolResult.success(f"{name} is empty")
     ranged = arguments.offset is not None or arguments.limit is not None
-    budget = read_budget(ctx.window)
+    budget = read_budget(ctx.window, ranged=ranged)
     found = None
     if arguments.around is not None and not ranged:
         found = outline(name, document.text)

@@ -95,8 +95,17 @@ async def test_a_range_or_a_large_window_reads_what_was_asked(
         SMALL,
         Turn(tool_calls=[("read_file", {"path": "dates.py", "offset": 1, "limit": 1000})]),
     )
-    assert ranged.startswith("dates.py: lines 1-")
+    assert ranged.startswith("dates.py: lines 1-441 of 441")  # 13 kB: a quarter of the window
     assert "Its definitions" not in ranged
+    [cut] = await _read(
+        model,
+        root,
+        8_192,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "offset": 1, "limit": 1000})]),
+    )
+    assert cut.startswith("dates.py: lines 1-")
+    assert not cut.startswith("dates.py: lines 1-441 ")
+    assert cut.endswith("to continue")
     [large] = await _read(model, root, None, Turn(tool_calls=[("read_file", {"path": "dates.py"})]))
     assert large.startswith("dates.py: lines 1-441 of 441")
     assert "Its definitions" not in large

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,9 @@ NO_ANSWER = (
     "The local model could not put what it found into words; ask again more specifically, "
     "or use a larger model (FOEHN_PROVIDER)."
 )
+
+_Decide = Callable[[dict[str, Any], Usage], Awaitable[tuple[dict[str, Any], Usage]]]
+"""One constrained step held to a schema, its usage added to what was spent before."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -321,9 +324,15 @@ class LocalProvider:
             step, usage = await decide(schema, usage)
         if "tool" in step:
             return self._call(str(step["tool"]), step["arguments"], usage)
+        return await self._answer(step, usage, chat, decide)
+
+    async def _answer(
+        self, step: dict[str, Any], usage: Usage, chat: list[ChatMessage], decide: _Decide
+    ) -> ModelResponse:
+        """The answer ``step`` gave; one that copied what it was shown (and showed nothing of
+        it) is sent back once."""
         answer = str(step.get("answer", "")).strip()
         if step.get("copied") and not answer:
-            # Nothing of it was shown: send it back once.
             chat += [
                 {"role": "assistant", "content": json.dumps({"answer": step.get("text", "")})},
                 note(
@@ -363,19 +372,6 @@ class LocalProvider:
             started=time.perf_counter(),
         )
         reading = PromptProgress(status, "reading the conversation", minimum=READ_REPORTED)
-        body = {
-            "messages": [*fixed.messages, *chat],
-            "temperature": 0,
-            "max_tokens": self.max_tokens,
-            "cache_prompt": True,
-            "return_progress": True,
-            "timings_per_token": True,
-            "stream_options": {"include_usage": True},
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "step", "schema": schema},
-            },
-        }
 
         def on_chunk(chunk: Mapping[str, Any]) -> bool:
             if reading.chunk(chunk):
@@ -404,7 +400,7 @@ class LocalProvider:
             self._report_rate(step, status, streaming=shown is not None)
             return stop
 
-        await engine.chat(body, on_chunk, fixed=fixed, on_status=status)
+        await engine.chat(self._body(fixed, chat, schema), on_chunk, fixed=fixed, on_status=status)
         step.answer.finish()
         self._record(step)
         if step.repeated:
@@ -412,6 +408,28 @@ class LocalProvider:
         if step.answer.copied:
             released = step.answer.released.strip()
             return {"copied": True, "answer": released, "text": step.answer.text}, step.usage
+        return self._parsed(step), step.usage
+
+    def _body(
+        self, fixed: FixedPrompt, chat: list[ChatMessage], schema: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The request for one step: the conversation, its reply held to ``schema``."""
+        return {
+            "messages": [*fixed.messages, *chat],
+            "temperature": 0,
+            "max_tokens": self.max_tokens,
+            "cache_prompt": True,
+            "return_progress": True,
+            "timings_per_token": True,
+            "stream_options": {"include_usage": True},
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "step", "schema": schema},
+            },
+        }
+
+    def _parsed(self, step: _Step) -> dict[str, Any]:
+        """The step's reply as an object with an answer or a tool, or a clear error."""
         text = "".join(step.parts)
         try:
             parsed = json.loads(text)
@@ -424,7 +442,7 @@ class LocalProvider:
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}") from None
         if not isinstance(parsed, dict) or not ("answer" in parsed or "tool" in parsed):
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}")
-        return parsed, step.usage
+        return parsed
 
     def _report_rate(self, step: _Step, status: StatusSink, *, streaming: bool) -> None:
         if streaming and step.answer.kind == "answer":
