@@ -19,6 +19,7 @@ BENCHMARKS = [
     "sandbox",
     "network",
     "effectiveness",
+    "tasks",
     "reading",
     "local",
     "sessions",

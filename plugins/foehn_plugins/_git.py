@@ -74,6 +74,54 @@ ENVIRONMENT = {
 }
 
 
+WRITES_REPOSITORY = frozenset(
+    {
+        "init",
+        "add",
+        "commit",
+        "tag",
+        "push",
+        "pull",
+        "fetch",
+        "merge",
+        "rebase",
+        "reset",
+        "stash",
+        "cherry-pick",
+        "revert",
+        "am",
+        "clone",
+        "rm",
+        "mv",
+    }
+)
+"""git subcommands that write the repository (``.git/``), which sandboxed programs cannot."""
+PERSONS = (
+    "Commits, tags and pushes are the person's to make: say in your answer what they should "
+    "run. A version number is text in files: search for it, read_file and edit_file each file "
+    "that states it."
+)
+
+
+def git_write_advice(command: list[str]) -> str | None:
+    """For a git command line that writes the repository: one line saying it was not run and
+    what to do instead; ``None`` for anything else."""
+    if len(command) < 2 or os.path.basename(command[0]) != "git":
+        return None
+    sub = next((a for a in command[1:] if not a.startswith("-")), "")
+    if sub not in WRITES_REPOSITORY:
+        return None
+    if sub == "init":
+        return (
+            "git init was not run: create_repository makes a repository (the person is asked); "
+            "programs cannot create .git."
+        )
+    return (
+        f"git {sub} was not run: it writes the repository (.git/), which Foehn's programs "
+        f"cannot. {PERSONS}"
+    )
+
+
 class GitArguments(BaseModel):
     args: Annotated[
         list[str],
@@ -89,7 +137,7 @@ def check_git(arguments: GitArguments, ctx: ToolContext) -> str | None:
     """Why the call is refused, or ``None``."""
     command, *rest = arguments.args
     if command not in READ_ONLY:
-        return (
+        return git_write_advice(["git", *arguments.args]) or (
             f"git {command!r} is not allowed here; the git tool runs only "
             f"{', '.join(READ_ONLY)}. Use run_command for anything else (it asks "
             "the person first)."
@@ -98,7 +146,7 @@ def check_git(arguments: GitArguments, ctx: ToolContext) -> str | None:
         if CONTROL.search(argument):
             return f"argument {argument!r} contains a control character"
     if problem := read_problem(command, rest):
-        return problem
+        return f"{problem}. {PERSONS}" if command in WRITES_REPOSITORY else problem
     after_separator = False
     for argument in rest:
         if argument == "--" and not after_separator:

@@ -23,10 +23,11 @@ from foehn_lsp.errors import FileReadError, PathRefusedError
 from foehn_lsp.tools.contract import CallPaths, Change, PathsOf, ToolKind
 from foehn_lsp.workspace import DeletePath, EditPlan, FileChange, MakeDirectory, MovePath, WriteFile
 from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
-from foehn_lsp.workspace.symbols import outline
+from foehn_lsp.workspace.symbols import Outline, outline
 from foehn_plugins import _syntax
 from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
 from foehn_plugins._suggest import suggestion
+from foehn_plugins._window import read_budget
 
 MAX_SCAN_ENTRIES = 500
 MAX_READ_LINES = 1000
@@ -151,6 +152,20 @@ class ReadArguments(BaseModel):
         int | None,
         Field(ge=1, description=f"How many lines to show. Default and maximum {MAX_READ_LINES}."),
     ] = None
+    around: Annotated[
+        str | None,
+        Field(
+            description="A line number, a definition's name (function, Class.method) or text "
+            "in the file: show the lines around it instead of the file's start."
+        ),
+    ] = None
+
+
+REGION_BEFORE = 10
+REGION_AFTER = 30
+"""Lines shown before and after the line a read is around (a definition is shown whole)."""
+MAX_OUTLINE = 40
+"""Definitions listed with a region of a long file."""
 
 
 async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
@@ -158,37 +173,115 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
     document = await ctx.files.read(path)
     lines = document.text.splitlines()
     total = len(lines)
-    first = arguments.offset or 1
+    name = ctx.workspace.display(path)
     if total == 0:
-        return ToolResult.success(f"{ctx.workspace.display(path)} is empty")
-    if first > total:
-        return ToolResult.failure(
-            f"offset {first} is past the end; {ctx.workspace.display(path)} has {total} lines"
+        return ToolResult.success(f"{name} is empty")
+    ranged = arguments.offset is not None or arguments.limit is not None
+    budget = read_budget(ctx.window, ranged=ranged)
+    found = None
+    if arguments.around is not None and not ranged:
+        found = outline(name, document.text)
+        span = _around(arguments.around, lines, found)
+        if span is None:
+            return ToolResult.failure(_not_around(name, arguments.around, found))
+    elif not ranged and budget is not None and len(document.text) > budget:
+        found = outline(name, document.text)
+        point = next(reversed(ctx.files.shown.points_of(path)), None)
+        span = _region(point, lines, found) if point is not None else (1, REGION_AFTER)
+    else:
+        first = arguments.offset or 1
+        if first > total:
+            return ToolResult.failure(f"offset {first} is past the end; {name} has {total} lines")
+        span = (first, first - 1 + min(arguments.limit or MAX_READ_LINES, MAX_READ_LINES))
+    shown, last = _numbered(lines, span[0], min(span[1], total), budget or MAX_READ_CHARS)
+    ctx.files.shown.saw_file(path)
+    source = " (unsaved editor buffer)" if document.from_buffer else ""
+    header = f"{name}{source}: lines {span[0]}-{last} of {total}"
+    if found is not None and (span[0] > 1 or last < total):
+        footer = _partial_footer(name, total, span[0], last, found, arguments.around)
+    elif last < total:
+        footer = (
+            f"\n... {total - last} more lines; call read_file with offset={last + 1} to continue"
         )
-    limit = min(arguments.limit or MAX_READ_LINES, MAX_READ_LINES)
+    else:
+        footer = ""
+    return ToolResult.success(header + "\n" + "\n".join(shown) + footer)
+
+
+def _numbered(lines: list[str], first: int, last: int, budget: int) -> tuple[list[str], int]:
+    """Lines ``first``..``last`` numbered as read_file shows them, as many as fit ``budget``
+    characters (at least one), and the number of the last one shown."""
     shown: list[str] = []
     size = 0
-    last = first - 1
-    for number in range(first, min(total, first - 1 + limit) + 1):
+    end = first - 1
+    for number in range(first, last + 1):
         line = lines[number - 1]
         if len(line) > MAX_LINE_CHARS:
             line = line[:MAX_LINE_CHARS] + f" … ({len(line) - MAX_LINE_CHARS} more characters)"
         entry = f"{number:>6}\t{line}"
-        if size + len(entry) > MAX_READ_CHARS and shown:
+        if size + len(entry) > budget and shown:
             break
         shown.append(entry)
         size += len(entry) + 1
-        last = number
-    name = ctx.workspace.display(path)
-    ctx.files.shown.saw_file(path)
-    source = " (unsaved editor buffer)" if document.from_buffer else ""
-    header = f"{name}{source}: lines {first}-{last} of {total}"
-    footer = ""
-    if last < total:
-        footer = (
-            f"\n... {total - last} more lines; call read_file with offset={last + 1} to continue"
-        )
-    return ToolResult.success(header + "\n" + "\n".join(shown) + footer)
+        end = number
+    return shown, end
+
+
+def _region(line: int, lines: list[str], found: Outline) -> tuple[int, int]:
+    """The lines shown around ``line``: the definition that holds it, if that is short, else
+    ``REGION_BEFORE`` lines before it and ``REGION_AFTER`` after."""
+    symbol = found.enclosing(line)
+    if symbol is not None and symbol.end - symbol.start <= REGION_BEFORE + REGION_AFTER:
+        return symbol.start, symbol.end
+    return max(1, line - REGION_BEFORE), min(len(lines), line + REGION_AFTER)
+
+
+def _around(wanted: str, lines: list[str], found: Outline) -> tuple[int, int] | None:
+    """The lines to show around ``wanted``: a line number, a definition (whole), or the first
+    line that holds the text; ``None`` when the file has none of them."""
+    text = wanted.strip()
+    if text.isdigit():
+        number = int(text)
+        return _region(number, lines, found) if 1 <= number <= len(lines) else None
+    symbol = found.find(text)
+    if symbol is not None:
+        return symbol.start, symbol.end
+    hit = next((n for n, line in enumerate(lines, 1) if text in line), None)
+    return _region(hit, lines, found) if hit is not None else None
+
+
+def _not_around(name: str, wanted: str, found: Outline) -> str:
+    nearest = found.nearest(wanted.strip())
+    near = f"; definitions named like it: {', '.join(nearest)}" if nearest else ""
+    return (
+        f"{name} has no line, definition or text {wanted!r}{near}. read_file without around "
+        "shows its start; search finds text in every file"
+    )
+
+
+def _partial_footer(
+    name: str, total: int, first: int, last: int, found: Outline, around: str | None
+) -> str:
+    """What a read of part of a file adds: for a long file read without a range, its
+    definitions; always how to read more."""
+    after = f"offset={last + 1}" if last < total else f"offset={max(1, first - 40)}"
+    more = (
+        "To read more: read_file with around= a name or line number, or with offset and limit "
+        f"for a range ({after} limit=40); read_symbol shows one definition."
+    )
+    if around is not None:
+        return f"\n(shown: the lines around {around!r}.) {more}"
+    listed = [s for s in found.symbols if s.depth <= 1]
+    width = len(str(max((s.end for s in listed), default=1)))
+    rows = [
+        f"{f'{s.start}-{s.end}':>{2 * width + 1}}  {'  ' * s.depth}{s.signature}"
+        for s in listed[:MAX_OUTLINE]
+    ]
+    if len(listed) > MAX_OUTLINE:
+        rows.append(f"... {len(listed) - MAX_OUTLINE} more definitions")
+    why = f"{name} has {total} lines, more than this model's window takes at once"
+    definitions = "\nIts definitions, lines first-last:\n" + "\n".join(rows) if rows else ""
+    return f"\n(shown: {why}.){definitions}\n{more}"
 
 
 class WriteArguments(BaseModel):
@@ -513,7 +606,10 @@ def _reading_tools() -> list[Tool]:
             description=(
                 "Read a text file with line numbers (number, tab, text). Shows the editor's "
                 f"unsaved changes if the file is open. At most {MAX_READ_LINES} lines per call; "
-                "page with offset and limit."
+                "page with offset and limit, or ask for the lines around a line, a definition "
+                "or a piece of text with around. For a model with a small context window, a "
+                "long file read without a range shows its definitions and the region asked "
+                "for (around, or the line a search or a failing test pointed to)."
             ),
             model=ReadArguments,
             execute=read_file,

@@ -1,4 +1,6 @@
-"""``search``: find text in the workspace's files with ripgrep, grouped by file and capped."""
+"""``search``: find text in the workspace's files with ripgrep, grouped by file and capped. Each
+hit is a point of its file in the read ledger: a later ``read_file`` of a long file in a small
+window opens at the file's first hit."""
 
 from __future__ import annotations
 
@@ -96,6 +98,10 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     lines = [f"{matches}{'+' if capped else ''} matches for {what} in {len(groups)} files:"]
     for name, hits in groups.items():
         lines.append(name)
+        for hit in reversed(hits):  # the first hit of a file is where a read of it opens
+            number, _, text = hit.partition(":")
+            if number.isdigit():
+                ctx.files.shown.point(root / name, int(number))
         for hit in hits:
             number, _, text = hit.partition(":")
             lines.append(f"{number:>6}: {text}")

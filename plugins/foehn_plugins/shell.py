@@ -12,29 +12,35 @@ programs only, never the workspace's; running the workspace's own code (``./x``,
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
-from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.errors import PathRefusedError, ToolInputError
 from foehn_lsp.sandbox import Finished, ProgramStartError, SandboxViewError, system_sandbox
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.sandbox.project import NoRunner, ProjectRunner, find_runner
 from foehn_lsp.tools.contract import CallScope
+from foehn_lsp.workspace.testfiles import is_test_file
+from foehn_plugins._failures import digest
 from foehn_plugins._git import (
     GitArguments,
     RepositoryArguments,
     create_repository,
     git,
     git_scope,
+    git_write_advice,
     repository_scope,
 )
 from foehn_plugins._repository_code import NOTE, repository_code
 from foehn_plugins._running import as_result, granted, network_access
+from foehn_plugins._suggest import nearest_names
+from foehn_plugins._window import is_small
 from foehn_plugins.command_risk import classify
 
 DEFAULT_TIMEOUT = 60.0
@@ -82,11 +88,6 @@ class CommandArguments(BaseModel):
             raise ValueError(
                 'must be a list of arguments such as ["git", "status"], not a shell string; '
                 "Foehn never runs a shell"
-            )
-        if isinstance(value, list) and value[:2] == ["git", "init"]:
-            raise ValueError(
-                "creating a repository is its own call: use create_repository (it asks the "
-                "person; programs cannot create .git)"
             )
         return value
 
@@ -190,7 +191,10 @@ def _assess(arguments: CommandArguments, ctx: ToolContext) -> RiskLevel:
 
 def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
     """A read-only verdict runs ``read-only``; anything else ``workspace-write``; ``full`` only
-    when the model asked for it (and then the person is always asked)."""
+    when the model asked for it (and then the person is always asked). ``git init`` is
+    refused here, before anyone is asked: ``create_repository`` is the call for it."""
+    if arguments.command[:2] == ["git", "init"]:
+        raise ToolInputError(git_write_advice(arguments.command) or "")
     risk, note = _verdict(arguments, ctx)
     least: SandboxPolicy = "read-only" if risk is RiskLevel.READ_ONLY else "workspace-write"
     wanted = arguments.sandbox or least
@@ -207,6 +211,9 @@ def _command_scope(arguments: CommandArguments, ctx: ToolContext) -> CallScope:
 async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResult:
     # The scope the registry fixed (and the person saw); called without the registry, its own.
     policy = ctx.scope.sandbox or _command_scope(arguments, ctx).sandbox or "full"
+    if policy != "full" and (advice := git_write_advice(arguments.command)):
+        # It would fail in the sandbox (.git/ is read-only there): say what to do instead.
+        return ToolResult.failure(advice)
     cwd = _cwd(ctx, arguments.cwd)
     argv = [_program(ctx, arguments.command[0], cwd, policy, FULL_ADVICE), *arguments.command[1:]]
     ctx.progress(f"Running {arguments.command[0]}…")
@@ -277,8 +284,25 @@ def _test_argv(arguments: TestArguments, ctx: ToolContext) -> tuple[list[str], P
         argv += ["-k", arguments.keyword]
     if arguments.paths:
         argv.append("--")
-        argv += [ctx.workspace.display(ctx.workspace.resolve(p)) for p in arguments.paths]
+        argv += [_test_path(path, ctx) for path in arguments.paths]
     return argv, runner
+
+
+def _test_path(path: str, ctx: ToolContext) -> str:
+    """``path`` (a file, a folder or a node id) as the command line names it. A file that is
+    not there is taken for the one test file of that name elsewhere in the workspace (a model
+    wrote ``tests/test_x.py`` for ``test_x.py``); with none or several, nothing runs and the
+    message names them."""
+    file, separator, rest = path.partition("::")
+    if not ctx.workspace.resolve(file).exists():
+        names = nearest_names(ctx.workspace, file)
+        names = [n for n in names if is_test_file(n)] or names
+        same = [n for n in names if PurePosixPath(n).name == PurePosixPath(file).name]
+        if len(same) != 1:
+            near = f"; names like it: {', '.join(names)}" if names else "; scan lists them"
+            raise PathRefusedError(f"{file!r} is not there, so no test was run{near}")
+        file = same[0]
+    return ctx.workspace.display(ctx.workspace.resolve(file)) + separator + rest
 
 
 def _tests_scope(arguments: TestArguments, ctx: ToolContext) -> CallScope:
@@ -339,7 +363,27 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
     result = as_result(named, ".", tail_note=notes[0], why=runner.why)
     if len(notes) > 1:
         return ToolResult.failure(f"{result.output}\n{notes[1]}", data=result.data)
+    if not result.ok and (found := await digest(finished.output, ctx)) is not None:
+        head = "\n".join(result.output.split("\n", 2)[:2])
+        return ToolResult.failure(
+            _with_digest(head, finished.output, found, ctx.window), data=result.data
+        )
     return result
+
+
+_COUNTS = re.compile(r"^=*\s*(\d+ (failed|passed|error|errors|skipped)\b.*?)\s*=*$")
+
+
+def _with_digest(head: str, output: str, found: str, window: int | None) -> str:
+    """A failing run as the model reads it: ``head`` (how it ran) and the counts, the digest,
+    then the output itself, unless the model's window is small (the digest holds what it
+    needs)."""
+    lines = output.splitlines()
+    counts = next((m[1] for line in reversed(lines) if (m := _COUNTS.match(line))), "")
+    head += f"\n{counts}" if counts else ""
+    if is_small(window):
+        return f"{head}\n{found}\n(pytest's own report is left out to fit the model's window)"
+    return f"{head}\n{found}\n\npytest's report:\n{output}".rstrip()
 
 
 NO_TESTS = 5

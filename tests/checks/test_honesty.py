@@ -171,7 +171,9 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
         assert len(provider.requests) == 4
         return
     sent_back = notes(provider, 4)[-1]
-    assert sent_back.startswith("[Foehn] Your answer says the tests pass, but the last run_tests")
+    assert sent_back.startswith(
+        f"[Foehn] Your answer {claim!r} says the tests pass, but the last run_tests"
+    )
     assert "1 failed" in sent_back
     assert outcome.answer.startswith("I added lint to tasks.txt; test_main fails")
     assert "all tests pass" not in streamed(events)

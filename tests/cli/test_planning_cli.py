@@ -119,7 +119,11 @@ def test_the_task_list_is_shown_saved_and_given_back_after_compaction(
     steps = iter(
         [
             Turn(tool_calls=[todo("in_progress", "pending")]),
-            *(Turn(tool_calls=[("read_file", {"path": f"f{n}.txt"})]) for n in range(12)),
+            # A whole file read by range: a small window's plain read shows a region.
+            *(
+                Turn(tool_calls=[("read_file", {"path": f"f{n}.txt", "limit": 101})])
+                for n in range(12)
+            ),
             Turn(text="Every file holds x."),
         ]
     )

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -245,8 +246,8 @@ async def test_git_reads(repo: Path, ctx: ToolContext, registry: ToolRegistry) -
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["commit", "-m", "x"], "git 'commit' is not allowed here"),
-        (["push"], "git 'push' is not allowed here"),
+        (["commit", "-m", "x"], "git commit was not run: it writes the repository"),
+        (["push"], "git push was not run: it writes the repository"),
         (["-c", "core.pager=touch pwned", "log"], "git '-c' is not allowed here"),
         (["diff", "--output=out.txt"], "option '--output=out.txt' is not allowed for git diff"),
         (["log", "--ext-diff"], "option '--ext-diff' is not allowed for git log"),
@@ -262,6 +263,36 @@ async def test_git_refuses_writes_and_dangerous_options(
     assert not result.ok
     assert message in result.output
     assert not (repo / "out.txt").exists()
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("git", {"args": ["tag", "v1.4.0"]}),
+        ("run_command", {"command": ["git", "tag", "v1.4.0"]}),
+        ("run_command", {"command": ["git", "commit", "-am", "Bump the version"]}),
+    ],
+)
+async def test_a_git_write_is_refused_with_what_to_do_instead(
+    repo: Path, ctx: ToolContext, registry: ToolRegistry, tool: str, arguments: dict[str, Any]
+) -> None:
+    """Seen: asked to bump a version, the embedded model tried git tag and git init, and was
+    told "invalid arguments". The refusal now says what to do instead, in one line."""
+    before = _tree(repo / ".git")
+    result = await registry.call(tool, arguments, ctx, steps=steps())
+    assert not result.ok
+    assert "invalid arguments" not in result.output
+    assert "\n" not in result.output
+    assert result.output.endswith(
+        "Commits, tags and pushes are the person's to make: say in your answer what they should "
+        "run. A version number is text in files: search for it, read_file and edit_file each "
+        "file that states it."
+    )
+    assert _tree(repo / ".git") == before
 
 
 @pytest.fixture
@@ -355,6 +386,7 @@ async def test_run_tests_shows_the_exact_command_and_its_sandbox(
     (root / "pyproject.toml").write_text(
         '[tool.foehn]\ntest-command = ["sh", "-c", "touch pwned", "--"]\n'
     )
+    (root / "tests").mkdir()  # a path that is not there runs nothing, and nobody is asked
     person = Recorder()
     gate = ApprovalGate(ApprovalSettings(), person, lambda event: None)
     await registry.call(
@@ -371,6 +403,7 @@ async def test_run_tests_paths_are_never_options(
     root: Path, with_venv: Path, ctx: ToolContext, registry: ToolRegistry, canary: Path
 ) -> None:
     (root / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    (root / f"--basetemp={canary}").mkdir(parents=True)  # there, so the run goes ahead
     result = await call(registry, ctx, "run_tests", paths=[f"--basetemp={canary}"])
     assert "-m pytest -- --basetemp=" in result.output.splitlines()[0]
     assert (canary / "secret.txt").exists()

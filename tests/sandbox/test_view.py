@@ -259,7 +259,10 @@ async def test_git_init_is_its_own_approved_call(
 ) -> None:
     refused = await registry.call("run_command", {"command": ["git", "init"]}, ctx, steps=steps())
     assert not refused.ok
-    assert "use create_repository" in refused.output
+    assert refused.output == (
+        "git init was not run: create_repository makes a repository (the person is asked); "
+        "programs cannot create .git."
+    )
     person = Yes()
     made = await approved(registry, ctx, "create_repository", person, initial_branch="main")
     assert made.ok, made.output

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agent.served import project_venv
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, tool
 from foehn_lsp.config import Settings
@@ -440,3 +441,38 @@ async def test_changes_between_turns_are_not_the_next_turns(project: Path) -> No
     assert (project / "a.txt").read_text() == "1"
     assert (project / "data.txt").read_text() == "edited by hand between turns\n"
     await chat.aclose()
+
+
+async def test_code_a_failing_run_showed_may_be_edited_in_the_next_turn(root: Path) -> None:
+    """The digest of a failing run counts as a read of the definitions it shows whole, in
+    later turns too (read back from the conversation), and the session's window reaches the
+    tools: in a small one the digest comes without pytest's report."""
+    (root / "listing.py").write_text("def last_n(items, n):\n    return items[-n - 1 :]\n")
+    (root / "test_listing.py").write_text(
+        "from listing import last_n\n\n\ndef test_last_two():\n"
+        "    assert last_n([1, 2, 3], 2) == [2, 3]\n"
+    )
+    project_venv(root)
+    fix = {
+        "path": "listing.py",
+        "edits": [{"old_text": "items[-n - 1 :]", "new_text": "items[-n:]"}],
+    }
+    chat, _ = session(
+        root,
+        [
+            calls(("run_tests", {})),
+            say("last_n in listing.py returns one item too many. Shall I fix it?"),
+            calls(("edit_file", fix)),
+            say("I fixed last_n in listing.py."),
+        ],
+        context_window=16_384,
+    )
+    events = Recorder()
+    await chat.prompt("Why does test_last_two fail?", emit=events)
+    [run] = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert "last_n, which the test calls:\nlisting.py: lines 1-2 of 2" in run.output
+    assert "pytest's own report is left out to fit the model's window" in run.output
+    await chat.prompt("Yes, fix it.", emit=events)
+    edit = [e for e in events if isinstance(e, ToolResultEvent)][-1]
+    assert edit.ok, edit.output
+    assert (root / "listing.py").read_text() == "def last_n(items, n):\n    return items[-n:]\n"

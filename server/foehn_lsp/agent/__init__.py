@@ -8,6 +8,7 @@
     prompt.py          the system message
     context.py         counting tokens, the window, compaction
     plan_mode.py       plan first (read-only), carry the approved plan out
+    test_driven.py     a task that fixes the code behind a failing test leaves the tests alone
     investigate.py     a read-only sub-run that answers one question
     repomap.py         the map of the workspace for the first request
     reads.py           what earlier turns showed the model of files (the edit guards)

@@ -6,6 +6,8 @@ written; the registry runs the steps it is given, the executor and the loop take
      3. plan          a tool that changes files plans its edits once  tools.registry.plan_step
      4. announce      the call, its risk and sandbox, to the front end  agent.execution.Announcer
      5. mode          plan mode, an investigation: above read-only is refused  agent.plan_mode
+        tests         a turn that is to fix the code: changes to tests are refused
+                                                                    agent.test_driven.TestGuard
      6. front end     the front end's own checks (``foehn mcp``: the risk it was started for)
      7. pre-hooks     the person's pre_tool hooks answer            policy.hook_steps.PreToolHooks
      8. approval      rules, the hooks' answers and the policy decide; ask; remember
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from foehn_lsp.agent.plan_mode import ReadOnlyGuard
+from foehn_lsp.agent.test_driven import TestGuard
 from foehn_lsp.checks.checking import EditChecks
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import (
@@ -49,6 +52,7 @@ StepName = Literal[
     "plan",
     "announce",
     "mode",
+    "tests",
     "front end",
     "pre-hooks",
     "approval",
@@ -76,6 +80,7 @@ class Parts:
 
     announce: Middleware | None = None
     mode: ReadOnlyGuard | None = None
+    tests: TestGuard | None = None
     front_end: tuple[Middleware, ...] = ()
     pre_hooks: Middleware | None = None
     approval: Middleware | None = None
@@ -93,6 +98,7 @@ def steps(parts: Parts = Parts()) -> tuple[Step, ...]:
         ("plan", plan_step),
         ("announce", parts.announce),
         ("mode", parts.mode),
+        ("tests", parts.tests),
         *(("front end", check) for check in parts.front_end),
         ("pre-hooks", parts.pre_hooks),
         ("approval", parts.approval),

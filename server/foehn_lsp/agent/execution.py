@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from foehn_lsp.agent.chain import Parts, steps
+from foehn_lsp.agent.test_driven import TestGuard
 from foehn_lsp.events import (
     EventSink,
     NetworkEvent,
@@ -86,9 +87,9 @@ class Announcer:
 
 class TurnExecutor:
     """A turn's calls, each through the chain of ``parts`` (``agent.chain``) with the
-    executor's own announce step. The loop reads two parts: ``mode`` (plan mode's guard, lifted
-    once a plan is approved) and ``edit_checks`` (asked again before an answer ends the
-    turn)."""
+    executor's own announce step and test rule (``agent.test_driven``: the loop gives it the
+    turn's task). The loop reads two more parts: ``mode`` (plan mode's guard, lifted once a
+    plan is approved) and ``edit_checks`` (asked again before an answer ends the turn)."""
 
     def __init__(
         self,
@@ -101,7 +102,10 @@ class TurnExecutor:
         self.ctx = dataclasses.replace(ctx, connections=self._connection)
         self.emit = emit
         self.announcer = Announcer(emit)
-        self.parts = dataclasses.replace(parts or Parts(), announce=self.announcer)
+        self.tests = TestGuard()
+        self.parts = dataclasses.replace(
+            parts or Parts(), announce=self.announcer, tests=self.tests
+        )
         self.steps = steps(self.parts)
         self.written: list[str] = []
         """The files the turn's successful planned calls wrote, as their results'

@@ -13,9 +13,11 @@ An answer is checked before it ends the turn (``checks.honesty``, on what ``chec
 in its words): right after a failed change it goes back once, asking for a tool call; after
 edits, the problems they added to the changed files (``checks.checking``) go back with it; one
 that claims a change the turn did not make goes back once with what changed, and is withheld if
-it claims again. In plan mode
+it claims again; one that says a run would show something (the tests pass, a bug is fixed,
+something is faster) needs a run after the last change that shows it. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
-turn carries it out.
+turn carries it out. A turn that is to fix the code behind a failing test does not change the
+tests (``agent.test_driven``, a step of the chain the loop gives the task).
 
 This is one turn of a conversation. History goes in (``history``) and comes out
 (``TurnOutcome.messages``); the agent keeps nothing between turns, so a ``Session`` (or anyone)
@@ -49,6 +51,7 @@ from foehn_lsp.agent.plan_mode import (
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.checks import checking, claims, honesty
 from foehn_lsp.config import Settings
+from foehn_lsp.effects import changed_by_calls, may_have_changed
 from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
 from foehn_lsp.events import (
     Checked,
@@ -271,6 +274,7 @@ class Agent:
         message, then the task; in plan mode the chain's read-only guard on."""
         ctx = calls.ctx
         guard = calls.parts.mode
+        calls.tests.expect(request.task)
         if request.mode == "plan":
             if guard is None:
                 raise ValueError("plan mode needs a chain with its read-only guard (agent.chain)")
@@ -363,7 +367,11 @@ class Agent:
             state.text.release()
             return await self._review(state, answer, ctx, emit)
         failure = state.failure
-        if failure is not None and failure.call_id not in state.acted:
+        if (
+            failure is not None
+            and failure.call_id not in state.acted
+            and not claims.admits_failure(answer)  # an honest "I could not" is never sent back
+        ):
             state.acted.add(failure.call_id)
             state.text.drop()
             state.messages.append(UserMessage(content=honesty.act_on_failure_note(failure)))
@@ -416,9 +424,7 @@ class Agent:
         # The checkpoint reads a file's open buffer first, then the disk; an edit the editor
         # applied may not have reached the buffer the server holds yet, so the successful file
         # tools' own record counts too.
-        by_calls = honesty.changed_by_calls(
-            state.messages[state.start :], state.tools, state.written
-        )
+        by_calls = changed_by_calls(state.messages[state.start :], state.tools, state.written)
         if state.changed is None:
             return by_calls
         on_disk = list(state.changed())
@@ -430,7 +436,7 @@ class Agent:
         turn = state.messages[state.start :]
         return (
             honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
-            or honesty.check_tests_claim(answer, turn, state.tools)
+            or honesty.check_result_claim(answer, turn, state.tools)
             or honesty.check_content_claim(
                 answer, turn=turn, session=state.messages, task=state.task, tools=state.tools
             )
@@ -585,14 +591,17 @@ class Agent:
         ):
             return "repeated_call", (
                 f"{calls[0].name} was called {state.repeats + 1} times in a row with the same "
-                "arguments and gave the same result each time"
+                "arguments, nothing changed in between, and it gave the same result each time"
             )
         return None
 
     def _track_repeats(
         self, state: _State, calls: Sequence[ToolCall], results: Sequence[ToolResultMessage]
     ) -> None:
-        if len(calls) != 1:
+        """Count a call made again with nothing changed since: a call that may have changed
+        the workspace (an edit, a program) makes the next one new, whatever it shows."""
+        changed = any(may_have_changed(r, state.tools.changes_files) for r in results)
+        if len(calls) != 1 or changed:
             state.last_call, state.last_output, state.repeats = None, None, 0
             return
         signature, output = _signature(calls[0]), results[0].content
@@ -631,7 +640,7 @@ class Agent:
             log.info("no summary after %s: %s", reason, exc)
         if summary and (check := self._check_claim(state, summary)) is not None:
             state.text.drop()
-            summary = check.statement
+            summary = f"{check.kept}\n\n{check.statement}" if check.kept else check.statement
         else:
             state.text.release()
         answer = f"Stopped: {why}." + (f"\n\n{summary}" if summary else "")

@@ -3,13 +3,15 @@ conversation, so the edit guards hold across turns, processes and front ends ali
 
 A successful call that reads or writes whole files (``read_file``, ``write_file``: their
 ``CallPaths.whole``) counts for those files, a successful ``read_symbol`` for that definition,
-as long as its result is still in the conversation: a result compacted to a note no longer
-counts, because the model no longer has the text.
+and each definition a failing ``run_tests`` showed whole (its digest: ``NAME, which …:`` over
+``PATH: lines …``) for that definition, as long as its result is still in the conversation: a
+result compacted to a note no longer counts, because the model no longer has the text.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,6 +20,13 @@ from foehn_lsp.errors import PathRefusedError
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import ReadLedger, Workspace
+
+TESTS_TOOL = "run_tests"
+DIGEST_BLOCK = re.compile(
+    r"^(\S+), (?:the failing test|which [^\n]*):\n(\S[^\n]*?): lines \d+-\d+ of \d+$",
+    re.MULTILINE,
+)
+"""A definition a failing run's digest shows whole: its name, then where it is."""
 
 
 def replay_reads(
@@ -29,15 +38,20 @@ def replay_reads(
     results = {
         m.call_id: m
         for m in messages
-        if isinstance(m, ToolResultMessage)
-        and not m.is_error
-        and not m.content.startswith(NOTE_PREFIX)
+        if isinstance(m, ToolResultMessage) and not m.content.startswith(NOTE_PREFIX)
     }
     for message in messages:
         if not isinstance(message, AssistantMessage):
             continue
         for call in message.tool_calls:
             if call.id not in results:
+                continue
+            if call.name == TESTS_TOOL:  # a failing run shows code; a failed read does not
+                for name, shown in DIGEST_BLOCK.findall(results[call.id].content):
+                    for path in _resolved(workspace, [shown]):
+                        ledger.saw_symbol(path, name)
+                continue
+            if results[call.id].is_error:
                 continue
             paths = tools.paths_of(call.name, call.arguments)
             named = [*paths.reads, *paths.changed]

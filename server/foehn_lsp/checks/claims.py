@@ -1,16 +1,20 @@
-"""What an answer claims, read from its words: which sentences say a change was made or the
-tests pass, and which files and which code they name (``agent/honesty.py`` checks them against
-what the turn did); and ``HeldText``, which holds such sentences back while they stream, until
-the loop has checked them.
+"""What an answer claims, read from its words: which clauses say a change was made (and which
+files they name: "I changed a.py and b.py" names both, "… so that tests/test_a.py passes" not
+the test), which sentences say the tests pass, a bug is fixed or something is faster (results
+a run must show), and which code they name (``checks/honesty.py`` checks them against what the
+turn did); and ``HeldText``, which holds such sentences back while they stream, until the loop
+has checked them.
 
 These read English words and can misread them: a claim they miss is not checked, and the checks
-built on them leave out a sentence rather than an answer where a word may be misread.
+built on them leave out a sentence rather than an answer where a word may be misread. A clause
+that denies (not, no, never, could not …) claims nothing.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Literal
 
 _DONE = (
     r"changed|created|fixed|added|updated|modified|edited|wrote|written|replaced|removed|"
@@ -81,9 +85,81 @@ def asks_for_change(task: str) -> bool:
 
 def claims_change(text: str) -> bool:
     """Whether ``text`` says a change was made, or what the code now does."""
-    if _FIRST_PERSON.search(text) or _PASSIVE.search(text) or _LEADING.search(text):
-        return True
-    return any(_NOW.search(s) and not _NEGATED.search(s) for s in sentences(text))
+    return any(kind == "change" for sentence in sentences(text) for kind, _ in clauses(sentence))
+
+
+ClauseKind = Literal["change", "other", "bare"]
+
+_JOIN = re.compile(
+    r"(;|,|:|\s(?:and then|and|but|so that|so|because|since|which|that|while|whereas|where|"
+    r"when|after|before|then|as|if|unless|until|although|though|"
+    r"to(?=\s+(?:match|make|reflect|keep|mirror|fit|pass)\b))\b)\s*",
+    re.IGNORECASE,
+)
+_COORDINATING = frozenset({";", ",", ":", "and", "and then", "then"})
+_NOT = re.compile(r"\b(?:not|no|never|nothing|cannot|unable)\b|n't\b", re.IGNORECASE)
+_OTHER_VERB = re.compile(
+    r"\b(?:read|ran|run|runs|found|finds|saw|see|sees|looked|checked|searched|opened|calls?|"
+    r"called|imports?|imported|uses?|used|pass(?:es|ed)?|fail(?:s|ed)?|shows?|showed|is|are|"
+    r"was|were|has|have|had|contains?|defines?|holds?|expects?|says?|mentions?|returns?|"
+    r"covers?|matches|still|stays|remains?|keeps?)\b",
+    re.IGNORECASE,
+)
+
+
+def clauses(sentence: str) -> list[tuple[ClauseKind, str]]:
+    """``sentence`` cut into clauses (at ``;``, commas, ``and``, ``but``, ``so that``, ``because``,
+    ``which`` …), each marked: ``change`` if it says a change was made (and does not deny it),
+    ``other`` if it says something else with a verb of its own or follows ``so``, ``because``,
+    ``which``…, and otherwise what the clause it continues says ("I changed a.py and b.py": b.py
+    was changed too; "so that tests/test_a.py passes": the test file was not)."""
+    parts = _JOIN.split(sentence)
+    found: list[tuple[ClauseKind, str]] = []
+    joins: list[str] = [","]
+    for index, part in enumerate(parts):
+        if index % 2:
+            joins.append(part.strip().lower())
+            continue
+        text = part.strip()
+        if not text:
+            joins.pop()
+            continue
+        found.append((_kind(text, joins[-1]), text))
+    return _carried(found)
+
+
+_CONTINUED = re.compile(rf"^(?:also\s+|then\s+|now\s+)?(?:{_DONE})\b", re.IGNORECASE)
+"""A clause that goes on with the subject before it: "I read a.py and changed b.py"."""
+
+
+def _kind(clause: str, join: str) -> ClauseKind:
+    said = bool(_FIRST_PERSON.search(clause) or _PASSIVE.search(clause) or _LEADING.search(clause))
+    said = said or (join in _COORDINATING and bool(_CONTINUED.search(clause)))
+    if said and not _NOT.search(clause):
+        return "change"
+    if not said and _NOW.search(clause) and not _NEGATED.search(clause):
+        return "change"
+    if said or _OTHER_VERB.search(clause) or _NOT.search(clause) or join not in _COORDINATING:
+        return "other"
+    return "bare"
+
+
+def _carried(found: list[tuple[ClauseKind, str]]) -> list[tuple[ClauseKind, str]]:
+    """Bare clauses take the kind of the clause before them (the first ones, of the first
+    clause after them that has a kind)."""
+    out: list[tuple[ClauseKind, str]] = []
+    for kind, text in found:
+        if kind == "bare" and out:
+            kind = out[-1][0]
+        out.append((kind, text))
+    following: ClauseKind = "other"
+    for index in range(len(out) - 1, -1, -1):
+        kind, text = out[index]
+        if kind == "bare":
+            out[index] = (following, text)
+        else:
+            following = kind
+    return out
 
 
 def sentences(text: str) -> list[str]:
@@ -99,9 +175,53 @@ def claims_tests_pass(text: str) -> bool:
     )
 
 
+_PROBLEM = (
+    r"(?:bugs?|errors?|exceptions?|failures?|failing\s+\w+|crash(?:es)?|issues?|tests?|\w+Error)"
+)
+_FIXED = re.compile(
+    r"\b(?:fix(?:ed|es)|resolv(?:ed|es)|solv(?:ed|es)|repaired)\b(?:[^.!?\n]){0,60}?"
+    rf"\b{_PROBLEM}\b"
+    rf"|\b{_PROBLEM}\b(?:[^.!?\n]){{0,40}}?\b(?:is|are|has\s+been|have\s+been|was|were)\s+"
+    r"(?:now\s+)?(?:fixed|resolved|gone)\b|\bnow\s+works\b|\bworks\s+now\b",
+    re.IGNORECASE,
+)
+_FASTER = re.compile(
+    r"\b(?:faster|quicker|speed(?:s|ed)?\s+up|sped\s+up|more\s+quickly|less\s+time)\b",
+    re.IGNORECASE,
+)
+
+
+def claims_fixed(sentence: str) -> bool:
+    """Whether ``sentence`` says a bug, an error or a failing test is fixed (a result: a run
+    must show it), and does not deny it."""
+    return bool(_FIXED.search(sentence)) and not _NOT.search(sentence)
+
+
+def claims_faster(sentence: str) -> bool:
+    """Whether ``sentence`` says something is faster now (a run must show it)."""
+    return bool(_FASTER.search(sentence)) and not _NOT.search(sentence)
+
+
+def admits_failure(text: str) -> bool:
+    """Whether ``text`` says something could not be done: an honest answer, never sent back."""
+    return bool(_ADMITS.search(text))
+
+
+_ADMITS = re.compile(
+    r"\b(?:could\s+not|couldn't|cannot|can't|unable|wasn't\s+able|was\s+not\s+able|"
+    r"did\s+not\s+manage|not\s+possible|impossible|gave\s+up)\b",
+    re.IGNORECASE,
+)
+
+
 def claims(text: str) -> bool:
-    """Whether ``text`` claims something the loop checks: a change, or passing tests."""
-    return claims_change(text) or claims_tests_pass(text)
+    """Whether ``text`` claims something the loop checks: a change, passing tests, a fix or a
+    speed-up."""
+    return (
+        claims_change(text)
+        or claims_tests_pass(text)
+        or any(claims_fixed(s) or claims_faster(s) for s in sentences(text))
+    )
 
 
 def mentioned_files(text: str) -> tuple[str, ...]:
@@ -116,11 +236,12 @@ def mentioned_files(text: str) -> tuple[str, ...]:
 
 
 def named_files(text: str) -> tuple[str, ...]:
-    """File names the sentences of ``text`` that claim a change mention."""
+    """The files ``text`` says were changed: those its clauses that claim a change name."""
     names: list[str] = []
     for sentence in sentences(text):
-        if claims_change(sentence):
-            names += [n for n in mentioned_files(sentence) if n not in names]
+        for kind, clause in clauses(sentence):
+            if kind == "change":
+                names += [n for n in mentioned_files(clause) if n not in names]
     return tuple(names)
 
 

@@ -1,16 +1,21 @@
 """No claims without effects: the loop's checks on what a model says it did, for every model.
 
-- A change that failed (not one the person denied or plan mode refused) must be followed by a
-  tool call: an answer right after it is sent back once with the failure.
+- A change that failed (not one refused by the person, a rule or a mode) must be followed by a
+  tool call: an answer right after it is sent back once with the failure, unless it says
+  honestly that it could not be done (an honest "I could not" is never sent back).
 - An answer that claims a change (created, fixed, updated, …) is checked against the files the
-  turn really changed (the checkpoint's record): when it changed none, or none of those the
-  claim names, the answer is sent back once with what actually changed; claimed again, it is
-  withheld and the person reads what happened instead. The check applies when the task asks
-  for a change or the turn tried one.
-- An answer that says the tests pass is checked against the turn's last ``run_tests``: when
-  the turn ran none, that run failed, or a change came after it, the answer is sent back (and
-  withheld if it says so again) like a false claim of a change. A turn that ran programs with
-  ``run_command`` and no ``run_tests`` is not checked (Foehn cannot tell a test run there).
+  turn really changed (the checkpoint's record), file by file: when it changed none, or a file
+  the claim says it changed is not among them, the answer is sent back once with what actually
+  changed; claimed again, it stands less the sentences that name the unchanged files, or, when
+  the turn changed nothing, it is withheld and the person reads what happened instead. The
+  check applies when the task asks for a change or the turn tried one.
+- An answer that says what a run would show is checked against the turn's runs: "the tests
+  pass" against its last ``run_tests`` (it ran none, that run failed, or a change came after
+  it); "the bug (the error, the failing test) is fixed" against the last run after its last
+  change (there is none, or it failed); "faster" against ``run_tests`` times before and after
+  its last change. Such sentences go back once; said again, the answer stands less them, with
+  what the check found after it. A turn that ran programs with ``run_command`` and no
+  ``run_tests`` is not checked for "the tests pass" (Foehn cannot tell a test run there).
 - An answer that says what it wrote, in code (`--verbose`, a version, a name in backquotes), is
   checked against the diffs of the session's changes and what the turn read of the files it
   changed; an answer that says only that it added is checked against the lines the turn's
@@ -18,12 +23,12 @@
   that claim code no change holds, and the person reads what the check found after it (these
   checks read words, and words can be misread: they leave out a sentence, not the answer).
   They apply only where the diffs show every change whole.
-- While text streams, a sentence that claims a change or passing tests (and everything after
-  it) is held back until the loop has checked the answer, so a withheld claim never reaches
-  the person (``claims.HeldText``).
+- While text streams, a sentence that claims a change or a result (and everything after it) is
+  held back until the loop has checked the answer, so a withheld claim never reaches the person
+  (``claims.HeldText``).
 
-What an answer claims is read from its words in ``agent/claims.py``; this module holds those
-claims against the turn's messages.
+What an answer claims is read from its words in ``checks/claims.py``; which calls changed files
+is read in ``effects``; this module holds the claims against the turn's messages.
 """
 
 from __future__ import annotations
@@ -34,25 +39,17 @@ from dataclasses import dataclass
 
 from foehn_lsp.checks.claims import (
     claims_change,
+    claims_faster,
+    claims_fixed,
     claims_tests_pass,
     code_claims,
     named_files,
     same_file,
     sentences,
 )
+from foehn_lsp.effects import PROGRAM_TOOL, TESTS_TOOL, refused
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
-
-NOT_THE_MODELS_FAILURE = (
-    "the person denied this call",
-    "was not run: policy denies",
-    "plan mode:",
-    "investigate is read-only:",
-)
-"""Beginnings and pieces of failures that are no fault to act on: a denial, a refusal."""
-
-TESTS_TOOL = "run_tests"
-PROGRAM_TOOL = "run_command"
 
 
 def failed_change(
@@ -61,32 +58,10 @@ def failed_change(
     """The last failed change among a step's results that the model must act on."""
     for result in reversed(results):
         if result.is_error and tools.changes_files(result.name):
-            if any(piece in result.content for piece in NOT_THE_MODELS_FAILURE):
+            if refused(result):
                 return None
             return result
     return None
-
-
-def changed_by_calls(
-    messages: Sequence[Message], tools: ToolRegistry, written: Sequence[str] = ()
-) -> list[str]:
-    """The files the turn's successful file tools changed: ``written``, those their results
-    named (``data["files"]``: all the files a ``rename_symbol`` wrote), then those the calls
-    name (``Tool.paths``); what a turn changed, for a loop run without a checkpoint or with one
-    that has not seen the editor's buffers yet."""
-    ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
-    named: list[str] = list(dict.fromkeys(written))
-    for message in messages:
-        if not isinstance(message, AssistantMessage):
-            continue
-        for call in message.tool_calls:
-            if call.id not in ok:
-                continue
-            changes = tools.paths_of(call.name, call.arguments).changes
-            for path in (p for change in changes for p in (change.before, change.after) if p):
-                if path not in named:
-                    named.append(path)
-    return named
 
 
 def act_on_failure_note(result: ToolResultMessage) -> str:
@@ -116,29 +91,42 @@ def check_claim(
     answer: str, *, changed: Sequence[str], earlier: Sequence[str]
 ) -> ClaimCheck | None:
     """A ``ClaimCheck`` when ``answer`` claims a change the turn did not make: it changed no
-    file (``changed``: this turn's files), or none of the files the claim names (files changed
-    by earlier turns of the session count for a claim that names them)."""
+    file (``changed``: this turn's files), or a file it says it changed is not among them (nor
+    among ``earlier``: files changed by earlier turns of the session, for a claim that names
+    them). Said again, an answer that names files some of which did change stands less the
+    sentences that name the others; one that claims changes where none were made is
+    withheld."""
     if not claims_change(answer):
         return None
     files = named_files(answer)
-    if files:
-        if any(same_file(f, c) for f in files for c in [*changed, *earlier]):
-            return None
-    elif changed:
+    really = [*changed, *earlier]
+    missing = [f for f in files if not any(same_file(f, c) for c in really)]
+    if (files and not missing) or (not files and changed):
         return None
-    really = ", ".join(changed) if changed else "none"
-    named = f" (it names {', '.join(files)})" if files else ""
+    done = f"only: {', '.join(changed)}" if changed else "no file"
+    named = f" (it names {', '.join(missing)})" if missing else ""
+    note = (
+        f"[Foehn] Your answer says you changed files{named}, but this turn changed {done}. "
+        "Never report a change that was not made: make the change now with a tool, or answer "
+        "with what you actually did and what failed."
+    )
+    if changed and missing:
+        false = [s for s in sentences(answer) if any(f in named_files(s) for f in missing)]
+        them = "that sentence is" if len(false) == 1 else "those sentences are"
+        return ClaimCheck(
+            note=note,
+            statement=(
+                f"[Foehn] The answer said it had changed {', '.join(missing)}, but this turn "
+                f"changed {done}; {them} left out."
+            ),
+            kept=_without(answer, false),
+        )
     return ClaimCheck(
-        note=(
-            f"[Foehn] Your answer says you changed files{named}, but this turn changed "
-            f"{'only: ' + really if changed else 'no file'}. Never report a change that was not "
-            "made: make the change now with a tool, or answer with what you actually did and "
-            "what failed."
-        ),
+        note=note,
         statement=(
             f"[Foehn] The model's answer said it had changed files{named}, but this turn "
-            f"changed {'only: ' + really if changed else 'no file'}; the answer is withheld. "
-            + ("Nothing was changed." if not changed else "Check those files before relying on it.")
+            f"changed {done}; the answer is withheld. "
+            + ("Check those files before relying on it." if changed else "Nothing was changed.")
         ),
     )
 
@@ -336,27 +324,93 @@ def untested(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
         return None if ran_programs else "this turn did not run them"
     if last_run.is_error:
         lines = [line for line in last_run.content.splitlines() if line.strip()]
-        said = " ".join(lines[-1].split())[:200] if lines else "it failed"
+        counts = [line for line in lines if _COUNTS.search(line)]
+        said = " ".join((counts or lines or ["it failed"])[-1].split())[:200]
         return f"the last run_tests in this turn failed ({said})"
     if changed_since:
         return "the tests were not run again after the last change"
     return None
 
 
-def check_tests_claim(
+_COUNTS = re.compile(r"\b\d+ (?:failed|passed|errors?)\b")
+_SECONDS = re.compile(r"^\(in [^;]*; exit 0; (\d+(?:\.\d+)?) s", re.MULTILINE)
+
+
+def _runs(
+    messages: Sequence[Message], tools: ToolRegistry
+) -> tuple[list[tuple[int, ToolResultMessage]], int]:
+    """The turn's runs (``run_tests``, ``run_command``) with their places, and the place of its
+    last successful change (-1: none)."""
+    runs: list[tuple[int, ToolResultMessage]] = []
+    last_change = -1
+    for index, message in enumerate(messages):
+        if not isinstance(message, ToolResultMessage):
+            continue
+        if message.name in (TESTS_TOOL, PROGRAM_TOOL):
+            runs.append((index, message))
+        elif tools.changes_files(message.name) and not message.is_error:
+            last_change = index
+    return runs, last_change
+
+
+def unfixed(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
+    """Why the turn's runs do not show a fix (no run after its last change, or that run
+    failed), or ``None``: one does."""
+    runs, last_change = _runs(messages, tools)
+    after = [run for index, run in runs if index > last_change]
+    if not after:
+        return "nothing ran after your last change"
+    if after[-1].is_error:
+        return f"the last {after[-1].name} after your change failed"
+    return None
+
+
+def slower(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
+    """Why the turn's runs do not show a speed-up (no ``run_tests`` before and after its last
+    change, or the one after took no less time), or ``None``: they show one."""
+    runs, last_change = _runs(messages, tools)
+    timed = [
+        (index, float(m[1]))
+        for index, run in runs
+        if run.name == TESTS_TOOL and (m := _SECONDS.search(run.content)) is not None
+    ]
+    before = [seconds for index, seconds in timed if index < last_change]
+    after = [seconds for index, seconds in timed if index > last_change]
+    if last_change < 0 or not before or not after:
+        return "no passing run_tests before and after your change compares their times"
+    if after[-1] >= min(before):
+        return f"run_tests took {after[-1]:.1f} s after your change and {min(before):.1f} s before"
+    return None
+
+
+def check_result_claim(
     answer: str, messages: Sequence[Message], tools: ToolRegistry
 ) -> ClaimCheck | None:
-    """A ``ClaimCheck`` when ``answer`` says the tests pass and this turn's ``messages`` show
-    otherwise (``untested``)."""
-    if not claims_tests_pass(answer) or (why := untested(messages, tools)) is None:
+    """A ``ClaimCheck`` when ``answer`` says what a run would show (the tests pass, a bug or a
+    failing test is fixed, something is faster) and this turn's ``messages`` hold no run after
+    its last change that shows it. Said again, the answer stands less those sentences."""
+    unproven: list[tuple[str, str]] = []
+    for sentence in sentences(answer):
+        if claims_tests_pass(sentence) and (why := untested(messages, tools)) is not None:
+            unproven.append((sentence, f"says the tests pass, but {why}"))
+        elif claims_fixed(sentence) and (why := unfixed(messages, tools)) is not None:
+            unproven.append((sentence, f"says it is fixed, but {why}"))
+        elif claims_faster(sentence) and (why := slower(messages, tools)) is not None:
+            unproven.append((sentence, f"says it is faster, but {why}"))
+    if not unproven:
         return None
+    listed = "; ".join(f"{s.strip()!r} {why}" for s, why in unproven)
+    false = [s for s, _ in unproven]
     return ClaimCheck(
         note=(
-            f"[Foehn] Your answer says the tests pass, but {why}. Never report a result you "
-            "did not see: run run_tests now and fix what fails, or answer with what fails."
+            f"[Foehn] Your answer {listed}. Never report a result you did not see: run "
+            "run_tests now (and fix what fails), or answer again without saying it."
         ),
         statement=(
-            f"[Foehn] The model's answer said the tests pass, but {why}; the answer is "
-            "withheld. Run the tests before relying on this turn's changes."
+            "[Foehn] No run in this turn shows "
+            + ", ".join(repr(s.strip()) for s in false)
+            + ("; that sentence is" if len(false) == 1 else "; those sentences are")
+            + " left out. Run the tests before relying on this turn's changes."
         ),
+        kept=_without(answer, false),
     )

@@ -328,6 +328,7 @@ class Session:
             if model_turn
             else shown,
             tasks=tasks if model_turn else None,
+            window=self.context.window,
         )
         turn = _OpenTurn(session=self.id, recorder=recorder, tools=tools)
         opened.append(turn)

@@ -85,11 +85,13 @@ class Toolbox:
         held: Iterable[Path] = (),
         shown: ReadLedger | None = None,
         tasks: TaskList | None = None,
+        window: int | None = None,
     ) -> ToolTurn:
         """Turn ``index`` of ``session``: its checkpoint keeps contents in ``blobs``; programs
         are watched through ``watches`` (kept by the session); ``held`` are files earlier turns
         changed, whose content is kept before a program may overwrite them; ``shown`` is what
-        the model was shown of files before (the edit rule), ``tasks`` the session's task list."""
+        the model was shown of files before (the edit rule), ``tasks`` the session's task list,
+        ``window`` the model's context window (what tools return is fit to it)."""
         return ToolTurn(
             self,
             blobs,
@@ -100,6 +102,7 @@ class Toolbox:
             held=held,
             shown=shown,
             tasks=tasks,
+            window=window,
         )
 
 
@@ -119,6 +122,7 @@ class ToolTurn:
         held: Iterable[Path],
         shown: ReadLedger | None = None,
         tasks: TaskList | None = None,
+        window: int | None = None,
     ) -> None:
         self.toolbox = toolbox
         self.session = session
@@ -132,7 +136,11 @@ class ToolTurn:
             shown=shown,
         )
         self.ctx = ToolContext(
-            workspace=workspace, files=files, tasks=tasks, elicit=elicit_of(toolbox.approver)
+            workspace=workspace,
+            files=files,
+            tasks=tasks,
+            window=window,
+            elicit=elicit_of(toolbox.approver),
         )
         """What the turn's tools may touch; every edit goes through the checkpoint; an MCP
         server's questions go to the person the way approvals do."""

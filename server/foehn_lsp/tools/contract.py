@@ -126,6 +126,9 @@ class ToolContext:
     tool that starts a program runs it under exactly ``scope.sandbox``."""
     tasks: TaskList | None = None
     """The session's task list (``todo``); ``None`` outside a session (``foehn mcp``)."""
+    window: int | None = None
+    """The model's context window in tokens, when known: tools that can return much (a long
+    file, a test run's output) fit what they return to it. ``None``: a large window."""
     call_id: str = ""
     """The id of the call being run, as the registry fixed it (what its records name)."""
     connections: ConnectionSink = _unheard

@@ -77,6 +77,20 @@ class ReadLedger:
     def __init__(self) -> None:
         self.whole: set[Path] = set()
         self.symbols: dict[Path, set[str]] = {}
+        self.points: dict[Path, list[int]] = {}
+
+    def point(self, path: Path, line: int) -> None:
+        """A line of ``path`` that a tool pointed the model to (a search hit, a frame of a
+        failing test's traceback): reading a long file in a small window shows the region
+        around the last one."""
+        lines = self.points.setdefault(path, [])
+        if line in lines:
+            lines.remove(line)
+        lines.append(line)
+
+    def points_of(self, path: Path) -> tuple[int, ...]:
+        """The lines of ``path`` tools pointed to, the latest last (empty if none)."""
+        return tuple(self.points.get(path, ()))
 
     def saw_file(self, path: Path) -> None:
         """The model was shown the file's text (any part of it, through ``read_file``)."""

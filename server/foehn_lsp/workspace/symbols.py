@@ -88,6 +88,11 @@ class Outline:
         last = [s for s in self.symbols if s.name.rsplit(".", 1)[-1] == name]
         return last[0] if len(last) == 1 else None
 
+    def enclosing(self, line: int) -> Symbol | None:
+        """The innermost definition whose lines hold ``line`` (``None``: module level)."""
+        holding = [s for s in self.symbols if s.start <= line <= s.end]
+        return min(holding, key=lambda s: s.end - s.start, default=None)
+
     def nearest(self, name: str, count: int = 5) -> list[str]:
         """Names that look like ``name``, best first (for 'not found' messages)."""
         names = [s.name for s in self.symbols]

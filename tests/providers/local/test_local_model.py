@@ -408,3 +408,48 @@ async def test_the_answer_streams_to_the_lsp_client_in_pieces(
     finally:
         await client.shutdown_session()
         await client.stop()  # type: ignore[no-untyped-call]
+
+
+async def test_the_model_fixes_a_failing_test_from_what_the_run_shows(
+    provider: LocalProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """The test-driven path end to end with the real model: the task names the failing test,
+    the run shows the test and the function it calls, the model edits that function, the
+    failing test runs again, and the test file is left as it was."""
+    from agent.served import project_venv
+    from foehn_lsp.agent import Agent, TurnRequest
+    from foehn_lsp.agent.chain import Parts
+    from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
+    from foehn_lsp.tools import ToolContext
+    from foehn_lsp.workspace import FileAccess, Workspace
+
+    root = tmp_path / "ws"
+    (root / "tests").mkdir(parents=True)
+    (root / "money.py").write_text("def add_tax(price, rate):\n    return price - price * rate\n")
+    test = (
+        "from money import add_tax\n\n\ndef test_add_tax():\n    assert add_tax(100, 0.2) == 120\n"
+    )
+    (root / "tests" / "test_money.py").write_text(test)
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    project_venv(root)
+    tool = investigate_tool(
+        provider=provider, settings=Settings(), tools=registry, calls=_no_sub_runs
+    )
+    tools = with_investigate(registry, tool)  # the catalogue of ``offered``: one prompt state
+    settings = Settings(provider="local", max_tool_iterations=8, enable_streaming=False)
+    workspace = Workspace([root])
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), window=provider.window)
+    gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), lambda _: None)
+    executor = TurnExecutor(tools, ctx, lambda _: None, Parts(approval=gate))
+    outcome = await Agent(provider=provider, settings=settings).run_turn(
+        TurnRequest(task="Fix the bug behind tests/test_money.py::test_add_tax"),
+        executor,
+        lambda _: None,
+    )
+    runs = [
+        m for m in outcome.messages if isinstance(m, ToolResultMessage) and m.name == "run_tests"
+    ]
+    assert runs[0].is_error
+    assert "add_tax, which the test calls:" in runs[0].content
+    assert not runs[-1].is_error, [m.content[:300] for m in outcome.messages[-6:]]
+    assert (root / "tests" / "test_money.py").read_text() == test

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from foehn_lsp.providers.local.answer import HOLD, AnswerStream
+from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import threads
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt, fixed_messages
 from foehn_lsp.providers.local.schema import constraining, inline_refs, step_schema
@@ -126,30 +126,36 @@ def test_escapes_split_anywhere_decode_exactly(size: int) -> None:
     assert "".join(out) == stream.text == text
 
 
-def test_text_goes_out_before_the_end_but_never_the_last_characters() -> None:
-    text = "The project depends on click version 8 or later, as pyproject.toml declares it."
+def test_whole_sentences_go_out_before_the_end_and_never_a_part_of_one() -> None:
+    text = "The project depends on click. It is declared in pyproject.toml as click>=8."
     out: list[str] = []
     stream = AnswerStream(out.append, copies_tool_output_or_prompt)
     raw = json.dumps({"answer": text})
     stream.feed(raw[: len(raw) - 5])
-    shown = "".join(out)
-    assert shown
-    assert text.startswith(shown)
-    assert len(text) - len(shown) >= HOLD - 5
+    assert "".join(out) == "The project depends on click."
     stream.feed(raw[len(raw) - 5 :])
     stream.finish()
     assert "".join(out) == text
 
 
-def test_a_line_that_may_become_a_file_header_is_held_until_it_is_decided() -> None:
+def test_a_copy_found_inside_a_sentence_leaves_nothing_of_that_sentence_shown() -> None:
+    """Seen three times as a whole final answer: "I already called read_" (the answer copied a
+    guard's note, and the part released before the copy was found stood as the answer)."""
+    said = "I read the file. I already called read_file with those arguments; its result is above."
+    stream, out = _stream(json.dumps({"answer": said}), 3)
+    assert stream.copied
+    assert "".join(out) == stream.released == "I read the file."
+    stream, out = _stream(json.dumps({"answer": said.split(". ", 1)[1]}), 3)
+    assert stream.copied
+    assert out == []
+
+
+def test_a_line_that_becomes_a_file_header_never_goes_out() -> None:
     out: list[str] = []
     stream = AnswerStream(out.append, copies_tool_output_or_prompt)
-    stream.feed('{"answer": "src/inventory/deeply/nested/package/module/store.py: li')
-    assert len(stream.text) > HOLD
+    stream.feed('{"answer": "src/inventory/store.py: lines 1-9 of 9\\n     1\\tclass Store')
+    assert stream.copied
     assert out == []
-    held = AnswerStream(out.append, copies_tool_output_or_prompt)
-    held.feed('{"answer": "src/inventory/store.py: defines Store, and more words than the hold')
-    assert "".join(out).startswith("src/inventory/store.py: d")
 
 
 def test_a_tool_call_releases_nothing() -> None:

@@ -16,14 +16,10 @@ from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderProtocolError
 from foehn_lsp.lsp.language_tools import definitions
+from foehn_lsp.providers.local.guards import canonical, must_act
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
-from foehn_lsp.providers.local.provider import (
-    LEFT_OUT,
-    LocalProvider,
-    canonical,
-    must_act,
-    repeating,
-)
+from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, repeating
+from foehn_lsp.providers.local.seen import old_text_choices
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -60,6 +56,13 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt("CHANGELOG.md: lines 1-1 of 4")
     assert copies_tool_output_or_prompt("3 entries under .:\na.py")
     assert copies_tool_output_or_prompt("     1\tport = 8080")
+    # Seen on inflection: a read's header and lines re-typed after words of its own.
+    assert copies_tool_output_or_prompt(
+        "The text of that function is: inflection/__init__.py: lines 183-199 of 424\n"
+        "   183 def humanize(word: str) -> str:"
+    )
+    assert copies_tool_output_or_prompt("It is:\n   183 def humanize(word: str) -> str:")
+    assert not copies_tool_output_or_prompt("The steps:\n1. read it\n2. fix it")
     assert copies_tool_output_or_prompt("Reply with the next tool call, or with the answer")
     assert copies_tool_output_or_prompt("I added the line lint at the end of tasks.txt.")
     assert copies_tool_output_or_prompt("I have 3 tool iterations left, so I will stop here.")
@@ -71,9 +74,9 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert not copies_tool_output_or_prompt("42")
     # An example's answer, its names changed ("... I added that check and all 4 tests pass"),
     # unless the conversation says those words itself.
-    copied = "last_n never checked n; I added that check and all 4 tests pass."
+    copied = "last_n compared n with len; I fixed that line and test_mid passes."
     assert copies_tool_output_or_prompt(copied)
-    assert not copies_tool_output_or_prompt(copied, "Say: I added that check and all 4 tests pass")
+    assert not copies_tool_output_or_prompt(copied, "Say: I fixed that line and test_mid passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
 
 
@@ -286,7 +289,9 @@ async def test_a_repeated_call_after_a_failed_change_is_re_asked_without_an_answ
     again = _chat_bodies(tmp_path / "states")[-1]
     schema = again["response_format"]["json_schema"]["schema"]
     assert all("tool" in choice["properties"] for choice in schema["anyOf"])
-    assert "You already called edit_file" in json.dumps(again["messages"])
+    told = again["messages"][-1]["content"]
+    assert told.startswith("[Foehn] edit_file with these arguments ran already")
+    assert "Next: read_file the file again and copy old_text from what it shows" in told
 
 
 async def test_a_step_that_writes_one_line_again_and_again_is_stopped_and_asked_again(
@@ -322,3 +327,219 @@ def test_the_sessions_know_the_window_the_model_runs_with() -> None:
     from foehn_lsp.providers.local import MODEL_NAME, WINDOW
 
     assert known_window(MODEL_NAME) == WINDOW == LocalProvider().window
+
+
+# The repeated-call guard knows the workspace changed ---------------------------------------
+
+FAILING_RUN = (
+    "$ python -m pytest\n(in .; exit 1; 0.4 s)\n1 failed, 2 passed\n1 failing:\n"
+    "  tests/test_text.py::test_shout - assert 'hi' == 'HI'\n"
+    "shout, which the test calls:\ntext.py: lines 1-2 of 2\n     1\tdef shout(s):\n"
+    "     2\t    return s\n"
+    "Fix the code above with edit_file, then run_tests with paths "
+    '["tests/test_text.py::test_shout"] first.'
+)
+
+
+def _exchange(
+    call_id: str, name: str, arguments: dict[str, Any], result: str, *, failed: bool = False
+) -> list[Message]:
+    call = ToolCall(id=call_id, name=name, arguments=json.dumps(arguments))
+    return [
+        AssistantMessage(tool_calls=(call,)),
+        ToolResultMessage(call_id=call_id, name=name, content=result, is_error=failed),
+    ]
+
+
+EDIT = {"path": "text.py", "edits": [{"old_text": "return s", "new_text": "return s.upper()"}]}
+
+
+async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """run_tests → edit → run_tests was refused as a repeated call ("I already ran the tests,
+    so I cannot run them again"). Now the run after the edit is the host's own step: the tests
+    that failed, with no request to the model at all."""
+    provider = fake_provider()
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *_exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert call.name == "run_tests"
+    assert json.loads(call.arguments) == {"paths": ["tests/test_text.py::test_shout"]}
+    assert _chat_bodies(tmp_path / "states") == []
+
+
+async def test_an_identical_call_is_new_again_once_a_file_changed(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    read = {"path": "text.py"}
+    provider = fake_provider(_call({"tool": "read_file", "arguments": read}))
+    history: list[Message] = [
+        UserMessage(content="Make shout upper-case its text"),
+        *_exchange("c1", "read_file", read, "text.py: lines 1-2 of 2\n     1\tdef shout(s):"),
+        *_exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_file"]
+    assert len(_chat_bodies(tmp_path / "states")) == 1, "not re-asked"
+
+
+async def test_an_identical_call_with_nothing_changed_since_is_refused_with_what_to_do(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Nothing changed since the failing run: running it again would show the same. The note
+    names the next steps with the tools the model has; run_tests is not offered again."""
+    provider = fake_provider(
+        _call({"tool": "run_tests", "arguments": {}}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    again = _chat_bodies(tmp_path / "states")[-1]
+    told = again["messages"][-1]["content"]
+    assert told == (
+        "[Foehn] run_tests with these arguments ran already and no file has changed since, so "
+        "it would show the same. Next: edit_file the code its failure names; read_symbol a "
+        "function it names if you need its text first; then run_tests again; or answer with "
+        "what you found."
+    )
+    offered = {
+        choice["properties"]["tool"]["const"]
+        for choice in again["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in choice["properties"]
+    }
+    assert "run_tests" not in offered
+    assert "read_symbol" in offered
+
+
+async def test_the_persons_next_message_makes_every_call_new_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Between two turns the person may have changed files: their message resets the guard."""
+    provider = fake_provider(_call({"tool": "run_tests", "arguments": {}}))
+    history: list[Message] = [
+        UserMessage(content="Run the tests"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        AssistantMessage(content="One test fails: test_shout."),
+        UserMessage(content="I fixed it myself; run them again"),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["run_tests"]
+    assert len(_chat_bodies(tmp_path / "states")) == 1
+
+
+async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: after a failing run, the model ran the four failing node ids it had
+    just been shown, instead of fixing the code."""
+    narrower = {"paths": ["tests/test_text.py::test_shout"]}
+    provider = fake_provider(
+        _call({"tool": "run_tests", "arguments": narrower}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert told.startswith("[Foehn] run_tests with these arguments ran already")
+
+
+async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: shown the failing test and the function under test, the model wrote
+    the run's own text over the module with write_file (edit_file was not offered: a failing
+    run's code did not count as shown). Now the edit is offered, with the code it showed."""
+    provider = fake_provider(_call({"tool": "read_file", "arguments": {"path": "text.py"}}))
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    await provider.complete(history, registry.definitions())
+    schema = _chat_bodies(tmp_path / "states")[-1]["response_format"]["json_schema"]["schema"]
+    offered = {
+        c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]
+    }
+    assert "write_file" not in offered
+    assert {"read_file", "read_symbol", "search", "edit_file"} <= offered
+    [edit] = [
+        c for c in schema["anyOf"] if c["properties"].get("tool", {}).get("const") == "edit_file"
+    ]
+    [text] = edit["properties"]["arguments"]["anyOf"]
+    assert text["properties"]["path"] == {"const": "text.py"}
+    choices = text["properties"]["edits"]["items"]["properties"]["old_text"]["enum"]
+    assert choices[0] == "def shout(s):\n    return s"
+
+
+async def test_an_edit_that_writes_its_old_text_back_is_asked_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: the model named the line to fix and wrote it back unchanged, twice."""
+    same = {"old_text": "def shout(s):\n    return s", "new_text": "def shout(s):\n    return s"}
+    fixed = {"old_text": "    return s", "new_text": "    return s.upper()"}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [same]}}),
+        _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [fixed]}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert json.loads(call.arguments)["edits"] == [fixed]
+    told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert told.startswith("[Foehn] That edit changes nothing: each new_text is its old_text.")
+
+
+def test_a_long_definition_is_changed_a_few_lines_at_a_time() -> None:
+    short = "def f(x):\n" + "    x += 1\n" * 3 + "    return x"
+    long = "def g(x):\n" + "    x += 1\n" * 15 + "    return x"
+    choices = old_text_choices([f"{short}\n\n\n{long}"])
+    assert short in choices
+    assert long not in choices
+    assert "def g(x):" in choices
+
+
+async def test_a_change_that_succeeded_already_is_not_made_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: after every failing run the model made the same successful edit
+    again (it added the same lines to a docstring), the file growing each time."""
+    insert = {"old_text": "    return s", "new_text": "    # shout\n    return s"}
+    edit = {"path": "text.py", "edits": [insert]}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": edit}),
+        _call({"tool": "edit_file", "arguments": edit}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *_exchange("c2", "edit_file", edit, "edit text.py (1 block)"),
+        *_exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    bodies = _chat_bodies(tmp_path / "states")
+    assert bodies[1]["messages"][-1]["content"].startswith(
+        "[Foehn] You made exactly this change already, and it succeeded"
+    )
+    last = {
+        c["properties"]["tool"]["const"]
+        for c in bodies[2]["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in c["properties"]
+    }
+    assert "edit_file" not in last

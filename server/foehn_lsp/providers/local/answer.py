@@ -1,11 +1,15 @@
 """The answer, streamed while the model writes it, and never a copy.
 
 The model writes one JSON object per step. Once the text so far is ``{"answer": "…``, the
-string's characters are decoded as they arrive and released to the person, except what could
-still turn out to be a copy of tool output or prompt text (which the provider sends back
-instead of showing): the last ``HOLD`` characters, and a line while its first word could still
-be a file name followed by ``: lines …``. Generation stops as soon as a copy shows up; if part
-of the answer went out before, the answer is that part, nothing more.
+string's characters are decoded as they arrive and released to the person a whole sentence (or
+line) at a time, once the copy check has seen all of it: what could still turn out to be a copy
+of tool output or prompt text (which the provider sends back instead of showing) never goes
+out. Generation stops as soon as a copy shows up; if whole sentences went out before, the
+answer is those sentences, nothing more. So an answer is not cut inside a sentence: stopped
+while copying a note ("I already called read_file with those arguments; its result is
+above"), it went out as "I already called read_" when the release held back only its last
+characters. Only a sentence longer than ``LONG_SENTENCE`` goes out by words, its last
+``HOLD`` characters held back.
 """
 
 from __future__ import annotations
@@ -15,13 +19,14 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-HOLD = 40
-"""Characters held back at the end: the longest piece of prompt text checked for is shorter."""
-LINE_DECIDED = 100
-"""Characters after which a line's start is no longer held."""
-
 _OPENING = re.compile(r'\s*\{\s*"(answer|tool)"\s*:\s*')
 _ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+LONG_SENTENCE = 240
+"""Characters of a sentence after which it streams by words (a list with no full stop)."""
+HOLD = 40
+"""Characters such a sentence keeps back: the longest piece of prompt text checked for is
+shorter."""
 
 Kind = Literal["unknown", "answer", "tool"]
 
@@ -102,33 +107,16 @@ class AnswerStream:
         self._start = position
 
     def _release(self, *, final: bool) -> None:
-        safe = len(self.text) if final else max(0, len(self.text) - HOLD)
+        safe = len(self.text)
         if not final:
-            line_start = self.text.rfind("\n", 0, safe) + 1
-            line = self.text[line_start:]
-            if len(line) < LINE_DECIDED and _undecided(line):
-                safe = min(safe, line_start)
+            start = len(self.released)
+            # after a full stop, before a line's end: what goes out never ends in whitespace
+            ends = [m.start() + (m[0] != "\n") for m in _SENTENCE_END.finditer(self.text, start)]
+            safe = ends[-1] if ends else start
+            if len(self.text) - safe > LONG_SENTENCE:
+                # A sentence this long goes out a word at a time, the last words held back.
+                safe = max(safe, self.text.rfind(" ", safe, len(self.text) - HOLD))
         if safe > len(self.released) and self.release is not None:
             piece = self.text[len(self.released) : safe]
             self.released += piece
             self.release(piece)
-
-
-def _undecided(line: str) -> bool:
-    """Whether ``line`` could still become ``NAME: lines …``, ``N entries under``, ``N matches
-    for``, ``no matches for``: its first word is unfinished, or is ``NAME:``, a number or
-    ``no`` and what follows could still be the rest of such a header."""
-    first, space, rest = line.lstrip().partition(" ")
-    if not space:
-        return True
-    if first.endswith(":"):
-        return _begins("lines ", rest)
-    if first.rstrip("+").isdigit() or first == "no":
-        return _begins("entries under ", rest) or _begins("matches for ", rest)
-    return False
-
-
-def _begins(header: str, rest: str) -> bool:
-    """Whether ``rest`` is the start of ``header`` or goes on from it (then the copy check,
-    which sees the whole line, decides)."""
-    return header.startswith(rest) or rest.startswith(header)

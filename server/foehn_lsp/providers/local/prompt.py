@@ -2,7 +2,8 @@
 
 A system prompt lists the tools and the rules that fix its usual misses; example exchanges
 follow as real chat turns (single calls, a plain answer, and multi-step episodes: find then
-read, read then edit a line or a whole function, run the tests, fix, run them again); then the
+read, read then edit a line or a whole function, run a failing test, fix the code its result
+shows, run it again); then the
 conversation, with tool results as user turns. The model replies with one JSON object, a tool
 call or an answer.
 
@@ -44,10 +45,16 @@ use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
 - To change an existing file, even to add a line at its end, read_file it and then use \
 edit_file. To add a line, old_text is the line before it and new_text is that line and the \
-new one. To change code inside a function, old_text is the whole function and new_text the \
-whole new function, each line with its indentation. write_file is for new files. After \
+new one. To change code inside a short function, old_text is the whole function and new_text \
+the whole new function; in a long one, old_text is the one to three lines to change and \
+new_text those lines changed; each line with its indentation, and new_text never the same as \
+old_text. write_file is for new files. After \
 changing code, run_tests if there are tests.
-- When a test fails, fix the code it tests; change the test only if asked to.
+- When a task names a failing test or says tests fail, run_tests first, with that test in \
+paths: its result shows the test, the traceback and the code it runs. Fix that code with \
+edit_file, then run_tests again. Change a test only if asked to.
+- A version number is text in files: search for it, then edit_file each file that has it. git \
+only reads; never use it to change files.
 - Say that you changed something only after the tool that changed it succeeded.
 - The answer is for the person: one or two sentences that answer the question with the names \
 and values you found. Never copy the tool output or these rules into the answer.
@@ -143,42 +150,43 @@ EPISODES: list[tuple[str, list[Step], str]] = [
         "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
     (
-        "Make the tests pass",
+        "Fix the bug behind tests/test_bounds.py::test_mid",
         [
             (
                 "run_tests",
-                {},
-                "$ python -m pytest\n(in .; exit 1; 0.4 s)\nFAILED tests/test_bounds.py::test_"
-                "high\nE   assert 15 == 10\nE    +  where 15 = clamp(15, 0, 10)\n1 failed, 3 "
-                "passed",
-            ),
-            (
-                "read_file",
-                {"path": "bounds.py"},
-                "bounds.py: lines 1-8 of 8\n     1\tdef clamp(value, low, high):\n     2\t"
-                "    if value < low:\n     3\t        return low\n     4\t    return value\n"
-                "     5\t\n     6\t\n     7\tdef double(x):\n     8\t    return 2 * x",
+                {"paths": ["tests/test_bounds.py::test_mid"]},
+                "$ python -m pytest -- tests/test_bounds.py::test_mid\n(in .; exit 1; 0.4 s)\n"
+                "1 failed in 0.05s\n1 failing:\n  tests/test_bounds.py::test_mid - assert 10 "
+                "== 5\nThe first failure, tests/test_bounds.py::test_mid, from the test to "
+                "where it failed:\n  tests/test_bounds.py:8 in test_mid: assert clamp(5, 0, 10) "
+                "== 5\n  E assert 10 == 5\ntest_mid, the failing test:\ntests/test_bounds.py: "
+                "lines 7-8 of 8\n     7\tdef test_mid():\n     8\t    assert clamp(5, 0, 10) "
+                "== 5\nclamp, which the test calls:\nbounds.py: lines 1-7 of 7\n     1\tdef "
+                'clamp(value, low, high):\n     2\t    """Value, kept between low and high."""\n'
+                "     3\t    if value < low:\n     4\t        return low\n     5\t    if value "
+                "> low:\n     6\t        return high\n     7\t    return value\nFix the code "
+                'above with edit_file, then run_tests with paths ["tests/test_bounds.py::test_mid"]'
+                " first.",
             ),
             (
                 "edit_file",
                 {
                     "path": "bounds.py",
                     "edits": [
-                        {
-                            "old_text": "def clamp(value, low, high):\n    if value < low:\n"
-                            "        return low\n    return value",
-                            "new_text": "def clamp(value, low, high):\n    if value < low:\n"
-                            "        return low\n    if value > high:\n        return high\n"
-                            "    return value",
-                        }
+                        {"old_text": "    if value > low:", "new_text": "    if value > high:"}
                     ],
                 },
                 "edit bounds.py (1 block)",
             ),
-            ("run_tests", {}, "$ python -m pytest\n(in .; exit 0; 0.4 s)\n4 passed"),
+            (
+                "run_tests",
+                {"paths": ["tests/test_bounds.py::test_mid"]},
+                "$ python -m pytest -- tests/test_bounds.py::test_mid\n(in .; exit 0; 0.4 s)\n"
+                "1 passed in 0.04s",
+            ),
         ],
-        "clamp in bounds.py never checked the upper bound; I added that check and all 4 tests "
-        "pass.",
+        "clamp in bounds.py compared value with low where it meant high; I fixed that line and "
+        "test_mid passes.",
     ),
 ]
 
@@ -308,10 +316,12 @@ def note(text: str) -> ChatMessage:
 
 
 COPIED_LINES = re.compile(
-    r"^\s*(\S+: lines \d+-\d+ of \d+|\d+ entries under |\d+\+? matches for |no entries under |"
-    r"no matches for |\s*\d+\t)",
+    r"^\s*(\d+ entries under |\d+\+? matches for |no entries under |no matches for |\s*\d+\t)"
+    r"|\S+: lines \d+-\d+ of \d+|^ {2,}\d+ +\S",
     re.MULTILINE,
 )
+"""A tool result's lines: a read's header (anywhere: "The text is: a.py: lines 1-9 of 9"), its
+numbered lines (with the tab, or re-typed with spaces), a listing's or a search's header."""
 PROMPT_PIECES = (
     "Result of ",
     RESULT_NOTE[:30],
@@ -319,6 +329,10 @@ PROMPT_PIECES = (
     "Reply with exactly one JSON",
     "You already called",
     "its result is above",
+    "no file has changed since",
+    "[Foehn]",
+    "then run_tests with paths",
+    "from the test to where it failed",
     # The loop's budget notes ("[Foehn] 3 tool iterations left in this run. ..."): a small model
     # answered "I have 3 tool iterations left" instead of saying what it had done.
     "tool iteration",

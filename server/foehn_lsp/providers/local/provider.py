@@ -7,10 +7,12 @@ conversation (``prompt``), on the worker (``engine``); the answer streams as it 
 The model is offered the catalogue less ``LEFT_OUT``, tools it misused and does not need. Once
 a file has been read, an edit of it can only name text the file has (``seen``).
 
-Host guards: an identical call is not re-run (the model is offered the other tools, or an
-answer unless the step must act); right after a failed change the step must be a tool call;
-an answer that copies tool output, prompt text or the examples is sent back once, and if it
-copies again the person gets a plain statement that no answer could be formed, never the copy.
+Host guards (``guards``): a call identical to one made since the workspace last changed is not
+run again (the model is told what to do next and offered the other tools, or an answer unless
+the step must act); right after a failed change the step must be a tool call; after a change
+that follows a failed test run, the failing tests run again before anything else; an answer
+that copies tool output, prompt text or the examples is sent back once, and if it copies again
+the person gets a plain statement that no answer could be formed, never the copy.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,18 @@ from foehn_lsp.providers.local.engine import (
     FixedPrompt,
     PromptProgress,
     engine_for,
+)
+from foehn_lsp.providers.local.guards import (
+    MADE_NOTE,
+    UNCHANGED_NOTE,
+    changes_nothing,
+    key,
+    made_before,
+    must_act,
+    repeated_note,
+    rerun_after_change,
+    step_tools,
+    unchanged_calls,
 )
 from foehn_lsp.providers.local.model import (
     MODEL_NAME,
@@ -57,9 +71,7 @@ from foehn_lsp.providers.messages import (
     TextSink,
     ToolCall,
     ToolDefinition,
-    ToolResultMessage,
     Usage,
-    UserMessage,
 )
 
 WINDOW = 16_384
@@ -79,7 +91,7 @@ STRENGTHS = (
 """What the header says the model is for (README: measured with bench/bench_effectiveness.py
 and bench/bench_local.py)."""
 
-LEFT_OUT = frozenset({"todo", "outline", "investigate", "fetch"})
+LEFT_OUT = frozenset({"todo", "outline", "investigate", "create_repository", "fetch"})
 """Tools this model is never offered: left out of its fixed prompt and of every step's schema,
 so the grammar cannot name them. On bench/bench_effectiveness.py plain (17 of 24 right) it
 called outline where a listing or a definition's place was asked (py-list, py-deps,
@@ -87,14 +99,18 @@ js-slugify) and todo with no items for "which file has a TODO" (py-todo); on ms-
 only outline and read_symbol calls. Its tasks need none of them: scan lists, search finds a
 definition, read_symbol and read_file read it, and a plan of several steps or a sub-run
 (investigate) is work for a larger model. Without them the fixed prompt, read once per machine,
-is 2,094 tokens instead of 2,212 (foehn run's catalogue; 2,170 without investigate). ``fetch``
-is left out too: the embedded model is the offline one, and its fixed prompt stays as measured."""
+is 2,094 tokens instead of 2,212 (foehn run's catalogue; 2,170 without investigate). On
+bench/bench_tasks.py it called create_repository twice in a task that asked to fix a failing
+test (the path it gave run_tests was wrong); none of its tasks makes a repository. ``fetch``
+is left out too: the embedded model is the offline one."""
 
-DENIED = "the person denied this call"
 NO_ANSWER = (
     "The local model could not put what it found into words; ask again more specifically, "
     "or use a larger model (FOEHN_PROVIDER)."
 )
+
+_Decide = Callable[[dict[str, Any], Usage], Awaitable[tuple[dict[str, Any], Usage]]]
+"""One constrained step held to a schema, its usage added to what was spent before."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,51 +131,6 @@ class StepTiming:
 def offered(tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
     """The tools of ``tools`` this model is offered: all but ``LEFT_OUT``."""
     return [t for t in tools if t.name not in LEFT_OUT]
-
-
-def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
-    """Whether the next step must be a tool call: right after a change that failed (not one the
-    person denied), a small model tends to answer as if it had worked; it has to act on what
-    the failure says (read the file first, fix the old_text) before it may answer. Foehn's own
-    notes after the failure (a budget warning, the loop's request to act) do not lift it."""
-    last = next(
-        (
-            m
-            for m in reversed(messages)
-            if not (isinstance(m, UserMessage) and m.content.startswith("[Foehn]"))
-        ),
-        None,
-    )
-    return (
-        bool(tools)
-        and isinstance(last, ToolResultMessage)
-        and last.is_error
-        and any(tool.name == last.name and tool.changes_files for tool in tools)
-        and DENIED not in last.content
-    )
-
-
-def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
-    """The call with its arguments' defaults filled in, so that ``scan {}`` and
-    ``scan {"recursive": true}`` count as the same call."""
-    try:
-        given = json.loads(arguments)
-    except json.JSONDecodeError:
-        return name + arguments
-    defaults = next(
-        (
-            {
-                k: v["default"]
-                for k, v in (t.parameters.get("properties") or {}).items()
-                if isinstance(v, Mapping) and "default" in v
-            }
-            for t in tools
-            if t.name == name
-        ),
-        {},
-    )
-    merged = {**defaults, **given} if isinstance(given, dict) else given
-    return name + json.dumps(merged, sort_keys=True)
 
 
 REPEATS = 4
@@ -296,15 +267,15 @@ class LocalProvider:
         said = "\n".join(m["content"] for m in chat)
         status = on_status or (lambda _: None)
         shown = on_text if stream and on_text is not None else None
-        acting = must_act(messages, tools)
-        seen = seen_files(messages, tools)
+        rerun = rerun_after_change(messages, tools)
+        if rerun is not None:
+            return self._call("run_tests", rerun, Usage())
+        catalogue = tools
+        seen = seen_files(messages, catalogue)
         files = {path: old_text_choices(runs) for path, runs in seen.items()}
-        earlier = {
-            canonical(c.name, c.arguments, tools)
-            for m in messages
-            if isinstance(m, AssistantMessage)
-            for c in m.tool_calls
-        }
+        earlier = unchanged_calls(messages, catalogue)
+        tools = step_tools(messages, catalogue)
+        acting = must_act(messages, tools)
 
         async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
             return await self._decide(fixed, chat, schema, spent, said, shown, status)
@@ -317,18 +288,11 @@ class LocalProvider:
             step, usage = await decide(schema, usage)
             if step.get("repeated"):
                 raise ProviderProtocolError(REPEATED)
-        if "tool" in step and canonical(step["tool"], json.dumps(step["arguments"]), tools) in (
-            earlier
-        ):
-            # Never re-run an identical call: offer the other tools (and, unless the step must
-            # act, an answer).
+        if "tool" in step and key(step["tool"], json.dumps(step["arguments"]), tools) in earlier:
+            # An identical call since the workspace last changed would show the same: offer
+            # the other tools (and, unless the step must act, an answer).
             others = [t for t in tools if t.name != step["tool"]]
-            chat.append(
-                note(
-                    f"You already called {step['tool']} with those arguments; its result is "
-                    "above. Use a different tool if you need more, or give the answer."
-                )
-            )
+            chat.append(note(repeated_note(step["tool"], others, may_answer=not acting)))
             step, usage = await decide(
                 step_schema(
                     others,
@@ -338,21 +302,37 @@ class LocalProvider:
                 ),
                 usage,
             )
+        if "tool" in step and made_before(
+            step["tool"], json.dumps(step["arguments"]), messages, catalogue
+        ):
+            # The same change again: asked once more; made again, it is not offered.
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(MADE_NOTE)]
+            step, usage = await decide(schema, usage)
+            if "tool" in step and made_before(
+                step["tool"], json.dumps(step["arguments"]), messages, catalogue
+            ):
+                others = [t for t in tools if t.name != step["tool"]]
+                step, usage = await decide(
+                    step_schema(others, answer_only=not others, files=files), usage
+                )
+        if "tool" in step and changes_nothing(step):
+            # An edit whose new_text is its old_text: asked once more, with what it must be.
+            chat += [
+                {"role": "assistant", "content": json.dumps(step)},
+                note(UNCHANGED_NOTE),
+            ]
+            step, usage = await decide(schema, usage)
         if "tool" in step:
-            self._calls += 1
-            call = ToolCall(
-                id=f"local{self._calls:04}",
-                name=str(step["tool"]),
-                arguments=json.dumps(step["arguments"]),
-            )
-            return ModelResponse(
-                message=AssistantMessage(tool_calls=(call,)),
-                usage=usage,
-                finish_reason="tool_calls",
-            )
+            return self._call(str(step["tool"]), step["arguments"], usage)
+        return await self._answer(step, usage, chat, decide)
+
+    async def _answer(
+        self, step: dict[str, Any], usage: Usage, chat: list[ChatMessage], decide: _Decide
+    ) -> ModelResponse:
+        """The answer ``step`` gave; one that copied what it was shown (and showed nothing of
+        it) is sent back once."""
         answer = str(step.get("answer", "")).strip()
         if step.get("copied") and not answer:
-            # Nothing of it was shown: send it back once.
             chat += [
                 {"role": "assistant", "content": json.dumps({"answer": step.get("text", "")})},
                 note(
@@ -363,6 +343,13 @@ class LocalProvider:
             step, usage = await decide(step_schema([], answer_only=True), usage)
             answer = str(step.get("answer", "")).strip() or NO_ANSWER
         return ModelResponse(message=AssistantMessage(content=answer), usage=usage)
+
+    def _call(self, name: str, arguments: Any, usage: Usage) -> ModelResponse:
+        self._calls += 1
+        call = ToolCall(id=f"local{self._calls:04}", name=name, arguments=json.dumps(arguments))
+        return ModelResponse(
+            message=AssistantMessage(tool_calls=(call,)), usage=usage, finish_reason="tool_calls"
+        )
 
     async def _decide(
         self,
@@ -385,19 +372,6 @@ class LocalProvider:
             started=time.perf_counter(),
         )
         reading = PromptProgress(status, "reading the conversation", minimum=READ_REPORTED)
-        body = {
-            "messages": [*fixed.messages, *chat],
-            "temperature": 0,
-            "max_tokens": self.max_tokens,
-            "cache_prompt": True,
-            "return_progress": True,
-            "timings_per_token": True,
-            "stream_options": {"include_usage": True},
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "step", "schema": schema},
-            },
-        }
 
         def on_chunk(chunk: Mapping[str, Any]) -> bool:
             if reading.chunk(chunk):
@@ -426,7 +400,7 @@ class LocalProvider:
             self._report_rate(step, status, streaming=shown is not None)
             return stop
 
-        await engine.chat(body, on_chunk, fixed=fixed, on_status=status)
+        await engine.chat(self._body(fixed, chat, schema), on_chunk, fixed=fixed, on_status=status)
         step.answer.finish()
         self._record(step)
         if step.repeated:
@@ -434,6 +408,28 @@ class LocalProvider:
         if step.answer.copied:
             released = step.answer.released.strip()
             return {"copied": True, "answer": released, "text": step.answer.text}, step.usage
+        return self._parsed(step), step.usage
+
+    def _body(
+        self, fixed: FixedPrompt, chat: list[ChatMessage], schema: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The request for one step: the conversation, its reply held to ``schema``."""
+        return {
+            "messages": [*fixed.messages, *chat],
+            "temperature": 0,
+            "max_tokens": self.max_tokens,
+            "cache_prompt": True,
+            "return_progress": True,
+            "timings_per_token": True,
+            "stream_options": {"include_usage": True},
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "step", "schema": schema},
+            },
+        }
+
+    def _parsed(self, step: _Step) -> dict[str, Any]:
+        """The step's reply as an object with an answer or a tool, or a clear error."""
         text = "".join(step.parts)
         try:
             parsed = json.loads(text)
@@ -446,7 +442,7 @@ class LocalProvider:
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}") from None
         if not isinstance(parsed, dict) or not ("answer" in parsed or "tool" in parsed):
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}")
-        return parsed, step.usage
+        return parsed
 
     def _report_rate(self, step: _Step, status: StatusSink, *, streaming: bool) -> None:
         if streaming and step.answer.kind == "answer":

@@ -1,12 +1,16 @@
 """What the conversation has shown of each file, kept current through the changes it made.
 
+Shown means: the numbered lines under a ``path: lines A-B of N`` line (``read_file``, and the
+code a failing ``run_tests`` shows), and the exact text ``read_symbol`` shows.
+
 A small model rarely copies ``old_text`` exactly (quotes change, indentation goes), and then
 the edit fails. Once a file has been read in the conversation, the step's grammar lets
-``edit_file`` name only that file's text as ``old_text`` (a whole definition, or one, two or
-three consecutive lines, that occurs once in what was shown), so the edit finds its text. A
-whole definition is offered because the model's other common miss is replacing a function's
-header line with a header and body on one line, or one line of a body that spans three. What a
-later edit or write did is applied here too, so the choices follow the file as it is now.
+``edit_file`` name only that file's text as ``old_text`` (a whole definition of at most
+``SHORT_DEFINITION`` lines, or one, two or three consecutive lines, that occurs once in what was
+shown), so the edit finds its text. A whole definition is offered because the model's other
+common miss is replacing a function's header line with a header and body on one line, or one
+line of a body that spans three. What a later edit or write did is applied here too, so the
+choices follow the file as it is now.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from foehn_lsp.providers.messages import (
 MAX_CHOICES = 400
 """``old_text`` choices offered per file (single lines first, then pairs, then triples)."""
 
-_HEADER = re.compile(r"^\S.*: lines (\d+)-(\d+) of (\d+)$")
+_HEADER = re.compile(r"^(\S.*?)(?: \(unsaved editor buffer\))?: lines (\d+)-(\d+) of (\d+)$")
+_SYMBOL = re.compile(r"^(\S.*?): \S+ \(\w+\), lines \d+-\d+ of \d+.*; its exact text:$")
+TESTS_TOOL = "run_tests"
 _NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 _DEFINITION = re.compile(r"^(\s*)(@|(async\s+)?def\s|class\s|(export\s+)?(async\s+)?function\s)")
 _DECORATOR = re.compile(r"^\s*@")
@@ -37,11 +43,12 @@ _CUT = re.compile(r" … \(\d+ more characters\)$")
 def seen_files(
     messages: Sequence[Message], tools: Sequence[ToolDefinition]
 ) -> dict[str, list[str]]:
-    """For each file the conversation read or wrote: the runs of consecutive lines it has
-    shown (as text), with the later successful edits applied. Calls are told apart by what
-    their tools do (``ToolDefinition.kind``) and the shape of their arguments and results: a
-    read that shows numbered lines, an edit that writes a whole ``content``, an edit that
-    replaces ``edits``."""
+    """For each file the conversation read or wrote (by its workspace-relative name): the runs
+    of consecutive lines it has shown (as text), with the later successful edits applied.
+    Calls are told apart by what their tools do (``ToolDefinition.kind``) and the shape of
+    their arguments and results: a read (or a failing test run) that shows numbered lines
+    under ``PATH: lines …``, an edit that writes a whole ``content``, an edit that replaces
+    ``edits``."""
     kinds = {tool.name: tool.kind for tool in tools}
     calls: dict[str, ToolCall] = {}
     seen: dict[str, list[str]] = {}
@@ -49,33 +56,46 @@ def seen_files(
         if isinstance(message, AssistantMessage):
             calls.update((c.id, c) for c in message.tool_calls)
             continue
-        if not isinstance(message, ToolResultMessage) or message.is_error:
+        if not isinstance(message, ToolResultMessage):
             continue
         call = calls.get(message.call_id)
+        if call is None:
+            continue
+        if message.is_error and call.name != TESTS_TOOL:
+            continue  # a failed call shows nothing, but a failing test run shows code
+        kind = kinds.get(call.name)
+        if kind == "read" or call.name == TESTS_TOOL:
+            for shown, runs in _shown(message.content).items():
+                seen[shown] = [*seen.get(shown, []), *runs]
+            continue
         arguments = _arguments(call)
         path = arguments.get("path")
-        if call is None or not isinstance(path, str):
+        if not isinstance(path, str):
             continue
-        kind = kinds.get(call.name)
-        if kind == "read":
-            runs = _shown(message.content)
-            if runs:
-                seen[path] = [*seen.get(path, []), *runs]
-        elif kind == "edit" and isinstance(arguments.get("content"), str):
+        path = path.removeprefix("./")
+        if kind == "edit" and isinstance(arguments.get("content"), str):
             seen[path] = [arguments["content"]]
         elif kind == "edit" and isinstance(arguments.get("edits"), list) and path in seen:
             seen[path] = [_edited(run, arguments.get("edits")) for run in seen[path]]
     return seen
 
 
+SHORT_DEFINITION = 12
+"""Lines of a definition offered whole as ``old_text``. A longer one is changed a few lines at
+a time: offered a 30-line function (its docstring mostly), the model named its first two lines
+and wrote them back unchanged."""
+
+
 def old_text_choices(runs: Sequence[str]) -> list[str]:
-    """Spans of ``runs`` that an edit can name, each found once: whole definitions first (so
-    a function is replaced as a whole, its new body indented under its header), then single
-    non-blank lines, pairs and triples."""
+    """Spans of ``runs`` that an edit can name, each found once: whole short definitions first
+    (so a function is replaced as a whole, its new body indented under its header), then
+    single non-blank lines, pairs and triples."""
     whole = "\n".join(runs)
     choices: list[str] = []
     for run in runs:
         for span in definitions(run):
+            if span.count("\n") >= SHORT_DEFINITION:
+                continue
             if whole.count(span) == 1 and span not in choices:
                 choices.append(span)
     for width in (1, 2, 3):
@@ -131,23 +151,33 @@ def _arguments(call: ToolCall | None) -> Mapping[str, Any]:
     return arguments if isinstance(arguments, dict) else {}
 
 
-def _shown(output: str) -> list[str]:
-    """The runs of whole lines in a ``read_file`` result (cut lines end a run)."""
+def _shown(output: str) -> dict[str, list[str]]:
+    """The runs of whole lines a result shows, by file: numbered lines under each
+    ``path: lines …`` line (cut lines end a run), or a definition's exact text."""
     lines = output.split("\n")
-    if not lines or not _HEADER.match(lines[0]):
-        return []
-    runs: list[str] = []
+    if lines and (symbol := _SYMBOL.match(lines[0])) is not None:
+        return {symbol[1]: ["\n".join(lines[1:]).rstrip("\n")]}
+    runs: dict[str, list[str]] = {}
+    path: str | None = None
     current: list[str] = []
-    for line in lines[1:]:
+
+    def close() -> None:
+        if path is not None and current:
+            runs.setdefault(path, []).append("\n".join(current))
+        current.clear()
+
+    for line in lines:
+        header = _HEADER.match(line)
+        if header is not None:
+            close()
+            path = header[1]
+            continue
         numbered = _NUMBERED.match(line)
         if numbered is None or _CUT.search(numbered.group(2)):
-            if current:
-                runs.append("\n".join(current))
-            current = []
+            close()
             continue
         current.append(numbered.group(2))
-    if current:
-        runs.append("\n".join(current))
+    close()
     return runs
 
 

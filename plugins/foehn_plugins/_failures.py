@@ -1,0 +1,353 @@
+"""What a developer looks at when a test fails, for ``run_tests`` to return instead of whole
+files: the failing test's own code (found by its node id), the traceback's frames inside the
+workspace, and the source of the functions those frames run and call, within a budget of
+characters; then the run to repeat after a change.
+
+It is read from pytest's report (the ``FAILURES``/``ERRORS`` sections and the short summary);
+another test command's output gets no digest. Every definition shown whole is recorded in the
+session's read ledger (``edit_file`` accepts edits inside it, as after ``read_symbol``), and
+every frame's line as a point (``read_file`` of a long file in a small window opens there).
+Code is shown as ``read_file`` shows it: a ``path: lines A-B of N`` line, then numbered lines
+(the inside of a long docstring left out, a line saying where it is).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import json
+import keyword
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from foehn_lsp import ToolContext
+from foehn_lsp.errors import FileReadError, PathRefusedError
+from foehn_lsp.workspace.listing import common_args, ripgrep
+from foehn_lsp.workspace.symbols import Outline, Symbol, outline
+from foehn_lsp.workspace.testfiles import is_test_file
+from foehn_plugins._window import is_small
+
+SMALL_BUDGET = 3_000
+LARGE_BUDGET = 12_000
+"""Characters of code a digest shows, for a small window and otherwise."""
+MAX_FAILURES_LISTED = 8
+MAX_ERROR_LINES = 8
+MAX_LINE = 200
+SEARCH_SECONDS = 10.0
+
+_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
+_TITLE = re.compile(r"^_{2,} (.+?) _{2,}$")
+_FRAME = re.compile(r"^([^\s:=>][^:\n]*?\.py):(\d+):(?: in (\S+)| \w+|\s*$)")
+_ERROR = re.compile(r"^E\s+(.*)$")
+_CALL = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*\(")
+_IGNORED = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"raises", "approx", "fixture"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Failure:
+    """One failing test (or a file that failed to collect) as pytest reported it."""
+
+    node: str
+    """Its node id (``tests/test_x.py::TestY::test_z``), or the report's title for it."""
+    message: str
+    """What the short summary says after the node id."""
+    frames: tuple[tuple[str, int], ...]
+    """The traceback's entries (path as printed, line), outermost first."""
+    errors: tuple[str, ...]
+    """The ``E`` lines: the exception and the assertion's comparison."""
+
+
+def failures(output: str) -> list[Failure]:
+    """The failures of a pytest report, in the order of its short summary."""
+    lines = output.splitlines()
+    summary = [(m[2], m[3] or "") for line in lines if (m := _SUMMARY.match(line))]
+    sections: dict[str, tuple[list[tuple[str, int]], list[str]]] = {}
+    current: tuple[list[tuple[str, int]], list[str]] | None = None
+    for line in lines:
+        if (title := _TITLE.match(line)) is not None:
+            current = sections.setdefault(title[1], ([], []))
+        elif line.startswith("="):
+            current = None
+        elif current is not None:
+            if (frame := _FRAME.match(line)) is not None:
+                entry = (frame[1], int(frame[2]))
+                if entry not in current[0]:
+                    current[0].append(entry)
+            elif (error := _ERROR.match(line)) is not None and _telling(error[1]):
+                current[1].append(error[1][:MAX_LINE])
+    found: list[Failure] = []
+    for node, message in summary:
+        frames, errors = _section(node, sections)
+        found.append(Failure(node=node, message=message, frames=frames, errors=errors))
+    return found
+
+
+def _telling(error: str) -> bool:
+    """Whether an ``E`` line says something (not blank, not pytest's advice on verbosity)."""
+    return bool(error.strip()) and not error.startswith(("Use -v", "Full diff:", "Omitting "))
+
+
+def _section(
+    node: str, sections: dict[str, tuple[list[tuple[str, int]], list[str]]]
+) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
+    """The traceback pytest printed for ``node``: its section is titled with the test's name
+    (``TestY.test_z``), ``ERROR at setup of …`` or ``ERROR collecting <path>``."""
+    path, _, name = node.partition("::")
+    wanted = name.replace("::", ".")
+    for title, (frames, errors) in sections.items():
+        bare = title.removeprefix("ERROR at setup of ").removeprefix("ERROR at teardown of ")
+        if (wanted and bare in (wanted, wanted.rsplit(".", 1)[-1])) or title.endswith(path):
+            return tuple(frames), tuple(errors)
+    return (), ()
+
+
+@dataclass
+class _Block:
+    path: Path
+    shown: str
+    """The workspace-relative name."""
+    symbol: Symbol
+    total: int
+    lines: list[str]
+    kind: Literal["test", "frame", "called"]
+    why: str
+    """Why it is shown, after its name: "which the traceback runs (line 12)"."""
+
+
+class _Files:
+    """The workspace's files as the digest reads them, each read and outlined once."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+        self._read: dict[Path, tuple[list[str], Outline] | None] = {}
+
+    def resolve(self, printed: str) -> Path | None:
+        try:
+            path = self.ctx.workspace.resolve(printed)
+        except (PathRefusedError, OSError, ValueError):
+            return None
+        return path if path.is_file() else None
+
+    async def get(self, path: Path) -> tuple[list[str], Outline] | None:
+        if path not in self._read:
+            try:
+                text = (await self.ctx.files.read(path)).text
+            except FileReadError:
+                self._read[path] = None
+            else:
+                self._read[path] = (text.splitlines(), outline(self.shown(path), text))
+        return self._read[path]
+
+    def shown(self, path: Path) -> str:
+        return self.ctx.workspace.display(path)
+
+
+def budget_for(window: int | None) -> int:
+    """Characters of code a digest may show for a model with this context window."""
+    return SMALL_BUDGET if is_small(window) else LARGE_BUDGET
+
+
+async def digest(output: str, ctx: ToolContext) -> str | None:
+    """The digest of a failing pytest run's ``output``, or ``None`` when it reports no failure
+    Foehn can read."""
+    found = failures(output)
+    if not found:
+        return None
+    files = _Files(ctx)
+    first = found[0]
+    out = [f"{len(found)} failing:"]
+    out += [f"  {f.node}" + (f" - {f.message}" if f.message else "") for f in found]
+    del out[1 + MAX_FAILURES_LISTED :]
+    if len(found) > MAX_FAILURES_LISTED:
+        out.append(f"  … and {len(found) - MAX_FAILURES_LISTED} more")
+    out.append(f"The first failure, {first.node}, from the test to where it failed:")
+    blocks: list[_Block] = []
+    for printed, line in first.frames:
+        path = files.resolve(printed)
+        read = await files.get(path) if path is not None else None
+        if path is None or read is None:
+            continue
+        text, found_outline = read
+        ctx.files.shown.point(path, line)
+        symbol = found_outline.enclosing(line)
+        where = f" in {symbol.name}" if symbol else ""
+        source = text[line - 1].strip()[:MAX_LINE] if 0 < line <= len(text) else ""
+        out.append(f"  {files.shown(path)}:{line}{where}: {source}")
+        if symbol is not None:
+            why = f"which the traceback runs (line {line})"
+            blocks.append(_block(path, files.shown(path), symbol, text, "frame", why))
+        if is_test_file(files.shown(path)):
+            for name in _called(source):
+                blocks += await _definitions(files, name, files.shown(path))
+    out += [f"  E {error}" for error in first.errors[:MAX_ERROR_LINES]]
+    test = await _test_block(files, first.node)
+    ordered = _ordered(blocks, test)
+    ordered += _ordered(await _callees(files, ordered), None)
+    out += _shown_within(ordered, ctx, budget_for(ctx.window))
+    if "::" in first.node:
+        paths = json.dumps([f.node for f in found[:5] if "::" in f.node])
+        out.append(f"Fix the code above with edit_file, then run_tests with paths {paths} first.")
+    return "\n".join(out)
+
+
+async def _callees(files: _Files, blocks: list[_Block]) -> list[_Block]:
+    """The functions the code under test calls that its own file defines (one level down)."""
+    found: list[_Block] = []
+    for block in blocks:
+        if is_test_file(block.shown):
+            continue
+        read = await files.get(block.path)
+        if read is None:
+            continue
+        text, outlined = read
+        for name in _called("\n".join(block.lines[1:])):
+            symbol = outlined.find(name)
+            if symbol is not None and symbol.name != block.symbol.name:
+                why = f"which {block.symbol.name} calls"
+                found.append(_block(block.path, block.shown, symbol, text, "called", why))
+    return found
+
+
+def _called(source: str) -> list[str]:
+    """The names a line of a test calls that may be the code under test."""
+    names = [m[1] for m in _CALL.finditer(source)]
+    return list(dict.fromkeys(n for n in names if n not in _IGNORED and not n.startswith("test")))
+
+
+def _block(
+    path: Path,
+    shown: str,
+    symbol: Symbol,
+    text: list[str],
+    kind: Literal["test", "frame", "called"],
+    why: str,
+) -> _Block:
+    return _Block(
+        path=path,
+        shown=shown,
+        symbol=symbol,
+        total=len(text),
+        lines=text[symbol.start - 1 : symbol.end],
+        kind=kind,
+        why=why,
+    )
+
+
+async def _test_block(files: _Files, node: str) -> _Block | None:
+    """The failing test's own code, by its node id."""
+    printed, _, name = node.partition("::")
+    path = files.resolve(printed)
+    read = await files.get(path) if path is not None and name else None
+    if path is None or read is None:
+        return None
+    text, found = read
+    symbol = found.find(re.sub(r"\[.*\]$", "", name).replace("::", "."))
+    if symbol is None:
+        return None
+    return _block(path, files.shown(path), symbol, text, "test", "the failing test")
+
+
+async def _definitions(files: _Files, name: str, test_file: str) -> list[_Block]:
+    """The definition of ``name`` outside the tests (the one the test file imports from, if
+    several)."""
+    places = await asyncio.to_thread(_search, files.ctx, name)
+    places = [p for p in places if not is_test_file(p)]
+    if not places:
+        return []
+    test_path = files.resolve(test_file)
+    test_text = "\n".join((await files.get(test_path) or ([], None))[0]) if test_path else ""
+    places.sort(key=lambda p: Path(p).stem not in test_text)
+    path = files.resolve(places[0])
+    read = await files.get(path) if path is not None else None
+    if path is None or read is None:
+        return []
+    text, found = read
+    symbol = found.find(name)
+    if symbol is None:
+        return []
+    return [_block(path, files.shown(path), symbol, text, "called", "which the test calls")]
+
+
+def _search(ctx: ToolContext, name: str) -> list[str]:
+    """The Python files of the workspace that define ``name`` (a ``def`` or ``class``)."""
+    rg = ripgrep()
+    if rg is None:
+        return []
+    pattern = rf"^\s*(async\s+)?(def|class)\s+{name}\b"
+    args = [rg, "--files-with-matches", *common_args(ctx.workspace), "--glob", "*.py"]
+    try:
+        done = subprocess.run(
+            [*args, "--regexp", pattern, "--", "."],
+            cwd=ctx.workspace.root,
+            capture_output=True,
+            text=True,
+            timeout=SEARCH_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return sorted(line.removeprefix("./") for line in done.stdout.splitlines() if line)
+
+
+def _ordered(blocks: list[_Block], test: _Block | None) -> list[_Block]:
+    """The test's own code first, then the code under test from the deepest frame up, then
+    the functions the test calls; each definition once."""
+    frames = [b for b in blocks if b.kind == "frame" and not is_test_file(b.shown)]
+    called = [b for b in blocks if b.kind == "called"]
+    ordered: list[_Block] = []
+    for block in [*([test] if test else []), *reversed(frames), *called]:
+        key = (block.path, block.symbol.name)
+        if key not in {(b.path, b.symbol.name) for b in ordered}:
+            ordered.append(block)
+    return ordered
+
+
+def _shown_within(blocks: list[_Block], ctx: ToolContext, budget: int) -> list[str]:
+    """The blocks that fit ``budget`` characters, numbered as read_file numbers lines, each
+    recorded as read; the rest named with the call that reads them."""
+    out: list[str] = []
+    left = budget
+    for block in blocks:
+        symbol = block.symbol
+        numbered = _numbered(block.lines, symbol.start)
+        size = sum(len(line) + 1 for line in numbered)
+        if size > left:
+            out.append(
+                f"Not shown: {symbol.name}, {block.why}, {block.shown} lines {symbol.start}-"
+                f"{symbol.end}; read_symbol path={block.shown!r} name={symbol.name!r} shows it."
+            )
+            continue
+        left -= size
+        out.append(f"{symbol.name}, {block.why}:")
+        out.append(f"{block.shown}: lines {symbol.start}-{symbol.end} of {block.total}")
+        out += numbered
+        ctx.files.shown.saw_symbol(block.path, symbol.name)
+    return out
+
+
+DOCSTRING_KEPT = 3
+"""Lines of a docstring shown whole; a longer one is named by its lines instead."""
+
+
+def _numbered(lines: list[str], first: int) -> list[str]:
+    """``lines`` numbered as read_file numbers them, from ``first``, less the inside of a long
+    docstring right after the definition's header (a line says which lines it takes): the code
+    is what a failure is about, and the model reads every line on a CPU."""
+    out = [f"{number:>6}\t{line}" for number, line in enumerate(lines, first)]
+    header = next((i for i, line in enumerate(lines) if line.rstrip().endswith(":")), None)
+    if header is None or header + 1 >= len(lines):
+        return out
+    opening = lines[header + 1].strip().lstrip("rRuUbB")  # r"""…""" is a docstring too
+    quote = opening[:3]
+    if quote not in ('"""', "'''") or (len(opening) > 3 and opening.endswith(quote)):
+        return out
+    closing = next(
+        (i for i in range(header + 2, len(lines)) if lines[i].rstrip().endswith(quote)), None
+    )
+    if closing is None or closing - header <= DOCSTRING_KEPT:
+        return out
+    start, end = first + header + 2, first + closing - 1
+    return [*out[: header + 2], f"        (lines {start}-{end}: the docstring)", *out[closing:]]

@@ -1,0 +1,76 @@
+"""The test-driven path's rule for a turn: when the task asks to fix the code behind a failing
+test, the turn does not change the tests.
+
+``fixes_code`` reads it in the person's words ("fix the bug behind tests/test_x.py::test_y",
+"… so that tests/test_greet.py passes", "fix the code, not the test"); a task that asks for a
+test ("add a keyword argument with its test", "fix the test") is not such a task. In one,
+``TestGuard`` (a step of the turn's chain before approval, like plan mode's) refuses a change
+to a test file, saying why and what to do instead: a model that finds the test itself wrong
+says so in its answer, and the person decides in their next message.
+"""
+
+from __future__ import annotations
+
+import re
+
+from foehn_lsp.effects import planned_paths
+from foehn_lsp.tools.contract import ToolResult
+from foehn_lsp.tools.plans import PlannedEdit
+from foehn_lsp.tools.registry import Handler, Invocation
+from foehn_lsp.workspace.testfiles import is_test_file
+
+_NOT_THE_TEST = re.compile(
+    r"\b(?:not|never|don't|do not|without)\s+(?:\w+\s+){0,2}(?:the\s+)?tests?\b", re.IGNORECASE
+)
+_NAMES_A_TEST = re.compile(r"\btests?\b|::|test_\w+", re.IGNORECASE)
+_TO_PASS = re.compile(
+    r"\b(?:fix\w*|pass(?:es|ing)?|fail(?:s|ing|ed)?|bug|broken|repair)\b", re.IGNORECASE
+)
+_WRITES_A_TEST = re.compile(
+    r"\b(?:add|write|create|update|change|edit|adjust|rename|extend|fix|delete|remove)\s+"
+    r"(?:(?:a|an|the|its|their|one|new|failing|unit|that|this)\s+){0,3}tests?\b"
+    r"|\b(?:with|and)\s+(?:a|an|its|their)\s+(?:\w+\s+)?tests?\b",
+    re.IGNORECASE,
+)
+
+
+def fixes_code(task: str) -> bool:
+    """Whether ``task`` asks to fix the code behind a failing test (and not to change a test)."""
+    if _NOT_THE_TEST.search(task):
+        return True
+    return (
+        bool(_NAMES_A_TEST.search(task))
+        and bool(_TO_PASS.search(task))
+        and not _WRITES_A_TEST.search(task)
+    )
+
+
+def refusal(path: str) -> str:
+    return (
+        f"{path} was not changed: it is a test, and the task asks to fix the code so that the "
+        "test passes. Change the code the failing test calls (run_tests shows it, with the "
+        "traceback); if the test itself is wrong and cannot pass, leave it as it is and say "
+        "why in your answer: the person decides."
+    )
+
+
+class TestGuard:
+    """The chain's step that refuses, in a turn that is to fix the code behind a test, every
+    change to a test file; the loop gives it each turn's task (``expect``)."""
+
+    def __init__(self) -> None:
+        self.active = False
+
+    def expect(self, task: str) -> None:
+        """The turn's task: whether its changes to tests are refused follows from it."""
+        self.active = fixes_code(task)
+
+    async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
+        planned = invocation.plan
+        if self.active and isinstance(planned, PlannedEdit):
+            workspace = invocation.ctx.workspace
+            for path in planned_paths(planned.plan):
+                shown = workspace.display(path)
+                if is_test_file(shown):
+                    return ToolResult.failure(refusal(shown))
+        return await next_step(invocation)

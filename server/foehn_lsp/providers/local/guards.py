@@ -1,0 +1,280 @@
+"""The embedded model's host guards on a step, and what each one tells the model to do next.
+
+- A call identical to one made since the workspace last changed (``effects``) is not run
+  again: it would show what it showed. The model is told so, with the next steps its other
+  tools offer (after a failing test run: fix the code, then run the tests again), and asked
+  again without that tool. Any change (an edit, a program that ran, the person's next message)
+  makes every call new again: ``run_tests`` after an edit is never refused.
+- Right after a change that failed (not one the person denied), the step must be a tool call.
+- Right after a failing test run, write_file is not offered: the fix is an edit.
+- An edit whose every new_text is its old_text is asked once more, with a note; so is a change
+  identical to one that succeeded earlier in the turn, and made again it is not run.
+- After a successful change following a failed test run, and before any run since, the step
+  is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
+  makes the call itself, as the grammar would leave the model no other choice.
+
+Every note names the tools the model has, by name, and what to call them for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+
+from foehn_lsp.effects import (
+    TESTS_TOOL,
+    ChangesFiles,
+    calls_in,
+    calls_since_change,
+    may_have_changed,
+    refused,
+)
+from foehn_lsp.providers.messages import (
+    Message,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+)
+
+
+def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
+    """The call with its arguments' defaults filled in, so that ``scan {}`` and
+    ``scan {"recursive": true}`` count as the same call."""
+    try:
+        given = json.loads(arguments)
+    except json.JSONDecodeError:
+        return name + arguments
+    defaults = next(
+        (
+            {
+                k: v["default"]
+                for k, v in (t.parameters.get("properties") or {}).items()
+                if isinstance(v, Mapping) and "default" in v
+            }
+            for t in tools
+            if t.name == name
+        ),
+        {},
+    )
+    merged = {**defaults, **given} if isinstance(given, dict) else given
+    return name + json.dumps(merged, sort_keys=True)
+
+
+def changing(tools: Sequence[ToolDefinition]) -> ChangesFiles:
+    """Whether a tool of ``tools`` changes files, by name (the contract's ``changes_files``)."""
+    names = {t.name for t in tools if t.changes_files}
+    return lambda name: name in names
+
+
+def unchanged_calls(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> set[str]:
+    """The calls (``key``) made since the workspace last changed."""
+    return {key(c.name, c.arguments, tools) for c in calls_since_change(messages, changing(tools))}
+
+
+def key(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
+    """What makes two calls the same: the tool and its arguments (``canonical``); any two test
+    runs, whatever they select (the model re-ran the failing tests it had just seen fail,
+    narrowed to their node ids, instead of fixing them)."""
+    return TESTS_TOOL if name == TESTS_TOOL else canonical(name, arguments, tools)
+
+
+def _last_result(messages: Sequence[Message]) -> Message | None:
+    """The last message that is not one of Foehn's own notes."""
+    return next(
+        (
+            m
+            for m in reversed(messages)
+            if not (isinstance(m, UserMessage) and m.content.startswith("[Foehn]"))
+        ),
+        None,
+    )
+
+
+def _turn_start(messages: Sequence[Message]) -> int:
+    """Where this turn's messages begin: after the person's last message."""
+    return next(
+        (
+            i + 1
+            for i in range(len(messages) - 1, -1, -1)
+            if isinstance(messages[i], UserMessage)
+            and not str(messages[i].content).startswith("[Foehn]")
+        ),
+        0,
+    )
+
+
+def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
+    """Whether the next step must be a tool call: right after a change that failed (not one
+    refused by the person, a rule or a mode), a small model tends to answer as if it had
+    worked; it has to act on what the failure says (read the file first, fix the old_text)
+    before it may answer. Foehn's own notes after the failure (a budget warning, the loop's
+    request to act) do not lift it."""
+    last = _last_result(messages)
+    return (
+        bool(tools)
+        and isinstance(last, ToolResultMessage)
+        and last.is_error
+        and changing(tools)(last.name)
+        and not refused(last)
+    )
+
+
+def rerun_after_change(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> dict[str, object] | None:
+    """The arguments of the test run the next step must be, or ``None``: after the last test
+    run of this turn failed and a change succeeded since (with no run after it), the same run,
+    narrowed to the tests that failed when its result names them."""
+    if not any(t.name == TESTS_TOOL for t in tools):
+        return None
+    last = _last_result(messages)
+    if not (
+        isinstance(last, ToolResultMessage)
+        and not last.is_error
+        and may_have_changed(last, changing(tools))
+    ):
+        return None
+    turn = messages[_turn_start(messages) :]
+    runs = [m for m in turn if isinstance(m, ToolResultMessage) and m.name == TESTS_TOOL]
+    if not runs or not runs[-1].is_error:
+        return None
+    failed = runs[-1]
+    call = next((c for c in calls_in(turn) if c.id == failed.call_id), None)
+    if call is None:
+        return None
+    try:
+        given = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        given = {}
+    arguments = dict(given) if isinstance(given, dict) else {}
+    named = failing_tests(failed.content)
+    if named:
+        arguments["paths"] = named
+        arguments.pop("keyword", None)
+    return arguments
+
+
+RERUN = re.compile(r"then run_tests with paths (\[.*\]) first\.$", re.MULTILINE)
+"""The line of a failing ``run_tests`` result that names the run to repeat."""
+
+
+def failing_tests(output: str) -> list[str]:
+    """The node ids a failing ``run_tests`` result names: its line on what to run after a
+    change, else pytest's ``FAILED`` lines (at most five)."""
+    if (line := RERUN.search(output)) is not None:
+        try:
+            named = json.loads(line[1])
+        except json.JSONDecodeError:
+            named = None
+        if isinstance(named, list) and all(isinstance(n, str) for n in named):
+            return named[:5]
+    found: list[str] = []
+    for line_text in output.splitlines():
+        if line_text.startswith(("FAILED ", "ERROR ")):
+            node = line_text.split(" ", 2)[1]
+            if "::" in node and node not in found:
+                found.append(node)
+    return found[:5]
+
+
+WRITE_TOOL = "write_file"
+EDIT_TOOL = "edit_file"
+UNCHANGED_NOTE = (
+    "[Foehn] That edit changes nothing: each new_text is its old_text. new_text is old_text "
+    "with the fix made in it; write the edit again with the change."
+)
+
+
+MADE_NOTE = (
+    "[Foehn] You made exactly this change already, and it succeeded: the file has it now. The "
+    "fix is elsewhere: edit_file another line, one the failure points to, or read_symbol the "
+    "function the traceback names."
+)
+
+
+def made_before(
+    name: str, arguments: str, messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> bool:
+    """Whether this call changes files and the same call succeeded earlier in this turn (a
+    small model repeated a successful edit after every failing run, the file growing each
+    time)."""
+    if not changing(tools)(name):
+        return False
+    wanted = canonical(name, arguments, tools)
+    turn = messages[_turn_start(messages) :]
+    done = {m.call_id for m in turn if isinstance(m, ToolResultMessage) and not m.is_error}
+    return any(
+        c.id in done and canonical(c.name, c.arguments, tools) == wanted for c in calls_in(turn)
+    )
+
+
+def changes_nothing(step: Mapping[str, object]) -> bool:
+    """Whether ``step`` is an edit whose every new_text is its old_text (the tool would refuse
+    it; a small model wrote the line it had to fix back unchanged)."""
+    arguments = step.get("arguments")
+    edits = arguments.get("edits") if isinstance(arguments, Mapping) else None
+    return (
+        step.get("tool") == EDIT_TOOL
+        and isinstance(edits, list)
+        and bool(edits)
+        and all(isinstance(e, Mapping) and e.get("old_text") == e.get("new_text") for e in edits)
+    )
+
+
+def step_tools(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> list[ToolDefinition]:
+    """The tools a step is offered: right after a failing test run, all but write_file. The
+    fix is an edit of the code the run showed; offered write_file there, the model wrote the
+    run's own text over the module it had to fix."""
+    last = _last_result(messages)
+    if isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and last.is_error:
+        return [t for t in tools if t.name != WRITE_TOOL]
+    return list(tools)
+
+
+NEXT_STEPS: dict[str, Sequence[tuple[str, str]]] = {
+    "run_tests": (
+        ("edit_file", "edit_file the code its failure names"),
+        ("read_symbol", "read_symbol a function it names if you need its text first"),
+    ),
+    "read_file": (
+        ("edit_file", "edit_file to change what it shows"),
+        ("read_file", "read_file with another offset for other lines"),
+    ),
+    "read_symbol": (
+        ("edit_file", "edit_file to change it"),
+        ("read_file", "read_file the file for the code around it"),
+    ),
+    "search": (
+        ("read_file", "read_file a file it found"),
+        ("search", "search for another pattern"),
+    ),
+    "scan": (
+        ("read_file", "read_file a file it lists"),
+        ("search", "search for text inside the files"),
+    ),
+    "git": (("read_file", "read_file a file it names"),),
+    "edit_file": (
+        ("read_file", "read_file the file again and copy old_text from what it shows"),
+        ("read_symbol", "read_symbol the definition to change"),
+    ),
+    "write_file": (("read_file", "read_file the file, then edit_file it"),),
+}
+"""What to do after each tool instead of calling it again: (a tool the step needs, the words)."""
+
+
+def repeated_note(tool: str, offered: Sequence[ToolDefinition], *, may_answer: bool) -> str:
+    """The note for a call identical to one made since the workspace last changed."""
+    names = {t.name for t in offered}
+    steps = [words for needed, words in NEXT_STEPS.get(tool, ()) if needed in names]
+    if tool == TESTS_TOOL and "edit_file" in names:
+        steps.append(f"then {TESTS_TOOL} again")
+    if may_answer:
+        steps.append("or answer with what you found")
+    then = "; ".join(steps) if steps else "call another tool"
+    return (
+        f"[Foehn] {tool} with these arguments ran already and no file has changed since, so "
+        f"it would show the same. Next: {then}."
+    )

@@ -1,0 +1,19 @@
+"""Which files of a workspace are tests: the names pytest collects by default (``test_*.py``,
+``*_test.py``, ``conftest.py``) and the files under a ``tests``/``test`` folder. The failure
+digest of ``run_tests`` reads the code under test from the other files, and the test-driven
+guard keeps a turn that is to fix the code from changing these."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+TEST_FOLDERS = frozenset({"tests", "test"})
+
+
+def is_test_file(path: str) -> bool:
+    """Whether the workspace-relative ``path`` is a test file."""
+    pure = PurePosixPath(path.replace("\\", "/"))
+    name = pure.name
+    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+        return True
+    return any(part in TEST_FOLDERS for part in pure.parts[:-1])

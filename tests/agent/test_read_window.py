@@ -1,0 +1,126 @@
+"""Reading within the window, through the real loop with the model server on 127.0.0.1: in a
+small window a long file read without a range shows its definitions and the region asked for
+(a line, a definition, the line a search found), and says how to read more; a range, or a large
+window, reads as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.served import served_turn
+from foehn_lsp.testing import ModelServer, Turn
+
+SMALL = 16_384
+
+
+@pytest.fixture
+def long_file(root: Path) -> Path:
+    """A 441-line module: forty functions, ``parse_date`` the thirty-first."""
+    body = "".join(
+        f"def {'parse_date' if i == 30 else f'helper_{i}'}(value):\n"
+        + "".join(f"    value = value + {j}  # step {j}\n" for j in range(8))
+        + "    return value\n\n"
+        for i in range(40)
+    )
+    (root / "dates.py").write_text(f'"""Dates."""\n\n{body}'.rstrip("\n") + "\n")
+    return root / "dates.py"
+
+
+async def _read(model: ModelServer, root: Path, window: int | None, *calls: Turn) -> list[str]:
+    served = await served_turn(
+        model, root, "Where is the date parsed?", [*calls, Turn(text="ok")], window=window
+    )
+    return [r.output for r in served.results]
+
+
+async def test_a_long_file_in_a_small_window_shows_its_outline_and_its_start(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    [shown] = await _read(
+        model, root, SMALL, Turn(tool_calls=[("read_file", {"path": "dates.py"})])
+    )
+    lines = shown.splitlines()
+    assert lines[0] == "dates.py: lines 1-30 of 441"
+    assert '     1\t"""Dates."""' in lines
+    assert "(shown: dates.py has 441 lines, more than this model's window takes at once.)" in shown
+    assert "\nIts definitions, lines first-last:\n" in shown
+    assert "333-342  def parse_date(value):" in shown
+    assert shown.endswith(
+        "To read more: read_file with around= a name or line number, or with offset and limit "
+        "for a range (offset=31 limit=40); read_symbol shows one definition."
+    )
+    assert len(shown) < SMALL * 4 // 16 + 3_000
+
+
+async def test_around_a_definition_shows_it_whole(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    [shown] = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "parse_date"})]),
+    )
+    assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
+    assert shown.endswith(
+        "(shown: the lines around 'parse_date'.) To read more: read_file with around= a name or "
+        "line number, or with offset and limit for a range (offset=343 limit=40); read_symbol "
+        "shows one definition."
+    )
+
+
+async def test_a_read_after_a_search_opens_at_the_hit(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    """The model searched, then read the whole file from its first line: in a small window
+    the read now shows the definition the search found."""
+    _, shown = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("search", {"pattern": "def parse_date"})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py"})]),
+    )
+    assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
+
+
+async def test_a_range_or_a_large_window_reads_what_was_asked(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    [ranged] = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "offset": 1, "limit": 1000})]),
+    )
+    assert ranged.startswith("dates.py: lines 1-441 of 441")  # 13 kB: a quarter of the window
+    assert "Its definitions" not in ranged
+    [cut] = await _read(
+        model,
+        root,
+        8_192,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "offset": 1, "limit": 1000})]),
+    )
+    assert cut.startswith("dates.py: lines 1-")
+    assert not cut.startswith("dates.py: lines 1-441 ")
+    assert cut.endswith("to continue")
+    [large] = await _read(model, root, None, Turn(tool_calls=[("read_file", {"path": "dates.py"})]))
+    assert large.startswith("dates.py: lines 1-441 of 441")
+    assert "Its definitions" not in large
+
+
+async def test_around_what_the_file_does_not_have_says_what_it_has(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    [shown] = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "parse_time"})]),
+    )
+    assert shown == (
+        "dates.py has no line, definition or text 'parse_time'; definitions named like it: "
+        "parse_date. read_file without around shows its start; search finds text in every file"
+    )

@@ -1,0 +1,212 @@
+"""The test-driven path for every model, through the real loop with the model server on
+127.0.0.1, the real run_tests in the sandbox and a real project: what a failing run shows, what
+an edit may then change, and what a turn that is to fix the code does to the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.served import project_venv, served_turn
+from foehn_lsp.agent.test_driven import fixes_code
+from foehn_lsp.testing import ModelServer, Turn
+
+TEST = "tests/test_listing.py::test_last_two"
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    """A package whose test fails for an off-by-one two calls down from the test."""
+    (root / "src" / "shop").mkdir(parents=True)
+    (root / "src" / "shop" / "__init__.py").write_text("")
+    (root / "src" / "shop" / "listing.py").write_text(
+        '"""Listings."""\n\n\ndef tail(items, count):\n    return items[-count - 1 :]\n\n\n'
+        'def last_n(items, n):\n    """The last n items."""\n    return tail(items, n)\n\n\n'
+        + "".join(f"def unrelated_{i}(x):\n    return x + {i}\n\n\n" for i in range(60))
+    )
+    (root / "tests").mkdir()
+    (root / "tests" / "test_listing.py").write_text(
+        "from shop.listing import last_n\n\n\ndef test_last_two():\n"
+        "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n\n\ndef test_empty():\n"
+        "    assert last_n([], 2) == []\n"
+    )
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    project_venv(root)
+    return root
+
+
+FIX = (
+    "edit_file",
+    {
+        "path": "src/shop/listing.py",
+        "edits": [{"old_text": "items[-count - 1 :]", "new_text": "items[-count:]"}],
+    },
+)
+EDIT_TEST = (
+    "edit_file",
+    {
+        "path": "tests/test_listing.py",
+        "edits": [{"old_text": "== [3, 4]", "new_text": "== [2, 3, 4]"}],
+    },
+)
+
+
+@pytest.mark.parametrize("window", [16_384, None])
+async def test_a_failing_run_shows_the_test_the_traceback_and_the_code_it_runs(
+    model: ModelServer, project: Path, window: int | None
+) -> None:
+    """Seen: the embedded model read whole 430-line test files until its time ran out. The
+    run's result now holds what a developer looks at, and the code it shows may be edited
+    without reading the file first."""
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[FIX]),
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(text="tail in src/shop/listing.py took one item too many; the test passes."),
+        ],
+        window=window,
+    )
+    first, edit, second = served.results
+    assert not first.ok
+    shown = first.output
+    assert f"The first failure, {TEST}, from the test to where it failed:" in shown
+    assert "tests/test_listing.py:5 in test_last_two: assert last_n([1, 2, 3, 4], 2) == [3, 4]" in (
+        shown
+    )
+    assert "E assert [2, 3, 4] == [3, 4]" in shown
+    assert "last_n, which the test calls:\nsrc/shop/listing.py: lines 8-10 of" in shown
+    assert "tail, which last_n calls:\nsrc/shop/listing.py: lines 4-5 of" in shown
+    assert "     5\t    return items[-count - 1 :]" in shown
+    assert "unrelated_" not in shown, "only the functions the failure runs"
+    assert (
+        f'Fix the code above with edit_file, then run_tests with paths ["{TEST}"] first.' in shown
+    )
+    assert ("pytest's own report is left out" in shown) is (window is not None)
+    assert edit.ok, edit.output
+    assert second.ok
+    assert served.outcome.answer.startswith("tail in src/shop/listing.py")
+
+
+async def test_a_turn_that_is_to_fix_the_code_does_not_change_the_test(
+    model: ModelServer, project: Path
+) -> None:
+    before = (project / "tests" / "test_listing.py").read_text()
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}; fix the code, not the test.",
+        [
+            Turn(tool_calls=[("read_file", {"path": "tests/test_listing.py"})]),
+            Turn(tool_calls=[EDIT_TEST]),
+            Turn(tool_calls=[("run_tests", {})]),
+            Turn(text="The test expects the last two items, and tail returns three; I left it."),
+        ],
+    )
+    refused = served.results[1]
+    assert not refused.ok
+    assert refused.output == (
+        "tests/test_listing.py was not changed: it is a test, and the task asks to fix the code "
+        "so that the test passes. Change the code the failing test calls (run_tests shows it, "
+        "with the traceback); if the test itself is wrong and cannot pass, leave it as it is and "
+        "say why in your answer: the person decides."
+    )
+    assert (project / "tests" / "test_listing.py").read_text() == before
+    assert served.notes() == [], "a refusal is no failed change to act on"
+
+
+async def test_a_task_that_asks_for_a_test_may_change_the_tests(
+    model: ModelServer, project: Path
+) -> None:
+    served = await served_turn(
+        model,
+        project,
+        "Change the expected value in tests/test_listing.py::test_last_two to [2, 3, 4]",
+        [
+            Turn(tool_calls=[("read_file", {"path": "tests/test_listing.py"})]),
+            Turn(tool_calls=[EDIT_TEST]),
+            Turn(text="I changed the expected value in tests/test_listing.py."),
+        ],
+    )
+    assert served.results[1].ok
+    assert "[2, 3, 4]" in (project / "tests" / "test_listing.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("task", "fixes"),
+    [
+        (f"Fix the bug behind {TEST}", True),
+        ("The test in tests/test_listing.py fails. Fix the bug in the code so it passes.", True),
+        ("Fix the typo in src/shop/greet.py so that tests/test_greet.py passes.", True),
+        ("Make the tests pass; fix the code, not the test.", True),
+        (
+            "Add a function is_even(n) to pricing.py and a test for it in tests/test_pricing.py.",
+            False,
+        ),
+        ("Add a keyword argument strict to parse, with its test.", False),
+        ("Fix the test so it passes.", False),
+        ("Rename calc_total to compute_total in every file.", False),
+    ],
+)
+def test_which_tasks_are_to_fix_the_code(task: str, fixes: bool) -> None:
+    assert fixes_code(task) is fixes
+
+
+async def test_a_test_file_named_by_a_wrong_folder_is_found_by_its_name(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen: asked about test_inflection.py::test_ordinal, the embedded model ran
+    tests/test_inflection.py::test_ordinal, and pytest's "file or directory not found" left it
+    nowhere to go. The one test file of that name runs; a name no test file has runs nothing
+    and names the test files like it."""
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": ["test_listing.py::test_last_two"]})]),
+            Turn(tool_calls=[("run_tests", {"paths": ["test_lists.py"]})]),
+            Turn(text="ok"),
+        ],
+    )
+    found, missing = served.results
+    assert f"-- {TEST}" in found.output.splitlines()[0]
+    assert f"The first failure, {TEST}" in found.output
+    assert missing.output == (
+        "'test_lists.py' is not there, so no test was run; names like it: tests/test_listing.py"
+    )
+
+
+async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_still_be_edited(
+    model: ModelServer, project: Path
+) -> None:
+    """On a CPU every line shown is read; a docstring says nothing a failure needs."""
+    listing = project / "src" / "shop" / "listing.py"
+    docstring = '    """How many items from the end.\n\n' + "    More words.\n" * 6 + '    """\n'
+    listing.write_text(
+        listing.read_text().replace(
+            "def tail(items, count):\n", f"def tail(items, count):\n{docstring}"
+        )
+    )
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[FIX]),
+            Turn(text="ok"),
+        ],
+        window=16_384,
+    )
+    shown, edit = served.results[:2]
+    assert '     4\tdef tail(items, count):\n     5\t    """How many items from the end.\n' in (
+        shown.output
+    )
+    assert '        (lines 6-12: the docstring)\n    13\t    """\n' in shown.output
+    assert "More words" not in shown.output
+    assert edit.ok, edit.output

@@ -1,0 +1,198 @@
+"""Claims checked file by file and results checked against runs, through the real loop with the
+model server on 127.0.0.1: what the model was sent back, what the person read, the files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.served import project_venv, served_turn
+from foehn_lsp.checks.claims import claims_faster, claims_fixed, named_files
+from foehn_lsp.checks.honesty import slower
+from foehn_lsp.providers.messages import ToolResultMessage
+from foehn_lsp.testing import ModelServer, Turn
+from foehn_lsp.tools import discover
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    (root / "text_utils.py").write_text("def shout(text):\n    return text\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_text_utils.py").write_text(
+        "from text_utils import shout\n\n\ndef test_shout():\n    assert shout('hi') == 'HI'\n"
+    )
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    project_venv(root)
+    return root
+
+
+READ = Turn(tool_calls=[("read_file", {"path": "text_utils.py"})])
+FIX = Turn(
+    tool_calls=[
+        (
+            "edit_file",
+            {
+                "path": "text_utils.py",
+                "edits": [{"old_text": "    return text", "new_text": "    return text.upper()"}],
+            },
+        )
+    ]
+)
+RUN = Turn(tool_calls=[("run_tests", {})])
+
+
+async def test_a_file_the_answer_says_it_changed_must_be_among_the_changes(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen: "I made the change to text_utils.py and tests/test_text_utils.py" stood when the turn
+    changed only text_utils.py (the test went into the source file)."""
+    claim = "I made the change to text_utils.py and tests/test_text_utils.py."
+    again = f"{claim} Both are done."
+    served = await served_turn(
+        model,
+        project,
+        "Make shout upper-case its text, with a test",
+        [READ, FIX, Turn(text=claim), Turn(text=again)],
+    )
+    [note] = served.notes()
+    assert note.startswith(
+        "[Foehn] Your answer says you changed files (it names tests/test_text_utils.py), but "
+        "this turn changed only: text_utils.py."
+    )
+    assert served.outcome.answer == (
+        "Both are done.\n\n[Foehn] The answer said it had changed tests/test_text_utils.py, but "
+        "this turn changed only: text_utils.py; that sentence is left out."
+    )
+    assert "test_text_utils.py" not in served.streamed.split("[Foehn]")[0]
+    assert "upper" in (project / "text_utils.py").read_text()
+
+
+async def test_a_file_named_as_what_should_pass_is_not_a_file_said_changed(
+    model: ModelServer, project: Path
+) -> None:
+    claim = "I fixed shout in text_utils.py so that tests/test_text_utils.py passes."
+    served = await served_turn(model, project, "Fix shout", [READ, FIX, RUN, Turn(text=claim)])
+    assert served.outcome.answer == claim
+    assert served.notes() == []
+
+
+async def test_faster_without_a_run_that_shows_it_is_sent_back_then_left_out(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen: "The tests are now faster." stood after a change that made them no faster."""
+    first = "I changed shout in text_utils.py. The tests are now faster."
+    served = await served_turn(
+        model,
+        project,
+        "The tests are slow; make them faster",
+        [READ, FIX, RUN, Turn(text=first), Turn(text=first)],
+    )
+    [note] = served.notes()
+    assert note.startswith(
+        "[Foehn] Your answer 'The tests are now faster.' says it is faster, but no passing "
+        "run_tests before and after your change compares their times."
+    )
+    assert served.outcome.answer == (
+        "I changed shout in text_utils.py.\n\n[Foehn] No run in this turn shows 'The tests are "
+        "now faster.'; that sentence is left out. Run the tests before relying on this turn's "
+        "changes."
+    )
+    assert "faster" not in served.streamed.split("[Foehn]")[0]
+
+
+async def test_a_fix_claimed_with_no_run_after_the_change_is_sent_back_and_stands_once_shown(
+    model: ModelServer, project: Path
+) -> None:
+    claim = "I fixed the failing test: shout in text_utils.py now upper-cases its text."
+    served = await served_turn(
+        model,
+        project,
+        "Fix the bug behind tests/test_text_utils.py::test_shout",
+        [RUN, READ, FIX, Turn(text=claim), RUN, Turn(text=claim)],
+    )
+    [note] = served.notes()
+    assert note.startswith(f"[Foehn] Your answer {claim!r} says it is fixed, but nothing ran")
+    assert served.outcome.answer == claim
+    assert [r.ok for r in served.results if r.tool == "run_tests"] == [False, True]
+
+
+async def test_tests_said_again_to_pass_are_left_out_not_the_whole_answer(
+    model: ModelServer, project: Path
+) -> None:
+    """A "tests pass" sentence with no run after the last change goes back once; said again,
+    the person reads the rest of the answer and what the check found."""
+    claim = "I changed shout in text_utils.py. All tests pass."
+    served = await served_turn(
+        model, project, "Make shout upper-case", [READ, FIX, Turn(text=claim), Turn(text=claim)]
+    )
+    assert served.outcome.answer.startswith(
+        "I changed shout in text_utils.py.\n\n[Foehn] No run in this turn shows 'All tests pass.'"
+    )
+
+
+async def test_an_honest_could_not_right_after_a_failed_change_is_never_sent_back(
+    model: ModelServer, project: Path
+) -> None:
+    honest = "I could not change text_utils.py: its text did not match what I tried to replace."
+    bad = Turn(
+        tool_calls=[
+            (
+                "edit_file",
+                {"path": "text_utils.py", "edits": [{"old_text": "retrun", "new_text": "x"}]},
+            )
+        ]
+    )
+    served = await served_turn(
+        model, project, "Make shout upper-case", [READ, bad, Turn(text=honest)]
+    )
+    assert served.outcome.answer == honest
+    assert served.notes() == []
+    assert len(served.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "files"),
+    [
+        ("I made the change to text_utils.py and tests/test_text_utils.py.", 2),
+        ("I fixed last_n in src/listing.py so that tests/test_listing.py passes.", 1),
+        ("I read src/a.py and changed src/b.py.", 1),
+        ("I added lint to tasks.txt; app.py is unchanged.", 1),
+        ("Both src/a.py and src/b.py were updated.", 2),
+        ("I made no changes to src/a.py.", 0),
+        ("I changed src/a.py but could not run tests/test_a.py.", 1),
+    ],
+)
+def test_which_files_an_answer_says_it_changed(text: str, files: int) -> None:
+    assert len(named_files(text)) == files
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed", "faster"),
+    [
+        ("I fixed the failing test.", True, False),
+        ("The ZeroDivisionError is now fixed.", True, False),
+        ("The bug is not fixed yet.", False, False),
+        ("I fixed the typo in README.md.", False, False),
+        ("The tests are now faster.", False, True),
+        ("It is not faster: the time goes to a sleep the test needs.", False, False),
+    ],
+)
+def test_what_counts_as_saying_a_run_would_show_it(text: str, fixed: bool, faster: bool) -> None:
+    assert (claims_fixed(text), claims_faster(text)) == (fixed, faster)
+
+
+TOOLS = discover().registry
+
+
+def test_a_speed_up_is_shown_by_a_shorter_passing_run_after_the_change() -> None:
+    def run(seconds: float) -> ToolResultMessage:
+        header = f"$ python -m pytest\n(in .; exit 0; {seconds} s)\n3 passed"
+        return ToolResultMessage(call_id="t", name="run_tests", content=header)
+
+    edit = ToolResultMessage(call_id="e", name="edit_file", content="edit a.py (1 block)")
+    assert slower([run(4.0), edit, run(0.5)], TOOLS) is None
+    assert slower([run(4.0), edit, run(4.2)], TOOLS) == (
+        "run_tests took 4.2 s after your change and 4.0 s before"
+    )
+    assert slower([edit, run(0.5)], TOOLS) is not None
