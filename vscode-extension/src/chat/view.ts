@@ -208,17 +208,23 @@ export const MAX_NETWORK_SHOWN = 20;
 export function renderNetwork(lines: readonly NetworkLine[]): string {
   const shown = lines.slice(-MAX_NETWORK_SHOWN);
   const more = lines.length - shown.length;
-  const rows = shown
-    .map(
-      (line) =>
-        `<li class="${line.allowed ? "allowed" : "refused"}"><code>${esc(line.host)}:${line.port}</code> ` +
-        (line.allowed
-          ? `allowed${line.reason ? ` (${esc(line.reason)})` : ""} · ${bytes(line.bytesOut)} out, ${bytes(line.bytesIn)} in`
-          : `refused: ${esc(line.reason || "not granted")}`) +
-        `</li>`,
-    )
-    .join("");
-  return `<div class="network"><div class="label">Network</div><ul>${more ? `<li>… ${more} earlier</li>` : ""}${rows}</ul></div>`;
+  return (
+    `<div class="network"><div class="label">Network</div><ul>` +
+    (more ? `<li>… ${more} earlier</li>` : "") +
+    shown.map(networkLine).join("") +
+    `</ul></div>`
+  );
+}
+
+function networkLine(line: NetworkLine): string {
+  // The proxy's tally of the attempts past its record (host `*`) is said in its own words.
+  if (line.host === "*") {
+    return `<li class="refused">${esc(line.reason)}</li>`;
+  }
+  const where = `<code>${esc(line.host)}:${line.port}</code>`;
+  return line.allowed
+    ? `<li class="allowed">${where} allowed${line.reason ? ` (${esc(line.reason)})` : ""} · ${bytes(line.bytesOut)} out, ${bytes(line.bytesIn)} in</li>`
+    : `<li class="refused">${where} refused: ${esc(line.reason || "not granted")}</li>`;
 }
 
 function bytes(n: number): string {

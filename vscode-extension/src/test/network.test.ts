@@ -60,6 +60,14 @@ test("each connection a call attempted is a line on its card: allowed with its b
   assert.ok(!html.includes("x.example"), "a connection of a call with no card is not drawn on another's");
 });
 
+test("the attempts the proxy did not record one by one are said in its words", () => {
+  const turn = play([
+    CALL,
+    { event: "network", call: "c1", host: "*", port: 0, allowed: false, reason: "1,204 more attempts, not recorded one by one", bytes_out: 0, bytes_in: 0 },
+  ]);
+  assert.match(renderTurn(turn, { restorable: false }), /<li class="refused">1,204 more attempts, not recorded one by one<\/li>/);
+});
+
 test("a call with many connections lists the latest ones and says how many came before", () => {
   const events: RunEvent[] = [CALL];
   for (let i = 0; i < MAX_NETWORK_SHOWN + 5; i++) {
