@@ -8,8 +8,9 @@ with its command line; code blocks copied, applied and run after showing what th
 and find the chat open; the walkthrough ticked. Restricted Mode: a refusal says why, and
 trusting the folder leaves a server that answers. Rules: an approval says why it asks, Always
 allow saves its rule and the next such call runs unasked, Foehn: Rules… lists and removes it;
-`/` completes a custom command. Language tools: the model's definition, references and
-rename_symbol are answered by VS Code's TypeScript features. Screenshots of each state are saved in
+`/` completes a custom command; an MCP server's question is answered on its call's card.
+Language tools: the model's definition, references and rename_symbol are answered by VS Code's
+TypeScript features. Screenshots of each state are saved in
 test-output/vscode/, named for what they show; the webview's buttons must all have names and
 be reachable by keyboard.
 
@@ -77,6 +78,7 @@ FIX_MAIN = (
     "edit_file",
     {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 2"}]},
 )
+AWKWARD = Path(__file__).parents[1] / "mcp" / "servers" / "awkward.py"
 REFUSED_KEY = '{"error": {"message": "Incorrect API key provided"}}'
 
 
@@ -354,7 +356,7 @@ def test_restricted_mode_is_said_in_the_chat_and_trusting_restarts_the_server(
         assert (SHOTS / name).stat().st_size > 10_000, name
 
 
-def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_completes_commands(
+def test_always_allow_rules_slash_commands_and_a_servers_question_in_the_chat_view(
     code_server: CodeServer, root: Path, tmp_path: Path
 ) -> None:
     env, model = code_server.env, code_server.model
@@ -365,6 +367,13 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
     (commands / "review.md").write_text(
         "---\ndescription: Review a file with care\nargument-hint: FILE\n---\n"
         "Review $ARGUMENTS with care.\n"
+    )
+    # An MCP server whose read-only tool `ask` asks the person a form (elicitation).
+    state = tmp_path / "awkward"
+    state.mkdir()
+    config.write_text(
+        f"[mcp.servers.awkward]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = {json.dumps([str(AWKWARD), str(state)])}\n"
     )
 
     def touch(name: str) -> Turn:
@@ -379,6 +388,8 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
         Turn(text="Left it."),
         Turn(text="Nothing next."),
         Turn(text="Reviewed app.py."),
+        Turn(tool_calls=[("mcp__awkward__ask", {})]),
+        Turn(text="Asked."),
     )
     report = _scenario(
         "rules",
@@ -426,8 +437,21 @@ def test_always_allow_saves_a_rule_that_rules_lists_and_removes_and_slash_comple
     assert "/review FILE" in report["slashList"], report["slashList"]
     assert "Review a file with care" in report["slashList"]
     assert report["slashPicked"] == "/review "
-    assert "Review app.py with care." in json.dumps(model.requests[-1].body["messages"])
+    assert "Review app.py with care." in json.dumps(model.requests[-3].body["messages"])
+    # The server's question on its call's card, named as the server's; a required field left
+    # empty is said and nothing is sent; then the person's answer reached the server.
+    form = report["questionForm"]
+    assert 'The MCP server "awkward" asks during ask:' in form, form
+    assert "Which issue?" in form
+    assert "Title (required)" in form
+    assert report["questionRefused"] == "Title is required."
+    result = [m for m in model.requests[-1].body["messages"] if m["role"] == "tool"][-1]
+    answered = '{"action": "accept", "content": {"project": "core", "title": "From VS Code", '
+    assert answered + '"urgent": true}}' in result["content"], result
+    assert "you answered" in report["questionAnswered"]
+    assert "Asked." in report["questionAnswered"]
     for name in (
+        "mcp-question-on-card.png",
         "approval-always-allow.png",
         "rules-picker.png",
         "slash-command-completion.png",

@@ -5,10 +5,11 @@
 // code blocks' actions, reload and find the chat open. Checks the webview's buttons have names
 // and can be reached by keyboard. SCENARIO=restricted instead opens an untrusted folder, checks
 // the chat says so and why a change is refused, then trusts it and asks again. SCENARIO=rules
-// saves a rule with Always allow, lists and removes it with Foehn: Rules…, and completes a
-// custom command after `/`. SCENARIO=planning asks in Plan mode, approves the plan and sees the
-// task list as it changes. SCENARIO=language lets the model use VS Code's TypeScript
-// definition, references and rename, the rename approved from its card.
+// saves a rule with Always allow, lists and removes it with Foehn: Rules…, completes a custom
+// command after `/`, and answers an MCP server's question on its call's card. SCENARIO=planning
+// asks in Plan mode, approves the plan and sees the task list as it changes. SCENARIO=language
+// lets the model use VS Code's TypeScript definition, references and rename, the rename
+// approved from its card.
 // Screenshots of each state go to SHOTS. Prints a JSON report on stdout.
 // Environment: FOEHN_E2E_HOME (playwright-core's install), CS_URL, WORKSPACE, SHOTS, PROFILE,
 // SETTINGS (the settings.json files, path-separated, rewritten at the end to change the server),
@@ -406,6 +407,22 @@ async function rulesAndCommands() {
   await input.press("Enter");
   report.reviewed = await turnDone("Reviewed");
   step("/ completed a custom command, which the server expanded");
+
+  // An MCP server's question during its call: a form on the call's card, named as the server's.
+  // Submitted with a required field empty, the card says so; filled in, the answer goes.
+  await ask("File an issue");
+  const form = chat().locator(".elicitation").last();
+  await form.waitFor({ state: "visible", timeout: LONG });
+  report.questionForm = await form.innerText();
+  await shot("mcp-question-on-card.png");
+  await form.locator('button[data-answer="accept"]').click();
+  await form.locator(".why").waitFor({ state: "visible", timeout: 30_000 });
+  report.questionRefused = await form.locator(".why").innerText();
+  await form.locator('input[data-field="title"]').fill("From VS Code");
+  await form.locator('input[data-field="urgent"]').check();
+  await form.locator('button[data-answer="accept"]').click();
+  report.questionAnswered = await turnDone("Asked.");
+  step("an MCP server's question was answered on its call's card");
 }
 
 /** Plan mode from the mode picker: the plan asked as a plan and approved, then carried out,

@@ -9,6 +9,7 @@ import type { Server } from "./server";
 import { COMMANDS } from "./protocol";
 import { describeSession } from "./savedSessions";
 import type { ChatView } from "./chatView";
+import { showMcpServers, signIn, signOut } from "./mcpAccounts";
 import { useOfflineModel } from "./offlineModel";
 import { RULES_COMMAND, showRules } from "./rulesPicker";
 import type { ServerSetup } from "./serverSetup";
@@ -154,6 +155,9 @@ const COMMAND_TABLE: Record<string, (parts: Parts) => (...args: never[]) => unkn
     }
   },
   [RULES_COMMAND]: (parts) => () => showRules(parts.server, parts.output),
+  "foehn.mcpServers": (parts) => () => showMcpServers(parts.server),
+  "foehn.mcpSignIn": (parts) => (name?: string) => signIn(parts.server, typeof name === "string" ? name : undefined),
+  "foehn.mcpSignOut": (parts) => (name?: string) => signOut(parts.server, typeof name === "string" ? name : undefined),
 };
 
 export function registerCommands(parts: Parts): vscode.Disposable[] {

@@ -1,6 +1,7 @@
 // The session shown in the chat view: asks a turn with an id this side chooses (so its events
 // and confirmations are known from the first one), applies the events to the turn, and asks the
-// person inline (or in a modal). review.ts undoes and restores what turns changed.
+// person inline (or in a modal), both about calls and the MCP servers' questions during them.
+// review.ts undoes and restores what turns changed.
 import * as vscode from "vscode";
 import type { FailureKind } from "./chat/errors";
 import type { HostMessage } from "./chat/messages";
@@ -11,16 +12,22 @@ import {
   answered,
   applyEvent,
   askInline,
+  askQuestion,
+  questionAnswered,
   failed,
   meterFrom,
   newTurn,
   withUndone,
 } from "./chat/state";
 import { confirmMessage, decisionFor, inlineAnswer, surfaceFor } from "./chat/confirm";
+import { contentOf, webPage } from "./chat/elicit";
+import { askInWindow } from "./elicitWindow";
 import type { DiffDocuments } from "./diffs";
 import {
   type ConfirmAnswer,
   type ConfirmParams,
+  type ElicitAnswer,
+  type ElicitParams,
   type RunArguments,
   type RunResult,
   COMMANDS,
@@ -56,6 +63,13 @@ interface Question {
   resolve: (answer: ConfirmAnswer) => void;
 }
 
+/** An MCP server's question waiting on a card. */
+interface Asked {
+  runId: string;
+  params: ElicitParams;
+  resolve: (answer: ElicitAnswer) => void;
+}
+
 const STREAM_INTERVAL_MS = 40;
 /** workspaceState key: the session the chat showed last, opened again after a reload. */
 const LAST_SESSION = "foehn.lastSession";
@@ -78,6 +92,7 @@ export class Conversation implements vscode.Disposable {
   /** Runs in flight, by the id this side chose; removed when the run's request settles. */
   private readonly runs = new Map<string, vscode.CancellationTokenSource>();
   private readonly questions = new Map<string, Question>();
+  private readonly asking = new Map<string, Asked>();
   /** What files were before a run touched them, from the diffs the person approved. */
   private readonly before = new Map<string, Map<string, string | null>>();
   private readonly scheduled = new Map<string, ReturnType<typeof setTimeout>>();
@@ -194,6 +209,11 @@ export class Conversation implements vscode.Disposable {
           this.settle(key, { decision: "deny", reason: "the run ended" });
         }
       }
+      for (const [key, asked] of this.asking) {
+        if (asked.runId === runId) {
+          this.settleQuestion(key, { action: "cancel" });
+        }
+      }
       this.flush(runId);
       this.port.post({ type: "busy", busy: false });
       this.busyChanged.fire(false);
@@ -307,6 +327,63 @@ export class Conversation implements vscode.Disposable {
       void this.port.reveal(false);
       token.onCancellationRequested(() => this.settle(key, { decision: "deny", reason: "no answer in time" }));
     });
+  }
+
+  /** foehn/elicit: an MCP server's question, on the card of the call that runs when the chat
+   * shows the run (and the person has not chosen modals), else in VS Code's own inputs. No answer
+   * before the server gives up (the token) is a cancel. */
+  async elicit(params: ElicitParams, token: vscode.CancellationToken): Promise<ElicitAnswer> {
+    const preference = vscode.workspace.getConfiguration("foehn").get<string>("approval.prompt", "inline");
+    if (preference === "modal" || !this.runs.has(params.runId)) {
+      return askInWindow(params, token);
+    }
+    const key = `${params.runId}/q${++this.asked}`;
+    return new Promise<ElicitAnswer>((resolve) => {
+      this.asking.set(key, { runId: params.runId, params, resolve });
+      this.update(params.runId, (turn) => askQuestion(turn, key, params));
+      void this.port.reveal(false);
+      token.onCancellationRequested(() => this.settleQuestion(key, { action: "cancel" }));
+    });
+  }
+
+  /** The person's answer to a server's question on a card: an accepted form is sent only when
+   * every field fits (else the card says which does not, and stays); an accepted page is opened
+   * first. */
+  async answerQuestion(key: string, action: ElicitAnswer["action"], given: Record<string, unknown> = {}): Promise<void> {
+    const asked = this.asking.get(key);
+    if (!asked) {
+      return;
+    }
+    if (action !== "accept") {
+      this.settleQuestion(key, { action });
+      return;
+    }
+    const page = asked.params.url ? webPage(asked.params.url) : undefined;
+    if (asked.params.url) {
+      const opened = page !== undefined && (await vscode.env.openExternal(vscode.Uri.parse(page.toString())));
+      if (!opened) {
+        this.update(asked.runId, (turn) => questionAnswered(turn, key, { error: "VS Code did not open the page." }));
+        return;
+      }
+      this.settleQuestion(key, { action: "accept" });
+      return;
+    }
+    const checked = contentOf(asked.params.fields, given);
+    if ("error" in checked) {
+      this.update(asked.runId, (turn) => questionAnswered(turn, key, { error: checked.error }));
+      return;
+    }
+    this.settleQuestion(key, { action: "accept", content: checked.content });
+  }
+
+  private settleQuestion(key: string, answer: ElicitAnswer): void {
+    const asked = this.asking.get(key);
+    if (!asked) {
+      return;
+    }
+    this.asking.delete(key);
+    asked.resolve(answer);
+    this.update(asked.runId, (turn) => questionAnswered(turn, key, { answer: answer.action }));
   }
 
   /** The person's answer to an inline card. */
@@ -446,6 +523,9 @@ export class Conversation implements vscode.Disposable {
     }
     for (const key of [...this.questions.keys()]) {
       this.settle(key, { decision: "deny", reason: "VS Code closed the chat" });
+    }
+    for (const key of [...this.asking.keys()]) {
+      this.settleQuestion(key, { action: "cancel" });
     }
     for (const source of this.runs.values()) {
       source.cancel();

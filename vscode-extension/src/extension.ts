@@ -14,6 +14,9 @@ import { lightbulbContext, trackEditor } from "./editorContext";
 import { answerDiagnostics } from "./editorDiagnostics";
 import { answerLanguageRequests } from "./editorLanguageTools";
 import { withEditSync } from "./editSync";
+import { isApiKeySecret } from "./keys";
+import { SIGN_IN_DIALOGS } from "./mcpAccounts";
+import { answerSignIn, secretRequests } from "./mcpAuth";
 import { registerMcpServers } from "./mcp";
 import { COMMANDS, NOTIFICATIONS, REQUESTS } from "./protocol";
 import { Review } from "./review";
@@ -44,6 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     setup,
   );
   const conversation = new Conversation(server, view, diffs, output, context.workspaceState);
+  const secrets = secretRequests(context.secrets);
   const review = new Review(conversation, server, diffs);
   const mentions = new Mentions(server);
   const slash = new SlashCommands(server, output);
@@ -80,6 +84,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     server.onClientStarted((client) => {
       answer(client, REQUESTS.confirm, (params, token) => conversation.confirm(params, token));
       answer(client, REQUESTS.diagnostics, answerDiagnostics);
+      answer(client, REQUESTS.elicit, (params, token) => conversation.elicit(params, token));
+      answer(client, REQUESTS.mcpSignIn, (params) => answerSignIn(params, SIGN_IN_DIALOGS));
+      answer(client, REQUESTS.secretsGet, secrets.get);
+      answer(client, REQUESTS.secretsStore, secrets.store);
+      answer(client, REQUESTS.secretsDelete, secrets.remove);
       answerLanguageRequests(client);
       listen(client, NOTIFICATIONS.runEvent, (event) => conversation.onEvent(event));
     }),
@@ -87,7 +96,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerCommands(parts),
     registerMcpServers(server, async () => (await setup.readBundle()).foehn),
     vscode.workspace.onDidGrantWorkspaceTrust(() => server?.restart()),
-    context.secrets.onDidChange(() => server?.restart()),
+    // A new API key restarts the server (it gets the keys in its environment); the server's own
+    // sign-ins, kept through foehn/secretsStore, must not.
+    context.secrets.onDidChange((change) => (isApiKeySecret(change.key) ? server?.restart() : undefined)),
     vscode.workspace.onDidChangeConfiguration(async (change) => {
       if (["foehn.serverPath", "foehn.pythonPath", "foehn.provider"].some((s) => change.affectsConfiguration(s))) {
         await server?.restart();

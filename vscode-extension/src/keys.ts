@@ -16,6 +16,12 @@ export function secretName(provider: KeyProvider): string {
   return `foehn.apiKey.${provider}`;
 }
 
+/** Whether a secret is a provider's key (this module's; the server's MCP sign-ins are kept
+ * beside them, mcpAuth.ts). */
+export function isApiKeySecret(name: string): boolean {
+  return name === "foehn.apiKey" || name.startsWith("foehn.apiKey.");
+}
+
 /** Where a key is read from: context.secrets in the extension, a record in tests. */
 export interface Keys {
   get(name: string): PromiseLike<string | undefined>;

@@ -1,7 +1,8 @@
 // Every message Foehn's server speaks beyond plain LSP, typed in one place (as rust-analyzer's
 // lsp_ext.ts does): the commands it answers (workspace/executeCommand, in COMMANDS), the
-// requests it sends the editor (foehn/confirm, foehn/diagnostics and the language tools'), and
-// its notifications (foehn/runEvent, foehn/trustWaiting). The run events mirror
+// requests it sends the editor (foehn/confirm, foehn/diagnostics, the language tools', an MCP
+// server's question foehn/elicit, its sign-in foehn/mcpSignIn and foehn/secrets*), and its
+// notifications (foehn/runEvent, foehn/trustWaiting). The run events mirror
 // server/foehn_lsp/events.py (schema/events-v1.json; a unit test compares the kinds), the
 // commands server/foehn_lsp/lsp/. No VS Code API here: parseRunEvent is unit-tested, and the
 // webview bundle imports these types too.

@@ -128,8 +128,19 @@ export class Server implements vscode.Disposable {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       // diagnostics: the server checks a turn's edits with VS Code's language servers;
       // languageTools: the model gets definition, references, workspace_symbols and
-      // rename_symbol, answered from VS Code's providers (editorLanguageTools.ts).
-      initializationOptions: { confirmRequest: true, runEvents: true, diagnostics: true, languageTools: true, restrictedMode: restricted },
+      // rename_symbol, answered from VS Code's providers (editorLanguageTools.ts);
+      // elicitation: MCP servers' questions (conversation.ts); mcpSignIn and secretStorage: the
+      // sign-in page asked about here, its tokens in SecretStorage (mcpAuth.ts).
+      initializationOptions: {
+        confirmRequest: true,
+        runEvents: true,
+        diagnostics: true,
+        languageTools: true,
+        elicitation: true,
+        mcpSignIn: true,
+        secretStorage: true,
+        restrictedMode: restricted,
+      },
       outputChannel: this.output,
       connectionOptions: { maxRestartCount: 4 },
       middleware: this.middleware,

@@ -77,6 +77,9 @@ export async function routeViewMessage(message: ViewMessage, parts: Parts): Prom
     case "approve":
       conversation.answer(message.key, message.decision, message.message);
       break;
+    case "elicit":
+      await conversation.answerQuestion(message.key, message.answer, message.content);
+      break;
     case "openDiff":
       await conversation.openProposal(message.key);
       break;

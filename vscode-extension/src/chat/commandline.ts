@@ -37,11 +37,29 @@ export function shellQuote(argv: readonly string[]): string {
   return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(" ");
 }
 
-export const POLICY_TEXT: Record<SandboxPolicy, string> = {
-  "read-only": "reads only: nothing writable but a private /tmp, no network",
-  "workspace-write": "may change the workspace (not .git/, .foehn/, .vscode/, .envrc), no network",
+const POLICY_TEXT: Record<SandboxPolicy, string> = {
+  "read-only": "reads only: nothing writable but a private /tmp",
+  "workspace-write": "may change the workspace (not .git/, .foehn/, .vscode/, .envrc)",
   full: "your own rights and the network, outside the sandbox",
 };
+
+/** What a sandbox policy lets a program do, in words, with its network: none, or only the
+ * domains the call's grant names (through Foehn's proxy); `full` has the whole network. */
+export function policyText(policy: SandboxPolicy | string, network: readonly string[] = []): string {
+  const text = POLICY_TEXT[policy as SandboxPolicy];
+  if (text === undefined) {
+    return policy;
+  }
+  if (policy === "full") {
+    return text;
+  }
+  return `${text}, ${network.length ? `the network only to ${network.join(", ")}` : "no network"}`;
+}
+
+/** The domains a call may reach, as the server says it (policy/approval.py's reaching). */
+export function reaching(network: readonly string[]): string {
+  return `${network.join(", ")} (and nothing else on the network)`;
+}
 
 /** A shell block's command lines, without the prompts a transcript shows (`$ `). */
 export function commandLines(code: string): string {

@@ -1,5 +1,6 @@
 // The foehn/confirm request: where the person is asked (inline in the chat, or a modal), what a
 // modal says, and how a choice maps to the server's decision. No VS Code API here.
+import { policyText, reaching } from "./commandline";
 import { ruleLine, whyAsked } from "./rules";
 import type { ConfirmAnswer, ConfirmParams } from "../protocol";
 
@@ -28,20 +29,29 @@ export function confirmMessage(params: ConfirmParams): { message: string; detail
   const summary = params.preview?.summary ? `: ${params.preview.summary}` : "";
   const full = params.sandbox === "full";
   const program = params.program ? `\nProgram: ${params.program}` : "";
+  const network = params.network ?? [];
   const sandbox = params.sandbox
     ? full
       ? "\nSandbox: FULL — it runs with your own rights and the network."
-      : `\nSandbox: ${params.sandbox}`
+      : `\nSandbox: ${params.sandbox} (${policyText(params.sandbox, network)})`
     : "";
+  const reach = network.length && !full ? `\nIt may reach ${reaching(network)}.${grantLines(params).map((line) => `\nGranted: ${line}`).join("")}` : "";
   const remember = full ? "" : `\n"${ALLOW_RUN}" remembers: ${rememberText(params)}.`;
   const always = !full && params.proposedRule;
   const saves = always ? `\n"${ALLOW_ALWAYS}" saves this rule: ${ruleLine(params.proposedRule!)}.` : "";
   const why = whyAsked(params.why);
   return {
     message: `Foehn wants to run ${params.tool} (${params.risk.replace(/_/g, "-")})${summary}`,
-    detail: `${why ? `${why}\n` : ""}${JSON.stringify(params.arguments, null, 2)}${program}${sandbox}${remember}${saves}`,
+    detail: `${why ? `${why}\n` : ""}${JSON.stringify(params.arguments, null, 2)}${program}${sandbox}${reach}${remember}${saves}`,
     choices: full ? [ALLOW_FULL, DENY] : always ? [ALLOW, ALLOW_RUN, ALLOW_ALWAYS, DENY] : [ALLOW, ALLOW_RUN, DENY],
   };
+}
+
+/** Where each domain the call may reach is granted, from the explanation (`domain at FILE:LINE`);
+ * a domain the explanation does not place is named alone. */
+export function grantLines(params: Pick<ConfirmParams, "network" | "why">): string[] {
+  const sources = new Map((params.why?.network ?? []).map((grant) => [grant.domain, grant.source]));
+  return (params.network ?? []).map((domain) => (sources.get(domain) ? `${domain} at ${sources.get(domain)}` : domain));
 }
 
 /** Exactly what "allow for this run" remembers: the server's words when it sends them, else

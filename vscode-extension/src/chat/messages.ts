@@ -1,7 +1,7 @@
 // The messages between the extension host and the chat webview, both ways, as discriminated
 // unions. The host owns the state (chat/state.ts) and posts it; the webview draws it and posts
 // back what the person did. No VS Code or DOM API here.
-import type { CustomCommand, Decision } from "../protocol";
+import type { CustomCommand, Decision, ElicitAnswer } from "../protocol";
 import { SETTINGS_QUERIES, STATUS_COMMANDS, type StatusCommand } from "./actions";
 import type { Meter, QueuedMessage, Turn } from "./state";
 
@@ -70,6 +70,9 @@ export type ViewMessage =
   | { type: "ask"; text: string; mode?: "plan" }
   | { type: "stop" }
   | { type: "approve"; key: string; decision: Decision; message?: string }
+  /** The answer to an MCP server's question: `content` by field name, as the inputs hold it
+   * (text, a checkbox's state, the values of the choices ticked); only with accept. */
+  | { type: "elicit"; key: string; answer: ElicitAnswer["action"]; content?: Record<string, unknown> }
   | { type: "openDiff"; key: string }
   | { type: "openFileDiff"; runId: string; path: string }
   | { type: "copy"; text: string; token: string }
@@ -93,6 +96,7 @@ export type ViewMessage =
   | { type: "command"; command: StatusCommand };
 
 const DECISIONS: readonly string[] = ["allow", "allowRun", "allowAlways", "deny"] satisfies Decision[];
+const ANSWERS: readonly string[] = ["accept", "decline", "cancel"] satisfies ElicitAnswer["action"][];
 
 /** The webview's message, or undefined if it is not one (the host trusts nothing it posts). */
 export function parseViewMessage(raw: unknown): ViewMessage | undefined {
@@ -112,6 +116,12 @@ export function parseViewMessage(raw: unknown): ViewMessage | undefined {
       return str("text") && (m["mode"] === undefined || m["mode"] === "plan") ? (m as ViewMessage) : undefined;
     case "approve":
       return str("key") && DECISIONS.includes(m["decision"] as string) && optStr("message")
+        ? (m as ViewMessage)
+        : undefined;
+    case "elicit":
+      return str("key") &&
+        ANSWERS.includes(m["answer"] as string) &&
+        (m["content"] === undefined || (typeof m["content"] === "object" && m["content"] !== null && !Array.isArray(m["content"])))
         ? (m as ViewMessage)
         : undefined;
     case "openDiff":

@@ -46,7 +46,7 @@ export function notApplied(why: Explanation | null | undefined): string[] {
 
 /** A rule on one line, as `foehn explain` shows it: only the keys it sets. */
 export function ruleLine(rule: Rule): string {
-  const keys = ["tool", "program", "args", "paths", "decision", "sandbox", "message"] as const;
+  const keys = ["tool", "program", "args", "paths", "decision", "sandbox", "network", "message"] as const;
   return keys
     .filter((key) => rule[key] !== null && rule[key] !== undefined)
     .map((key) => `${key}=${JSON.stringify(rule[key])}`)
@@ -60,7 +60,8 @@ export function ruleSummary(rule: Rule): string {
     : rule.paths
       ? `${rule.tool} on ${rule.paths.join(", ")}`
       : rule.tool;
-  const sandbox = rule.decision === "allow" && rule.program ? ` (${rule.sandbox ?? "read-only"} sandbox)` : "";
+  const reach = rule.network?.length ? `, reaching ${rule.network.join(", ")}` : "";
+  const sandbox = rule.decision === "allow" && rule.program ? ` (${rule.sandbox ?? "read-only"} sandbox${reach})` : "";
   return `${rule.decision} ${covers}${sandbox}`;
 }
 

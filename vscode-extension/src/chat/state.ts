@@ -1,8 +1,21 @@
 // What the chat view shows, as plain data: the turns of one session, each a stream of text and
 // tool-call cards, then its stop reason and the files it changed. The extension host owns it
 // and posts each changed turn to the webview, which only draws. No VS Code or DOM API here.
-import { rememberText } from "./confirm";
-import type { ChangedFile, CheckedProblem, ConfirmParams, Decision, Risk, RunEvent, SandboxPolicy, StopReason, TodoItem } from "../protocol";
+import { grantLines, rememberText } from "./confirm";
+import type {
+  ChangedFile,
+  CheckedProblem,
+  ConfirmParams,
+  Decision,
+  ElicitAnswer,
+  ElicitField,
+  ElicitParams,
+  Risk,
+  RunEvent,
+  SandboxPolicy,
+  StopReason,
+  TodoItem,
+} from "../protocol";
 import type { Failure } from "./errors";
 import { type Investigation, investigationOf } from "./investigation";
 import { notApplied, ruleLine, whyAsked } from "./rules";
@@ -23,6 +36,39 @@ export interface ToolCard {
   savedRule?: string;
   /** An `investigate` call's findings, once its sub-run has answered. */
   investigation?: Investigation;
+  /** What the running call last said of its progress (an MCP server's progress messages). */
+  progress?: string;
+  /** The connections the call attempted (through its proxy, or `fetch`'s), in order. */
+  network?: NetworkLine[];
+  /** Its MCP server's questions: asked (a form on the card) and answered. */
+  questions?: Question[];
+}
+
+/** One connection a call attempted (a `network` run event). */
+export interface NetworkLine {
+  host: string;
+  port: number;
+  allowed: boolean;
+  /** The granted entry and where, or why it was refused ("x is not granted"). */
+  reason: string;
+  bytesOut: number;
+  bytesIn: number;
+}
+
+/** An MCP server's question (foehn/elicit) as the chat shows it, named as that server's. */
+export interface Question {
+  /** Names the question in the host. */
+  key: string;
+  server: string;
+  tool: string | null;
+  message: string;
+  /** A page the server asks the person to open (then there are no fields). */
+  url: string | null;
+  fields: ElicitField[];
+  /** Why the last answer could not be sent (a required field left empty, a wrong number). */
+  error?: string;
+  /** Set once answered (or given up: `cancel`). */
+  answer?: ElicitAnswer["action"];
 }
 
 export interface PendingApproval {
@@ -42,6 +88,10 @@ export interface PendingApproval {
   always?: string;
   /** Plan mode's plan (a `plan` call): its steps, approved or rejected as a whole. */
   steps?: string[];
+  /** The domains the call may reach if it runs; empty: none. */
+  network: string[];
+  /** Where each of them is granted (`example.org at FILE:LINE`). */
+  grants: string[];
 }
 
 /** What checking the turn's edits found: the new problems and the checkers skipped. */
@@ -50,7 +100,12 @@ export interface Checks {
   skipped: string[];
 }
 
-export type Block = { kind: "text"; text: string } | { kind: "tool"; card: ToolCard } | { kind: "checks"; checks: Checks };
+export type Block =
+  | { kind: "text"; text: string }
+  | { kind: "tool"; card: ToolCard }
+  | { kind: "checks"; checks: Checks }
+  /** A server's question asked while no call of this turn is running (it has no card to go on). */
+  | { kind: "question"; question: Question };
 
 /** `reverted`: the person put the file back in the editor (Ctrl+Z), not through Foehn. */
 export type FileState = "changed" | "kept" | "undone" | "reverted";
@@ -133,8 +188,29 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
         ok: event.ok,
         output: event.output,
         investigation: investigationOf(event.tool, event.data),
+        progress: undefined,
       }));
       break;
+    case "tool_progress":
+      // The latest message replaces the one before: the card says where the call is now.
+      if (!updateCard(next, event.id, (card) => ({ ...card, progress: event.message }))) {
+        return turn;
+      }
+      break;
+    case "network": {
+      const line: NetworkLine = {
+        host: event.host,
+        port: event.port,
+        allowed: event.allowed,
+        reason: event.reason,
+        bytesOut: event.bytes_out,
+        bytesIn: event.bytes_in,
+      };
+      if (!updateCard(next, event.call, (card) => ({ ...card, network: [...(card.network ?? []), line] }))) {
+        return turn;
+      }
+      break;
+    }
     case "turn":
       next.index = event.turn;
       break;
@@ -187,6 +263,8 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
     why: whyAsked(params.why),
     ...(planSteps(params) ? { steps: planSteps(params) } : {}),
     notApplied: notApplied(params.why),
+    network: params.network ?? [],
+    grants: grantLines(params),
     ...(params.proposedRule && params.sandbox !== "full" ? { always: ruleLine(params.proposedRule) } : {}),
   };
   const next: Turn = { ...turn, blocks: [...turn.blocks] };
@@ -198,6 +276,43 @@ export function askInline(turn: Turn, key: string, params: ConfirmParams, callId
     });
   }
   return next;
+}
+
+/** The turn while an MCP server's question waits for the person: on the card of the call that
+ * runs (the one of that server's tool, else the latest running), or on its own if none runs. */
+export function askQuestion(turn: Turn, key: string, params: ElicitParams): Turn {
+  const question: Question = {
+    key,
+    server: params.server,
+    tool: params.tool,
+    message: params.message,
+    url: params.url,
+    fields: params.fields,
+  };
+  const next: Turn = { ...turn, blocks: [...turn.blocks] };
+  const running = next.blocks.flatMap((block) => (block.kind === "tool" && block.card.ok === undefined && block.card.decision !== "deny" ? [block.card] : []));
+  const own = running.filter((card) => card.tool.endsWith(`__${params.tool ?? ""}`) && card.tool.includes(params.server));
+  const target = own[own.length - 1] ?? running[running.length - 1];
+  if (!target || !updateCard(next, target.id, (card) => ({ ...card, questions: [...(card.questions ?? []), question] }))) {
+    next.blocks.push({ kind: "question", question });
+  }
+  return next;
+}
+
+/** The turn after a question is answered (`cancel`: given up), or with why its answer could not
+ * be sent (it stays asked). */
+export function questionAnswered(turn: Turn, key: string, outcome: { answer: ElicitAnswer["action"] } | { error: string }): Turn {
+  const change = (question: Question): Question => (question.key !== key ? question : { ...question, ...outcome });
+  const blocks = turn.blocks.map((block): Block => {
+    if (block.kind === "question") {
+      return { kind: "question", question: change(block.question) };
+    }
+    if (block.kind === "tool" && block.card.questions?.some((q) => q.key === key)) {
+      return { kind: "tool", card: { ...block.card, questions: block.card.questions.map(change) } };
+    }
+    return block;
+  });
+  return { ...turn, blocks };
 }
 
 /** The steps of plan mode's plan, when `params` asks about one (the tool `plan`). */
@@ -331,9 +446,13 @@ function lastCardWithout(turn: Turn, tool: string): string | undefined {
 }
 
 function closeOpenCards(turn: Turn): void {
+  const close = (question: Question): Question => (question.answer ? question : { ...question, answer: "cancel" });
   for (const [i, block] of turn.blocks.entries()) {
-    if (block.kind === "tool" && block.card.approval) {
-      turn.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined } };
+    if (block.kind === "tool" && (block.card.approval || block.card.progress || block.card.questions)) {
+      const questions = block.card.questions?.map(close);
+      turn.blocks[i] = { kind: "tool", card: { ...block.card, approval: undefined, progress: undefined, ...(questions ? { questions } : {}) } };
+    } else if (block.kind === "question") {
+      turn.blocks[i] = { kind: "question", question: close(block.question) };
     }
   }
 }

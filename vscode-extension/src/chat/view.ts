@@ -3,14 +3,15 @@
 // chat. Every value is escaped; every button has a visible text or an aria-label and a
 // data-action the webview routes. No DOM API here, so the drawing is unit-tested in node.
 import { ALLOW_ALWAYS, ALLOW_RUN } from "./confirm";
-import { POLICY_TEXT, commandOf, cwdOf, shellQuote, stringArg } from "./commandline";
+import { commandOf, cwdOf, policyText, reaching, shellQuote, stringArg } from "./commandline";
+import { askedBy, webPage } from "./elicit";
 import { type Failure, failureView } from "./errors";
 import { INVESTIGATE, renderInvestigation } from "./investigation";
 import { escapeHtml as esc, renderInline, renderMarkdown } from "./markdown";
 import type { StatusCommand } from "./actions";
 import type { RecentChat, ServerStatus, SetupAction } from "./messages";
-import type { TodoItem } from "../protocol";
-import type { Block, Checks, PendingApproval, QueuedMessage, ReviewFile, ToolCard, Turn } from "./state";
+import type { ElicitField, TodoItem } from "../protocol";
+import type { Block, Checks, NetworkLine, PendingApproval, Question, QueuedMessage, ReviewFile, ToolCard, Turn } from "./state";
 
 const MAX_SUMMARY = 120;
 const MAX_OUTPUT = 20_000;
@@ -84,6 +85,8 @@ function renderBlock(block: Block): string {
       return renderCard(block.card);
     case "checks":
       return renderChecks(block.checks);
+    case "question":
+      return `<div class="card asked-alone">${renderQuestion(block.question)}</div>`;
   }
 }
 
@@ -187,12 +190,124 @@ export function renderCard(card: ToolCard): string {
     (card.savedRule && card.decision !== "deny"
       ? `<div class="saved-rule">Always allowed: ${card.reason ? `${esc(card.reason)}. ` : ""}<code class="rule">${esc(card.savedRule)}</code></div>`
       : "") +
+    (card.progress && card.ok === undefined ? `<div class="progress" role="status">${esc(card.progress)}</div>` : "") +
+    (card.network?.length ? renderNetwork(card.network) : "") +
     `<details data-details="${esc(card.id)}"><summary><code>${esc(cardSummary(card))}</code></summary>` +
     body +
     `</details>` +
+    (card.questions ?? []).map(renderQuestion).join("") +
     (card.approval ? renderApproval(card, card.approval) : "") +
     `</div>`
   );
+}
+
+/** As many connections as a card lists; the audit log has them all. */
+export const MAX_NETWORK_SHOWN = 20;
+
+/** A call's connections, one line each: where, allowed or refused and why, the bytes each way. */
+export function renderNetwork(lines: readonly NetworkLine[]): string {
+  const shown = lines.slice(-MAX_NETWORK_SHOWN);
+  const more = lines.length - shown.length;
+  return (
+    `<div class="network"><div class="label">Network</div><ul>` +
+    (more ? `<li>… ${more} earlier</li>` : "") +
+    shown.map(networkLine).join("") +
+    `</ul></div>`
+  );
+}
+
+function networkLine(line: NetworkLine): string {
+  // The proxy's tally of the attempts past its record (host `*`) is said in its own words.
+  if (line.host === "*") {
+    return `<li class="refused">${esc(line.reason)}</li>`;
+  }
+  const where = `<code>${esc(line.host)}:${line.port}</code>`;
+  return line.allowed
+    ? `<li class="allowed">${where} allowed${line.reason ? ` (${esc(line.reason)})` : ""} · ${bytes(line.bytesOut)} out, ${bytes(line.bytesIn)} in</li>`
+    : `<li class="refused">${where} refused: ${esc(line.reason || "not granted")}</li>`;
+}
+
+function bytes(n: number): string {
+  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n} B`;
+}
+
+const ANSWERED: Record<NonNullable<Question["answer"]>, string> = {
+  accept: "you answered",
+  decline: "you declined",
+  cancel: "not answered",
+};
+
+/** An MCP server's question, named as that server's: the form while it waits (its fields, Submit,
+ * Decline, Cancel), then one line with what became of it. */
+export function renderQuestion(question: Question): string {
+  const key = esc(question.key);
+  if (question.answer) {
+    const message = question.message.length > MAX_SUMMARY ? `${question.message.slice(0, MAX_SUMMARY)}…` : question.message;
+    return `<p class="asked-line">${esc(askedBy(question))}: “${esc(message)}” — ${ANSWERED[question.answer]}.</p>`;
+  }
+  const page = question.url
+    ? `<p class="where">The page: <code>${esc(question.url)}</code>${webPage(question.url) ? "" : " (not a web page: Foehn does not open it)"}</p>`
+    : "";
+  const accept = question.url ? "Open the page" : "Submit";
+  const canAccept = !question.url || webPage(question.url) !== undefined;
+  return (
+    `<div class="approval elicitation" role="group" aria-label="${esc(askedBy(question))}">` +
+    `<p class="question"><strong>${esc(askedBy(question))}:</strong></p>` +
+    `<p class="asked">${esc(question.message)}</p>` +
+    page +
+    question.fields.map((field, i) => renderField(question.key, field, i)).join("") +
+    (question.error ? `<p class="why" role="alert">${esc(question.error)}</p>` : "") +
+    `<div class="answer"><div class="actions">` +
+    (canAccept ? `<button type="button" class="primary" data-action="elicit" data-answer="accept" data-key="${key}">${accept}</button>` : "") +
+    `<button type="button" data-action="elicit" data-answer="decline" data-key="${key}">Decline</button>` +
+    `<button type="button" data-action="elicit" data-answer="cancel" data-key="${key}">Cancel</button>` +
+    `</div></div></div>`
+  );
+}
+
+/** One field of a server's form, its input named by its label; the webview reads the inputs
+ * marked data-field-of when the person submits. */
+function renderField(key: string, field: ElicitField, index: number): string {
+  const id = `field-${esc(key.replace(/[^\w-]/g, "-"))}-${index}`;
+  const data = `data-field-of="${esc(key)}" data-field="${esc(field.name)}" data-kind="${field.kind}"`;
+  const label = `${esc(field.title)}${field.required ? " (required)" : ""}`;
+  const help = field.description ? `<span class="help">${esc(field.description)}</span>` : "";
+  const bound = (name: string, value: number | undefined) => (value !== undefined ? ` ${name}="${value}"` : "");
+  switch (field.kind) {
+    case "boolean":
+      return (
+        `<p class="field"><label><input type="checkbox" id="${id}" ${data}${field.default === true ? " checked" : ""}> ${label}</label>${help}</p>`
+      );
+    case "choice": {
+      const options = (field.options ?? [])
+        .map((o) => `<option value="${esc(o.value)}"${o.value === field.default ? " selected" : ""}>${esc(o.label)}</option>`)
+        .join("");
+      const none = field.required && field.default !== undefined ? "" : `<option value=""${field.default === undefined ? " selected" : ""}>(none)</option>`;
+      return `<p class="field"><label for="${id}">${label}</label>${help}<select id="${id}" ${data}>${none}${options}</select></p>`;
+    }
+    case "choices": {
+      const chosen = Array.isArray(field.default) ? (field.default as unknown[]).map(String) : [];
+      const boxes = (field.options ?? [])
+        .map(
+          (o) =>
+            `<label><input type="checkbox" ${data} data-value="${esc(o.value)}"${chosen.includes(o.value) ? " checked" : ""}> ${esc(o.label)}</label>`,
+        )
+        .join("");
+      return `<fieldset class="field"><legend>${label}</legend>${help}${boxes}</fieldset>`;
+    }
+    case "number":
+    case "integer":
+      return (
+        `<p class="field"><label for="${id}">${label}</label>${help}<input type="number" id="${id}" ${data}` +
+        ` step="${field.kind === "integer" ? "1" : "any"}"${bound("min", field.minimum)}${bound("max", field.maximum)}` +
+        `${typeof field.default === "number" ? ` value="${field.default}"` : ""}></p>`
+      );
+    case "string":
+      return (
+        `<p class="field"><label for="${id}">${label}</label>${help}<input type="text" id="${id}" ${data}` +
+        `${field.format ? ` placeholder="${esc(field.format)}"` : ""}${typeof field.default === "string" ? ` value="${esc(field.default)}"` : ""}></p>`
+      );
+  }
 }
 
 export function renderApproval(card: ToolCard, approval: PendingApproval): string {
@@ -205,11 +320,17 @@ export function renderApproval(card: ToolCard, approval: PendingApproval): strin
     ? `<div class="label">Runs</div><pre class="command-line">${esc(shellQuote(argv))}</pre>` +
       `<p class="where">in <code>${esc(cwdOf(card.arguments))}</code>` +
       (approval.sandbox
-        ? `, sandbox <strong>${esc(approval.sandbox)}</strong>: ${esc(POLICY_TEXT[approval.sandbox] ?? approval.sandbox)}`
+        ? `, sandbox <strong>${esc(approval.sandbox)}</strong>: ${esc(policyText(approval.sandbox, approval.network))}`
         : "") +
       `</p>`
     : approval.program
       ? `<p class="where">Runs <code>${esc(approval.program)}</code>${approval.sandbox ? ` in the <strong>${esc(approval.sandbox)}</strong> sandbox` : ""}.</p>`
+      : "";
+  // `full` says "the network" itself; a grant is named, with where each domain is granted.
+  const reach =
+    approval.network.length && approval.sandbox !== "full"
+      ? `<p class="reach">It may reach <strong>${esc(reaching(approval.network))}</strong>.</p>` +
+        approval.grants.map((line) => `<p class="asked-why">Granted: ${esc(line)}</p>`).join("")
       : "";
   const diff = approval.diff
     ? `<pre class="diff" aria-label="Proposed change">${renderDiff(approval.diff)}</pre>` +
@@ -221,6 +342,7 @@ export function renderApproval(card: ToolCard, approval: PendingApproval): strin
     (approval.why ? `<p class="asked-why">${esc(approval.why)}</p>` : "") +
     approval.notApplied.map((line) => `<p class="asked-why not-applied">Not applied: ${esc(line)}</p>`).join("") +
     runs +
+    reach +
     diff +
     // Kept in view while the diff above scrolls (chat.css: sticky), so the answer is always reachable.
     `<div class="answer">` +

@@ -61,6 +61,7 @@ function draw(turn: Turn, index: number): void {
     details.open = open.has(details.dataset["details"]!);
   }
   if (node) {
+    carryInputs(node, fresh);
     node.replaceWith(fresh);
   } else {
     log.append(fresh);
@@ -73,6 +74,40 @@ function draw(turn: Turn, index: number): void {
   if (near || turn.status === "running") {
     log.scrollTop = log.scrollHeight;
   }
+}
+
+/** What the person typed or ticked in a turn's inputs (a question's fields, a denial's message)
+ * survives the turn being drawn again while they type. */
+function carryInputs(from: HTMLElement, to: HTMLElement): void {
+  const name = (input: HTMLInputElement | HTMLSelectElement) =>
+    ["data-field-of", "data-field", "data-value", "data-message-for"].map((a) => input.getAttribute(a) ?? "").join("\n");
+  const fresh = new Map([...to.querySelectorAll<HTMLInputElement | HTMLSelectElement>("input, select")].map((input) => [name(input), input]));
+  for (const input of from.querySelectorAll<HTMLInputElement | HTMLSelectElement>("input, select")) {
+    const target = fresh.get(name(input));
+    if (target instanceof HTMLInputElement && input instanceof HTMLInputElement && input.type === "checkbox") {
+      target.checked = input.checked;
+    } else if (target) {
+      target.value = input.value;
+    }
+  }
+}
+
+/** A question's inputs, by field name: text as typed, a yes/no's state, the choices ticked. */
+function fieldsOf(key: string): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  for (const input of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>(`[data-field-of="${CSS.escape(key)}"]`)) {
+    const field = input.dataset["field"]!;
+    const kind = input.dataset["kind"];
+    if (kind === "choices") {
+      const ticked = (content[field] as string[] | undefined) ?? [];
+      content[field] = input instanceof HTMLInputElement && input.checked ? [...ticked, input.dataset["value"]!] : ticked;
+    } else if (kind === "boolean" && input instanceof HTMLInputElement) {
+      content[field] = input.checked;
+    } else {
+      content[field] = input.value;
+    }
+  }
+  return content;
 }
 
 function focusKey(element: HTMLElement): string | undefined {
@@ -244,6 +279,12 @@ document.addEventListener("click", (event) => {
       }
       // The card goes once answered; the keyboard should not be left nowhere.
       input.focus();
+      break;
+    }
+    case "elicit": {
+      const key = data["key"]!;
+      const answer = data["answer"] as "accept" | "decline" | "cancel";
+      post({ type: "elicit", key, answer, ...(answer === "accept" ? { content: fieldsOf(key) } : {}) });
       break;
     }
     case "openDiff":
