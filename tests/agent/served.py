@@ -4,8 +4,6 @@ approved: for tests that count what the model was sent and what the person read.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,22 +20,6 @@ from foehn_lsp.providers import create_provider
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolContext, discover
 from foehn_lsp.workspace import FileAccess, Workspace
-
-
-def project_venv(root: Path) -> Path:
-    """The workspace's own ``.venv``, which run_tests runs the tests with: a real virtual
-    environment that sees Foehn's pytest through a .pth file (nothing is downloaded)."""
-    folder = root / ".venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(folder)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    site = next((folder / "lib").glob("python*/site-packages"))
-    foehn_site = next(p for p in sys.path if p.endswith("site-packages"))
-    (site / "foehn-test.pth").write_text(foehn_site + "\n")
-    return folder
 
 
 @dataclass(frozen=True, kw_only=True)

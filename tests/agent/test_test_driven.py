@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.served import project_venv, served_turn
+from agent.served import served_turn
 from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.testing import ModelServer, Turn
+from pytest_venv import pytest_venv
 
 TEST = "tests/test_listing.py::test_last_two"
 
@@ -32,7 +33,7 @@ def project(root: Path) -> Path:
         "    assert last_n([], 2) == []\n"
     )
     (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
-    project_venv(root)
+    pytest_venv(root / ".venv")
     return root
 
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.served import project_venv, served_turn
+from agent.served import served_turn
 from foehn_lsp.checks.claims import claims_faster, claims_fixed, named_files
 from foehn_lsp.checks.honesty import slower
 from foehn_lsp.providers.messages import ToolResultMessage
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import discover
+from pytest_venv import pytest_venv
 
 
 @pytest.fixture
@@ -23,7 +24,7 @@ def project(root: Path) -> Path:
         "from text_utils import shout\n\n\ndef test_shout():\n    assert shout('hi') == 'HI'\n"
     )
     (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
-    project_venv(root)
+    pytest_venv(root / ".venv")
     return root
 
 

@@ -21,6 +21,7 @@ import pytest
 from cli.harness import events, foehn
 from foehn_lsp.sandbox import system_sandbox
 from foehn_lsp.testing import ModelServer, Turn
+from pytest_venv import pytest_venv
 
 pytestmark = [
     pytest.mark.process,
@@ -35,20 +36,6 @@ NO_ACTIVATED = {"VIRTUAL_ENV": "", "CONDA_PREFIX": ""}
 def server() -> Iterator[ModelServer]:
     with ModelServer() as running:
         yield running
-
-
-def pytest_venv(folder: Path) -> Path:
-    """A real venv that sees Foehn's pytest through a .pth file (nothing downloaded)."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(folder)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    site = next((folder / "lib").glob("python*/site-packages"))
-    foehn_site = next(p for p in sys.path if p.endswith("site-packages"))
-    (site / "foehn-test.pth").write_text(foehn_site + "\n")
-    return folder
 
 
 def results(

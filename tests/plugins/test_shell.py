@@ -20,6 +20,7 @@ from foehn_lsp.policy.approval import ApprovalDecision, ApprovalGate, ApprovalRe
 from foehn_lsp.sandbox.toolchains import TOOLCHAIN_VARIABLES
 from foehn_lsp.tools import Invocation, ToolRegistry
 from foehn_lsp.tools.registry import Handler
+from pytest_venv import pytest_venv
 
 
 @pytest.fixture(autouse=True)
@@ -423,21 +424,6 @@ async def test_run_tests_refuses_a_command_that_changed_after_it_was_shown(
     result = await registry.call("run_tests", {}, ctx, steps=(*steps(), swap))
     assert not result.ok
     assert "the test command changed since it was shown" in result.output
-
-
-def pytest_venv(folder: Path) -> Path:
-    """A real virtual environment at ``folder`` that sees Foehn's pytest through a .pth file
-    (so no package is downloaded)."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(folder)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    site = next((folder / "lib").glob("python*/site-packages"))
-    foehn_site = next(p for p in sys.path if p.endswith("site-packages"))
-    (site / "foehn-test.pth").write_text(foehn_site + "\n")
-    return folder
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from agent.served import project_venv
 from agent.turns import calls, say
 from foehn_lsp import RiskLevel, tool
 from foehn_lsp.config import Settings
@@ -34,6 +33,7 @@ from foehn_lsp.sessions.transcript import read_transcript
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.workspace.watch import Watch
+from pytest_venv import pytest_venv
 
 
 class Recorder(list[TurnEvent]):
@@ -452,7 +452,7 @@ async def test_code_a_failing_run_showed_may_be_edited_in_the_next_turn(root: Pa
         "from listing import last_n\n\n\ndef test_last_two():\n"
         "    assert last_n([1, 2, 3], 2) == [2, 3]\n"
     )
-    project_venv(root)
+    pytest_venv(root / ".venv")
     fix = {
         "path": "listing.py",
         "edits": [{"old_text": "items[-n - 1 :]", "new_text": "items[-n:]"}],

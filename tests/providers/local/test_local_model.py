@@ -416,12 +416,12 @@ async def test_the_model_fixes_a_failing_test_from_what_the_run_shows(
     """The test-driven path end to end with the real model: the task names the failing test,
     the run shows the test and the function it calls, the model edits that function, the
     failing test runs again, and the test file is left as it was."""
-    from agent.served import project_venv
     from foehn_lsp.agent import Agent, TurnRequest
     from foehn_lsp.agent.chain import Parts
     from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
     from foehn_lsp.tools import ToolContext
     from foehn_lsp.workspace import FileAccess, Workspace
+    from pytest_venv import pytest_venv
 
     root = tmp_path / "ws"
     (root / "tests").mkdir(parents=True)
@@ -431,7 +431,7 @@ async def test_the_model_fixes_a_failing_test_from_what_the_run_shows(
     )
     (root / "tests" / "test_money.py").write_text(test)
     (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
-    project_venv(root)
+    pytest_venv(root / ".venv")
     tool = investigate_tool(
         provider=provider, settings=Settings(), tools=registry, calls=_no_sub_runs
     )
