@@ -32,8 +32,8 @@ from foehn_lsp.config.mcp import McpServerConfig, McpSettings
 from foehn_lsp.mcp.consent import SignIn
 from foehn_lsp.mcp.stores import FileStore
 from foehn_lsp.mcp.tools import connect_servers
-from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.tools.contract import ToolContext
+from foehn_lsp.tools.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import FileAccess, Workspace
 

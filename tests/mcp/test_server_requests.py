@@ -24,8 +24,8 @@ from foehn_lsp.events import ToolProgress, TurnEvent
 from foehn_lsp.mcp.prompts import PromptUsageError
 from foehn_lsp.mcp.tools import McpCatalogue, connect_servers
 from foehn_lsp.policy.approval import ApprovalGate, Approved, FixedApprover
-from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.tools.contract import ToolContext, ToolResult
+from foehn_lsp.tools.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.tools.registry import ToolRegistry
 
 pytestmark = pytest.mark.process

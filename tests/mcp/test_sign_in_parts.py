@@ -26,7 +26,7 @@ from foehn_lsp.mcp.oauth import secure_enough
 from foehn_lsp.mcp.prompts import PromptUsageError, prompt_commands
 from foehn_lsp.mcp.stores import FileStore, KeyringStore
 from foehn_lsp.mcp.tokens import Credentials
-from foehn_lsp.policy.elicitation import complete, form_schema
+from foehn_lsp.tools.elicitation import complete, form_schema
 
 pytestmark = pytest.mark.process
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp.sessions.commands import load_commands
-from foehn_lsp.sessions.slash import Slash, parse
+from foehn_lsp.slash import Slash, parse
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_workspace_commands_wait_for_approval_by_content(tmp_path: Path) -> None
 def test_every_front_end_keeps_the_sessions_own_commands(tmp_path: Path) -> None:
     from foehn_lsp.acp.convert import COMMANDS as ACP_COMMANDS
     from foehn_lsp.cli.chat import BUILT_IN as CHAT_BUILT_IN
-    from foehn_lsp.sessions.slash import SESSION_COMMANDS
+    from foehn_lsp.slash import SESSION_COMMANDS
 
     assert {command.name for command in ACP_COMMANDS} == SESSION_COMMANDS
     assert SESSION_COMMANDS <= CHAT_BUILT_IN

@@ -63,8 +63,8 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.sessions.commands import CustomCommands
 from foehn_lsp.sessions.history import is_redo
 from foehn_lsp.sessions.session import RestoreReport
-from foehn_lsp.sessions.slash import SESSION_COMMANDS, parse
 from foehn_lsp.sessions.store import SessionSummary, TurnRecord
+from foehn_lsp.slash import SESSION_COMMANDS, parse
 from foehn_lsp.tools.discovery import ServerCommand
 from foehn_lsp.tools.plans import FilePreview
 from foehn_lsp.tools.tasks import TaskStatus

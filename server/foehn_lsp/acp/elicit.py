@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from foehn_lsp.acp.updates import UpdateStream
 from foehn_lsp.mcp.consent import ConsentError, SignIn
 from foehn_lsp.mcp.stores import default_store
-from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest, form_schema
+from foehn_lsp.tools.elicitation import ElicitationAnswer, ElicitationRequest, form_schema
 
 log = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from pydantic import ValidationError
 
 from foehn_lsp.acp import convert, elicit
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied
-from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
+from foehn_lsp.tools.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)

@@ -51,7 +51,6 @@ from foehn_lsp.agent.plan_mode import (
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.checks import checking, claims, honesty
 from foehn_lsp.config import Settings
-from foehn_lsp.effects import changed_by_calls, may_have_changed
 from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
 from foehn_lsp.events import (
     Checked,
@@ -68,6 +67,7 @@ from foehn_lsp.events import (
 )
 from foehn_lsp.policy.plans import ApprovePlan, PlanReviewer, ProposedPlan, RejectPlan
 from foehn_lsp.providers import Provider
+from foehn_lsp.providers.effects import may_have_changed
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -424,7 +424,8 @@ class Agent:
         # The checkpoint reads a file's open buffer first, then the disk; an edit the editor
         # applied may not have reached the buffer the server holds yet, so the successful file
         # tools' own record counts too.
-        by_calls = changed_by_calls(state.messages[state.start :], state.tools, state.written)
+        turn = state.messages[state.start :]
+        by_calls = honesty.changed_by_calls(turn, state.tools, state.written)
         if state.changed is None:
             return by_calls
         on_disk = list(state.changed())

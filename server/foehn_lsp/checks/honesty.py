@@ -47,7 +47,7 @@ from foehn_lsp.checks.claims import (
     same_file,
     sentences,
 )
-from foehn_lsp.effects import PROGRAM_TOOL, TESTS_TOOL, refused
+from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, calls_in, refused
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
 
@@ -414,3 +414,22 @@ def check_result_claim(
         ),
         kept=_without(answer, false),
     )
+
+
+def changed_by_calls(
+    messages: Sequence[Message], tools: ToolRegistry, written: Sequence[str] = ()
+) -> list[str]:
+    """The files the successful calls among ``messages`` changed: ``written`` (what the
+    executor recorded from the results: all the files a ``rename_symbol`` wrote), then those
+    the calls name (``Tool.paths``); what a turn changed, for a loop run without a checkpoint
+    or with one that has not seen the editor's buffers yet."""
+    ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
+    named: list[str] = list(dict.fromkeys(written))
+    for call in calls_in(messages):
+        if call.id not in ok:
+            continue
+        changes = tools.paths_of(call.name, call.arguments).changes
+        for path in (p for change in changes for p in (change.before, change.after) if p):
+            if path not in named:
+                named.append(path)
+    return named

@@ -52,8 +52,8 @@ from foehn_lsp.sessions.builder import FrontEnd, build_session, open_saved
 from foehn_lsp.sessions.commands import CustomCommands, load_commands
 from foehn_lsp.sessions.history import session_to_undo
 from foehn_lsp.sessions.session import RestoreReport, Session
-from foehn_lsp.sessions.slash import SESSION_COMMANDS, parse
 from foehn_lsp.sessions.store import SessionNotFound, SessionStore
+from foehn_lsp.slash import SESSION_COMMANDS, parse
 from foehn_lsp.tools.discovery import ServerCommand
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2

@@ -7,7 +7,7 @@ its message, then one line per field of its form, and a last yes before anything
     Send this to 'tracker'? [y] send, [n] decline, [c] cancel:
 
 An empty line takes the field's default, or leaves an optional field out; a value that does
-not fit (``policy.elicitation.check``) is said and asked again; several choices are given as
+not fit (``tools.elicitation.check``) is said and asked again; several choices are given as
 numbers or values separated by commas. For a page the server asks the person to open (URL
 mode), the address is shown and the question is whether they did. Anything but a yes at the
 end declines; the end of input or Ctrl-C cancels. Nothing is sent that the person did not see.
@@ -22,7 +22,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from foehn_lsp.policy.elicitation import (
+from foehn_lsp.tools.elicitation import (
     ElicitationAnswer,
     ElicitationRequest,
     FormField,

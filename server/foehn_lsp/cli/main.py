@@ -277,7 +277,7 @@ def _acp_command(args: argparse.Namespace) -> int:
 
 
 def _mcp_command(args: argparse.Namespace) -> int:
-    from foehn_lsp.mcp_server.server import main as mcp_main
+    from foehn_lsp.mcp_server.command import main as mcp_main
 
     if (args.token_file or args.stateless) and not args.http:
         raise UsageError("--token-file and --stateless are for --http")

@@ -42,10 +42,10 @@ from foehn_lsp.events import (
     event_json,
 )
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Denied, reaching
-from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
 from foehn_lsp.providers.status import provider_status
 from foehn_lsp.tools.contract import CHANGING_KINDS
+from foehn_lsp.tools.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.tools.tasks import TaskItem
 
 MAX_ARGUMENT_CHARS = 160

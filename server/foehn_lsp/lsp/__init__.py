@@ -32,12 +32,13 @@ from __future__ import annotations
 from lsprotocol import types
 
 from foehn_lsp.lsp import code_actions, lifecycle
+from foehn_lsp.lsp.mcp_sign_in import editor_sign_in
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.lsp.table import COMMANDS, answered
 
 
 def create_server() -> FoehnServer:
-    server = FoehnServer()
+    server = FoehnServer(sign_in=editor_sign_in)
     server.feature(types.INITIALIZE)(lifecycle.initialize)
     server.feature(types.INITIALIZED)(lifecycle.initialized)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(lifecycle.configuration_changed)

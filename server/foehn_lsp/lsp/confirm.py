@@ -12,8 +12,8 @@ from foehn_lsp.lsp import convert, elicit
 from foehn_lsp.lsp.table import CONFIRM
 from foehn_lsp.lsp.wire import answers, client
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
-from foehn_lsp.policy.elicitation import ElicitationAnswer, ElicitationRequest
 from foehn_lsp.policy.plans import ApprovePlan, PlanDecision, ProposedPlan, RejectPlan
+from foehn_lsp.tools.elicitation import ElicitationAnswer, ElicitationRequest
 
 if TYPE_CHECKING:
     from foehn_lsp.lsp.server import FoehnServer

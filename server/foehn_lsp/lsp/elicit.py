@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from foehn_lsp.lsp.wire import client
-from foehn_lsp.policy.elicitation import (
+from foehn_lsp.tools.elicitation import (
     ElicitationAnswer,
     ElicitationRequest,
     FormField,

@@ -117,7 +117,7 @@ async def remove(ls: FoehnServer, *args: Any) -> dict[str, Any]:
 
 async def list_commands(ls: FoehnServer, *args: Any) -> dict[str, Any]:
     from foehn_lsp.sessions.commands import load_commands
-    from foehn_lsp.sessions.slash import SESSION_COMMANDS
+    from foehn_lsp.slash import SESSION_COMMANDS
 
     await ls.ready()
     workspace = ls.opened()

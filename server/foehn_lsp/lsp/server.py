@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from foehn_lsp.lsp.wire.protocol import FoehnProtocol, raw_converter
 
 if TYPE_CHECKING:
     from foehn_lsp.config import ApprovalSettings, Settings
+    from foehn_lsp.mcp.consent import SignIn
     from foehn_lsp.providers import Provider
     from foehn_lsp.sessions.builder import ProviderCache
     from foehn_lsp.tools.discovery import LoadedTools
@@ -36,7 +38,7 @@ workspace: the card and the model both read it."""
 class FoehnServer(LanguageServer):
     protocol: FoehnProtocol
 
-    def __init__(self) -> None:
+    def __init__(self, sign_in: Callable[[FoehnServer], SignIn]) -> None:
         super().__init__(
             "foehn",
             foehn_lsp.__version__,
@@ -57,6 +59,9 @@ class FoehnServer(LanguageServer):
         self.main_loop: asyncio.AbstractEventLoop | None = None
         """The loop the server runs on, once it has started (the MCP servers' loop, in
         another thread, reaches the editor through it)."""
+        self.sign_in = sign_in
+        """How the person signs in to an MCP server from this editor (``lsp.mcp_sign_in``,
+        given by ``create_server``)."""
         self.trust_told: tuple[tuple[str, str | None], ...] = ()
         """The waiting workspace files the person was last told about (``lsp.trust``)."""
 
@@ -199,13 +204,12 @@ class FoehnServer(LanguageServer):
         self.tools = self._discover()
 
     def _discover(self) -> LoadedTools:
-        from foehn_lsp.lsp.mcp_sign_in import editor_sign_in
         from foehn_lsp.sessions.builder import load_tools
 
         if self.tools is not None and self.tools.servers is not None:
             self.tools.servers.close()  # the new tools start its own MCP servers
         roots = self.workspace_roots()
-        return load_tools(self.settings, roots[0] if roots else None, sign_in=editor_sign_in(self))
+        return load_tools(self.settings, roots[0] if roots else None, sign_in=self.sign_in(self))
 
     def opened(self) -> Workspace:
         """The workspace of the editor's open folders; ``NoWorkspaceError`` if none is."""

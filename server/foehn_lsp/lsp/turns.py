@@ -29,8 +29,8 @@ from foehn_lsp.lsp.table import RUN_EVENT
 from foehn_lsp.lsp.wire import client
 from foehn_lsp.sessions.builder import FrontEnd, build_session
 from foehn_lsp.sessions.commands import load_commands
-from foehn_lsp.sessions.slash import SESSION_COMMANDS
 from foehn_lsp.sessions.store import SessionNotFound
+from foehn_lsp.slash import SESSION_COMMANDS
 from foehn_lsp.workspace import FileAccess, Workspace
 
 log = logging.getLogger(__name__)

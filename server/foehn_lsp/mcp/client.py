@@ -72,12 +72,12 @@ from foehn_lsp.mcp.oauth import (
 from foehn_lsp.mcp.stdio import stdio_transport
 from foehn_lsp.mcp.stores import FileStore
 from foehn_lsp.mcp.tokens import Credentials, SignedIn
-from foehn_lsp.policy.elicitation import Elicit, ElicitationAnswer, ElicitationRequest
 from foehn_lsp.sandbox import SandboxUnavailableError, system_sandbox
 from foehn_lsp.sandbox.environment import allowed_environment
 from foehn_lsp.sandbox.network import Connection, Report
 from foehn_lsp.sandbox.network import environment as network_environment
 from foehn_lsp.secrets import Scrubber
+from foehn_lsp.tools.elicitation import Elicit, ElicitationAnswer, ElicitationRequest
 from foehn_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@
 text with an optional format and length, numbers with bounds, a yes/no, one choice from
 ``enum`` or ``oneOf``, several choices from an array of them); a schema outside that is
 declined without asking, with a line in the log saying why. ``answer`` asks through the call's
-front end (``policy.elicitation``), checks what the person accepted (``complete``: defaults
+front end (``tools.elicitation``), checks what the person accepted (``complete``: defaults
 added, types and choices checked) and makes the server's ``ElicitResult``. A server that asks
 while none of its calls runs is declined: there is nobody in that conversation to ask.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import mcp_types as types
 
-from foehn_lsp.policy.elicitation import (
+from foehn_lsp.tools.elicitation import (
     Elicit,
     ElicitationRequest,
     FormField,

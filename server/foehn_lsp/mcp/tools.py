@@ -67,7 +67,7 @@ from foehn_lsp.mcp.writes import WRITE_SHAPES, preview_write
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.network import Report
 from foehn_lsp.secrets import Scrubber
-from foehn_lsp.sessions.slash import parse as parse_slash
+from foehn_lsp.slash import parse as parse_slash
 from foehn_lsp.tools.contract import (
     CallPaths,
     CallScope,

@@ -35,7 +35,6 @@ import contextvars
 import itertools
 import json
 import logging
-import sys
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -48,7 +47,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from foehn_lsp.config import Settings, load_settings, user_config_file
+from foehn_lsp.config import Settings, user_config_file
 from foehn_lsp.config.mcp import McpSettings
 from foehn_lsp.events import ToolProgress, TurnEvent
 from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest, Approved, Denied
@@ -403,41 +402,3 @@ def serve(settings: Settings, root: Path, *, allowed: RiskLevel) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)
-
-
-def main(
-    *,
-    workspace: str | None,
-    allow_writes: bool,
-    allow_destructive: bool,
-    http: str | None = None,
-    token_file: str | None = None,
-    stateless: bool = False,
-) -> int:
-    """``foehn mcp``: exit code 0 when the client hangs up (stdio) or the server is stopped
-    (HTTP), 2 for a workspace that is not a folder or an address or token file that will not
-    do (told on stderr: stdout belongs to the protocol)."""
-    root = Path(workspace or ".").resolve()
-    if not root.is_dir():
-        print(f"foehn mcp: workspace {workspace!r} is not a folder", file=sys.stderr)
-        return 2
-    allowed = (
-        RiskLevel.DESTRUCTIVE
-        if allow_destructive
-        else RiskLevel.WRITE
-        if allow_writes
-        else RiskLevel.READ_ONLY
-    )
-    if http is None:
-        serve(load_settings(), root, allowed=allowed)
-        return 0
-    from foehn_lsp.mcp_server.http import serve_http
-
-    return serve_http(
-        load_settings(),
-        root,
-        allowed=allowed,
-        address=http,
-        token_file=token_file,
-        stateless=stateless,
-    )

@@ -7,7 +7,6 @@ guards.py      the rules and hooks in force for a session
 approval.py    the approval step: decides, asks, remembers
 remember.py    what "allow for this run" remembers
 plans.py       what the person decides about a plan
-elicitation.py an MCP server's question as every front end asks it
 """
 
 from foehn_lsp.policy.approval import (

@@ -1,6 +1,7 @@
 """Providers: one interface, several wire formats. ``create_provider`` picks one from settings.
 
 messages.py       provider-neutral conversation records
+effects.py        what a call did to the workspace, read from those records
 http.py           the one place Foehn talks HTTP to a model: timeouts, retries, SSE, errors
 openai_compat.py  OpenAI chat completions: OpenAI, Mistral, Ollama, vLLM, llama.cpp, LM Studio
 anthropic.py      the Anthropic messages API

@@ -9,6 +9,5 @@ store.py        saved sessions on disk and the blobs their checkpoints keep
 checkpoints.py  what a turn changed, and putting it back
 transcript.py   a session's records as JSONL, and reading them back for replay
 audit.py        the per-workspace audit log of tool calls
-slash.py        the one grammar of slash commands (``/undo``, ``/compact``, ``/NAME``)
 commands.py     custom commands: ``/NAME`` files whose text becomes a turn's prompt
 """

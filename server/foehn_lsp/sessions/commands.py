@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from foehn_lsp.config.folders import user_commands_folder
-from foehn_lsp.sessions.slash import NAME, Slash, parse
+from foehn_lsp.slash import NAME, Slash, parse
 from foehn_lsp.workspace.trust import approved_text
 
 MAX_BYTES = 64 * 1024

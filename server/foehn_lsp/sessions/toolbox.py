@@ -26,7 +26,6 @@ from foehn_lsp.checks.checking import EditChecks, ProblemSource
 from foehn_lsp.config import Settings
 from foehn_lsp.events import EventSink
 from foehn_lsp.policy.approval import ApprovalGate, Approver, PendingPolicy
-from foehn_lsp.policy.elicitation import elicit_of
 from foehn_lsp.policy.guards import Guards, TurnGuards
 from foehn_lsp.policy.hook_steps import hooks_around
 from foehn_lsp.policy.remember import RememberedScope
@@ -37,6 +36,7 @@ from foehn_lsp.sessions.checkpoints import Checkpoint, CheckpointingApplier, Pro
 from foehn_lsp.sessions.store import BlobStore, FileState
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.discovery import LoadedTools
+from foehn_lsp.tools.elicitation import elicit_of
 from foehn_lsp.tools.registry import Middleware, ToolRegistry
 from foehn_lsp.tools.tasks import TaskList
 from foehn_lsp.workspace.edits import EditApplier

@@ -7,6 +7,7 @@ registry.py    the tools that exist; validate, assess, plan and execute
 plans.py       edits planned once, applied as approved
 discovery.py   plugins from entry points and plugin folders
 tasks.py       a session's task list (the ``todo`` tool)
+elicitation.py an MCP server's question to the person during a call, as every front end asks it
 """
 
 from foehn_lsp.tools.contract import CallScope, Tool, ToolContext, ToolResult

@@ -31,7 +31,7 @@ from foehn_lsp.sandbox.policy import SandboxPolicy
 from foehn_lsp.tools.validation import ModelValidator, SchemaValidator, check_schema
 
 if TYPE_CHECKING:
-    from foehn_lsp.policy.elicitation import Elicit
+    from foehn_lsp.tools.elicitation import Elicit
     from foehn_lsp.tools.tasks import TaskList
     from foehn_lsp.workspace.edits import EditPlan
     from foehn_lsp.workspace.files import FileAccess
@@ -136,7 +136,7 @@ class ToolContext:
     call it on the turn's own loop."""
     elicit: Elicit | None = None
     """Puts an MCP server's question to the person, through the front end that asks for
-    approvals (``policy.elicitation``); ``None`` where nobody can be asked."""
+    approvals (``tools.elicitation``); ``None`` where nobody can be asked."""
 
 
 ToolKind = Literal["read", "search", "edit", "move", "delete", "execute", "think", "fetch", "other"]

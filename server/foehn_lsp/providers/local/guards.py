@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
-from foehn_lsp.effects import (
+from foehn_lsp.providers.effects import (
     TESTS_TOOL,
     ChangesFiles,
     calls_in,

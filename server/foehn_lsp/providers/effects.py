@@ -1,21 +1,19 @@
 """What a call did to the workspace, read from the conversation: the one place the loop, the
-answer checks and the embedded model's guards ask which calls may have changed files, which
-files a call changed, and where in a conversation the workspace last changed.
+answer checks and the embedded model's guards ask which calls may have changed files and where
+in a conversation the workspace last changed (which files the calls changed is
+``checks.honesty.changed_by_calls``: it needs the registry).
 
 What each tool does comes from the tool contract: whether its calls change files
-(``Tool.changes_files``, passed here as ``changes_files``, a name's answer) and which paths a
-call names (``ToolRegistry.paths_of``). A call "may have changed" the workspace when it changes
-files and succeeded, or when it is a program that ran (``run_command``: what it wrote is seen
-only by the checkpoint's watch). ``run_tests`` counts as reading: what a test run writes
-(caches, reports) is not the project's code, and a test run repeated with nothing changed in
-between shows the same failures.
+(``Tool.changes_files``, passed here as ``changes_files``, a name's answer). A call "may have
+changed" the workspace when it changes files and succeeded, or when it is a program that ran
+(``run_command``: what it wrote is seen only by the checkpoint's watch). ``run_tests`` counts
+as reading: what a test run writes (caches, reports) is not the project's code, and a test run
+repeated with nothing changed in between shows the same failures.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from foehn_lsp.providers.messages import (
     AssistantMessage,
@@ -24,10 +22,6 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.workspace.edits import EditPlan, MovePath
-
-if TYPE_CHECKING:  # below the tools: the providers' guards read this module too
-    from foehn_lsp.tools.registry import ToolRegistry
 
 ChangesFiles = Callable[[str], bool]
 """Whether calls of the tool of this name change the workspace's files (the contract's
@@ -77,25 +71,6 @@ def calls_in(messages: Sequence[Message]) -> list[ToolCall]:
     return [c for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls]
 
 
-def changed_by_calls(
-    messages: Sequence[Message], tools: ToolRegistry, written: Sequence[str] = ()
-) -> list[str]:
-    """The files the successful calls among ``messages`` changed: ``written`` (what the
-    executor recorded from the results: all the files a ``rename_symbol`` wrote), then those
-    the calls name (``Tool.paths``); what a turn changed, for a loop run without a checkpoint
-    or with one that has not seen the editor's buffers yet."""
-    ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
-    named: list[str] = list(dict.fromkeys(written))
-    for call in calls_in(messages):
-        if call.id not in ok:
-            continue
-        changes = tools.paths_of(call.name, call.arguments).changes
-        for path in (p for change in changes for p in (change.before, change.after) if p):
-            if path not in named:
-                named.append(path)
-    return named
-
-
 def last_change(messages: Sequence[Message], changes_files: ChangesFiles) -> int:
     """The index just after the last message where the workspace may have changed: the last
     result of a call that may have changed it, or the person's last message (files may have
@@ -112,14 +87,3 @@ def last_change(messages: Sequence[Message], changes_files: ChangesFiles) -> int
 def calls_since_change(messages: Sequence[Message], changes_files: ChangesFiles) -> list[ToolCall]:
     """The calls made since the workspace last changed: each would show what it showed."""
     return calls_in(messages[last_change(messages, changes_files) :])
-
-
-def planned_paths(plan: EditPlan) -> list[Path]:
-    """The files (and folders) a planned call would change, in order."""
-    paths: list[Path] = []
-    for change in plan.changes:
-        if isinstance(change, MovePath):
-            paths += [change.source, change.destination]
-        else:
-            paths.append(change.path)
-    return paths
