@@ -263,6 +263,12 @@ async def test_a_denied_change_may_be_answered_at_once(app: Path, ctx: ToolConte
         ("It still returns 1, so the test is not fixed yet.", False),
         ("Now I will read cli.py.", False),
         ("I will now read cli.py and then change it.", False),
+        # Where something is, in the present passive, is not a change (seen on bench/bench_tasks.py
+        # tz-merge-with, an answer task); the same words in the past are one.
+        ("The function merge_with is implemented in toolz/dicttoolz.py.", False),
+        ("The default separator is set in inflection/__init__.py.", False),
+        ("merge_with was implemented in toolz/dicttoolz.py.", True),
+        ("The bug is fixed in toolz/dicttoolz.py.", True),
     ],
 )
 def test_what_counts_as_a_claim(text: str, claims: bool) -> None:

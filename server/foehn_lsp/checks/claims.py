@@ -30,6 +30,13 @@ _PASSIVE = re.compile(
     rf"\b(?:has|have|was|were|is|are)\s+(?:now\s+)?(?:been\s+)?(?:successfully\s+)?(?:{_DONE})\b",
     re.IGNORECASE,
 )
+_WHERE = re.compile(
+    r"\b(?:is|are)\s+(?:implemented|set|written|made|put|defined|declared)\s+"
+    r"(?:in|at|inside|within)\b",
+    re.IGNORECASE,
+)
+"""Where something is, in the present passive ("merge_with is implemented in dicttoolz.py"):
+a place, not a change."""
 _LEADING = re.compile(
     r"(?:^|[.!?]\s+|\n\s*(?:[-*]|\d+\.)?\s*)(?:Added|Created|Fixed|Updated|Changed|Set|Renamed|"
     r"Removed|Deleted|Bumped|Replaced|Modified|Edited|Wrote|Moved|Inserted|Appended|"
@@ -133,7 +140,8 @@ _CONTINUED = re.compile(rf"^(?:also\s+|then\s+|now\s+)?(?:{_DONE})\b", re.IGNORE
 
 
 def _kind(clause: str, join: str) -> ClauseKind:
-    said = bool(_FIRST_PERSON.search(clause) or _PASSIVE.search(clause) or _LEADING.search(clause))
+    passive = _PASSIVE.search(clause) and not _WHERE.search(clause)
+    said = bool(_FIRST_PERSON.search(clause) or passive or _LEADING.search(clause))
     said = said or (join in _COORDINATING and bool(_CONTINUED.search(clause)))
     if said and not _NOT.search(clause):
         return "change"
