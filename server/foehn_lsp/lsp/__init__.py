@@ -29,16 +29,28 @@ domain; the wire (``wire/``) is kept apart.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
 from foehn_lsp.lsp import code_actions, lifecycle
-from foehn_lsp.lsp.mcp_sign_in import editor_sign_in
 from foehn_lsp.lsp.server import FoehnServer
 from foehn_lsp.lsp.table import COMMANDS, answered
 
+if TYPE_CHECKING:
+    from foehn_lsp.mcp.consent import SignIn
+
+
+def _sign_in(server: FoehnServer) -> SignIn:
+    """How the person signs in to an MCP server from this editor; imported only once tools are
+    loaded (the MCP client is not part of the server's start-up)."""
+    from foehn_lsp.lsp.mcp_sign_in import editor_sign_in
+
+    return editor_sign_in(server)
+
 
 def create_server() -> FoehnServer:
-    server = FoehnServer(sign_in=editor_sign_in)
+    server = FoehnServer(sign_in=_sign_in)
     server.feature(types.INITIALIZE)(lifecycle.initialize)
     server.feature(types.INITIALIZED)(lifecycle.initialized)
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(lifecycle.configuration_changed)
