@@ -177,6 +177,9 @@ def test_which_files_an_answer_says_it_changed(text: str, files: int) -> None:
         ("I fixed the typo in README.md.", False, False),
         ("The tests are now faster.", False, True),
         ("It is not faster: the time goes to a sleep the test needs.", False, False),
+        # What is still to be done is no claim (seen on bench/bench_tasks.py mt-report).
+        ("The code in report.py needs to be fixed to match the test.", False, False),
+        ("The failing test should be fixed in stats.py.", False, False),
     ],
 )
 def test_what_counts_as_saying_a_run_would_show_it(text: str, fixed: bool, faster: bool) -> None:

@@ -193,6 +193,12 @@ _FIXED = re.compile(
     r"(?:now\s+)?(?:fixed|resolved|gone)\b|\bnow\s+works\b|\bworks\s+now\b",
     re.IGNORECASE,
 )
+_TO_BE_FIXED = re.compile(
+    r"\b(?:to|should|must|can|could|will|would|might|may)\s+(?:still\s+)?be\s+"
+    r"(?:fixed|resolved|solved|repaired)\b",
+    re.IGNORECASE,
+)
+"""Work still to be done ("needs to be fixed", "should be fixed"): not a result."""
 _FASTER = re.compile(
     r"\b(?:faster|quicker|speed(?:s|ed)?\s+up|sped\s+up|more\s+quickly|less\s+time)\b",
     re.IGNORECASE,
@@ -201,8 +207,10 @@ _FASTER = re.compile(
 
 def claims_fixed(sentence: str) -> bool:
     """Whether ``sentence`` says a bug, an error or a failing test is fixed (a result: a run
-    must show it), and does not deny it."""
-    return bool(_FIXED.search(sentence)) and not _NOT.search(sentence)
+    must show it), and does not deny it or say it is still to be done."""
+    return bool(_FIXED.search(sentence)) and not (
+        _NOT.search(sentence) or _TO_BE_FIXED.search(sentence)
+    )
 
 
 def claims_faster(sentence: str) -> bool:
