@@ -190,12 +190,15 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An ``XDG_CACHE_HOME`` whose ``foehn/models`` holds the verified embedded model.
 
     It is assembled once per run: xdist's workers share the folder (beside their own temporary
-    folders) and the first to take its lock assembles the model."""
+    folders) and the first to take its lock assembles the model. ``FOEHN_TEST_MODEL_CACHE``
+    names one made before the run (``scripts/test`` makes it beside its other set-up steps, the
+    fixed prompt's state with it)."""
     from foehn_lsp.providers.local import ensure_model
 
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    cache = shared / "xdg-cache"
+    made = os.environ.get("FOEHN_TEST_MODEL_CACHE")
+    cache = Path(made) if made else shared / "xdg-cache"
     models = cache / "foehn" / "models"
     models.mkdir(parents=True, exist_ok=True)
     done = models / ".assembled"
@@ -221,4 +224,9 @@ def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> P
     for name in (f"{MODEL_NAME}.gguf", f"{MODEL_NAME}.verified"):
         os.link(model_cache / "foehn" / "models" / name, models / name)
     ensure_model(models)  # verifies the link by its stamp, as a later process would
+    states = model_cache / "foehn" / "prompt-states"
+    if states.is_dir():  # computed before the run: every process here restores them
+        (root / "foehn" / "prompt-states").mkdir()
+        for state in states.iterdir():
+            os.link(state, root / "foehn" / "prompt-states" / state.name)
     return root
