@@ -82,15 +82,15 @@ def parse_headers(
         if isinstance(domain, str):
             problems.append(f"{where}: {key}: {domain}; no header is allowed")
             continue
+        if not isinstance(names, list):
+            hint = " (quote a domain with dots)" if isinstance(names, dict) else ""
+            problems.append(f"{where}: {key}: a list of header names{hint}; none is allowed")
+            continue
         if not any(within(domain, grant) for grant in granted):
             problems.append(
                 f"{where}: {key}: {domain.shown()} is not granted in sandbox.network "
                 "(network_headers grants nothing by itself); no header is allowed"
             )
-            continue
-        if not isinstance(names, list):
-            hint = " (quote a domain with dots)" if isinstance(names, dict) else ""
-            problems.append(f"{where}: {key}: a list of header names{hint}; none is allowed")
             continue
         good = []
         for name in names:
