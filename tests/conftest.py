@@ -117,7 +117,7 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
 
 GROUPS = {
     "tests/providers/local/test_local_model.py": "embedded-model",
-    "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-demo",
+    "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py": "vscode",
     "tests/e2e/test_vscode_setup.py": "vscode",
     "tests/e2e/test_vscode_package.py": "vscode",
@@ -128,9 +128,7 @@ GROUPS = {
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
 slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
 screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
-worker given one of them would run again (the network attack suite's too). The demo is a
-group of its own: behind it on one worker the model's tests were the suite's longest path
-(about 490 of its 526 s on 2 cores), and two inferences side by side cost less than that wait."""
+worker given one of them would run again (the network attack suite's too)."""
 
 
 LONGEST = (
