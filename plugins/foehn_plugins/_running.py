@@ -57,9 +57,10 @@ def network_access(ctx: ToolContext) -> Access | None:
     if not ctx.scope.network:
         return None
     try:
-        local = user_sandbox_settings().network_local
+        settings = user_sandbox_settings()
+        local, headers = settings.network_local, settings.network_headers
     except ConfigError:
-        local = ()
+        local, headers = (), ()
     loop = asyncio.get_running_loop()
     sink = ctx.connections
 
@@ -67,7 +68,7 @@ def network_access(ctx: ToolContext) -> Access | None:
         loop.call_soon_threadsafe(sink, connection)
 
     return Access(
-        grant=Grant(domains=ctx.scope.network, local=local),
+        grant=Grant(domains=ctx.scope.network, local=local, headers=headers),
         call=ctx.call_id,
         report=report,
         secrets=Scrubber.from_environment(),

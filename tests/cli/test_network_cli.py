@@ -114,6 +114,8 @@ def test_foehn_sandbox_and_explain_show_the_network(
     config.write_text(
         f'[sandbox]\nnetwork = ["{names.granted}:{site.port}", "10.0.0.1"]\n'
         f'network_local = ["{names.granted}"]\n'
+        f'[sandbox.network_headers]\n"{names.granted}:{site.port}" = ["Authorization"]\n'
+        f'"{names.other}" = ["Authorization"]\n'
     )
     shown = foehn("sandbox", "--workspace", str(app), "--json", state=state)
     assert shown.returncode == 0, shown.stderr
@@ -124,11 +126,24 @@ def test_foehn_sandbox_and_explain_show_the_network(
     assert network["local"] == [{"domain": names.granted, "source": f"{config}:3"}]
     assert network["problems"] == [
         f"{config}:2: sandbox.network: '10.0.0.1': an address, not a domain name: grant the "
-        "name the program asks for; it is not granted"
+        "name the program asks for; it is not granted",
+        f"{config}:6: sandbox.network_headers.'{names.other}': {names.other} is not granted in "
+        "sandbox.network (network_headers grants nothing by itself); no header is allowed",
+    ]
+    assert network["headers"] == [
+        {
+            "domain": f"{names.granted}:{site.port}",
+            "headers": ["Authorization"],
+            "source": f"{config}:5",
+        }
     ]
     assert "127.0.0.1:3128" in network["how"]
     text = foehn("sandbox", "--workspace", str(app), state=state)
     assert f"  granted  {names.granted}:{site.port}  ({config}:2)" in text.stdout
+    assert (
+        f"  headers  {names.granted}:{site.port}  ({config}:5): a key may go in Authorization"
+        in text.stdout
+    )
     explained = foehn("explain", "--json", "--workspace", str(app), "--", "npm", "ci", state=state)
     assert explained.returncode == 0, explained.stderr
     assert json.loads(explained.stdout)["network"] == [

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from foehn_lsp.config import load_settings
+from foehn_lsp.config.headers import within
 from foehn_lsp.config.network import Domain, parse_domain
 from foehn_lsp.config.sandbox import user_sandbox_settings
 from foehn_lsp.sandbox.network import Destination, Grant, Refused, destination, permitted
@@ -175,3 +177,108 @@ def test_a_name_that_does_not_resolve_is_refused() -> None:
     found = asyncio.run(destination("registry.example", 443, grant, fails))
     assert isinstance(found, Refused)
     assert "does not resolve" in found.reason
+
+
+def test_header_allowances_are_read_with_their_lines_and_malformed_ones_allow_nothing(
+    config: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config.write_text(
+        "[sandbox]\n"
+        'network = ["registry.example", "*.example.org", "git.example:8443"]\n'
+        "\n"
+        "[sandbox.network_headers]\n"
+        '"Registry.Example" = ["Authorization", "X-Token"]\n'
+        '"files.example.org" = [\n'
+        '  "Authorization",\n'
+        '  "",\n'
+        '  "Bad Header",\n'
+        "]\n"
+        '"git.example" = ["Authorization"]\n'
+        '"evil.example" = ["Authorization"]\n'
+        '"10.0.0.1" = ["Authorization"]\n'
+        '"*.example.org" = "Authorization"\n'
+        '"git.example:8443" = []\n'
+        'registry.example = ["Cookie"]\n'
+    )
+    settings = user_sandbox_settings()
+    assert [(a.domain.shown(), a.headers, a.domain.source) for a in settings.network_headers] == [
+        ("registry.example", ("Authorization", "X-Token"), f"{config}:5"),
+        ("files.example.org", ("Authorization",), f"{config}:6"),
+    ]
+    problems = settings.network_problems
+    assert problems == (
+        f"{config}:8: sandbox.network_headers.'files.example.org': '' is not a header name; "
+        "it is not allowed",
+        f"{config}:9: sandbox.network_headers.'files.example.org': 'Bad Header' is not a header "
+        "name; it is not allowed",
+        f"{config}:11: sandbox.network_headers.'git.example': git.example is not granted in "
+        "sandbox.network (network_headers grants nothing by itself); no header is allowed",
+        f"{config}:12: sandbox.network_headers.'evil.example': evil.example is not granted in "
+        "sandbox.network (network_headers grants nothing by itself); no header is allowed",
+        f"{config}:13: sandbox.network_headers.'10.0.0.1': an address, not a domain name: grant "
+        "the name the program asks for; no header is allowed",
+        f"{config}:14: sandbox.network_headers.'*.example.org': a list of header names; none is "
+        "allowed",
+        f"{config}:15: sandbox.network_headers.'git.example:8443': lists no header name; none is "
+        "allowed",
+        f"{config}:4: sandbox.network_headers.'registry': a list of header names (quote a "
+        "domain with dots); none is allowed",
+    )
+    assert all(problem in caplog.text for problem in problems)
+    (allowance,) = Grant(headers=settings.network_headers).allowing("registry.example", 443)
+    assert allowance.allows("registry.example", 443, "x-token")
+    assert not allowance.allows("registry.example", 8080, "Authorization")
+    assert not allowance.allows("registry.example", 443, "Cookie")
+    assert Grant(headers=settings.network_headers).allowing("a.registry.example", 443) == ()
+
+
+def test_header_allowances_that_are_not_a_table_allow_nothing(config: Path) -> None:
+    config.write_text(
+        '[sandbox]\nnetwork = ["registry.example"]\nnetwork_headers = ["Authorization"]\n'
+    )
+    settings = user_sandbox_settings()
+    assert settings.network_headers == ()
+    assert settings.network_problems == (
+        f"{config}:3: sandbox.network_headers: a table of domain = [header names]; nothing is "
+        "allowed",
+    )
+    config.write_text(
+        '[sandbox]\nnetwork = ["*.example.org"]\n'
+        'network_headers = { "*.example.org" = ["Authorization"], "example.org" = ["A"] }\n'
+    )
+    settings = user_sandbox_settings()
+    assert [a.domain.shown() for a in settings.network_headers] == ["*.example.org"]
+    assert settings.network_problems == (
+        f"{config}:3: sandbox.network_headers.'example.org': example.org is not granted in "
+        "sandbox.network (network_headers grants nothing by itself); no header is allowed",
+    )
+
+
+@pytest.mark.parametrize(
+    ("inner", "outer", "inside"),
+    [
+        ("registry.example", "registry.example", True),
+        ("registry.example:8443", "registry.example", False),
+        ("registry.example", "registry.example:443", False),
+        ("registry.example:443", "registry.example", True),
+        ("a.example.org", "*.example.org", True),
+        ("*.a.example.org", "*.example.org", True),
+        ("*.example.org", "*.example.org", True),
+        ("*.example.org", "example.org", False),
+        ("example.org", "*.example.org", False),
+    ],
+)
+def test_an_allowance_must_be_within_a_granted_entry(inner: str, outer: str, inside: bool) -> None:
+    assert within(domain(inner), domain(outer)) is inside
+
+
+def test_a_workspace_cannot_set_header_allowances(config: Path, tmp_path: Path) -> None:
+    """The editor's workspace-level ``sandbox`` is ignored like every sensitive key, and the
+    proxy reads only the person's own file."""
+    config.write_text('[sandbox]\nnetwork = ["registry.example"]\n')
+    workspace = {"sandbox": {"networkHeaders": {"registry.example": ["Authorization"]}}}
+    settings = load_settings(editor=workspace, env={}, user_file=config)
+    assert settings.sandbox.network_headers == ()
+    assert user_sandbox_settings().network_headers == ()
+    marked = load_settings(editor={"userLevel": workspace}, env={}, user_file=config)
+    assert [a.domain.shown() for a in marked.sandbox.network_headers] == ["registry.example"]

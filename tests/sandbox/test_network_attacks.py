@@ -202,6 +202,20 @@ ATTACKS = [
         "Authorization: Bearer sk-<CANARY>0123456789abcdef",
         "http://<GRANTED>:<SITE>/token",
     ),
+    curl(
+        "a key in the URL beside the allowed header",
+        "-H",
+        "X-Registry-Token: sk-<CANARY>0123456789abcdef",
+        "http://<GRANTED>:<SITE>/simple/demo/?k=sk-<CANARY>0123456789abcdef",
+    ),
+    curl(
+        "the allowed header to a granted port it is not allowed for",
+        "-x",
+        PROXY,
+        "-H",
+        "X-Registry-Token: sk-<CANARY>0123456789abcdef",
+        "http://<GRANTED>:<TLS>/",
+    ),
     curl("another Host header", "-H", "Host: <OTHER>", "http://<GRANTED>:<SITE>/host"),
     py(
         "an SNI that names another site",
@@ -218,8 +232,16 @@ ATTACKS = [
         "from netclient import *; pipelined('<GRANTED>', <SITE>, '<CANARY>')",
     ),
 ]
+KEY = "sk-" + "c0ffee42" * 4
+"""A key the person lets go to the granted site in ``X-Registry-Token`` (``network_headers``)."""
 CONTROLS = [
     curl("control: the granted site through the proxy", "http://<GRANTED>:<SITE>/simple/demo/"),
+    curl(
+        "control: a key in the header allowed for the granted site",
+        "-H",
+        f"X-Registry-Token: {KEY}",
+        "http://<GRANTED>:<SITE>/simple/demo/",
+    ),
     py(
         "control: TLS for the granted name through the proxy",
         "from netclient import *; tls_get('<GRANTED>', <TLS>, '<CERT>')",
@@ -290,7 +312,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         config = config_home / "foehn" / "config.toml"
         config.write_text(
             f'[sandbox]\nnetwork = ["{names.granted}:{site.port}", "{names.granted}:{tls.port}"]\n'
-            f'network_local = ["{names.granted}"]\n'
+            f'network_local = ["{names.granted}"]\n\n'
+            f'[sandbox.network_headers]\n"{names.granted}:{site.port}" = ["X-Registry-Token"]\n'
         )
         patch.setenv("XDG_CONFIG_HOME", str(config_home))
         root = base / "ws"
@@ -332,6 +355,20 @@ def test_the_controls_reached_what_they_were_granted(campaign: Campaign) -> None
     assert tls.ok, tls.output
     assert "ok" in tls.output
     assert world.tls.handshakes == 1
+    if world.curl is not None:
+        keyed = campaign.results["control: a key in the header allowed for the granted site"]
+        assert keyed.ok, keyed.output
+        carried = [seen for seen in world.site.seen if seen.headers.get("x-registry-token")]
+        assert [seen.headers["x-registry-token"] for seen in carried] == [KEY]
+        (event,) = [
+            e
+            for e in campaign.events
+            if e.call == "control: a key in the header allowed for the granted site"
+        ]
+        assert event.reason.endswith(
+            f", carrying a key in X-Registry-Token, allowed for "
+            f"{world.names.granted}:{world.site.port} by {world.config}:6"
+        )
 
 
 def test_every_call_was_asked_and_shown_its_network(campaign: Campaign) -> None:
@@ -375,7 +412,15 @@ def test_each_refusal_is_recorded_and_said_in_the_result(campaign: Campaign) -> 
         "the proxy asked for an address": "127.0.0.1 is an address, not a granted name",
         "the proxy asked for an ungranted name": f"{other} is not granted",
         "a redirect to an ungranted name": f"{other} is not granted",
-        "a token in a plain request": "the request carries one of the person's keys or tokens",
+        "a token in a plain request": f"the request carries one of the person's keys or "
+        f"tokens; only X-Registry-Token for {granted}:{world.site.port} may carry one "
+        f"({world.config}:6)",
+        "a key in the URL beside the allowed header": f"the request carries one of the "
+        f"person's keys or tokens; only X-Registry-Token for {granted}:{world.site.port} may "
+        f"carry one ({world.config}:6)",
+        "the allowed header to a granted port it is not allowed for": (
+            "the request carries one of the person's keys or tokens"
+        ),
         "an SNI that names another site": f"the TLS handshake names {other}, not {granted}",
         "a tunnel without SNI": f"the TLS handshake names no server (asked for {granted})",
     }

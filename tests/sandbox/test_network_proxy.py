@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from foehn_lsp.config.headers import HeaderAllowance
 from foehn_lsp.config.network import Domain, parse_domain
 from foehn_lsp.sandbox.network import (
     Access,
@@ -338,3 +339,93 @@ def test_a_secret_in_the_name_asked_for_is_refused_before_the_name_is_resolved(
         (record,) = settled(served, 1)
     assert answer.startswith(b"HTTP/1.1 403 refused: the request carries one of the person")
     assert record.reason == "the request carries one of the person's keys or tokens"
+
+
+def allowing(names: Names, port: int, *headers: str) -> HeaderAllowance:
+    return HeaderAllowance(domain=domain(f"{names.granted}:{port}"), headers=headers)
+
+
+def test_a_key_leaves_only_in_the_header_allowed_for_its_domain(
+    names: Names, site: StandIn
+) -> None:
+    """``[sandbox.network_headers]``: the key reaches the granted registry in ``Authorization``
+    and nowhere else: not in the URL, not in another header, not to another granted name, not
+    in a tunnel's head. Counted at the servers."""
+    token = "sk-" + "f00dcafe" * 4
+    other = Counting()
+    try:
+        grant = Grant(
+            domains=(domain(f"{names.granted}:{site.port}"), domain(f"{names.other}:{other.port}")),
+            local=(domain(names.granted), domain(names.other)),
+            headers=(allowing(names, site.port, "Authorization", "X-Registry-Token"),),
+        )
+        with serving(Access(grant=grant, call="h1", secrets=Scrubber([token]))) as served:
+            sent = exchange(
+                served, get(f"{site.url}/simple/demo/", "x", f"authorization: Bearer {token}")
+            )
+            refused = [
+                exchange(served, get(f"{site.url}/simple/demo/?k={token}", "x")),
+                exchange(served, get(f"{site.url}/simple/demo/", "x", f"X-Other: {token}")),
+                exchange(
+                    served,
+                    get(
+                        f"{site.url}/simple/demo/",
+                        "x",
+                        f"Authorization: Bearer {token}",
+                        f"Cookie: k={token}",
+                    ),
+                ),
+                exchange(
+                    served,
+                    get(f"http://{names.other}:{other.port}/", "x", f"Authorization: {token}"),
+                ),
+                exchange(
+                    served,
+                    f"CONNECT {names.granted}:{site.port} HTTP/1.1\r\n"
+                    f"Authorization: {token}\r\n\r\n".encode(),
+                ),
+            ]
+            records = settled(served, 6)
+    finally:
+        other.close()
+    assert sent.startswith(b"HTTP/1.1 200"), sent[:200]
+    (seen,) = site.seen  # the allowed request, and only it
+    assert seen.headers["authorization"] == f"Bearer {token}"
+    assert token not in seen.path
+    assert other.connections == 0
+    assert bytes(other.received) == b""
+    assert all(
+        answer.startswith(b"HTTP/1.1 403 refused: the request carries") for answer in refused
+    )
+    by_allowed = {r.allowed: r for r in records}
+    assert by_allowed[True].reason == (
+        f"granted: {names.granted}:{site.port} (test:1), carrying a key in authorization, "
+        f"allowed for {names.granted}:{site.port} by test:1"
+    )
+    denied = [r for r in records if not r.allowed]
+    assert len(denied) == 5
+    assert all(r.bytes_out == 0 for r in denied)
+    only = (
+        f"; only Authorization, X-Registry-Token for {names.granted}:{site.port} may carry one "
+        "(test:1)"
+    )
+    reasons = sorted(r.reason for r in denied)
+    assert reasons.count("the request carries one of the person's keys or tokens") == 2
+    assert reasons.count(f"the request carries one of the person's keys or tokens{only}") == 3
+
+
+def test_without_an_allowance_a_key_in_authorization_is_refused_as_before(
+    names: Names, site: StandIn
+) -> None:
+    token = "sk-" + "f00dcafe" * 4
+    grant = Grant(
+        domains=(domain(f"{names.granted}:{site.port}"),),
+        local=(domain(names.granted),),
+        headers=(HeaderAllowance(domain=domain(f"{names.granted}:1"), headers=("Authorization",)),),
+    )
+    with serving(Access(grant=grant, call="h2", secrets=Scrubber([token]))) as served:
+        answer = exchange(served, get(f"{site.url}/x", "x", f"Authorization: {token}"))
+        (record,) = settled(served, 1)
+    assert answer.startswith(b"HTTP/1.1 403 refused: the request carries one of the person")
+    assert record.reason == "the request carries one of the person's keys or tokens"
+    assert site.seen == []

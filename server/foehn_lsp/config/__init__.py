@@ -1,8 +1,9 @@
 """Settings: the models (``settings``), how the layers merge (``layers``), the MCP servers'
 settings (``mcp``), the sandbox's (``sandbox``, from the person's own file only), the network
-a person grants as written (``network``) and the person's folders (``folders``: config, state,
-cache). Nothing here imports the rest of Foehn but its
-errors and risk levels, so every layer may read its settings."""
+a person grants as written (``network``), the headers they let carry a key to it
+(``headers``) and the person's folders (``folders``: config, state, cache). Nothing here
+imports the rest of Foehn but its errors and risk levels, so every layer may read its
+settings."""
 
 from foehn_lsp.config.folders import user_config_file
 from foehn_lsp.config.layers import (

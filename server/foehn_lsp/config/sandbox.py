@@ -1,6 +1,7 @@
 """The ``[sandbox]`` table of the user's config file: folders programs may also read, paths to
 mask, the limits every sandboxed program runs under, and the network the person grants
-(``network``, ``network_local``; see ``config.network``).
+(``network``, ``network_local``; see ``config.network``) and the headers that may carry a key
+to a granted domain (``network_headers``; see ``config.headers``).
 
 Read from the user's own config file only, never from a workspace or the editor: a repository
 must not widen what its programs see or reach, or lift their limits. A file that cannot be read
@@ -30,17 +31,24 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from foehn_lsp.config.folders import user_config_file
+from foehn_lsp.config.headers import HeaderAllowance, parse_headers
 from foehn_lsp.config.network import Domain, LineFinder, parse_domains
 from foehn_lsp.errors import ConfigError
 
 log = logging.getLogger(__name__)
 NETWORK_KEYS = ("network", "network_local")
+HEADERS_KEY = "network_headers"
 _NO_LINES = LineFinder("", "sandbox")
 
 
 def _parsed(value: object) -> bool:
     """Whether ``value`` is entries already read (``Domain``s), not text to read."""
     return isinstance(value, tuple | list) and all(isinstance(v, Domain) for v in value)
+
+
+def _allowances(value: object) -> bool:
+    """Whether ``value`` is allowances already read, not a table to read."""
+    return isinstance(value, tuple) and all(isinstance(v, HeaderAllowance) for v in value)
 
 
 class SandboxSettings(BaseModel):
@@ -67,6 +75,9 @@ class SandboxSettings(BaseModel):
     none)."""
     network_local: tuple[Domain, ...] = ()
     """Granted names that may resolve to this machine's or a private network's addresses."""
+    network_headers: tuple[HeaderAllowance, ...] = ()
+    """Per granted domain, the headers a request to it may carry one of the person's keys in
+    (the proxy refuses a key anywhere else)."""
     network_problems: tuple[str, ...] = Field(default=(), exclude=True)
     """The malformed network entries, each with file, line and key (they grant nothing);
     ``foehn sandbox`` shows them, ``foehn config`` does not."""
@@ -74,6 +85,10 @@ class SandboxSettings(BaseModel):
     @field_serializer("network", "network_local")
     def _shown(self, domains: tuple[Domain, ...]) -> list[str]:
         return [d.shown() for d in domains]
+
+    @field_serializer("network_headers")
+    def _shown_headers(self, allowed: tuple[HeaderAllowance, ...]) -> dict[str, list[str]]:
+        return {a.domain.shown(): list(a.headers) for a in allowed}
 
     @model_validator(mode="before")
     @classmethod
@@ -93,6 +108,15 @@ class SandboxSettings(BaseModel):
                     value, key=name, shown=f"sandbox.{key}", file="config", lines=_NO_LINES
                 )
                 problems += wrong
+        for name in (HEADERS_KEY, to_camel(HEADERS_KEY)):
+            value = found.get(name)
+            if value is None or _allowances(value):
+                continue
+            granted = found.get("network", ())
+            found[name], wrong = parse_headers(
+                value, granted=tuple(granted) if _parsed(granted) else (), file="config"
+            )
+            problems += wrong
         found["network_problems"] = tuple(problems)
         return found
 
@@ -126,7 +150,7 @@ def _read(path: Path, stamp: tuple[int, int]) -> SandboxSettings | str:
         return f"{path}: [sandbox] must be a table"
     try:
         settings = SandboxSettings.model_validate(
-            {k: v for k, v in table.items() if k not in NETWORK_KEYS}
+            {k: v for k, v in table.items() if k not in (*NETWORK_KEYS, HEADERS_KEY)}
         )
     except ValidationError as exc:
         problems = "; ".join(
@@ -141,7 +165,7 @@ def _with_network(
 ) -> SandboxSettings:
     """``settings`` with the network entries of ``table`` (read from ``text``, the file
     ``file``); the malformed ones are logged and kept as problems, and grant nothing."""
-    if not any(key in table for key in NETWORK_KEYS):
+    if not any(key in table for key in (*NETWORK_KEYS, HEADERS_KEY)):
         return settings
     lines = LineFinder(text, "sandbox")
     found: dict[str, tuple[Domain, ...]] = {}
@@ -152,12 +176,19 @@ def _with_network(
                 table[key], key=key, shown=f"sandbox.{key}", file=file, lines=lines
             )
             problems += wrong
+    headers: tuple[HeaderAllowance, ...] = ()
+    if HEADERS_KEY in table:
+        headers, wrong = parse_headers(
+            table[HEADERS_KEY], granted=found.get("network", ()), file=file, text=text
+        )
+        problems += wrong
     for problem in problems:
         log.warning("%s", problem)
     return settings.model_copy(
         update={
             "network": found.get("network", ()),
             "network_local": found.get("network_local", ()),
+            "network_headers": headers,
             "network_problems": tuple(problems),
         }
     )

@@ -36,13 +36,16 @@ class NotGranted(httpx2.ConnectError):
 
 
 def user_grant() -> Grant:
-    """``[sandbox] network`` and ``network_local`` as the person's config has them; none when
-    it cannot be read (a server then reaches nothing it was not configured with)."""
+    """``[sandbox] network``, ``network_local`` and ``network_headers`` as the person's config
+    has them; none when it cannot be read (a server then reaches nothing it was not configured
+    with)."""
     try:
         settings = user_sandbox_settings()
     except ConfigError:
         return Grant()
-    return Grant(domains=settings.network, local=settings.network_local)
+    return Grant(
+        domains=settings.network, local=settings.network_local, headers=settings.network_headers
+    )
 
 
 def stdio_access(name: str, config: McpServerConfig, report: Report) -> Access | None:

@@ -58,8 +58,8 @@ def describe(sandbox: Sandbox, workspace: Workspace) -> dict[str, Any]:
 def network(*, available: bool) -> dict[str, Any]:
     """What calls may reach: ``[sandbox] network`` (which approved ``workspace-write`` calls,
     sandboxed MCP servers run ``workspace-write`` and ``fetch`` get), ``network_local``, the
-    entries left out, and how programs reach it. Raises ``SandboxViewError`` when the
-    settings cannot be read."""
+    headers a key may go in (``network_headers``), the entries left out, and how programs
+    reach it. Raises ``SandboxViewError`` when the settings cannot be read."""
     try:
         settings = user_sandbox_settings()
     except ConfigError as exc:
@@ -76,6 +76,10 @@ def network(*, available: bool) -> dict[str, Any]:
     return {
         "granted": [{"domain": d.shown(), "source": d.source} for d in settings.network],
         "local": [{"domain": d.shown(), "source": d.source} for d in settings.network_local],
+        "headers": [
+            {"domain": a.domain.shown(), "headers": list(a.headers), "source": a.domain.source}
+            for a in settings.network_headers
+        ],
         "problems": list(settings.network_problems),
         "how": how,
     }
@@ -129,6 +133,10 @@ def network_lines(reach: dict[str, Any]) -> list[str]:
     out = [f"network: {reach['how']}"]
     out += [f"  granted  {d['domain']}  ({d['source']})" for d in reach["granted"]]
     out += [f"  local    {d['domain']}  ({d['source']}): may resolve here" for d in reach["local"]]
+    out += [
+        f"  headers  {d['domain']}  ({d['source']}): a key may go in {', '.join(d['headers'])}"
+        for d in reach["headers"]
+    ]
     out += [f"  ignored  {problem}" for problem in reach["problems"]]
     return out
 

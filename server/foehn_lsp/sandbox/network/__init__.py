@@ -28,6 +28,7 @@ proxies, and SOCKS would carry connections with no name or TLS to check.
     grant.py    what a call may reach, and the check of a name and its addresses
     proxy.py    one call's proxy, outside the sandbox
     http.py     what the proxy reads of a request and writes in its place
+    keys.py     whether a request may leave with the person's keys (their header allowances)
     tls.py      the server name of a TLS ClientHello
     bridge.py   the bridge inside the sandbox, and the variables that point at it
     service.py  the one event loop, on a thread of its own, that runs every call's proxy

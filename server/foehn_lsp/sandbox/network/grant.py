@@ -19,6 +19,7 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from foehn_lsp.config.headers import HeaderAllowance
 from foehn_lsp.config.network import Domain, host_name, is_address
 
 DNS_SECONDS = 10.0
@@ -34,6 +35,9 @@ class Grant:
     domains: tuple[Domain, ...] = ()
     local: tuple[Domain, ...] = ()
     """``[sandbox] network_local``: names that may resolve to local or private addresses."""
+    headers: tuple[HeaderAllowance, ...] = ()
+    """``[sandbox.network_headers]``: the headers a plain request to a domain may carry one of
+    the person's keys in (it must be granted as well)."""
 
     @property
     def empty(self) -> bool:
@@ -45,6 +49,10 @@ class Grant:
 
     def may_be_local(self, host: str, port: int) -> bool:
         return any(d.names(host) and d.port in (None, port) for d in self.local)
+
+    def allowing(self, host: str, port: int) -> tuple[HeaderAllowance, ...]:
+        """The header allowances for ``host`` (a normal name) on ``port``."""
+        return tuple(a for a in self.headers if a.domain.covers(host, port))
 
     def shown(self) -> tuple[str, ...]:
         """Each granted entry once, in its normal form."""

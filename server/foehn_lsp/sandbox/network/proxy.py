@@ -13,7 +13,8 @@ same is served the same way (it has the same grant). Each connection carries one
   ``Content-Length`` says.
 
 A request whose head (the name asked for included) carries one of the person's keys or tokens
-is refused before the name is resolved.
+is refused before the name is resolved, unless it is a plain request whose keys are all in
+headers the person allowed for its domain (``keys``).
 
 Everything else is answered with an error and closed. A refusal is a ``403`` whose status line
 says why ("refused: evil.example is not granted"). Bytes are counted each way; a connection
@@ -37,6 +38,7 @@ from typing import Any
 
 from foehn_lsp.sandbox.network import http
 from foehn_lsp.sandbox.network.grant import Destination, Grant, Refused, destination
+from foehn_lsp.sandbox.network.keys import carried
 from foehn_lsp.sandbox.network.tls import NotTls, client_hello, server_name
 from foehn_lsp.secrets import Scrubber
 
@@ -261,14 +263,20 @@ class CallProxy:
                 length = http.body_length(request)
         except http.BadRequest as exc:
             return await self._refuse(writer, tally, str(exc), status=400)
-        if secret := self._secret(head):  # before the name is even resolved (DNS leaks too)
-            return await self._refuse(writer, tally, secret)
-        found = await destination(tally.host, tally.port, self.access.grant)
+        access = self.access
+        keys = carried(
+            head, tally.host, tally.port, secrets=access.secrets, grant=access.grant, tunnel=tunnel
+        )
+        if keys.refused:  # before the name is even resolved (DNS leaks too)
+            return await self._refuse(writer, tally, keys.refused)
+        found = await destination(tally.host, tally.port, access.grant)
         if isinstance(found, Refused):
             return await self._refuse(writer, tally, found.reason)
         tally.host = found.host
         tally.allowed = True
         tally.reason = f"granted: {found.domain.shown()} ({found.domain.source or 'a rule'})"
+        if keys.allowed:
+            tally.reason += f", carrying {keys.allowed}"
         if tunnel:
             await self._tunnel(reader, writer, found, tally)
         else:
@@ -282,13 +290,6 @@ class CallProxy:
         writer.write(http.answer(status, f"refused: {reason}", f"Foehn refused this: {reason}"))
         with contextlib.suppress(OSError):
             await writer.drain()
-
-    def _secret(self, head: bytes) -> str | None:
-        secrets = self.access.secrets
-        text = head.decode("latin-1")
-        if secrets is None or secrets.text(text) == text:
-            return None
-        return "the request carries one of the person's keys or tokens"
 
     async def _tunnel(
         self,
