@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import subprocess
@@ -457,21 +458,25 @@ def test_transcript_replay_and_audit(server: ModelServer, app: Path, tmp_path: P
     reason="foehn-lsp[local] is not installed",
 )
 def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path, model_home: Path) -> None:
-    demo = Path(__file__).parents[2] / "demo" / "workspace"
-    done = foehn(
-        "run",
-        "List the Python files and tell me which has a TODO",
-        "--workspace",
-        str(demo),
-        "--approve",
-        "never",
-        "--json",
-        state=tmp_path,
-        timeout=600,
-        env={"XDG_CACHE_HOME": str(model_home)},
-    )
-    assert done.returncode == 0, done.stderr
-    stream = events(done.stdout)
+    """``scripts/demo``'s run. ``scripts/test`` makes it once, beside its set-up steps (it reads
+    the model's fixed prompt for every later test) and names its folder in
+    ``FOEHN_TEST_DEMO_RUN`` (``events.jsonl``, ``stderr``, ``status``); without it the test
+    makes the run itself."""
+    made = os.environ.get("FOEHN_TEST_DEMO_RUN")
+    if made:
+        run = Path(made)
+        status = int((run / "status").read_text() or "-1")
+        stdout, stderr = (run / "events.jsonl").read_text(), (run / "stderr").read_text()
+    else:
+        done = foehn(
+            "run", "List the Python files and tell me which has a TODO",
+            "--workspace", str(Path(__file__).parents[2] / "demo" / "workspace"),
+            "--approve", "never", "--json",
+            state=tmp_path, timeout=600, env={"XDG_CACHE_HOME": str(model_home)},
+        )  # fmt: skip
+        status, stdout, stderr = done.returncode, done.stdout, done.stderr
+    assert status == 0, stderr
+    stream = events(stdout)
     assert any(e["event"] == "tool_call" and e["tool"] == "scan" for e in stream)
     assert stream[-1]["reason"] == "answer"
     assert stream[-1]["answer"]
