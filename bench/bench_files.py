@@ -84,6 +84,16 @@ def main() -> list[str]:
         big.write_text("".join(f"line_{i} = {i}  # some padding text\n" for i in range(125_000)))
         size = big.stat().st_size
         counter = iter(range(10**6))
+        files = FileAccess(workspace)  # one session's: an edit needs the file read first
+        shown = asyncio.run(
+            registry.call(
+                "read_file",
+                {"path": "big.py", "around": "line_60000"},
+                ToolContext(workspace=workspace, files=files),
+                steps=steps(),
+            )
+        )
+        assert shown.ok, shown.output
 
         async def edit_once() -> None:
             n = next(counter)
@@ -95,7 +105,7 @@ def main() -> list[str]:
             result = await registry.call(
                 "edit_file",
                 {"path": "big.py", "edits": [{"old_text": old, "new_text": new}]},
-                ToolContext(workspace=workspace, files=FileAccess(workspace)),
+                ToolContext(workspace=workspace, files=files),
                 steps=steps(),
             )
             assert result.ok, result.output
