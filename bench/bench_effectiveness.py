@@ -25,6 +25,7 @@ right.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import statistics
@@ -550,6 +551,24 @@ def _materialise(files: dict[str, str], root: Path) -> None:
         path.write_text(text)
 
 
+@contextlib.contextmanager
+def _activated() -> Iterator[None]:
+    """This interpreter's environment activated, as the person's shell has it while Foehn runs:
+    ``run_tests`` finds pytest there (it never runs Foehn's own interpreter unasked), so run the
+    bench with an interpreter that has pytest (``.venv/bin/python``)."""
+    saved = {name: os.environ.get(name) for name in ("VIRTUAL_ENV", "PATH")}
+    os.environ["VIRTUAL_ENV"] = sys.prefix
+    os.environ["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{saved['PATH'] or ''}"
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     from foehn_lsp.agent import Agent, TurnRequest
     from foehn_lsp.agent.chain import Parts
@@ -575,12 +594,13 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
             calls.append(f"{event.tool} {event.arguments}")
 
     workspace = Workspace([root])
-    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace))
+    ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), window=provider.window)
     gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), collect)
     executor = TurnExecutor(discover().registry, ctx, collect, Parts(approval=gate))
     first_call = len(provider.timings)
     started = time.perf_counter()
-    outcome = await agent.run_turn(TurnRequest(task=task.prompt), executor, collect)
+    with _activated():
+        outcome = await agent.run_turn(TurnRequest(task=task.prompt), executor, collect)
     seconds = time.perf_counter() - started
     first_token = (
         provider.timings[first_call].first_token if len(provider.timings) > first_call else 0
