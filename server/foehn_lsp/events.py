@@ -199,6 +199,12 @@ class NetworkEvent:
     bytes_in: int
     event: Literal["network"] = "network"
 
+    @classmethod
+    def of(cls, attempt: Any) -> NetworkEvent:
+        """The event of one attempt as the proxy reports it (``sandbox.network.Connection``,
+        the same fields)."""
+        return cls(**asdict(attempt))
+
 
 PlanStatus = Literal["proposed", "approved", "edited", "rejected", "unreviewed"]
 

@@ -113,17 +113,7 @@ class TurnExecutor:
 
     def _connection(self, attempt: Connection) -> None:
         """A call's connection attempt, as the turn's ``network`` event."""
-        self.emit(
-            NetworkEvent(
-                call=attempt.call,
-                host=attempt.host,
-                port=attempt.port,
-                allowed=attempt.allowed,
-                reason=attempt.reason,
-                bytes_out=attempt.bytes_out,
-                bytes_in=attempt.bytes_in,
-            )
-        )
+        self.emit(NetworkEvent.of(attempt))
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage | None] = [None] * len(calls)

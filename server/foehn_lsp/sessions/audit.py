@@ -104,14 +104,4 @@ class NetworkRecorder:
         self.log = AuditLog(path, scrubber, turn_id="mcp")
 
     def __call__(self, connection: Connection) -> None:
-        self.log(
-            NetworkEvent(
-                call=connection.call,
-                host=connection.host,
-                port=connection.port,
-                allowed=connection.allowed,
-                reason=connection.reason,
-                bytes_out=connection.bytes_out,
-                bytes_in=connection.bytes_in,
-            )
-        )
+        self.log(NetworkEvent.of(connection))
