@@ -347,12 +347,12 @@ class ServerConnection:
         return how
 
     def _failed(self, why: str) -> None:
-        self.state = "failed"
         self.error = why
         self._failures_in_row += 1
         self._not_before = time.monotonic() + min(MAX_BACKOFF, 0.5 * 2**self._failures_in_row)
         where = f" (its output: {self.log_file})" if self.config.command is not None else ""
-        self.on_failure(self.name, f"{why}{where}")
+        self.on_failure(self.name, f"{why}{where}")  # told before the state says it
+        self.state = "failed"
         raise ServerUnavailableError(f"MCP server {self.name!r} did not start: {why}{where}")
 
     def _waiting(self, seconds: float) -> None:

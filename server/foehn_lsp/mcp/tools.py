@@ -228,20 +228,17 @@ class McpCatalogue:
                 del self.origins[name]
                 if name in self.registry:
                     self.registry.unregister(name)
-            self.problems = [p for p in self.problems if p.server != server]
             self.prompts[server] = prompt_commands(server, listing.prompts)
-            for text in left_out:
-                self._problem(server, text)
             for tool, origin in adapted:
                 if tool.name in self.registry:
-                    self._problem(
-                        server,
+                    left_out.append(
                         f"tool {origin.tool!r} left out: its name {tool.name!r} is already "
-                        "taken by another tool",
+                        "taken by another tool"
                     )
                     continue
                 self.registry.register(tool)
                 self.origins[tool.name] = origin
+            self._replace(server, left_out)
 
     def _changes(self, server: str, tools: tuple[types.Tool, ...], *, live: bool) -> dict[str, str]:
         """How each tool differs from the server's first live listing in this process."""
@@ -262,13 +259,22 @@ class McpCatalogue:
         """A start of ``server`` failed (at load, or later: a sign-in that was waited for):
         its problem says why now."""
         with self._lock:
-            self.problems = [p for p in self.problems if p.server != server]
-            self._problem(server, f"did not start: {why}")
+            self._replace(server, [f"did not start: {why}"])
 
-    def _problem(self, server: str, text: str) -> None:
-        problem = ServerProblem(server=server, problem=text)
-        log.warning("%s", problem)
-        self.problems.append(problem)
+    def unstarted(self, server: str, why: str) -> None:
+        """The first start of ``server`` did not end in a listing: ``why`` is its problem,
+        unless a failure that came meanwhile has said more."""
+        with self._lock:
+            if not any(p.server == server for p in self.problems):
+                self._replace(server, [why])
+
+    def _replace(self, server: str, texts: list[str]) -> None:
+        """``server``'s problems become ``texts``, in one assignment: ``problems`` is read
+        without the lock, and a reader sees the old list or the new one, never one between."""
+        found = [ServerProblem(server=server, problem=text) for text in texts]
+        for problem in found:
+            log.warning("%s", problem)
+        self.problems = [*(p for p in self.problems if p.server != server), *found]
 
     def _adapt(
         self, server: str, config: McpServerConfig, listing: types.Tool, changed: str | None
@@ -646,8 +652,8 @@ def connect_servers(
         else:
             catalogue.update(name, stored, live=False)
     for server, error in hub.start(now).items():
-        if error is not None and not any(p.server == server for p in catalogue.problems):
-            catalogue._problem(server, error)
+        if error is not None:
+            catalogue.unstarted(server, error)
     return catalogue
 
 
