@@ -78,6 +78,8 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt(copied)
     assert not copies_tool_output_or_prompt(copied, "Say: I fixed that line and test_mid passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
+    assert copies_tool_output_or_prompt("title_case returns 'An Owl'.")
+    assert not copies_tool_output_or_prompt("chunked returns [[1, 2], [3]].")
 
 
 def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry) -> None:
@@ -107,6 +109,25 @@ def test_the_examples_edit_code_and_then_run_the_tests(registry: ToolRegistry) -
     calls = example_calls(fixed.messages)
     edit = calls.index("edit_file", calls.index("run_tests"))
     assert "run_tests" in calls[edit:]
+
+
+def test_the_examples_run_code_to_tell_what_it_returns(registry: ToolRegistry) -> None:
+    """Asked what a call returns, the model ran a test it made up
+    (tests/test_more_itertools.py::test_chunked, after the example's tests/test_bounds.py) and
+    read files that do not exist; the example runs the call instead."""
+    fixed = LocalProvider(model_path=Path("unused.gguf")).fixed_prompt(registry.definitions())
+    steps = [json.loads(m["content"]) for m in fixed.messages if m["role"] == "assistant"]
+    runs = [s["arguments"]["command"] for s in steps if s.get("tool") == "run_command"]
+    assert [command[:2] for command in runs] == [["python", "-c"]]
+    assert "print(repr(" in runs[0][2]
+
+
+def test_the_examples_read_a_named_function_before_changing_it(registry: ToolRegistry) -> None:
+    """Asked to add a keyword argument to a named function, the model searched for the
+    argument's name and read the file around it until its time ran out."""
+    fixed = LocalProvider(model_path=Path("unused.gguf")).fixed_prompt(registry.definitions())
+    calls = example_calls(fixed.messages)
+    assert calls[calls.index("read_symbol") + 1] == "edit_file"
 
 
 def _with_investigate(registry: ToolRegistry) -> list[ToolDefinition]:

@@ -39,7 +39,8 @@ with exactly one JSON object and nothing else:
 - to finish: {{"answer": "<your answer for the person>"}}
 Rules:
 - Any question about the project's files needs a tool first. Use one tool per reply.
-- scan and search show only names and matching lines: to tell what a file says, read_file it.
+- scan and search show only names and matching lines: to tell what a file says, read_file it. \
+To tell where a name is defined, the search line with def or class before it is enough.
 - A name is defined on the line with def, function or class before it; calls and imports only \
 use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
@@ -53,6 +54,9 @@ changing code, run_tests if there are tests.
 - When a task names a failing test or says tests fail, run_tests first, with that test in \
 paths: its result shows the test, the traceback and the code it runs. Fix that code with \
 edit_file, then run_tests again. Change a test only if asked to.
+- To tell what code returns or prints, run it: run_command with ["python", "-c", "<import \
+it; print(repr(<the call>))>"], and answer with what it printed.
+- To change a function or class the task names, read_symbol it (its file and name) first.
 - A version number is text in files: search for it, then edit_file each file that has it. git \
 only reads; never use it to change files.
 - Say that you changed something only after the tool that changed it succeeded.
@@ -68,7 +72,6 @@ SINGLE_CALLS: list[tuple[str, str, dict[str, Any]]] = [
     # (request, tool, arguments); skipped when the catalogue lacks the tool
     ("Which files are in the docs folder?", "scan", {"path": "docs"}),
     ("Show me the first lines of setup.cfg", "read_file", {"path": "setup.cfg", "limit": 40}),
-    ("Where is parse_header defined?", "search", {"pattern": "parse_header"}),
     ("List the Markdown files", "scan", {"pattern": "*.md"}),
     (
         "Create notes/todo.txt containing buy milk",
@@ -86,6 +89,19 @@ Step = tuple[str, dict[str, Any], str]
 
 EPISODES: list[tuple[str, list[Step], str]] = [
     # (request, steps, answer); skipped unless the catalogue has all the steps' tools
+    (
+        "Where is parse_header defined?",
+        [
+            (
+                "search",
+                {"pattern": "parse_header"},
+                "3 matches for text 'parse_header' in 2 files:\nweb/client.py\n     3: from "
+                "web.headers import parse_header\n    40:     fields = parse_header(raw)\n"
+                "web/headers.py\n    12: def parse_header(line):",
+            ),
+        ],
+        "parse_header is defined in web/headers.py, line 12.",
+    ),
     (
         "List the shell scripts and tell me which one uses curl",
         [
@@ -150,6 +166,51 @@ EPISODES: list[tuple[str, list[Step], str]] = [
         "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
     (
+        "What does title_case('an owl') in text_tools.py return?",
+        [
+            (
+                "run_command",
+                {
+                    "command": [
+                        "python",
+                        "-c",
+                        "from text_tools import title_case; print(repr(title_case('an owl')))",
+                    ]
+                },
+                "$ python -c 'from text_tools import title_case; print(repr(title_case('\\''an "
+                "owl'\\'')))'\n(in .; exit 0; 0.1 s)\n'An Owl'",
+            ),
+        ],
+        "title_case('an owl') returns 'An Owl'.",
+    ),
+    (
+        "Give greet in greeting.py a keyword argument punctuation that defaults to !",
+        [
+            (
+                "read_symbol",
+                {"path": "greeting.py", "name": "greet"},
+                "greeting.py: greet (function), lines 4-5 of 9; its exact text:\n"
+                'def greet(name):\n    return "Hello, " + name + "!"',
+            ),
+            (
+                "edit_file",
+                {
+                    "path": "greeting.py",
+                    "edits": [
+                        {
+                            "old_text": 'def greet(name):\n    return "Hello, " + name + "!"',
+                            "new_text": 'def greet(name, punctuation="!"):\n    return '
+                            '"Hello, " + name + punctuation',
+                        }
+                    ],
+                },
+                "edit greeting.py (1 block)",
+            ),
+        ],
+        "greet in greeting.py now takes punctuation, which defaults to !, and ends the greeting "
+        "with it.",
+    ),
+    (
         "Fix the bug behind tests/test_bounds.py::test_mid",
         [
             (
@@ -201,6 +262,10 @@ EXAMPLE_NAMES = frozenset(
         "bounds.py",
         "test_bounds.py",
         "Faster startup",
+        "title_case",
+        "text_tools",
+        "greeting.py",
+        "web/headers.py",
     }
 )
 """Names that exist only in the examples: an answer naming one the conversation never
