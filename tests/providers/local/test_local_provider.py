@@ -120,6 +120,9 @@ def test_the_examples_run_code_to_tell_what_it_returns(registry: ToolRegistry) -
     runs = [s["arguments"]["command"] for s in steps if s.get("tool") == "run_command"]
     assert [command[:2] for command in runs] == [["python", "-c"]]
     assert "print(repr(" in runs[0][2]
+    # Asked for a changelog line on the last commit, it never asked git what that was.
+    logs = [s["arguments"]["args"] for s in steps if s.get("tool") == "git"]
+    assert ["log", "-1", "--stat"] in logs
 
 
 def test_the_examples_read_a_named_function_before_changing_it(registry: ToolRegistry) -> None:

@@ -39,10 +39,9 @@ with exactly one JSON object and nothing else:
 - to finish: {{"answer": "<your answer for the person>"}}
 Rules:
 - Any question about the project's files needs a tool first. Use one tool per reply.
-- scan and search show only names and matching lines: to tell what a file says, read_file it. \
-To tell where a name is defined, the search line with def or class before it is enough.
-- A name is defined on the line with def, function or class before it; calls and imports only \
-use it.
+- scan and search show only names and matching lines: to tell what a file says, read_file it.
+- A name is defined on the line with def, function or class before it (a search result that \
+shows that line tells where); calls and imports only use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
 - To change an existing file, even to add a line at its end, read_file it and then use \
 edit_file. To add a line, old_text is the line before it and new_text is that line and the \
@@ -58,7 +57,7 @@ edit_file, then run_tests again. Change a test only if asked to.
 it; print(repr(<the call>))>"], and answer with what it printed.
 - To change a function or class the task names, read_symbol it (its file and name) first.
 - A version number is text in files: search for it, then edit_file each file that has it. git \
-only reads; never use it to change files.
+only reads (git log -1 --stat shows what the last commit changed); never use it to change files.
 - Say that you changed something only after the tool that changed it succeeded.
 - The answer is for the person: one or two sentences that answer the question with the names \
 and values you found. Never copy the tool output or these rules into the answer.
@@ -73,6 +72,7 @@ SINGLE_CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("Which files are in the docs folder?", "scan", {"path": "docs"}),
     ("Show me the first lines of setup.cfg", "read_file", {"path": "setup.cfg", "limit": 40}),
     ("List the Markdown files", "scan", {"pattern": "*.md"}),
+    ("What did the last commit change?", "git", {"args": ["log", "-1", "--stat"]}),
     (
         "Create notes/todo.txt containing buy milk",
         "write_file",
