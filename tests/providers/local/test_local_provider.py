@@ -79,6 +79,9 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert not copies_tool_output_or_prompt(copied, "Say: I fixed that line and test_mid passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
     assert copies_tool_output_or_prompt("title_case returns 'An Owl'.")
+    assert copies_tool_output_or_prompt(
+        "The fix is elsewhere, so I read_symbol the function the traceback names."
+    )
     assert not copies_tool_output_or_prompt("chunked returns [[1, 2], [3]].")
 
 
@@ -344,6 +347,37 @@ async def test_a_step_that_writes_one_line_again_and_again_is_stopped_and_asked_
     assert repeating(json.dumps({"new_text": "{\n" + line * 4 + "}"}))
     assert not repeating(json.dumps({"new_text": "{\n" + line * 3 + "}"}))
     assert not repeating(json.dumps({"new_text": "    pass\n" * 8}))
+
+
+async def test_a_call_naming_what_only_the_examples_have_is_asked_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Told "The tests are slow. Make them faster.", the model ran
+    tests/test_bounds.py::test_mid, the example's test, in a project without it (then made a
+    folder called tests). It is asked once more, told so; the second reply stands."""
+    copied: dict[str, object] = {
+        "tool": "run_tests",
+        "arguments": {"paths": ["tests/test_bounds.py::test_mid"]},
+    }
+    provider = fake_provider(_call(copied), _call({"tool": "run_tests", "arguments": {}}))
+    task = [UserMessage(content="The tests are slow. Make them faster.")]
+    response = await provider.complete(task, registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("run_tests", {})
+    _, second = _chat_bodies(tmp_path / "states")
+    note = second["messages"][-1]["content"]
+    assert "test_bounds.py is from the examples, not from this project" in note
+    assert "run_tests with no paths" in note
+    assert json.loads(second["messages"][-2]["content"]) == copied
+    # Named by the person, the same call is theirs to make.
+    provider = fake_provider(_call(copied))
+    named = [UserMessage(content="Run tests/test_bounds.py::test_mid")]
+    response = await provider.complete(named, registry.definitions())
+    assert json.loads(response.message.tool_calls[0].arguments) == copied["arguments"]
+    assert len(_chat_bodies(tmp_path / "states")) == 3
+    provider = fake_provider(_call(copied), _call(copied))
+    response = await provider.complete(task, registry.definitions())
+    assert json.loads(response.message.tool_calls[0].arguments) == copied["arguments"]
 
 
 def test_the_sessions_know_the_window_the_model_runs_with() -> None:

@@ -9,6 +9,8 @@
 - Right after a failing test run, write_file is not offered: the fix is an edit.
 - An edit whose every new_text is its old_text is asked once more, with a note; so is a change
   identical to one that succeeded earlier in the turn, and made again it is not run.
+- A call that names something only the fixed prompt's examples have (``tests/test_bounds.py``
+  in a project without it) is asked once more, with a note that says so.
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
   makes the call itself, as the grammar would leave the model no other choice.
@@ -184,6 +186,15 @@ UNCHANGED_NOTE = (
     "[Foehn] That edit changes nothing: each new_text is its old_text. new_text is old_text "
     "with the fix made in it; write the edit again with the change."
 )
+
+
+def example_note(names: Sequence[str]) -> str:
+    """The note for a call that names what only the fixed prompt's examples have."""
+    return (
+        f"[Foehn] {', '.join(names)} is from the examples, not from this project. Use the "
+        "names the task and the tool results give: scan or search to find files, run_tests "
+        "with no paths to run all the tests."
+    )
 
 
 MADE_NOTE = (

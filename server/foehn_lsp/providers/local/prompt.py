@@ -402,7 +402,18 @@ PROMPT_PIECES = (
     # answered "I have 3 tool iterations left" instead of saying what it had done.
     "tool iteration",
     "tokens left in this run",
+    # The guards' notes: "The fix is elsewhere, so I read_symbol the function the traceback
+    # names." was a whole answer.
+    "The fix is elsewhere",
+    "the traceback names",
+    "ran already and no file has changed",
 )
+
+
+def example_names(text: str, conversation_text: str) -> list[str]:
+    """The names in ``text`` that only the examples have (``conversation_text`` never says
+    them): a call naming one is copying an example, not acting on this project."""
+    return [n for n in sorted(EXAMPLE_NAMES) if n in text and n not in conversation_text]
 
 
 def copies_tool_output_or_prompt(answer: str, conversation_text: str = "") -> bool:
@@ -412,7 +423,7 @@ def copies_tool_output_or_prompt(answer: str, conversation_text: str = "") -> bo
     in words."""
     if COPIED_LINES.search(answer) or any(p in answer for p in PROMPT_PIECES):
         return True
-    if any(name in answer and name not in conversation_text for name in EXAMPLE_NAMES):
+    if example_names(answer, conversation_text):
         return True
     shared = _phrases(answer) & EXAMPLE_PHRASES
     return bool(shared) and bool(shared - _phrases(conversation_text))
