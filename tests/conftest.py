@@ -18,6 +18,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.testing import ModelServer
 from foehn_lsp.tools import ToolRegistry, discover
 from foehn_lsp.workspace import FileAccess, Workspace
+from setup_steps import ready
 
 
 @pytest.fixture
@@ -191,13 +192,15 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     It is assembled once per run: xdist's workers share the folder (beside their own temporary
     folders) and the first to take its lock assembles the model. ``FOEHN_TEST_MODEL_CACHE``
-    names one made before the run (``scripts/test`` makes it beside its other set-up steps, the
-    fixed prompt's state with it)."""
+    names one made beside the run (``scripts/test`` makes it beside its other set-up steps, the
+    fixed prompt's state with it); it is waited for."""
     from foehn_lsp.providers.local import ensure_model
 
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     made = os.environ.get("FOEHN_TEST_MODEL_CACHE")
+    if made:
+        ready("model")
     cache = Path(made) if made else shared / "xdg-cache"
     models = cache / "foehn" / "models"
     models.mkdir(parents=True, exist_ok=True)

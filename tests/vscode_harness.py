@@ -29,7 +29,13 @@ NODE24 = E2E_HOME / "node24" / "package" / "bin"
 CODE_SERVER = E2E_HOME / "cs" / "node_modules" / ".bin" / "code-server"
 EXTENSION = REPO / "vscode-extension"
 SHOTS = REPO / "test-output" / "vscode"
-INSTALLED = all(p.exists() for p in (CODE_SERVER, NODE24 / "node", Path("/usr/bin/chromium")))
+
+
+def installed() -> bool:
+    """Whether code-server, its Node and chromium are there (``scripts/setup-vscode-e2e``)."""
+    return all(p.exists() for p in (CODE_SERVER, NODE24 / "node", Path("/usr/bin/chromium")))
+
+
 QUIET = {
     "workbench.startupEditor": "none",
     "extensions.autoCheckUpdates": False,

@@ -19,6 +19,7 @@ from agent.turns import EDIT, READ
 from cli.harness import events, foehn, foehn_environment, spawn
 from foehn_lsp.testing import Fault, ModelServer, Turn
 from preloaded import foehn_argv
+from setup_steps import ready
 
 pytestmark = pytest.mark.process
 
@@ -464,6 +465,7 @@ def test_the_demo_runs_offline_with_the_embedded_model(tmp_path: Path, model_hom
     makes the run itself."""
     made = os.environ.get("FOEHN_TEST_DEMO_RUN")
     if made:
+        ready("model")
         run = Path(made)
         status = int((run / "status").read_text() or "-1")
         stdout, stderr = (run / "events.jsonl").read_text(), (run / "stderr").read_text()

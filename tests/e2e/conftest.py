@@ -6,12 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from vscode_harness import INSTALLED, package
+from setup_steps import ready
+from vscode_harness import installed, package
 
 
 @pytest.fixture(scope="session")
 def packaged() -> Path:
     """The platform ``.vsix`` packaged afresh once per run (a stale one would test old code);
-    the VS Code tests share one worker (``GROUPS``), so they share the package too."""
-    assert INSTALLED, "run scripts/setup-vscode-e2e first"
+    the VS Code tests share one worker (``GROUPS``), so they share the package too. Under
+    ``scripts/test`` it waits for the editors' install, which runs beside the first tests."""
+    ready("e2e")
+    assert installed(), "run scripts/setup-vscode-e2e first"
     return package()

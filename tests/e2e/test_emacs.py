@@ -13,19 +13,20 @@ from pathlib import Path
 import pytest
 
 from foehn_lsp.testing import ModelServer, Turn
+from setup_steps import ready
 
 pytestmark = pytest.mark.process
 
-EMACS = shutil.which("emacs")
 REQUIRED = os.environ.get("FOEHN_E2E_REQUIRED") == "1"
 BEFORE = "def main():\n    return 1  # TODO\n"
 
 
 def _eglot_installed() -> bool:
-    if EMACS is None:
+    emacs = shutil.which("emacs")
+    if emacs is None:
         return False
     probe = subprocess.run(
-        [EMACS, "--batch", "--eval", "(require 'eglot)"], capture_output=True, timeout=60
+        [emacs, "--batch", "--eval", "(require 'eglot)"], capture_output=True, timeout=60
     )
     return probe.returncode == 0
 
@@ -41,7 +42,9 @@ if not REQUIRED and not _eglot_installed():
 def test_tools_a_code_action_and_an_approved_edit_in_the_emacs_buffer(
     root: Path, tmp_path: Path
 ) -> None:
-    assert EMACS is not None, "FOEHN_E2E_REQUIRED=1 but emacs is not installed"
+    ready("e2e")  # scripts/test installs Emacs beside the first tests
+    emacs = shutil.which("emacs")
+    assert emacs is not None, "FOEHN_E2E_REQUIRED=1 but emacs is not installed"
     source = root / "app.py"
     source.write_text(BEFORE)
     out = tmp_path / "report.json"
@@ -79,7 +82,7 @@ def test_tools_a_code_action_and_an_approved_edit_in_the_emacs_buffer(
         )
         script = Path(__file__).with_name("drive_emacs.el")
         done = subprocess.run(
-            [EMACS, "--batch", "-l", str(script)],
+            [emacs, "--batch", "-l", str(script)],
             env=env,
             capture_output=True,
             text=True,

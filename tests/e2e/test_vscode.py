@@ -32,12 +32,12 @@ import pytest
 
 import vscode_harness
 from foehn_lsp.testing import Fault, ModelServer, Turn
-from vscode_harness import INSTALLED, SHOTS, CodeServer, run_scenario
+from vscode_harness import SHOTS, CodeServer, installed, run_scenario
 
 pytestmark = [
     pytest.mark.process,
     pytest.mark.skipif(
-        not INSTALLED and not os.environ.get("FOEHN_E2E_REQUIRED"),
+        not installed() and not os.environ.get("FOEHN_E2E_REQUIRED"),
         reason="real VS Code is not installed; run scripts/setup-vscode-e2e",
     ),
 ]

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from vscode_harness import EXTENSION, INSTALLED
+from vscode_harness import EXTENSION, installed
 
 pytestmark = [
     pytest.mark.process,
     pytest.mark.skipif(
-        not INSTALLED and not os.environ.get("FOEHN_E2E_REQUIRED"),
+        not installed() and not os.environ.get("FOEHN_E2E_REQUIRED"),
         reason="real VS Code is not installed; run scripts/setup-vscode-e2e",
     ),
 ]

@@ -186,8 +186,9 @@ async def test_slow_answer_times_out_and_is_retried(
     server: ModelServer, case: tuple[str, bool]
 ) -> None:
     name, stream = case
-    server.script(Fault(delay=3.0, then=Turn(text="late")), Turn(text="ok"))
-    provider = make(server, name, timeout_seconds=0.5)
+    # 2 s: time for the retry's answer from 127.0.0.1 on a busy machine (0.5 s was not)
+    server.script(Fault(delay=10.0, then=Turn(text="late")), Turn(text="ok"))
+    provider = make(server, name, timeout_seconds=2.0)
     response = await provider.complete(CONVERSATION, TOOLS, stream=stream)
     assert response.message.content == "ok"
 

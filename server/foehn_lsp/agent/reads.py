@@ -17,11 +17,11 @@ from pathlib import Path
 
 from foehn_lsp.agent.context import NOTE_PREFIX
 from foehn_lsp.errors import PathRefusedError
+from foehn_lsp.providers.effects import TESTS_TOOL
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import ReadLedger, Workspace
 
-TESTS_TOOL = "run_tests"
 DIGEST_BLOCK = re.compile(
     r"^(\S+), (?:the failing test|which [^\n]*):\n(\S[^\n]*?): lines \d+-\d+ of \d+$",
     re.MULTILINE,

@@ -33,7 +33,6 @@ from foehn_lsp.providers.local.model import runtime_version
 from foehn_lsp.providers.local.schema import step_schema
 from foehn_lsp.providers.messages import (
     AssistantMessage,
-    ToolCall,
     ToolDefinition,
     ToolResultMessage,
     UserMessage,
@@ -95,42 +94,37 @@ def _exotic_tool() -> ToolDefinition:
     )
 
 
-async def test_every_step_parses_and_names_a_real_tool(
+async def test_every_step_parses_names_a_real_tool_and_the_next_step_reuses_the_cache(
     provider: LocalProvider, offered: list[ToolDefinition]
 ) -> None:
     tools = offered
     by_name = {t.name: t for t in tools}
     asked = [
-        "list the Python files",
         "What is 2 + 2?",
         "Where is the Store class defined?",
         "Create docs/notes.md saying hello",
         "Run the tests",
         "Replace foo with bar in setup.cfg",
+        "list the Python files",
     ]
+    answered = {}
     for question in asked:
         response = await provider.complete([UserMessage(content=question)], tools)
         for call in response.message.tool_calls:
             assert call.name in by_name
             jsonschema.validate(json.loads(call.arguments), by_name[call.name].parameters)
         assert response.message.tool_calls or response.message.content
-    first = await provider.complete([UserMessage(content="list the Python files")], tools)
-    assert [c.name for c in first.message.tool_calls] == ["scan"]
-    plain = await provider.complete([UserMessage(content="What is 2 + 2?")], tools)
-    assert "4" in plain.message.content
-
-
-async def test_the_prompt_cache_is_reused_from_step_to_step(
-    provider: LocalProvider, offered: list[ToolDefinition]
-) -> None:
-    tools = offered
-    await provider.complete([UserMessage(content="list the Markdown files")], tools)
-    call = ToolCall(id="c1", name="scan", arguments='{"pattern": "*.md"}')
+        answered[question] = response.message
+    assert "4" in answered["What is 2 + 2?"].content
+    # The last question's next step: what the model read for the step before comes from
+    # llama.cpp's cache (the fixed prompt, the question, its call).
+    [scan] = answered["list the Python files"].tool_calls
+    assert scan.name == "scan"
     await provider.complete(
         [
-            UserMessage(content="list the Markdown files"),
-            AssistantMessage(tool_calls=(call,)),
-            ToolResultMessage(call_id="c1", name="scan", content="1 entries under .:\nREADME.md"),
+            UserMessage(content="list the Python files"),
+            AssistantMessage(tool_calls=(scan,)),
+            ToolResultMessage(call_id=scan.id, name="scan", content="1 entries under .:\napp.py"),
         ],
         tools,
     )
