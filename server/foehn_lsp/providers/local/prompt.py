@@ -53,8 +53,8 @@ changing code, run_tests if there are tests.
 - When a task names a failing test or says tests fail, run_tests first, with that test in \
 paths: its result shows the test, the traceback and the code it runs. Fix that code with \
 edit_file, then run_tests again. Change a test only if asked to.
-- To tell what code returns or prints, run it: run_command with ["python", "-c", "<import \
-it; print(repr(<the call>))>"], and answer with what it printed.
+- To tell what code returns or prints, run it: run_command with ["python", "-c", "import \
+<its module>; print(repr(<the code as the task writes it>))"], and answer with what it printed.
 - To change a function or class the task names, read_symbol it (its file and name) first.
 - A version number is text in files: search for it, then edit_file each file that has it. git \
 only reads (git log -1 --stat shows what the last commit changed); never use it to change files.
@@ -166,7 +166,7 @@ EPISODES: list[tuple[str, list[Step], str]] = [
         "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
     (
-        "What does title_case('an owl') in text_tools.py return?",
+        "What does text_tools.title_case('an owl') return?",
         [
             (
                 "run_command",
@@ -174,14 +174,14 @@ EPISODES: list[tuple[str, list[Step], str]] = [
                     "command": [
                         "python",
                         "-c",
-                        "from text_tools import title_case; print(repr(title_case('an owl')))",
+                        "import text_tools; print(repr(text_tools.title_case('an owl')))",
                     ]
                 },
-                "$ python -c 'from text_tools import title_case; print(repr(title_case('\\''an "
+                "$ python -c 'import text_tools; print(repr(text_tools.title_case('\\''an "
                 "owl'\\'')))'\n(in .; exit 0; 0.1 s)\n'An Owl'",
             ),
         ],
-        "title_case('an owl') returns 'An Owl'.",
+        "text_tools.title_case('an owl') returns 'An Owl'.",
     ),
     (
         "Give greet in greeting.py a keyword argument punctuation that defaults to !",
