@@ -380,6 +380,42 @@ async def test_a_call_naming_what_only_the_examples_have_is_asked_again(
     assert json.loads(response.message.tool_calls[0].arguments) == copied["arguments"]
 
 
+async def test_a_whole_file_written_with_a_small_part_of_it_is_asked_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Asked to add a keyword argument to one function, the model wrote that function alone
+    over the module it had read 40 lines of. It is asked once more; the second reply stands."""
+    shown = "toolz/itertoolz.py: lines 1-40 of 1058\n" + "\n".join(
+        f"{n:>6}\tline{n} = {n}" for n in range(1, 41)
+    )
+    small = {"path": "toolz/itertoolz.py", "content": "def nth(n, seq, default=None):\n    pass\n"}
+    edit = {
+        "path": "toolz/itertoolz.py",
+        "edits": [{"old_text": "line1 = 1", "new_text": "line1 = 2"}],
+    }
+    provider = fake_provider(
+        _call({"tool": "write_file", "arguments": small}),
+        _call({"tool": "edit_file", "arguments": edit}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Add a keyword argument default to nth in toolz/itertoolz.py"),
+        *_exchange("c1", "read_file", {"path": "toolz/itertoolz.py", "limit": 40}, shown),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("edit_file", edit)
+    asked = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert "write_file replaces the whole file" in asked
+    # A file written whole with as much as it had, or one never read, is not asked about.
+    whole = {"path": "toolz/itertoolz.py", "content": "\n".join(f"x{n} = {n}" for n in range(40))}
+    new = {"path": "notes.txt", "content": "one line\n"}
+    for arguments in (whole, new):
+        provider = fake_provider(_call({"tool": "write_file", "arguments": arguments}))
+        response = await provider.complete(history, registry.definitions())
+        assert json.loads(response.message.tool_calls[0].arguments) == arguments
+    assert len(_chat_bodies(tmp_path / "states")) == 4
+
+
 def test_the_sessions_know_the_window_the_model_runs_with() -> None:
     from foehn_lsp.agent.context import known_window
     from foehn_lsp.providers.local import MODEL_NAME, WINDOW

@@ -38,6 +38,7 @@ from foehn_lsp.providers.local.engine import (
 )
 from foehn_lsp.providers.local.guards import (
     MADE_NOTE,
+    SHRINK_NOTE,
     UNCHANGED_NOTE,
     changes_nothing,
     example_note,
@@ -46,6 +47,7 @@ from foehn_lsp.providers.local.guards import (
     must_act,
     repeated_note,
     rerun_after_change,
+    shrinks,
     step_tools,
     unchanged_calls,
 )
@@ -323,6 +325,10 @@ class LocalProvider:
                 step, usage = await decide(
                     step_schema(others, answer_only=not others, files=files), usage
                 )
+        if "tool" in step and shrinks(step, seen):
+            # A whole file written with a small part of what it has: asked once more.
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(SHRINK_NOTE)]
+            step, usage = await decide(schema, usage)
         if "tool" in step and changes_nothing(step):
             # An edit whose new_text is its old_text: asked once more, with what it must be.
             chat += [
