@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 
+from foehn_lsp.workspace.symbols import outline
+
 MAX_WINDOWS = 20_000
 
 
@@ -70,10 +72,20 @@ def explain_missing(text: str, needle: str) -> str:
     )
 
 
-def explain_multiple(text: str, starts: list[int]) -> str:
-    numbers = ", ".join(str(line_of(text, start)) for start in starts)
+def explain_multiple(text: str, starts: list[int], path: str = "") -> str:
+    """Where ``starts`` are, each line with the definition it is in (when ``path`` names a
+    language the outline reads): a small model that edited one line of ``first`` found it in
+    nine functions and read the whole 5,000-line file to tell them apart."""
+    symbols = outline(path, text).symbols if path else ()
+    places = []
+    for start in starts:
+        number = line_of(text, start)
+        inside = [s for s in symbols if s.start <= number <= s.end and s.kind != "heading"]
+        innermost = max(inside, key=lambda s: s.start, default=None)
+        places.append(f"{number} in {innermost.name}" if innermost else str(number))
     more = " or more" if len(starts) >= 10 else ""
     return (
-        f"matches {len(starts)}{more} times (at lines {numbers}); include more surrounding "
-        "lines in old_text so that it matches exactly once"
+        f"matches {len(starts)}{more} times (at lines {', '.join(places)}); include more "
+        "surrounding lines in old_text (the line before or after it, from the definition you "
+        "mean) so that it matches exactly once"
     )

@@ -414,7 +414,7 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         if not starts:
             problems.append(f"block {number}: old_text not found; {explain_missing(text, old)}")
         elif len(starts) > 1:
-            problems.append(f"block {number}: old_text {explain_multiple(text, starts)}")
+            problems.append(f"block {number}: old_text {explain_multiple(text, starts, name)}")
         else:
             spans.append((starts[0], starts[0] + len(old), new, number))
     spans.sort()

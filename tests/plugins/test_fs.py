@@ -287,6 +287,30 @@ async def test_edit_file_reports_whitespace_only_differences(
     assert "lines 1-2 match except for whitespace" in result.output
 
 
+async def test_an_ambiguous_edit_names_the_definition_each_match_is_in(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """A small model edited one line of ``first`` that nine functions of the file have, and
+    then read the whole file to tell them apart: the refusal says which function each is in."""
+    (root / "m.py").write_text(
+        "def first(items, default=None):\n    for item in items:\n        return default\n"
+        "    return default\n\n\nclass Last:\n    def pick(self, items, default=None):\n"
+        "        for item in items:\n            pass\n        return default\n"
+    )
+    await call(registry, ctx, "read_file", path="m.py")
+    result = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="m.py",
+        edits=[{"old_text": "return default", "new_text": "return item"}],
+    )
+    assert not result.ok
+    assert "matches 3 times (at lines 3 in first, 4 in first, 11 in Last.pick)" in result.output
+    assert "the line before or after it" in result.output
+    assert "return item" not in (root / "m.py").read_text()
+
+
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
@@ -296,6 +320,7 @@ async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
         registry, ctx, "edit_file", path="r.txt", edits=[{"old_text": "a = 1", "new_text": "a = 2"}]
     )
     assert "matches 2 times (at lines 1, 3); include more surrounding lines" in result.output
+    assert (root / "r.txt").read_text() == "a = 1\nb = 1\na = 1\n"
     overlap = await call(
         registry,
         ctx,

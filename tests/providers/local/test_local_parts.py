@@ -343,6 +343,24 @@ def test_whole_definitions_come_first_among_the_choices() -> None:
     assert "def f():\n    pass" not in old_text_choices(["def f():\n    pass\ndef f():\n    pass"])
 
 
+def test_a_short_definition_is_offered_whole_never_from_its_header() -> None:
+    """Offered ``def mean(values):`` alone, the model wrote the header and the new body on one
+    line; a short definition is changed as a whole or inside its body."""
+    shown = (
+        "def mean(values):\n    return sum(values) / len(values)\n\n\n"
+        "def spread(values):\n    return max(values) - min(values)"
+    )
+    choices = old_text_choices([shown])
+    assert choices[:2] == [
+        "def mean(values):\n    return sum(values) / len(values)",
+        "def spread(values):\n    return max(values) - min(values)",
+    ]
+    assert not [c for c in choices[2:] if c.startswith("def ")]
+    assert "    return sum(values) / len(values)" in choices
+    long = "def long(values):\n" + "".join(f"    x{n} = {n}\n" for n in range(20)) + "    return x1"
+    assert "def long(values):" in old_text_choices([long])
+
+
 def test_an_edit_of_a_file_read_may_only_name_its_lines(registry: ToolRegistry) -> None:
     schema = step_schema(registry.definitions(), files={"a.py": ["x = 1", "y = 2"], "b.py": []})
     [edit] = [

@@ -78,6 +78,11 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt(copied)
     assert not copies_tool_output_or_prompt(copied, "Say: I fixed that line and test_mid passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
+    assert copies_tool_output_or_prompt("title_case returns 'An Owl'.")
+    assert copies_tool_output_or_prompt(
+        "The fix is elsewhere, so I read_symbol the function the traceback names."
+    )
+    assert not copies_tool_output_or_prompt("chunked returns [[1, 2], [3]].")
 
 
 def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry) -> None:
@@ -107,6 +112,28 @@ def test_the_examples_edit_code_and_then_run_the_tests(registry: ToolRegistry) -
     calls = example_calls(fixed.messages)
     edit = calls.index("edit_file", calls.index("run_tests"))
     assert "run_tests" in calls[edit:]
+
+
+def test_the_examples_run_code_to_tell_what_it_returns(registry: ToolRegistry) -> None:
+    """Asked what a call returns, the model ran a test it made up
+    (tests/test_more_itertools.py::test_chunked, after the example's tests/test_bounds.py) and
+    read files that do not exist; the example runs the call instead."""
+    fixed = LocalProvider(model_path=Path("unused.gguf")).fixed_prompt(registry.definitions())
+    steps = [json.loads(m["content"]) for m in fixed.messages if m["role"] == "assistant"]
+    runs = [s["arguments"]["command"] for s in steps if s.get("tool") == "run_command"]
+    assert [command[:2] for command in runs] == [["python", "-c"]]
+    assert "print(repr(" in runs[0][2]
+    # Asked for a changelog line on the last commit, it never asked git what that was.
+    logs = [s["arguments"]["args"] for s in steps if s.get("tool") == "git"]
+    assert ["log", "-1", "--stat"] in logs
+
+
+def test_the_examples_read_a_named_function_before_changing_it(registry: ToolRegistry) -> None:
+    """Asked to add a keyword argument to a named function, the model searched for the
+    argument's name and read the file around it until its time ran out."""
+    fixed = LocalProvider(model_path=Path("unused.gguf")).fixed_prompt(registry.definitions())
+    calls = example_calls(fixed.messages)
+    assert calls[calls.index("read_symbol") + 1] == "edit_file"
 
 
 def _with_investigate(registry: ToolRegistry) -> list[ToolDefinition]:
@@ -320,6 +347,73 @@ async def test_a_step_that_writes_one_line_again_and_again_is_stopped_and_asked_
     assert repeating(json.dumps({"new_text": "{\n" + line * 4 + "}"}))
     assert not repeating(json.dumps({"new_text": "{\n" + line * 3 + "}"}))
     assert not repeating(json.dumps({"new_text": "    pass\n" * 8}))
+
+
+async def test_a_call_naming_what_only_the_examples_have_is_asked_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Told "The tests are slow. Make them faster.", the model ran
+    tests/test_bounds.py::test_mid, the example's test, in a project without it (then made a
+    folder called tests). It is asked once more, told so; the second reply stands."""
+    copied: dict[str, object] = {
+        "tool": "run_tests",
+        "arguments": {"paths": ["tests/test_bounds.py::test_mid"]},
+    }
+    provider = fake_provider(_call(copied), _call({"tool": "run_tests", "arguments": {}}))
+    task = [UserMessage(content="The tests are slow. Make them faster.")]
+    response = await provider.complete(task, registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("run_tests", {})
+    _, second = _chat_bodies(tmp_path / "states")
+    note = second["messages"][-1]["content"]
+    assert "test_bounds.py is from the examples, not from this project" in note
+    assert "run_tests with no paths" in note
+    assert json.loads(second["messages"][-2]["content"]) == copied
+    # Named by the person, the same call is theirs to make.
+    provider = fake_provider(_call(copied))
+    named = [UserMessage(content="Run tests/test_bounds.py::test_mid")]
+    response = await provider.complete(named, registry.definitions())
+    assert json.loads(response.message.tool_calls[0].arguments) == copied["arguments"]
+    assert len(_chat_bodies(tmp_path / "states")) == 3
+    provider = fake_provider(_call(copied), _call(copied))
+    response = await provider.complete(task, registry.definitions())
+    assert json.loads(response.message.tool_calls[0].arguments) == copied["arguments"]
+
+
+async def test_a_whole_file_written_with_a_small_part_of_it_is_asked_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Asked to add a keyword argument to one function, the model wrote that function alone
+    over the module it had read 40 lines of. It is asked once more; the second reply stands."""
+    shown = "toolz/itertoolz.py: lines 1-40 of 1058\n" + "\n".join(
+        f"{n:>6}\tline{n} = {n}" for n in range(1, 41)
+    )
+    small = {"path": "toolz/itertoolz.py", "content": "def nth(n, seq, default=None):\n    pass\n"}
+    edit = {
+        "path": "toolz/itertoolz.py",
+        "edits": [{"old_text": "line1 = 1", "new_text": "line1 = 2"}],
+    }
+    provider = fake_provider(
+        _call({"tool": "write_file", "arguments": small}),
+        _call({"tool": "edit_file", "arguments": edit}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Add a keyword argument default to nth in toolz/itertoolz.py"),
+        *_exchange("c1", "read_file", {"path": "toolz/itertoolz.py", "limit": 40}, shown),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("edit_file", edit)
+    asked = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert "write_file replaces the whole file" in asked
+    # A file written whole with as much as it had, or one never read, is not asked about.
+    whole = {"path": "toolz/itertoolz.py", "content": "\n".join(f"x{n} = {n}" for n in range(40))}
+    new = {"path": "notes.txt", "content": "one line\n"}
+    for arguments in (whole, new):
+        provider = fake_provider(_call({"tool": "write_file", "arguments": arguments}))
+        response = await provider.complete(history, registry.definitions())
+        assert json.loads(response.message.tool_calls[0].arguments) == arguments
+    assert len(_chat_bodies(tmp_path / "states")) == 4
 
 
 def test_the_sessions_know_the_window_the_model_runs_with() -> None:

@@ -7,8 +7,12 @@
   makes every call new again: ``run_tests`` after an edit is never refused.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
+- A write_file of a file read, with less than half the lines shown of it, is asked once more,
+  with a note (the rest of the file would be lost).
 - An edit whose every new_text is its old_text is asked once more, with a note; so is a change
   identical to one that succeeded earlier in the turn, and made again it is not run.
+- A call that names something only the fixed prompt's examples have (``tests/test_bounds.py``
+  in a project without it) is asked once more, with a note that says so.
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
   makes the call itself, as the grammar would leave the model no other choice.
@@ -186,6 +190,15 @@ UNCHANGED_NOTE = (
 )
 
 
+def example_note(names: Sequence[str]) -> str:
+    """The note for a call that names what only the fixed prompt's examples have."""
+    return (
+        f"[Foehn] {', '.join(names)} is from the examples, not from this project. Use the "
+        "names the task and the tool results give: scan or search to find files, run_tests "
+        "with no paths to run all the tests."
+    )
+
+
 MADE_NOTE = (
     "[Foehn] You made exactly this change already, and it succeeded: the file has it now. The "
     "fix is elsewhere: edit_file another line, one the failure points to, or read_symbol the "
@@ -207,6 +220,27 @@ def made_before(
     return any(
         c.id in done and canonical(c.name, c.arguments, tools) == wanted for c in calls_in(turn)
     )
+
+
+SHRINK_NOTE = (
+    "[Foehn] write_file replaces the whole file, and that content is a small part of what the "
+    "file has: everything else would be lost. To change part of a file, edit_file it (old_text "
+    "the lines to change, new_text those lines changed)."
+)
+
+
+def shrinks(step: Mapping[str, object], seen: Mapping[str, Sequence[str]]) -> bool:
+    """Whether ``step`` writes a whole file the conversation has read with fewer than half the
+    lines it has shown of it (asked to add a keyword argument to one function, a small model
+    wrote that function alone over a module of a thousand lines)."""
+    arguments = step.get("arguments")
+    if step.get("tool") != WRITE_TOOL or not isinstance(arguments, Mapping):
+        return False
+    path, content = arguments.get("path"), arguments.get("content")
+    if not isinstance(path, str) or not isinstance(content, str):
+        return False
+    shown = sum(run.count("\n") + 1 for run in seen.get(path.removeprefix("./"), ()))
+    return content.count("\n") + 1 < shown / 2
 
 
 def changes_nothing(step: Mapping[str, object]) -> bool:

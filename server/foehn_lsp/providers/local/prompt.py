@@ -40,8 +40,8 @@ with exactly one JSON object and nothing else:
 Rules:
 - Any question about the project's files needs a tool first. Use one tool per reply.
 - scan and search show only names and matching lines: to tell what a file says, read_file it.
-- A name is defined on the line with def, function or class before it; calls and imports only \
-use it.
+- A name is defined on the line with def, function or class before it (a search result that \
+shows that line tells where); calls and imports only use it.
 - File names you guess may be wrong: if a tool finds nothing, scan to see the real names.
 - To change an existing file, even to add a line at its end, read_file it and then use \
 edit_file. To add a line, old_text is the line before it and new_text is that line and the \
@@ -53,8 +53,11 @@ changing code, run_tests if there are tests.
 - When a task names a failing test or says tests fail, run_tests first, with that test in \
 paths: its result shows the test, the traceback and the code it runs. Fix that code with \
 edit_file, then run_tests again. Change a test only if asked to.
+- To tell what code returns or prints, run it: run_command with ["python", "-c", "import \
+<its module>; print(repr(<the code as the task writes it>))"], and answer with what it printed.
+- To change a function or class the task names, read_symbol it (its file and name) first.
 - A version number is text in files: search for it, then edit_file each file that has it. git \
-only reads; never use it to change files.
+only reads (git log -1 --stat shows what the last commit changed); never use it to change files.
 - Say that you changed something only after the tool that changed it succeeded.
 - The answer is for the person: one or two sentences that answer the question with the names \
 and values you found. Never copy the tool output or these rules into the answer.
@@ -68,8 +71,8 @@ SINGLE_CALLS: list[tuple[str, str, dict[str, Any]]] = [
     # (request, tool, arguments); skipped when the catalogue lacks the tool
     ("Which files are in the docs folder?", "scan", {"path": "docs"}),
     ("Show me the first lines of setup.cfg", "read_file", {"path": "setup.cfg", "limit": 40}),
-    ("Where is parse_header defined?", "search", {"pattern": "parse_header"}),
     ("List the Markdown files", "scan", {"pattern": "*.md"}),
+    ("What did the last commit change?", "git", {"args": ["log", "-1", "--stat"]}),
     (
         "Create notes/todo.txt containing buy milk",
         "write_file",
@@ -86,6 +89,19 @@ Step = tuple[str, dict[str, Any], str]
 
 EPISODES: list[tuple[str, list[Step], str]] = [
     # (request, steps, answer); skipped unless the catalogue has all the steps' tools
+    (
+        "Where is parse_header defined?",
+        [
+            (
+                "search",
+                {"pattern": "parse_header"},
+                "3 matches for text 'parse_header' in 2 files:\nweb/client.py\n     3: from "
+                "web.headers import parse_header\n    40:     fields = parse_header(raw)\n"
+                "web/headers.py\n    12: def parse_header(line):",
+            ),
+        ],
+        "parse_header is defined in web/headers.py, line 12.",
+    ),
     (
         "List the shell scripts and tell me which one uses curl",
         [
@@ -150,6 +166,51 @@ EPISODES: list[tuple[str, list[Step], str]] = [
         "According to CHANGELOG.md, version 1.2 made startup faster.",
     ),
     (
+        "What does text_tools.title_case('an owl') return?",
+        [
+            (
+                "run_command",
+                {
+                    "command": [
+                        "python",
+                        "-c",
+                        "import text_tools; print(repr(text_tools.title_case('an owl')))",
+                    ]
+                },
+                "$ python -c 'import text_tools; print(repr(text_tools.title_case('\\''an "
+                "owl'\\'')))'\n(in .; exit 0; 0.1 s)\n'An Owl'",
+            ),
+        ],
+        "text_tools.title_case('an owl') returns 'An Owl'.",
+    ),
+    (
+        "Give greet in greeting.py a keyword argument punctuation that defaults to !",
+        [
+            (
+                "read_symbol",
+                {"path": "greeting.py", "name": "greet"},
+                "greeting.py: greet (function), lines 4-5 of 9; its exact text:\n"
+                'def greet(name):\n    return "Hello, " + name + "!"',
+            ),
+            (
+                "edit_file",
+                {
+                    "path": "greeting.py",
+                    "edits": [
+                        {
+                            "old_text": 'def greet(name):\n    return "Hello, " + name + "!"',
+                            "new_text": 'def greet(name, punctuation="!"):\n    return '
+                            '"Hello, " + name + punctuation',
+                        }
+                    ],
+                },
+                "edit greeting.py (1 block)",
+            ),
+        ],
+        "greet in greeting.py now takes punctuation, which defaults to !, and ends the greeting "
+        "with it.",
+    ),
+    (
         "Fix the bug behind tests/test_bounds.py::test_mid",
         [
             (
@@ -201,6 +262,10 @@ EXAMPLE_NAMES = frozenset(
         "bounds.py",
         "test_bounds.py",
         "Faster startup",
+        "title_case",
+        "text_tools",
+        "greeting.py",
+        "web/headers.py",
     }
 )
 """Names that exist only in the examples: an answer naming one the conversation never
@@ -337,7 +402,18 @@ PROMPT_PIECES = (
     # answered "I have 3 tool iterations left" instead of saying what it had done.
     "tool iteration",
     "tokens left in this run",
+    # The guards' notes: "The fix is elsewhere, so I read_symbol the function the traceback
+    # names." was a whole answer.
+    "The fix is elsewhere",
+    "the traceback names",
+    "ran already and no file has changed",
 )
+
+
+def example_names(text: str, conversation_text: str) -> list[str]:
+    """The names in ``text`` that only the examples have (``conversation_text`` never says
+    them): a call naming one is copying an example, not acting on this project."""
+    return [n for n in sorted(EXAMPLE_NAMES) if n in text and n not in conversation_text]
 
 
 def copies_tool_output_or_prompt(answer: str, conversation_text: str = "") -> bool:
@@ -347,7 +423,7 @@ def copies_tool_output_or_prompt(answer: str, conversation_text: str = "") -> bo
     in words."""
     if COPIED_LINES.search(answer) or any(p in answer for p in PROMPT_PIECES):
         return True
-    if any(name in answer and name not in conversation_text for name in EXAMPLE_NAMES):
+    if example_names(answer, conversation_text):
         return True
     shared = _phrases(answer) & EXAMPLE_PHRASES
     return bool(shared) and bool(shared - _phrases(conversation_text))

@@ -7,7 +7,8 @@ conversation (``prompt``), on the worker (``engine``); the answer streams as it 
 The model is offered the catalogue less ``LEFT_OUT``, tools it misused and does not need. Once
 a file has been read, an edit of it can only name text the file has (``seen``).
 
-Host guards (``guards``): a call identical to one made since the workspace last changed is not
+Host guards (``guards``): a call that names what only the examples have is asked once more; a
+call identical to one made since the workspace last changed is not
 run again (the model is told what to do next and offered the other tools, or an answer unless
 the step must act); right after a failed change the step must be a tool call; after a change
 that follows a failed test run, the failing tests run again before anything else; an answer
@@ -37,13 +38,16 @@ from foehn_lsp.providers.local.engine import (
 )
 from foehn_lsp.providers.local.guards import (
     MADE_NOTE,
+    SHRINK_NOTE,
     UNCHANGED_NOTE,
     changes_nothing,
+    example_note,
     key,
     made_before,
     must_act,
     repeated_note,
     rerun_after_change,
+    shrinks,
     step_tools,
     unchanged_calls,
 )
@@ -57,6 +61,7 @@ from foehn_lsp.providers.local.prompt import (
     ChatMessage,
     conversation,
     copies_tool_output_or_prompt,
+    example_names,
     fingerprint,
     fixed_messages,
     note,
@@ -288,6 +293,11 @@ class LocalProvider:
             step, usage = await decide(schema, usage)
             if step.get("repeated"):
                 raise ProviderProtocolError(REPEATED)
+        if "tool" in step and (copied := example_names(json.dumps(step["arguments"]), said)):
+            # Names from the examples (a test run of tests/test_bounds.py::test_mid when the
+            # task named no test): asked once more, with a note.
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(example_note(copied))]
+            step, usage = await decide(schema, usage)
         if "tool" in step and key(step["tool"], json.dumps(step["arguments"]), tools) in earlier:
             # An identical call since the workspace last changed would show the same: offer
             # the other tools (and, unless the step must act, an answer).
@@ -315,6 +325,10 @@ class LocalProvider:
                 step, usage = await decide(
                     step_schema(others, answer_only=not others, files=files), usage
                 )
+        if "tool" in step and shrinks(step, seen):
+            # A whole file written with a small part of what it has: asked once more.
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(SHRINK_NOTE)]
+            step, usage = await decide(schema, usage)
         if "tool" in step and changes_nothing(step):
             # An edit whose new_text is its old_text: asked once more, with what it must be.
             chat += [

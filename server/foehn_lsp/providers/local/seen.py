@@ -89,19 +89,26 @@ and wrote them back unchanged."""
 def old_text_choices(runs: Sequence[str]) -> list[str]:
     """Spans of ``runs`` that an edit can name, each found once: whole short definitions first
     (so a function is replaced as a whole, its new body indented under its header), then
-    single non-blank lines, pairs and triples."""
+    single non-blank lines, pairs and triples, but none that starts at the header of a
+    definition offered whole: offered its header line alone, the model replaced
+    ``def mean(values):`` with the header and the new body on one line, which does not parse
+    (mean([]) was to return None; it made the same edit again until its time ran out)."""
     whole = "\n".join(runs)
     choices: list[str] = []
+    headers: set[str] = set()
     for run in runs:
         for span in definitions(run):
             if span.count("\n") >= SHORT_DEFINITION:
                 continue
             if whole.count(span) == 1 and span not in choices:
                 choices.append(span)
+                headers.update(line for line in span.split("\n") if _DEFINITION.match(line))
     for width in (1, 2, 3):
         for run in runs:
             lines = run.split("\n")
             for start in range(len(lines) - width + 1):
+                if lines[start] in headers:
+                    continue
                 span = "\n".join(lines[start : start + width])
                 if span.strip() and whole.count(span) == 1 and span not in choices:
                     choices.append(span)
