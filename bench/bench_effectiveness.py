@@ -25,7 +25,6 @@ right.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import statistics
@@ -37,6 +36,10 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import projects  # bench/projects.py, beside this file
 
 PACKAGE = {
     "README.md": "# inventory\n\nA small stock-keeping library with a command line.\n\n"
@@ -551,24 +554,6 @@ def _materialise(files: dict[str, str], root: Path) -> None:
         path.write_text(text)
 
 
-@contextlib.contextmanager
-def _activated() -> Iterator[None]:
-    """This interpreter's environment activated, as the person's shell has it while Foehn runs:
-    ``run_tests`` finds pytest there (it never runs Foehn's own interpreter unasked), so run the
-    bench with an interpreter that has pytest (``.venv/bin/python``)."""
-    saved = {name: os.environ.get(name) for name in ("VIRTUAL_ENV", "PATH")}
-    os.environ["VIRTUAL_ENV"] = sys.prefix
-    os.environ["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{saved['PATH'] or ''}"
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     from foehn_lsp.agent import Agent, TurnRequest
     from foehn_lsp.agent.chain import Parts
@@ -599,7 +584,9 @@ async def _run_task(task: Task, provider: object, scratch: Path) -> Outcome:
     executor = TurnExecutor(discover().registry, ctx, collect, Parts(approval=gate))
     first_call = len(provider.timings)
     started = time.perf_counter()
-    with _activated():
+    # This interpreter's environment activated: run_tests finds pytest there (it never runs
+    # Foehn's own interpreter unasked), so run the bench with .venv/bin/python.
+    with projects.activated(Path(sys.prefix)):
         outcome = await agent.run_turn(TurnRequest(task=task.prompt), executor, collect)
     seconds = time.perf_counter() - started
     first_token = (

@@ -32,7 +32,6 @@ llama.cpp's cache), and the load average seen.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import os
 import re
@@ -987,7 +986,7 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
     stop = asyncio.Event()
     timer = asyncio.get_running_loop().call_later(limit, stop.set)
     started = time.perf_counter()
-    with _activated(ws):
+    with projects.activated(ws.venv):
         outcome = await Agent(provider=provider, settings=settings).run_turn(
             TurnRequest(task=task.prompt), executor, collect, stop
         )
@@ -1010,22 +1009,6 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
         calls=calls,
         load=os.getloadavg()[0],
     )
-
-
-@contextlib.contextmanager
-def _activated(ws: Workspace) -> Iterator[None]:
-    """The project's environment activated, as the person's shell has it while Foehn runs."""
-    saved = {name: os.environ.get(name) for name in ("VIRTUAL_ENV", "PATH")}
-    os.environ["VIRTUAL_ENV"] = ws.environment["VIRTUAL_ENV"]
-    os.environ["PATH"] = ws.environment["PATH"]
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 # The check without the model ------------------------------------------------------------------

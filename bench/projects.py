@@ -20,6 +20,7 @@ Interface (other benchmarks build on it; keep it stable): ``PROJECTS``, ``projec
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -284,3 +286,20 @@ if __name__ == "__main__":
                 )
                 last = (run.stdout.strip().splitlines() or ["no output"])[-1]
                 print(f"{each.name} {each.version} {label}: exit {run.returncode}: {last}")
+
+
+@contextlib.contextmanager
+def activated(venv: Path) -> Iterator[None]:
+    """``venv`` activated in this process's own environment while the block runs, as the
+    person's shell has it while Foehn runs (``run_tests`` reads ``VIRTUAL_ENV`` and ``PATH``)."""
+    saved = {name: os.environ.get(name) for name in ("VIRTUAL_ENV", "PATH")}
+    os.environ["VIRTUAL_ENV"] = str(venv)
+    os.environ["PATH"] = f"{venv / 'bin'}{os.pathsep}{saved['PATH'] or ''}"
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
