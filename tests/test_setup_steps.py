@@ -24,8 +24,8 @@ def test_a_step_is_waited_for_until_it_ends_well(
     ending = threading.Timer(0.3, (tmp_path / "e2e.status").write_text, ["0\n"])
     ending.start()
     ready("e2e", within=60)
+    assert (tmp_path / "e2e.status").exists()  # returned only once the step had ended
     ending.join()
-    assert (tmp_path / "e2e.status").exists()
 
 
 def test_a_failed_step_fails_the_test_with_its_output(
