@@ -14,7 +14,9 @@ in its words): right after a failed change it goes back once, asking for a tool 
 edits, the problems they added to the changed files (``checks.checking``) go back with it; one
 that claims a change the turn did not make goes back once with what changed, and is withheld if
 it claims again; one that says a run would show something (the tests pass, a bug is fixed,
-something is faster) needs a run after the last change that shows it. In plan mode
+something is faster) needs a run after the last change that shows it. After a rename
+(``workspace.references``) whose old name still appears in the workspace, the answer goes back
+once with the places, and then stands with them after it. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
 turn carries it out. A turn that is to fix the code behind a failing test does not change the
 tests (``agent.test_driven``, a step of the chain the loop gives the task).
@@ -81,6 +83,8 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.tools.tasks import TaskItem
+from foehn_lsp.workspace import references
+from foehn_lsp.workspace.references import Rename
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow
@@ -152,6 +156,10 @@ class _State:
     checks: checking.EditChecks | None = None
     written: Sequence[str] = ()
     """The files the turn's successful calls said they wrote (the executor's record)."""
+    renamed: Sequence[Rename] = ()
+    """The definitions those calls renamed (the executor's record)."""
+    told_left: bool = False
+    """An answer was sent back because a rename's old name still appeared."""
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     """The turn's tools: what each does (``Tool.changes_files``, ``Tool.paths``)."""
 
@@ -301,6 +309,7 @@ class Agent:
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
             checks=calls.parts.edit_checks,
             written=calls.written,
+            renamed=calls.renamed,
             tools=calls.registry,
         )
         return state
@@ -379,9 +388,21 @@ class Agent:
         if await self._new_problems(state, emit):
             state.text.drop()
             return None
+        left = await self._left_behind(state, ctx)
+        if left and not state.told_left:
+            state.told_left = True
+            state.text.drop()
+            note = f"[Foehn] Do not answer yet. {references.note(left)}"
+            state.messages.append(UserMessage(content=note))
+            return None
         check = self._check_claim(state, answer)
         if check is None:
             state.text.release()
+            if left:  # sent back once already: the answer stands, followed by where they are
+                statement = f"\n\n{references.statement(left)}"
+                emit(TextDelta(text=statement))
+                answer += statement
+                state.messages[-1] = AssistantMessage(content=answer)
             return self._outcome(state, "answer", answer)
         if not state.claimed:
             state.text.drop()
@@ -419,6 +440,15 @@ class Agent:
             return False
         state.messages.append(UserMessage(content=checking.note(report)))
         return True
+
+    async def _left_behind(self, state: _State, ctx: ToolContext) -> list[references.Leftovers]:
+        """Where the old names of the turn's renames still appear in the workspace."""
+        if not state.renamed:
+            return []
+        try:
+            return await references.leftovers(ctx.workspace, state.renamed)
+        except TimeoutError:
+            return []
 
     def _changed(self, state: _State) -> Sequence[str]:
         # The checkpoint reads a file's open buffer first, then the disk; an edit the editor

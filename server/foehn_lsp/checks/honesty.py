@@ -172,7 +172,7 @@ def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
             whole = False  # a program, even one that failed, may have changed files unseen
         if message.is_error or not tools.changes_files(message.name):
             continue
-        lines = message.content.splitlines()[1:]
+        lines = message.content.split("\n[Foehn] ", 1)[0].splitlines()[1:]  # not its notes
         tool = tools.get(message.name)
         shows_diff = any(line.startswith("+++ ") for line in lines)
         if tool is None or tool.kind != "edit" or not shows_diff or _CUT in message.content:
