@@ -12,6 +12,7 @@ from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
+from foehn_lsp.checks.claims import claims_every_use
 from foehn_lsp.events import TextDelta, ToolResultEvent
 from foehn_lsp.providers.messages import ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
@@ -104,17 +105,46 @@ async def test_an_answer_while_the_old_name_appears_goes_back_once(
     )
 
 
+STATEMENT = (
+    "[Foehn] `c_to_f` (renamed to `celsius_to_fahrenheit` in units.py) still appears in 2 "
+    "places: report.py:1, report.py:5."
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "stands"),
+    [
+        # The claim that every call changed is left out; here it was the whole answer.
+        (ANSWER, STATEMENT),
+        (
+            "I renamed c_to_f in units.py. report.py still calls c_to_f.",
+            f"I renamed c_to_f in units.py. report.py still calls c_to_f.\n\n{STATEMENT}",
+        ),
+    ],
+)
 async def test_said_again_with_the_old_name_still_there_the_answer_stands_with_the_places(
-    app: Path, ctx: ToolContext
+    app: Path, ctx: ToolContext, said: str, stands: str
 ) -> None:
-    runner, provider = agent([calls(READ_UNITS), calls(RENAME), say(ANSWER), say(ANSWER)])
+    runner, provider = agent([calls(READ_UNITS), calls(RENAME), say(said), say(said)])
     events = Recorder()
     outcome = await runner.run_turn(TurnRequest(task=TASK), ctx, events)
     assert len(provider.requests) == 4
-    assert outcome.answer == (
-        f"{ANSWER}\n\n[Foehn] `c_to_f` (renamed to `celsius_to_fahrenheit` in units.py) still "
-        "appears in 2 places: report.py:1, report.py:5."
-    )
+    assert outcome.answer == stands
     assert "".join(e.text for e in events.of(TextDelta)) == outcome.answer
     assert outcome.messages[-1].content == outcome.answer
     assert (app / "report.py").read_text().count("c_to_f") == 2, "nothing changed it"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claims"),
+    [
+        (ANSWER, True),
+        ("Updated all references to it.", True),
+        ("I renamed it everywhere.", True),
+        ("I renamed c_to_f in units.py.", False),
+        ("I did not update every call to it.", False),
+        ("Every call to it still uses the old name.", False),
+    ],
+)
+def test_what_counts_as_saying_every_use_changed(sentence: str, claims: bool) -> None:
+    assert claims_every_use(sentence) is claims

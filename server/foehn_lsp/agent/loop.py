@@ -16,7 +16,8 @@ that claims a change the turn did not make goes back once with what changed, and
 it claims again; one that says a run would show something (the tests pass, a bug is fixed,
 something is faster) needs a run after the last change that shows it. After a rename
 (``workspace.references``) whose old name still appears in the workspace, the answer goes back
-once with the places, and then stands with them after it. In plan mode
+once with the places; said again, it stands with them after it, less any sentence that says
+every use was changed. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
 turn carries it out. A turn that is to fix the code behind a failing test does not change the
 tests (``agent.test_driven``, a step of the chain the loop gives the task).
@@ -174,6 +175,18 @@ def _claims_checked(state: _State) -> bool:
     return state.mode != "plan" and (state.attempted or claims.asks_for_change(state.task))
 
 
+def _held(state: _State, sentence: str) -> bool:
+    """Whether ``sentence`` (and what follows it) waits for the answer's checks: a claim the
+    loop checks, or what code returns after a failed ``run_command``."""
+    if claims.claims(sentence) and _claims_checked(state):
+        return True
+    turn = state.messages[state.start :]
+    return (
+        claims.claims_value(sentence)
+        and honesty.check_value_claim(sentence, turn, state.tools) is not None
+    )
+
+
 def iterations_note(left: int) -> str:
     """The warning the model gets when ``left`` tool iterations remain."""
     return (
@@ -298,7 +311,7 @@ class Agent:
         state = _State(
             messages=messages,
             text=claims.HeldText(
-                lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
+                lambda piece: emit(TextDelta(text=piece)), lambda sentence: _held(state, sentence)
             ),
             task=request.task,
             mode=request.mode,
@@ -392,17 +405,14 @@ class Agent:
         if left and not state.told_left:
             state.told_left = True
             state.text.drop()
-            note = f"[Foehn] Do not answer yet. {references.note(left)}"
-            state.messages.append(UserMessage(content=note))
+            state.messages.append(UserMessage(content=honesty.left_behind(answer, left).note))
             return None
         check = self._check_claim(state, answer)
+        if check is None and left:
+            # Sent back once already: the answer stands, less its claim that every use changed.
+            check, state.claimed = honesty.left_behind(answer, left), True
         if check is None:
             state.text.release()
-            if left:  # sent back once already: the answer stands, followed by where they are
-                statement = f"\n\n{references.statement(left)}"
-                emit(TextDelta(text=statement))
-                answer += statement
-                state.messages[-1] = AssistantMessage(content=answer)
             return self._outcome(state, "answer", answer)
         if not state.claimed:
             state.text.drop()
@@ -462,15 +472,20 @@ class Agent:
         return [*on_disk, *(path for path in by_calls if path not in on_disk)]
 
     def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
-        if not _claims_checked(state):
-            return None
         turn = state.messages[state.start :]
+        if not _claims_checked(state):
+            return (
+                None
+                if state.mode == "plan"
+                else honesty.check_value_claim(answer, turn, state.tools)
+            )
         return (
             honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
             or honesty.check_result_claim(answer, turn, state.tools)
             or honesty.check_content_claim(
                 answer, turn=turn, session=state.messages, task=state.task, tools=state.tools
             )
+            or honesty.check_value_claim(answer, turn, state.tools)
         )
 
     async def _review(

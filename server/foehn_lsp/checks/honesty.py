@@ -39,9 +39,11 @@ from dataclasses import dataclass
 
 from foehn_lsp.checks.claims import (
     claims_change,
+    claims_every_use,
     claims_faster,
     claims_fixed,
     claims_tests_pass,
+    claims_value,
     code_claims,
     named_files,
     same_file,
@@ -50,6 +52,7 @@ from foehn_lsp.checks.claims import (
 from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, calls_in, refused
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
+from foehn_lsp.workspace import references
 
 
 def failed_change(
@@ -411,6 +414,48 @@ def check_result_claim(
             + ", ".join(repr(s.strip()) for s in false)
             + ("; that sentence is" if len(false) == 1 else "; those sentences are")
             + " left out. Run the tests before relying on this turn's changes."
+        ),
+        kept=_without(answer, false),
+    )
+
+
+def left_behind(answer: str, found: Sequence[references.Leftovers]) -> ClaimCheck:
+    """What stands of ``answer``, sent back once already while the old names of renames still
+    appeared (``found``): the answer less its sentences that say every use was changed, and
+    where the old names appear after it."""
+    false = [s for s in sentences(answer) if claims_every_use(s)]
+    return ClaimCheck(
+        note=f"[Foehn] Do not answer yet. {references.note(found)}",
+        statement=references.statement(found),
+        kept=_without(answer, false),
+    )
+
+
+def check_value_claim(
+    answer: str, messages: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` says what code returns or prints and the turn's last
+    run was a ``run_command`` that failed: that run showed no value (a failing ``run_tests``
+    may: its assertions show what the code returned). Said again, the answer stands less those
+    sentences."""
+    runs, _ = _runs(messages, tools)
+    if not runs or runs[-1][1].name != PROGRAM_TOOL or not runs[-1][1].is_error:
+        return None
+    false = [s for s in sentences(answer) if claims_value(s)]
+    if not false:
+        return None
+    said = " ".join(runs[-1][1].content.split())[:300]
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says what the code returns ({false[0].strip()!r}), but your "
+            f"last run_command failed and showed no value: {said} Fix the command and run it "
+            "again (or read the code that computes it), then answer with what it showed."
+        ),
+        statement=(
+            "[Foehn] The run in this turn failed, so it does not show "
+            + ", ".join(repr(s.strip()) for s in false)
+            + ("; that sentence is" if len(false) == 1 else "; those sentences are")
+            + " left out."
         ),
         kept=_without(answer, false),
     )
