@@ -10,12 +10,13 @@
   the turn changed nothing, it is withheld and the person reads what happened instead. The
   check applies when the task asks for a change or the turn tried one.
 - An answer that says what a run would show is checked against the turn's runs: "the tests
-  pass" against its last ``run_tests`` (it ran none, that run failed, or a change came after
-  it); "the bug (the error, the failing test) is fixed" against the last run after its last
-  change (there is none, or it failed); "faster" against ``run_tests`` times before and after
-  its last change. Such sentences go back once; said again, the answer stands less them, with
-  what the check found after it. A turn that ran programs with ``run_command`` and no
-  ``run_tests`` is not checked for "the tests pass" (Foehn cannot tell a test run there).
+  pass" against its last test run (it ran none, that run failed, or a change came after it; a
+  ``run_command`` of a test runner such as ``python -m pytest`` is a test run, other programs
+  show nothing of the tests); "the bug (the error, the failing test) is fixed" against the last
+  run after its last change (there is none, or it failed); "faster" against ``run_tests`` times
+  before and after its last change. Such sentences go back once; said again, the answer stands
+  less them, with what the check found after it. An answer that says what code returns after
+  the turn's last run, a ``run_command``, failed goes back once too (``check_value_claim``).
 - An answer that says what it wrote, in code (`--verbose`, a version, a name in backquotes), is
   checked against the diffs of the session's changes and what the turn read of the files it
   changed; an answer that says only that it added is checked against the lines the turn's
@@ -49,7 +50,7 @@ from foehn_lsp.checks.claims import (
     same_file,
     sentences,
 )
-from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, calls_in, refused
+from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, calls_in, refused, runs_tests
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import references
@@ -310,26 +311,27 @@ def check_content_claim(
 
 def untested(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     """Why this turn's test runs do not back a claim that the tests pass (it ran none, its last
-    ``run_tests`` failed, or a change came after it), or ``None``: they back it, or the turn
-    ran programs of its own choosing (``run_command``), whose results Foehn cannot read."""
+    test run failed, or a change came after it), or ``None``: they back it. A test run is a
+    ``run_tests``, or a ``run_command`` of a test runner (``effects.runs_tests``); other
+    programs show nothing of the tests."""
+    calls = {call.id: call for call in calls_in(messages)}
     last_run: ToolResultMessage | None = None
-    changed_since = ran_programs = False
+    changed_since = False
     for message in messages:
         if not isinstance(message, ToolResultMessage):
             continue
-        if message.name == TESTS_TOOL:
+        call = calls.get(message.call_id)
+        if message.name == TESTS_TOOL or (call is not None and runs_tests(call)):
             last_run, changed_since = message, False
-        elif message.name == PROGRAM_TOOL:
-            ran_programs = True
         elif tools.changes_files(message.name) and not message.is_error:
             changed_since = True
     if last_run is None:
-        return None if ran_programs else "this turn did not run them"
+        return "this turn did not run them"
     if last_run.is_error:
         lines = [line for line in last_run.content.splitlines() if line.strip()]
         counts = [line for line in lines if _COUNTS.search(line)]
         said = " ".join((counts or lines or ["it failed"])[-1].split())[:200]
-        return f"the last run_tests in this turn failed ({said})"
+        return f"the last test run in this turn failed ({said})"
     if changed_since:
         return "the tests were not run again after the last change"
     return None
