@@ -15,7 +15,13 @@ from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
-from foehn_lsp.checks.claims import asks_for_change, claims_change, claims_tests_pass, code_claims
+from foehn_lsp.checks.claims import (
+    asks_for_change,
+    claims_change,
+    claims_tests_pass,
+    claims_whole_file,
+    code_claims,
+)
 from foehn_lsp.checks.honesty import check_claim, untested
 from foehn_lsp.events import TextDelta
 from foehn_lsp.providers.effects import runs_tests
@@ -562,3 +568,48 @@ async def test_every_file_a_rename_wrote_counts_for_a_claim(app: Path, ctx: Tool
     assert (app / "cli.py").read_text() == "from app import start\n"
     assert outcome.answer == "I renamed main to start in cli.py, where it is imported."
     assert len(provider.requests) == 2
+
+
+WHOLE = "I replaced the whole file tasks.txt with the new list."
+
+
+async def test_a_whole_file_said_replaced_after_an_edit_of_a_part_is_sent_back(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen: "I replaced the whole file with the content of inflection/__init__.py." after one
+    edit_file of one function."""
+    runner, provider = agent(
+        [calls(READ), calls(GOOD_EDIT), say(f"{WHOLE} It has lint now."), say(WHOLE)]
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    assert notes(provider, 3)[-1].startswith(
+        f"[Foehn] Your answer says {WHOLE!r}, but no change in this turn wrote a whole file"
+    )
+    assert outcome.answer == (
+        "[Foehn] No change in this turn wrote a whole file; that sentence is left out."
+    )
+    assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
+
+
+async def test_a_whole_file_said_replaced_after_write_file_stands(
+    app: Path, ctx: ToolContext
+) -> None:
+    write = ("write_file", {"path": "tasks.txt", "content": "build\ntest\nlint\n"})
+    runner, provider = agent([calls(READ), calls(write), say(WHOLE)])
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    assert (outcome.answer, len(provider.requests)) == (WHOLE, 3)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claims"),
+    [
+        (WHOLE, True),
+        ("I rewrote the entire module.", True),
+        ("I replaced all of the file.", True),
+        ("I changed one line; the whole file still parses.", False),
+        ("I read the whole file.", False),
+        ("I did not replace the whole file.", False),
+    ],
+)
+def test_what_counts_as_saying_a_whole_file_was_replaced(sentence: str, claims: bool) -> None:
+    assert claims_whole_file(sentence) is claims

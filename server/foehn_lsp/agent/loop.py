@@ -485,6 +485,7 @@ class Agent:
             or honesty.check_content_claim(
                 answer, turn=turn, session=state.messages, task=state.task, tools=state.tools
             )
+            or honesty.check_whole_claim(answer, turn, state.tools)
             or honesty.check_value_claim(answer, turn, state.tools)
         )
 

@@ -230,6 +230,18 @@ def claims_every_use(sentence: str) -> bool:
     return claims_change(sentence) and bool(_EVERY_USE.search(sentence))
 
 
+_WHOLE = re.compile(
+    r"\b(?:whole|entire|full|complete)\s+(?:\w+\s+)?(?:file|files|contents?|module)\b|"
+    r"\ball\s+of\s+(?:the\s+)?(?:file|module)\b",
+    re.IGNORECASE,
+)
+
+
+def claims_whole_file(sentence: str) -> bool:
+    """Whether a clause of ``sentence`` says a whole file was replaced or rewritten."""
+    return any(kind == "change" and _WHOLE.search(text) for kind, text in clauses(sentence))
+
+
 _VALUE = re.compile(r"\b(?:returns?|prints?|outputs?|evaluates\s+to)\b", re.IGNORECASE)
 
 

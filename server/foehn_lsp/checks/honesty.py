@@ -16,7 +16,9 @@
   run after its last change (there is none, or it failed); "faster" against ``run_tests`` times
   before and after its last change. Such sentences go back once; said again, the answer stands
   less them, with what the check found after it. An answer that says what code returns after
-  the turn's last run, a ``run_command``, failed goes back once too (``check_value_claim``).
+  the turn's last run, a ``run_command``, failed goes back once too (``check_value_claim``), and
+  one that says it replaced a whole file where every change replaced a part
+  (``check_whole_claim``).
 - An answer that says what it wrote, in code (`--verbose`, a version, a name in backquotes), is
   checked against the diffs of the session's changes and what the turn read of the files it
   changed; an answer that says only that it added is checked against the lines the turn's
@@ -45,6 +47,7 @@ from foehn_lsp.checks.claims import (
     claims_fixed,
     claims_tests_pass,
     claims_value,
+    claims_whole_file,
     code_claims,
     named_files,
     same_file,
@@ -429,6 +432,37 @@ def left_behind(answer: str, found: Sequence[references.Leftovers]) -> ClaimChec
     return ClaimCheck(
         note=f"[Foehn] Do not answer yet. {references.note(found)}",
         statement=references.statement(found),
+        kept=_without(answer, false),
+    )
+
+
+def check_whole_claim(
+    answer: str, messages: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` says it replaced or rewrote a whole file and no
+    successful change of the turn wrote a file whole (``CallPaths.whole``: ``write_file``;
+    ``edit_file`` changes a part; a turn that ran a program is not checked). Said again, the
+    answer stands less those sentences."""
+    false = [s for s in sentences(answer) if claims_whole_file(s)]
+    ran = any(isinstance(m, ToolResultMessage) and m.name == PROGRAM_TOOL for m in messages)
+    if not false or ran:  # a program may have rewritten a file, unseen
+        return None
+    ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
+    for call in calls_in(messages):
+        paths = tools.paths_of(call.name, call.arguments)
+        if call.id in ok and paths.changes and paths.whole:
+            return None
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says {false[0].strip()!r}, but no change in this turn wrote a "
+            "whole file: its changes replaced parts of files. Answer again with what you "
+            "actually changed."
+        ),
+        statement=(
+            "[Foehn] No change in this turn wrote a whole file; "
+            + ("that sentence is" if len(false) == 1 else "those sentences are")
+            + " left out."
+        ),
         kept=_without(answer, false),
     )
 
