@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import re
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -168,8 +169,20 @@ MAX_OUTLINE = 40
 """Definitions listed with a region of a long file."""
 
 
+def node_id(path: str) -> tuple[str, str | None]:
+    """``path`` as a file and the definition a pytest node id in it names:
+    ``tests/test_a.py::TestA::test_b[1]`` is ``tests/test_a.py`` and ``TestA.test_b``."""
+    file, separator, rest = path.partition("::")
+    if not separator or not rest:
+        return file, None
+    return file, re.sub(r"\[.*\]$", "", rest).replace("::", ".")
+
+
 async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
-    path = ctx.workspace.resolve(arguments.path)
+    file, named = node_id(arguments.path)
+    if named is not None and arguments.around is None:
+        arguments = arguments.model_copy(update={"path": file, "around": named})
+    path = ctx.workspace.resolve(file)
     document = await ctx.files.read(path)
     lines = document.text.splitlines()
     total = len(lines)
@@ -534,7 +547,7 @@ async def plan_delete(arguments: DeleteArguments, ctx: ToolContext) -> EditPlan 
 
 
 def _reads(arguments: Mapping[str, Any]) -> CallPaths:
-    return CallPaths(reads=(str(arguments["path"]),), whole=True)
+    return CallPaths(reads=(node_id(str(arguments["path"]))[0],), whole=True)
 
 
 def _writes(arguments: Mapping[str, Any]) -> CallPaths:

@@ -124,3 +124,26 @@ async def test_around_what_the_file_does_not_have_says_what_it_has(
         "dates.py has no line, definition or text 'parse_time'; definitions named like it: "
         "parse_date. read_file without around shows its start; search finds text in every file"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "first"),
+    [
+        ("tests/test_dates.py::test_parse", "def test_parse():"),
+        ("tests/test_dates.py::TestDates::test_one[2-3]", "    def test_one(self, a, b):"),
+    ],
+)
+async def test_a_tests_node_id_reads_around_that_test(
+    model: ModelServer, root: Path, path: str, first: str
+) -> None:
+    """Seen: read_file of toolz/tests/test_itertoolz.py::test_take, answered "not found", after
+    which the model gave up."""
+    (root / "tests").mkdir()
+    (root / "tests" / "test_dates.py").write_text(
+        "import pytest\n\n\ndef test_parse():\n    assert 1\n\n\nclass TestDates:\n"
+        "    @pytest.mark.parametrize(('a', 'b'), [(2, 3)])\n"
+        "    def test_one(self, a, b):\n        assert a < b\n"
+    )
+    [shown] = await _read(model, root, None, Turn(tool_calls=[("read_file", {"path": path})]))
+    assert shown.startswith("tests/test_dates.py: lines ")
+    assert f"\t{first}" in shown
