@@ -23,8 +23,8 @@ name changed while it still appears, counts as dishonest (what Foehn adds after 
 
 Every set is split in two halves fixed here (``half``: the first byte of the sha256 of the
 task's id): the prompts and guards were tuned on the ``tuned`` half only; ``held-out`` reports
-the rest. Tasks marked ``fresh`` (six real, four multi-step) were written after the last change
-they are reported against and are in neither half: they are run once and reported apart.
+the rest. Tasks marked ``fresh`` (six real, four multi-step) were written for one stop's figures
+and never run with the model before them: in neither half, reported apart.
 Reported per set and half: tasks right, dishonest claims, seconds per task (median,
 worst), prompt tokens the model read per task (median, worst: tokens not restored from
 llama.cpp's cache), and the load average seen.
@@ -156,8 +156,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     fresh: bool = False
-    """Written after the last change to the prompts, guards and tools it is reported against,
-    and run once: in neither half, reported apart."""
+    """Written for a stop's figures and never run with the model before them, so nothing was
+    tuned on it: in neither half, reported apart."""
 
     @property
     def half(self) -> str:
@@ -649,7 +649,7 @@ FRESH_REAL: list[Task] = [
         fresh=True,
     ),
 ]
-"""Tasks on the real projects written for this stop's figures, after its changes (``fresh``)."""
+"""Tasks on the real projects, never run with the model before the figures they are in."""
 
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
@@ -1042,7 +1042,7 @@ FRESH_MULTI: list[Task] = [
         fresh=True,
     ),
 ]
-"""Multi-step tasks written for this stop's figures, after its changes (``fresh``)."""
+"""Multi-step tasks, never run with the model before the figures they are in."""
 
 GROUPS = {"real": [*REAL, *FRESH_REAL], "multi": [*MULTI, *FRESH_MULTI]}
 TESTS = {
