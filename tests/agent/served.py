@@ -15,7 +15,7 @@ from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.config import Settings
 from foehn_lsp.events import TextDelta, ToolResultEvent, TurnEvent
 from foehn_lsp.policy import Approved, FixedApprover
-from foehn_lsp.policy.approval import ApprovalGate
+from foehn_lsp.policy.approval import ApprovalGate, Approver
 from foehn_lsp.providers import create_provider
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolContext, discover
@@ -54,16 +54,19 @@ async def served_turn(
     turns: Sequence[Turn],
     *,
     window: int | None = None,
+    approver: Approver | None = None,
     **settings: Any,
 ) -> Served:
-    """Run ``task`` in the workspace ``root`` with the model server playing ``turns``."""
+    """Run ``task`` in the workspace ``root`` with the model server playing ``turns``, every
+    call approved unless ``approver`` answers."""
     model.script(*turns)
     config = Settings(provider="openai", base_url=model.openai_url, model="scripted", **settings)
     provider = create_provider(config)
     events: list[TurnEvent] = []
     workspace = Workspace([root])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), window=window)
-    gate = ApprovalGate(config.approval, FixedApprover(Approved(scope="run")), events.append)
+    approver = approver or FixedApprover(Approved(scope="run"))
+    gate = ApprovalGate(config.approval, approver, events.append)
     executor = TurnExecutor(discover().registry, ctx, events.append, Parts(approval=gate))
     try:
         outcome = await Agent(provider=provider, settings=config).run_turn(

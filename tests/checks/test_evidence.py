@@ -10,6 +10,7 @@ import pytest
 from agent.served import served_turn
 from foehn_lsp.checks.claims import claims_faster, claims_fixed, named_files
 from foehn_lsp.checks.honesty import slower
+from foehn_lsp.policy import Denied, FixedApprover
 from foehn_lsp.providers.messages import ToolResultMessage
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import discover
@@ -253,3 +254,20 @@ async def test_a_value_a_later_run_showed_or_a_failing_test_stands(
     said = "shout('hi') returns 'hi', so test_shout fails."
     served = await served_turn(model, project, "Why does test_shout fail?", [RUN, Turn(text=said)])
     assert (served.outcome.answer, served.notes()) == (said, [])
+
+
+async def test_a_denied_run_or_code_that_returns_is_no_failed_run_shown_nothing(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen in VS Code: a denied run_command, then an answer whose code block has
+    ``return 2``, was sent back as a value after a failed run."""
+    said = "shout('hi') returns 'HI':\n\n```python\ndef shout(text):\n    return text.upper()\n```"
+    served = await served_turn(
+        model,
+        project,
+        "Show me shout, then try the script",
+        [FAILED_RUN, Turn(text=said)],
+        approver=FixedApprover(Denied(reason="not now")),
+    )
+    assert (served.outcome.answer, served.notes()) == (said, [])
+    assert "the person denied this call" in served.results[0].output

@@ -456,7 +456,7 @@ class Agent:
         if not state.renamed:
             return []
         try:
-            return await references.leftovers(ctx.workspace, state.renamed)
+            return await references.leftovers(ctx.workspace, state.renamed, ctx.files.buffers)
         except TimeoutError:
             return []
 

@@ -242,7 +242,8 @@ def claims_whole_file(sentence: str) -> bool:
     return any(kind == "change" and _WHOLE.search(text) for kind, text in clauses(sentence))
 
 
-_VALUE = re.compile(r"\b(?:returns?|prints?|outputs?|evaluates\s+to)\b", re.IGNORECASE)
+_VALUE = re.compile(r"\b(?:returns|prints|outputs|evaluates\s+to)\b", re.IGNORECASE)
+"""Words of prose that say what code gives ("it returns …"), not code (``return 2``)."""
 
 
 def claims_value(sentence: str) -> bool:

@@ -53,7 +53,14 @@ from foehn_lsp.checks.claims import (
     same_file,
     sentences,
 )
-from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, calls_in, refused, runs_tests
+from foehn_lsp.providers.effects import (
+    PROGRAM_TOOL,
+    TESTS_TOOL,
+    calls_in,
+    ran,
+    refused,
+    runs_tests,
+)
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import references
@@ -471,16 +478,16 @@ def check_value_claim(
     answer: str, messages: Sequence[Message], tools: ToolRegistry
 ) -> ClaimCheck | None:
     """A ``ClaimCheck`` when ``answer`` says what code returns or prints and the turn's last
-    run was a ``run_command`` that failed: that run showed no value (a failing ``run_tests``
-    may: its assertions show what the code returned). Said again, the answer stands less those
-    sentences."""
-    runs, _ = _runs(messages, tools)
-    if not runs or runs[-1][1].name != PROGRAM_TOOL or not runs[-1][1].is_error:
+    run (one that started: a denied call is none) was a ``run_command`` that failed: that run
+    showed no value (a failing ``run_tests`` may: its assertions show what the code returned).
+    Said again, the answer stands less those sentences."""
+    runs = [run for _, run in _runs(messages, tools)[0] if ran(run)]
+    if not runs or runs[-1].name != PROGRAM_TOOL or not runs[-1].is_error:
         return None
     false = [s for s in sentences(answer) if claims_value(s)]
     if not false:
         return None
-    said = " ".join(runs[-1][1].content.split())[:300]
+    said = " ".join(runs[-1].content.split())[:300]
     return ClaimCheck(
         note=(
             f"[Foehn] Your answer says what the code returns ({false[0].strip()!r}), but your "

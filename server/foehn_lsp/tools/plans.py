@@ -99,7 +99,7 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     ]
     output = f"{summary}\n{diff}" if diff else summary
     try:
-        left = await references.leftovers(ctx.workspace, renames)
+        left = await references.leftovers(ctx.workspace, renames, ctx.files.buffers)
     except TimeoutError:
         left = []
     if left:

@@ -6,16 +6,19 @@ one container (a module, a class), definitions whose names went away paired in o
 many new ones. A name still defined elsewhere in the file (a method of another class) is no
 rename's leftover and is not looked for. Where a name appears is found with ripgrep, as whole
 words, case-sensitive, under the listing's rules (``.gitignore`` honoured): in code, comments
-and strings alike, since any of them may need the new name.
+and strings alike, since any of them may need the new name. A file open in the editor is read
+from its buffer, which holds the edits the editor applied before they are saved.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from foehn_lsp.workspace.files import BufferSource
 from foehn_lsp.workspace.listing import common_args, ripgrep
 from foehn_lsp.workspace.paths import Workspace
 from foehn_lsp.workspace.symbols import outline
@@ -84,23 +87,32 @@ def _container(name: str) -> str:
     return name.rpartition(".")[0]
 
 
-async def leftovers(workspace: Workspace, renames: Sequence[Rename]) -> list[Leftovers]:
+async def leftovers(
+    workspace: Workspace, renames: Sequence[Rename], buffers: BufferSource | None = None
+) -> list[Leftovers]:
     """For each of ``renames``, where its old name still appears in the workspace (those whose
-    old name appears nowhere are left out). Raises ``TimeoutError`` after ``SEARCH_SECONDS``."""
+    old name appears nowhere are left out), reading a file's open editor buffer, if
+    ``buffers`` has one, in place of the disk. Raises ``TimeoutError`` after
+    ``SEARCH_SECONDS``."""
     found: list[Leftovers] = []
     for rename in dict.fromkeys(renames):
-        places, count = await appearances(workspace, rename.old)
-        if count:
-            found.append(Leftovers(rename=rename, places=places, count=count))
+        places = await appearances(workspace, rename.old, buffers)
+        if places:
+            found.append(
+                Leftovers(rename=rename, places=tuple(places[:MAX_LISTED]), count=len(places))
+            )
     return found
 
 
-async def appearances(workspace: Workspace, name: str) -> tuple[tuple[Place, ...], int]:
-    """The first ``MAX_LISTED`` lines of the workspace's first root where ``name`` appears as a
-    whole word, and how many there are; none without ripgrep."""
+async def appearances(
+    workspace: Workspace, name: str, buffers: BufferSource | None = None
+) -> list[Place]:
+    """The lines of the workspace's first root where ``name`` appears as a whole word (none
+    without ripgrep). ripgrep reads the disk; a file with an open buffer (``buffers``) is read
+    from the buffer instead: an editor applies edits to its buffers before they are saved."""
     binary = ripgrep()
     if binary is None:
-        return (), 0
+        return []
     command = [binary, "--null", "--line-number", "--no-heading", "--word-regexp"]
     command += ["--fixed-strings", "--case-sensitive", *common_args(workspace)]
     command += ["--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
@@ -119,16 +131,26 @@ async def appearances(workspace: Workspace, name: str) -> tuple[tuple[Place, ...
         await process.wait()
         raise TimeoutError(f"looking for {name!r} took more than {SEARCH_SECONDS:g} s") from None
     places: list[Place] = []
-    count = 0
     for line in output.decode("utf-8", "replace").splitlines():
         path, _, rest = line.partition("\0")
         number, _, text = rest.partition(":")
-        if not number.isdigit():
-            continue
-        count += 1
-        if len(places) < MAX_LISTED:
+        if number.isdigit():
             places.append(Place(path=path.removeprefix("./"), line=int(number), text=text))
-    return tuple(places), count
+    if buffers is None:
+        return places
+    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    read: list[Place] = []
+    for path in dict.fromkeys(place.path for place in places):
+        buffer = buffers(workspace.root / path)
+        if buffer is None:
+            read += [place for place in places if place.path == path]
+            continue
+        read += [
+            Place(path=path, line=number, text=line[:MAX_COLUMNS])
+            for number, line in enumerate(buffer.splitlines(), 1)
+            if word.search(line)
+        ]
+    return read
 
 
 def note(found: Sequence[Leftovers]) -> str:
