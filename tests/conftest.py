@@ -4,11 +4,8 @@ one, a real model server on 127.0.0.1 (``model``) and the embedded model, assemb
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import os
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,6 +15,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.testing import ModelServer
 from foehn_lsp.tools import ToolRegistry, discover
 from foehn_lsp.workspace import FileAccess, Workspace
+from locking import locked
 from setup_steps import ready
 
 
@@ -119,17 +117,25 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
 GROUPS = {
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
+    "tests/e2e/test_vscode.py::test_a_whole_task_in_the_chat_view": "vscode-long",
+    "tests/e2e/test_vscode_setup.py": "vscode-long",
     "tests/e2e/test_vscode.py": "vscode",
-    "tests/e2e/test_vscode_setup.py": "vscode",
     "tests/e2e/test_vscode_package.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
     "tests/sandbox/test_network_attacks.py": "network-attacks",
+    "tests/conformance/test_mcp_conformance.py::test_foehn_mcp_passes": "conformance-server",
+    (
+        "tests/conformance/test_mcp_conformance.py::"
+        "test_a_server_scenario_that_does_not_apply_does_not_pass"
+    ): "conformance-server",
 }
-"""Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
-worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
-slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
-screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
-worker given one of them would run again (the network attack suite's too)."""
+"""Tests (by node id prefix; the first prefix that matches counts) that run on one xdist worker,
+one after another, by group: each worker that runs the embedded model loads its own 2 GB copy,
+and two inferences at once only slow each other down; the VS Code tests, each with a
+code-server of its own, go on two workers (the two longest on one, about as long as the rest);
+the attack suite's tests share one campaign (a module fixture), which every
+worker given one of them would run again (the network attack suite's too, and the MCP
+conformance suite's server side: one run of the whole server suite against ``foehn mcp``)."""
 
 
 LONGEST = (
@@ -168,24 +174,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(GroupScheduling(GROUPS), "foehn-xdist-groups")
 
 
-@contextlib.contextmanager
-def _locked(lock: Path, *, within: float) -> Iterator[None]:
-    """Hold an exclusive lock on ``lock``, waiting up to ``within`` seconds for another worker."""
-    with open(lock, "a") as handle:
-        deadline = time.monotonic() + within
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                assert time.monotonic() < deadline, f"{lock} was held for {within:g} s"
-                time.sleep(0.5)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An ``XDG_CACHE_HOME`` whose ``foehn/models`` holds the verified embedded model.
@@ -206,7 +194,7 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     models.mkdir(parents=True, exist_ok=True)
     done = models / ".assembled"
     # Assembling writes and hashes 1.1 GB; on a busy machine that takes minutes, never hours.
-    with _locked(models / ".lock", within=1800):
+    with locked(models / ".lock", within=1800):
         if not done.exists():
             ensure_model(models)
             done.touch()

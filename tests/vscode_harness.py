@@ -206,7 +206,7 @@ def run_scenario(
     the chat's text and the last step passed (first, so that a shortened message keeps them),
     the end of stderr and what the model was sent."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
+    (SHOTS / f"failure-{scenario}.png").unlink(missing_ok=True)  # from an earlier run
     done = subprocess.run(
         [str(NODE24 / "node"), str(script)],
         env={
