@@ -115,6 +115,14 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
 
 
 GROUPS = {
+    **{
+        f"tests/providers/local/test_local_model.py::{name}": "embedded-model-engines"
+        for name in (
+            "test_a_tool_schema_the_grammar_compiler_refuses_still_gets_a_call",
+            "test_a_saved_prompt_state_is_used_by_the_next_process_and_refused_for_another_model",
+            "test_a_cancelled_answer_frees_the_core",
+        )
+    },
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
     "tests/e2e/test_vscode.py::test_a_whole_task_in_the_chat_view": "vscode-long",
@@ -130,8 +138,11 @@ GROUPS = {
     ): "conformance-server",
 }
 """Tests (by node id prefix; the first prefix that matches counts) that run on one xdist worker,
-one after another, by group: each worker that runs the embedded model loads its own 2 GB copy,
-and two inferences at once only slow each other down; the VS Code tests, each with a
+one after another, by group. The embedded model's tests go on two workers: those that ask it
+through the fixed prompt's saved states share one worker (each worker loads its own 2 GB copy,
+and the prompt states are kept per worker), and the three that start small engines of their own
+(their own states) another; llama.cpp takes only the cores that are idle (one on a busy machine),
+so the two run side by side rather than slowing each other down. The VS Code tests, each with a
 code-server of its own, go on two workers (the two longest on one, about as long as the rest);
 the attack suite's tests share one campaign (a module fixture), which every
 worker given one of them would run again (the network attack suite's too, and the MCP
