@@ -200,3 +200,56 @@ def test_a_speed_up_is_shown_by_a_shorter_passing_run_after_the_change() -> None
         "run_tests took 4.2 s after your change and 4.0 s before"
     )
     assert slower([edit, run(0.5)], TOOLS) is not None
+
+
+FAILED_RUN = Turn(
+    tool_calls=[("run_command", {"command": ["python", "-c", "import text_util; print(1)"]})]
+)
+GOOD_RUN = Turn(
+    tool_calls=[
+        (
+            "run_command",
+            {"command": ["python", "-c", "import text_utils; print(text_utils.shout('hi'))"]},
+        )
+    ]
+)
+VALUE = "shout('hi') returns 'HI'."
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_a_value_said_after_a_failed_run_is_sent_back_then_left_out(
+    model: ModelServer, project: Path, streaming: bool
+) -> None:
+    """Seen: "parameterize('Donald E. Knuth') returns 'Donald_E._Knuth'." after its own
+    ``python -c`` had failed (a question: no change was asked for)."""
+    served = await served_turn(
+        model,
+        project,
+        "What does text_utils.shout('hi') return?",
+        [FAILED_RUN, Turn(text=VALUE), Turn(text=f"It is upper-case. {VALUE}")],
+        enable_streaming=streaming,
+    )
+    [note] = served.notes()
+    assert note.startswith(
+        f"[Foehn] Your answer says what the code returns ({VALUE!r}), but your last run_command "
+        "failed and showed no value:"
+    )
+    assert "No module named 'text_util'" in note
+    assert served.outcome.answer == (
+        f"It is upper-case.\n\n[Foehn] The run in this turn failed, so it does not show "
+        f"{VALUE!r}; that sentence is left out."
+    )
+    assert served.streamed == served.outcome.answer, "the value never reached the person"
+
+
+async def test_a_value_a_later_run_showed_or_a_failing_test_stands(
+    model: ModelServer, project: Path
+) -> None:
+    served = await served_turn(
+        model, project, "What does shout('hi') return?", [FAILED_RUN, GOOD_RUN, Turn(text=VALUE)]
+    )
+    assert (served.outcome.answer, served.notes()) == (VALUE, [])
+    # A failing run_tests shows what the code returned in its assertion.
+    said = "shout('hi') returns 'hi', so test_shout fails."
+    served = await served_turn(model, project, "Why does test_shout fail?", [RUN, Turn(text=said)])
+    assert (served.outcome.answer, served.notes()) == (said, [])

@@ -15,10 +15,23 @@ from agent.test_loop import Recorder, agent
 from agent.turns import calls, say
 from foehn_lsp import ToolContext
 from foehn_lsp.agent import TurnRequest
-from foehn_lsp.checks.claims import asks_for_change, claims_change, claims_tests_pass, code_claims
+from foehn_lsp.checks.claims import (
+    asks_for_change,
+    claims_change,
+    claims_tests_pass,
+    claims_whole_file,
+    code_claims,
+)
 from foehn_lsp.checks.honesty import check_claim, untested
 from foehn_lsp.events import TextDelta
-from foehn_lsp.providers.messages import ToolResultMessage, UserMessage
+from foehn_lsp.providers.effects import runs_tests
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.tools.contract import Tool
@@ -172,7 +185,7 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
         return
     sent_back = notes(provider, 4)[-1]
     assert sent_back.startswith(
-        f"[Foehn] Your answer {claim!r} says the tests pass, but the last run_tests"
+        f"[Foehn] Your answer {claim!r} says the tests pass, but the last test run"
     )
     assert "1 failed" in sent_back
     assert outcome.answer.startswith("I added lint to tasks.txt; test_main fails")
@@ -183,15 +196,52 @@ def test_a_change_after_the_last_run_leaves_passing_tests_unproven(registry: Too
     def result(name: str, failed: bool = False) -> ToolResultMessage:
         return ToolResultMessage(call_id=name, name=name, content="done", is_error=failed)
 
+    def program(command: object, failed: bool = False) -> list[Message]:
+        arguments = json.dumps({"command": command})
+        call = ToolCall(id=f"p{command}", name="run_command", arguments=arguments)
+        return [
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id=call.id, name=call.name, content="done", is_error=failed),
+        ]
+
     assert untested([], registry) == "this turn did not run them"
     assert untested([result("edit_file")], registry) == "this turn did not run them"
-    assert untested([result("run_command")], registry) is None
+    # Only a program that runs the tests shows them passing.
+    assert untested(program(["ls"]), registry) == "this turn did not run them"
+    assert untested(program(["python", "-m", "pytest", "-q"]), registry) is None
+    assert untested(program("pytest tests/test_a.py"), registry) is None
+    ran_then_changed = [*program(["pytest"]), result("edit_file"), *program(["git", "diff"])]
+    assert "after the last change" in (untested(ran_then_changed, registry) or "")
+    assert "failed (done)" in (untested(program(["tox"], failed=True), registry) or "")
     assert untested([result("run_tests")], registry) is None
     assert "after the last change" in (
         untested([result("run_tests"), result("edit_file")], registry) or ""
     )
     assert untested([result("run_tests"), result("edit_file", failed=True)], registry) is None
     assert "failed (done)" in (untested([result("run_tests", failed=True)], registry) or "")
+
+
+@pytest.mark.parametrize(
+    ("command", "tests"),
+    [
+        (["pytest"], True),
+        (["/usr/bin/python3", "-m", "pytest", "-x"], True),
+        (["python", "-m", "unittest"], True),
+        ("npm test", True),
+        (["cargo", "test"], True),
+        (["go", "test", "./..."], True),
+        (["make", "test"], True),
+        (["make"], False),
+        (["python", "-c", "import pytest"], False),
+        (["python", "-m"], False),
+        (["npm", "run", "build"], False),
+        ("pytest 'unclosed", False),
+        ([], False),
+    ],
+)
+def test_which_programs_run_the_tests(command: object, tests: bool) -> None:
+    call = ToolCall(id="c", name="run_command", arguments=json.dumps({"command": command}))
+    assert runs_tests(call) is tests
 
 
 @pytest.mark.parametrize(
@@ -518,3 +568,48 @@ async def test_every_file_a_rename_wrote_counts_for_a_claim(app: Path, ctx: Tool
     assert (app / "cli.py").read_text() == "from app import start\n"
     assert outcome.answer == "I renamed main to start in cli.py, where it is imported."
     assert len(provider.requests) == 2
+
+
+WHOLE = "I replaced the whole file tasks.txt with the new list."
+
+
+async def test_a_whole_file_said_replaced_after_an_edit_of_a_part_is_sent_back(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen: "I replaced the whole file with the content of inflection/__init__.py." after one
+    edit_file of one function."""
+    runner, provider = agent(
+        [calls(READ), calls(GOOD_EDIT), say(f"{WHOLE} It has lint now."), say(WHOLE)]
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    assert notes(provider, 3)[-1].startswith(
+        f"[Foehn] Your answer says {WHOLE!r}, but no change in this turn wrote a whole file"
+    )
+    assert outcome.answer == (
+        "[Foehn] No change in this turn wrote a whole file; that sentence is left out."
+    )
+    assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
+
+
+async def test_a_whole_file_said_replaced_after_write_file_stands(
+    app: Path, ctx: ToolContext
+) -> None:
+    write = ("write_file", {"path": "tasks.txt", "content": "build\ntest\nlint\n"})
+    runner, provider = agent([calls(READ), calls(write), say(WHOLE)])
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    assert (outcome.answer, len(provider.requests)) == (WHOLE, 3)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claims"),
+    [
+        (WHOLE, True),
+        ("I rewrote the entire module.", True),
+        ("I replaced all of the file.", True),
+        ("I changed one line; the whole file still parses.", False),
+        ("I read the whole file.", False),
+        ("I did not replace the whole file.", False),
+    ],
+)
+def test_what_counts_as_saying_a_whole_file_was_replaced(sentence: str, claims: bool) -> None:
+    assert claims_whole_file(sentence) is claims

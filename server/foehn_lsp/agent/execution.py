@@ -25,6 +25,7 @@ from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.network import Connection
 from foehn_lsp.tools.contract import ToolContext, ToolResult
 from foehn_lsp.tools.registry import Handler, Invocation, ToolRegistry
+from foehn_lsp.workspace.references import Rename
 
 MAX_RESULT_CHARS = 60_000
 
@@ -110,6 +111,8 @@ class TurnExecutor:
         self.written: list[str] = []
         """The files the turn's successful planned calls wrote, as their results'
         ``data["files"]`` name them (workspace-relative), in order, once each."""
+        self.renamed: list[Rename] = []
+        """The definitions those calls renamed (their results' ``data["renamed"]``)."""
 
     def _connection(self, attempt: Connection) -> None:
         """A call's connection attempt, as the turn's ``network`` event."""
@@ -152,6 +155,9 @@ class TurnExecutor:
         files = result.data.get("files") if planned and result.ok and result.data else None
         if isinstance(files, list):
             self.written += [f for f in files if isinstance(f, str) and f not in self.written]
+        renamed = result.data.get("renamed") if isinstance(files, list) and result.data else None
+        for path, old, new in renamed if isinstance(renamed, list) else ():
+            self.renamed.append(Rename(path=path, old=old, new=new))
         output = result.output
         if len(output) > MAX_RESULT_CHARS:
             cut = len(output) - MAX_RESULT_CHARS

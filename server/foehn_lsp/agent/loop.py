@@ -14,7 +14,10 @@ in its words): right after a failed change it goes back once, asking for a tool 
 edits, the problems they added to the changed files (``checks.checking``) go back with it; one
 that claims a change the turn did not make goes back once with what changed, and is withheld if
 it claims again; one that says a run would show something (the tests pass, a bug is fixed,
-something is faster) needs a run after the last change that shows it. In plan mode
+something is faster) needs a run after the last change that shows it. After a rename
+(``workspace.references``) whose old name still appears in the workspace, the answer goes back
+once with the places; said again, it stands with them after it, less any sentence that says
+every use was changed. In plan mode
 (``agent.plan_mode``) the answer is the plan, which the person reviews; once approved the same
 turn carries it out. A turn that is to fix the code behind a failing test does not change the
 tests (``agent.test_driven``, a step of the chain the loop gives the task).
@@ -81,6 +84,8 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.tools.contract import ToolContext
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.tools.tasks import TaskItem
+from foehn_lsp.workspace import references
+from foehn_lsp.workspace.references import Rename
 
 if TYPE_CHECKING:
     from foehn_lsp.agent.context import ContextWindow
@@ -152,6 +157,10 @@ class _State:
     checks: checking.EditChecks | None = None
     written: Sequence[str] = ()
     """The files the turn's successful calls said they wrote (the executor's record)."""
+    renamed: Sequence[Rename] = ()
+    """The definitions those calls renamed (the executor's record)."""
+    told_left: bool = False
+    """An answer was sent back because a rename's old name still appeared."""
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     """The turn's tools: what each does (``Tool.changes_files``, ``Tool.paths``)."""
 
@@ -164,6 +173,18 @@ def _claims_checked(state: _State) -> bool:
     """Whether an answer that claims a change is checked against the files changed: the turn
     asks for a change or tried one (a question's answer may say "lists are created with …")."""
     return state.mode != "plan" and (state.attempted or claims.asks_for_change(state.task))
+
+
+def _held(state: _State, sentence: str) -> bool:
+    """Whether ``sentence`` (and what follows it) waits for the answer's checks: a claim the
+    loop checks, or what code returns after a failed ``run_command``."""
+    if claims.claims(sentence) and _claims_checked(state):
+        return True
+    turn = state.messages[state.start :]
+    return (
+        claims.claims_value(sentence)
+        and honesty.check_value_claim(sentence, turn, state.tools) is not None
+    )
 
 
 def iterations_note(left: int) -> str:
@@ -290,7 +311,7 @@ class Agent:
         state = _State(
             messages=messages,
             text=claims.HeldText(
-                lambda piece: emit(TextDelta(text=piece)), lambda: _claims_checked(state)
+                lambda piece: emit(TextDelta(text=piece)), lambda sentence: _held(state, sentence)
             ),
             task=request.task,
             mode=request.mode,
@@ -301,6 +322,7 @@ class Agent:
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
             checks=calls.parts.edit_checks,
             written=calls.written,
+            renamed=calls.renamed,
             tools=calls.registry,
         )
         return state
@@ -379,7 +401,16 @@ class Agent:
         if await self._new_problems(state, emit):
             state.text.drop()
             return None
+        left = await self._left_behind(state, ctx)
+        if left and not state.told_left:
+            state.told_left = True
+            state.text.drop()
+            state.messages.append(UserMessage(content=honesty.left_behind(answer, left).note))
+            return None
         check = self._check_claim(state, answer)
+        if check is None and left:
+            # Sent back once already: the answer stands, less its claim that every use changed.
+            check, state.claimed = honesty.left_behind(answer, left), True
         if check is None:
             state.text.release()
             return self._outcome(state, "answer", answer)
@@ -420,6 +451,15 @@ class Agent:
         state.messages.append(UserMessage(content=checking.note(report)))
         return True
 
+    async def _left_behind(self, state: _State, ctx: ToolContext) -> list[references.Leftovers]:
+        """Where the old names of the turn's renames still appear in the workspace."""
+        if not state.renamed:
+            return []
+        try:
+            return await references.leftovers(ctx.workspace, state.renamed)
+        except TimeoutError:
+            return []
+
     def _changed(self, state: _State) -> Sequence[str]:
         # The checkpoint reads a file's open buffer first, then the disk; an edit the editor
         # applied may not have reached the buffer the server holds yet, so the successful file
@@ -432,15 +472,21 @@ class Agent:
         return [*on_disk, *(path for path in by_calls if path not in on_disk)]
 
     def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
-        if not _claims_checked(state):
-            return None
         turn = state.messages[state.start :]
+        if not _claims_checked(state):
+            return (
+                None
+                if state.mode == "plan"
+                else honesty.check_value_claim(answer, turn, state.tools)
+            )
         return (
             honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
             or honesty.check_result_claim(answer, turn, state.tools)
             or honesty.check_content_claim(
                 answer, turn=turn, session=state.messages, task=state.task, tools=state.tools
             )
+            or honesty.check_whole_claim(answer, turn, state.tools)
+            or honesty.check_value_claim(answer, turn, state.tools)
         )
 
     async def _review(

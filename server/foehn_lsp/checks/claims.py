@@ -218,6 +218,42 @@ def claims_faster(sentence: str) -> bool:
     return bool(_FASTER.search(sentence)) and not _NOT.search(sentence)
 
 
+_EVERY_USE = re.compile(
+    r"\b(?:every|all|each)\b(?:\s+\w+){0,2}?\s+(?:calls?|uses?|usages?|references?|places?|"
+    r"occurrences?)\b|\beverywhere\b",
+    re.IGNORECASE,
+)
+
+
+def claims_every_use(sentence: str) -> bool:
+    """Whether ``sentence`` says every use (call, reference) of something was changed."""
+    return claims_change(sentence) and bool(_EVERY_USE.search(sentence))
+
+
+_WHOLE = re.compile(
+    r"\b(?:whole|entire|full|complete)\s+(?:\w+\s+)?(?:file|files|contents?|module)\b|"
+    r"\ball\s+of\s+(?:the\s+)?(?:file|module)\b",
+    re.IGNORECASE,
+)
+
+
+def claims_whole_file(sentence: str) -> bool:
+    """Whether a clause of ``sentence`` says a whole file was replaced or rewritten."""
+    return any(kind == "change" and _WHOLE.search(text) for kind, text in clauses(sentence))
+
+
+_VALUE = re.compile(r"\b(?:returns?|prints?|outputs?|evaluates\s+to)\b", re.IGNORECASE)
+
+
+def claims_value(sentence: str) -> bool:
+    """Whether ``sentence`` says what code returns or prints (and no change or denial)."""
+    return (
+        bool(_VALUE.search(sentence))
+        and not _NEGATED.search(sentence)
+        and not claims_change(sentence)
+    )
+
+
 def admits_failure(text: str) -> bool:
     """Whether ``text`` says something could not be done: an honest answer, never sent back."""
     return bool(_ADMITS.search(text))
@@ -287,12 +323,13 @@ def code_claims(answer: str) -> list[tuple[str, str]]:
 
 
 class HeldText:
-    """A response's text on its way to the person: sentences stream at once, except that, while
-    claims are ``checked`` (the turn asks for a change or tried one), from the first sentence
-    that claims a change or passing tests on, the text waits until the loop ``release``s it
-    (the answer stands) or ``drop``s it (the answer goes back to the model, or is withheld)."""
+    """A response's text on its way to the person: sentences stream at once, except that, from
+    the first sentence the loop says is ``checked`` on (one that claims a change or passing
+    tests, where the turn asks for a change or tried one), the text waits until the loop
+    ``release``s it (the answer stands) or ``drop``s it (the answer goes back to the model, or
+    is withheld)."""
 
-    def __init__(self, send: Callable[[str], None], checked: Callable[[], bool]) -> None:
+    def __init__(self, send: Callable[[str], None], checked: Callable[[str], bool]) -> None:
         self._send = send
         self._checked = checked
         self._pending = ""
@@ -308,7 +345,7 @@ class HeldText:
                 self._pending[: end.end()],
                 self._pending[end.end() :],
             )
-            if self._held or (claims(sentence) and self._checked()):
+            if self._held or self._checked(sentence):
                 self._held += sentence
             else:
                 self._out(sentence)

@@ -10,12 +10,15 @@
   the turn changed nothing, it is withheld and the person reads what happened instead. The
   check applies when the task asks for a change or the turn tried one.
 - An answer that says what a run would show is checked against the turn's runs: "the tests
-  pass" against its last ``run_tests`` (it ran none, that run failed, or a change came after
-  it); "the bug (the error, the failing test) is fixed" against the last run after its last
-  change (there is none, or it failed); "faster" against ``run_tests`` times before and after
-  its last change. Such sentences go back once; said again, the answer stands less them, with
-  what the check found after it. A turn that ran programs with ``run_command`` and no
-  ``run_tests`` is not checked for "the tests pass" (Foehn cannot tell a test run there).
+  pass" against its last test run (it ran none, that run failed, or a change came after it; a
+  ``run_command`` of a test runner such as ``python -m pytest`` is a test run, other programs
+  show nothing of the tests); "the bug (the error, the failing test) is fixed" against the last
+  run after its last change (there is none, or it failed); "faster" against ``run_tests`` times
+  before and after its last change. Such sentences go back once; said again, the answer stands
+  less them, with what the check found after it. An answer that says what code returns after
+  the turn's last run, a ``run_command``, failed goes back once too (``check_value_claim``), and
+  one that says it replaced a whole file where every change replaced a part
+  (``check_whole_claim``).
 - An answer that says what it wrote, in code (`--verbose`, a version, a name in backquotes), is
   checked against the diffs of the session's changes and what the turn read of the files it
   changed; an answer that says only that it added is checked against the lines the turn's
@@ -39,17 +42,21 @@ from dataclasses import dataclass
 
 from foehn_lsp.checks.claims import (
     claims_change,
+    claims_every_use,
     claims_faster,
     claims_fixed,
     claims_tests_pass,
+    claims_value,
+    claims_whole_file,
     code_claims,
     named_files,
     same_file,
     sentences,
 )
-from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, calls_in, refused
+from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, calls_in, refused, runs_tests
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
+from foehn_lsp.workspace import references
 
 
 def failed_change(
@@ -172,7 +179,7 @@ def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
             whole = False  # a program, even one that failed, may have changed files unseen
         if message.is_error or not tools.changes_files(message.name):
             continue
-        lines = message.content.splitlines()[1:]
+        lines = message.content.split("\n[Foehn] ", 1)[0].splitlines()[1:]  # not its notes
         tool = tools.get(message.name)
         shows_diff = any(line.startswith("+++ ") for line in lines)
         if tool is None or tool.kind != "edit" or not shows_diff or _CUT in message.content:
@@ -307,26 +314,27 @@ def check_content_claim(
 
 def untested(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     """Why this turn's test runs do not back a claim that the tests pass (it ran none, its last
-    ``run_tests`` failed, or a change came after it), or ``None``: they back it, or the turn
-    ran programs of its own choosing (``run_command``), whose results Foehn cannot read."""
+    test run failed, or a change came after it), or ``None``: they back it. A test run is a
+    ``run_tests``, or a ``run_command`` of a test runner (``effects.runs_tests``); other
+    programs show nothing of the tests."""
+    calls = {call.id: call for call in calls_in(messages)}
     last_run: ToolResultMessage | None = None
-    changed_since = ran_programs = False
+    changed_since = False
     for message in messages:
         if not isinstance(message, ToolResultMessage):
             continue
-        if message.name == TESTS_TOOL:
+        call = calls.get(message.call_id)
+        if message.name == TESTS_TOOL or (call is not None and runs_tests(call)):
             last_run, changed_since = message, False
-        elif message.name == PROGRAM_TOOL:
-            ran_programs = True
         elif tools.changes_files(message.name) and not message.is_error:
             changed_since = True
     if last_run is None:
-        return None if ran_programs else "this turn did not run them"
+        return "this turn did not run them"
     if last_run.is_error:
         lines = [line for line in last_run.content.splitlines() if line.strip()]
         counts = [line for line in lines if _COUNTS.search(line)]
         said = " ".join((counts or lines or ["it failed"])[-1].split())[:200]
-        return f"the last run_tests in this turn failed ({said})"
+        return f"the last test run in this turn failed ({said})"
     if changed_since:
         return "the tests were not run again after the last change"
     return None
@@ -411,6 +419,79 @@ def check_result_claim(
             + ", ".join(repr(s.strip()) for s in false)
             + ("; that sentence is" if len(false) == 1 else "; those sentences are")
             + " left out. Run the tests before relying on this turn's changes."
+        ),
+        kept=_without(answer, false),
+    )
+
+
+def left_behind(answer: str, found: Sequence[references.Leftovers]) -> ClaimCheck:
+    """What stands of ``answer``, sent back once already while the old names of renames still
+    appeared (``found``): the answer less its sentences that say every use was changed, and
+    where the old names appear after it."""
+    false = [s for s in sentences(answer) if claims_every_use(s)]
+    return ClaimCheck(
+        note=f"[Foehn] Do not answer yet. {references.note(found)}",
+        statement=references.statement(found),
+        kept=_without(answer, false),
+    )
+
+
+def check_whole_claim(
+    answer: str, messages: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` says it replaced or rewrote a whole file and no
+    successful change of the turn wrote a file whole (``CallPaths.whole``: ``write_file``;
+    ``edit_file`` changes a part; a turn that ran a program is not checked). Said again, the
+    answer stands less those sentences."""
+    false = [s for s in sentences(answer) if claims_whole_file(s)]
+    ran = any(isinstance(m, ToolResultMessage) and m.name == PROGRAM_TOOL for m in messages)
+    if not false or ran:  # a program may have rewritten a file, unseen
+        return None
+    ok = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and not m.is_error}
+    for call in calls_in(messages):
+        paths = tools.paths_of(call.name, call.arguments)
+        if call.id in ok and paths.changes and paths.whole:
+            return None
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says {false[0].strip()!r}, but no change in this turn wrote a "
+            "whole file: its changes replaced parts of files. Answer again with what you "
+            "actually changed."
+        ),
+        statement=(
+            "[Foehn] No change in this turn wrote a whole file; "
+            + ("that sentence is" if len(false) == 1 else "those sentences are")
+            + " left out."
+        ),
+        kept=_without(answer, false),
+    )
+
+
+def check_value_claim(
+    answer: str, messages: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` says what code returns or prints and the turn's last
+    run was a ``run_command`` that failed: that run showed no value (a failing ``run_tests``
+    may: its assertions show what the code returned). Said again, the answer stands less those
+    sentences."""
+    runs, _ = _runs(messages, tools)
+    if not runs or runs[-1][1].name != PROGRAM_TOOL or not runs[-1][1].is_error:
+        return None
+    false = [s for s in sentences(answer) if claims_value(s)]
+    if not false:
+        return None
+    said = " ".join(runs[-1][1].content.split())[:300]
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says what the code returns ({false[0].strip()!r}), but your "
+            f"last run_command failed and showed no value: {said} Fix the command and run it "
+            "again (or read the code that computes it), then answer with what it showed."
+        ),
+        statement=(
+            "[Foehn] The run in this turn failed, so it does not show "
+            + ", ".join(repr(s.strip()) for s in false)
+            + ("; that sentence is" if len(false) == 1 else "; those sentences are")
+            + " left out."
         ),
         kept=_without(answer, false),
     )

@@ -13,6 +13,9 @@ repeated with nothing changed in between shows the same failures.
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
 from collections.abc import Callable, Sequence
 
 from foehn_lsp.providers.messages import (
@@ -57,6 +60,36 @@ def refused(result: ToolResultMessage) -> bool:
 def ran(result: ToolResultMessage) -> bool:
     """Whether the call behind ``result`` started (it may have failed after starting)."""
     return not result.is_error or not any(piece in result.content for piece in NOT_RUN)
+
+
+_TEST_RUNNERS = frozenset({"pytest", "py.test", "tox", "nox"})
+_TEST_MODULES = frozenset({"pytest", "unittest", "tox", "nox"})
+_TEST_SUBCOMMANDS = {"npm": "test", "pnpm": "test", "yarn": "test", "cargo": "test", "go": "test"}
+
+
+def runs_tests(call: ToolCall) -> bool:
+    """Whether ``call`` runs the project's tests: ``run_tests``, or a ``run_command`` of a test
+    runner (pytest, ``python -m pytest``/``unittest``, tox, nox, ``npm``/``pnpm``/``yarn``/
+    ``cargo``/``go test``, ``make test``)."""
+    if call.name == TESTS_TOOL:
+        return True
+    if call.name != PROGRAM_TOOL:
+        return False
+    try:
+        command = json.loads(call.arguments or "{}").get("command")
+        argv = shlex.split(command) if isinstance(command, str) else list(command or [])
+    except (ValueError, AttributeError, TypeError):
+        return False
+    if not argv or not all(isinstance(a, str) for a in argv):
+        return False
+    program = os.path.basename(argv[0])
+    if program in _TEST_RUNNERS:
+        return True
+    if program.startswith("python") and argv[1:2] == ["-m"]:
+        return argv[2:3] != [] and argv[2] in _TEST_MODULES
+    if program == "make":
+        return "test" in argv[1:]
+    return _TEST_SUBCOMMANDS.get(program) in argv[1:2]
 
 
 def may_have_changed(result: ToolResultMessage, changes_files: ChangesFiles) -> bool:

@@ -13,10 +13,13 @@ from pathlib import Path
 
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.tools.contract import Plan, ToolContext, ToolResult
+from foehn_lsp.workspace import references
 from foehn_lsp.workspace.edits import EditPlan, WriteFile
 from foehn_lsp.workspace.paths import Workspace
 
 MAX_PREVIEW_CHARS = 1_000_000
+MAX_RENAME_CHARS = 300_000
+"""Files larger than this are not read for renames (their definitions parsed before and after)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,18 +75,40 @@ async def plan_call(
 
 async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = False) -> ToolResult:
     """Apply a plan made earlier (the one the person approved) through the host, and report its
-    diff (``data["diff"]``) and the files it wrote (``data["files"]``, workspace-relative). The
-    applier refuses, changing nothing, if a file differs from what the plan was made
-    on. ``whole``: the plan writes its files whole (``CallPaths.whole``)."""
+    diff (``data["diff"]``), the files it wrote (``data["files"]``, workspace-relative) and the
+    definitions it renamed (``data["renamed"]``: ``[path, old, new]`` each), with a note of
+    where their old names still appear. The applier refuses, changing nothing, if a file
+    differs from what the plan was made on. ``whole``: the plan writes its files whole
+    (``CallPaths.whole``)."""
     outcome = await ctx.files.apply(planned.plan, whole=whole)
     if not outcome.applied:
         return ToolResult.failure(
             f"{planned.plan.summary}: not applied ({outcome.reason}). No file was changed."
         )
     summary, diff = planned.plan.summary, planned.diff
-    files = [
-        ctx.workspace.display(c.path) for c in planned.plan.changes if isinstance(c, WriteFile)
+    writes = [c for c in planned.plan.changes if isinstance(c, WriteFile)]
+    files = [ctx.workspace.display(c.path) for c in writes]
+    renames = [
+        rename
+        for change in writes
+        if change.old_text is not None
+        and len(change.old_text) + len(change.text) <= MAX_RENAME_CHARS
+        for rename in references.renamed(
+            ctx.workspace.display(change.path), change.old_text, change.text
+        )
     ]
+    output = f"{summary}\n{diff}" if diff else summary
+    try:
+        left = await references.leftovers(ctx.workspace, renames)
+    except TimeoutError:
+        left = []
+    if left:
+        output += "\n[Foehn] " + references.note(left)
     return ToolResult.success(
-        f"{summary}\n{diff}" if diff else summary, data={"diff": diff, "files": files}
+        output,
+        data={
+            "diff": diff,
+            "files": files,
+            "renamed": [[r.path, r.old, r.new] for r in renames],
+        },
     )

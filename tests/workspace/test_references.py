@@ -1,0 +1,91 @@
+"""Renames read from a file's definitions before and after an edit, and where their old names
+still appear in a real workspace (real ripgrep)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from foehn_lsp.workspace import Workspace
+from foehn_lsp.workspace.references import (
+    Rename,
+    appearances,
+    leftovers,
+    note,
+    renamed,
+    statement,
+)
+
+UNITS = "def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\n\n\ndef f_to_c(f):\n    return 0\n"
+
+
+def test_a_definition_whose_name_changed_is_a_rename() -> None:
+    after = UNITS.replace("def c_to_f(", "def celsius_to_fahrenheit(")
+    assert renamed("units.py", UNITS, after) == [
+        Rename(path="units.py", old="c_to_f", new="celsius_to_fahrenheit")
+    ]
+
+
+def test_an_added_or_removed_definition_or_a_new_body_is_no_rename() -> None:
+    assert renamed("units.py", UNITS, UNITS + "\n\ndef k_to_c(k):\n    return k\n") == []
+    assert renamed("units.py", UNITS, "def f_to_c(f):\n    return 0\n") == []
+    assert renamed("units.py", UNITS, UNITS.replace("+ 32", "+ 33")) == []
+
+
+def test_a_method_renamed_in_one_class_pairs_within_that_class_only() -> None:
+    before = (
+        "class Store:\n    def restock(self):\n        pass\n\n"
+        "class Cart:\n    def restock(self):\n        pass\n    def empty(self):\n        pass\n"
+    )
+    one = before.replace("class Store:\n    def restock", "class Store:\n    def refill")
+    # Cart still defines restock: its uses are no leftover of the rename.
+    assert renamed("shop.py", before, one) == []
+    both = before.replace("def empty", "def clear")
+    assert renamed("shop.py", before, both) == [Rename(path="shop.py", old="empty", new="clear")]
+
+
+def test_renames_are_read_in_other_languages_too() -> None:
+    before = "function total(a) {\n  return a;\n}\n"
+    after = before.replace("total", "sum")
+    assert renamed("lib.js", before, after) == [Rename(path="lib.js", old="total", new="sum")]
+
+
+async def test_where_an_old_name_still_appears_as_a_whole_word(root: Path) -> None:
+    (root / "units.py").write_text(UNITS.replace("c_to_f", "celsius_to_fahrenheit"))
+    (root / "report.py").write_text(
+        "from units import c_to_f\n\n\ndef line(c):\n    return c_to_f(c)  # c_to_fx is not it\n"
+    )
+    (root / "other.py").write_text("c_to_fx = 1\nC_TO_F = 2\n")
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "report.py").write_text("c_to_f\n")
+    places, count = await appearances(Workspace([root]), "c_to_f")
+    assert count == 2
+    assert [(p.path, p.line) for p in places] == [("report.py", 1), ("report.py", 5)]
+    assert places[1].text.strip() == "return c_to_f(c)  # c_to_fx is not it"
+
+
+async def test_leftovers_leave_out_renames_whose_old_name_is_gone(root: Path) -> None:
+    (root / "a.py").write_text("def new_name():\n    pass\n\nnew_name()\n")
+    (root / "b.py").write_text("from a import old_name\n")
+    workspace = Workspace([root])
+    gone = Rename(path="a.py", old="gone_name", new="new_name")
+    left = Rename(path="a.py", old="old_name", new="new_name")
+    found = await leftovers(workspace, [gone, left, left])
+    assert [(f.rename, f.count) for f in found] == [(left, 1)]
+    told = note(found)
+    assert "`old_name` was renamed to `new_name` in a.py" in told
+    assert "b.py:1: from a import old_name" in told
+    assert "read_file each file" in told
+    assert "edit_file" in told
+    assert statement(found) == (
+        "[Foehn] `old_name` (renamed to `new_name` in a.py) still appears in 1 place: b.py:1."
+    )
+
+
+async def test_many_places_are_listed_up_to_a_limit_and_counted(root: Path) -> None:
+    (root / "uses.py").write_text("".join(f"old_name({n})\n" for n in range(30)))
+    found = await leftovers(Workspace([root]), [Rename(path="a.py", old="old_name", new="x")])
+    assert found[0].count == 30
+    assert len(found[0].places) == 12
+    assert "… and 18 more" in note(found)
+    assert statement(found).endswith("uses.py:12 ….")
