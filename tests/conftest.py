@@ -116,11 +116,12 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
 
 GROUPS = {
     **{
-        f"tests/providers/local/test_local_model.py::{name}": "embedded-model-engines"
+        f"tests/providers/local/test_local_model.py::{name}": "embedded-model-2"
         for name in (
             "test_a_tool_schema_the_grammar_compiler_refuses_still_gets_a_call",
             "test_a_saved_prompt_state_is_used_by_the_next_process_and_refused_for_another_model",
             "test_a_cancelled_answer_frees_the_core",
+            "test_the_model_fixes_a_failing_test_from_what_the_run_shows",
         )
     },
     "tests/providers/local/test_local_model.py": "embedded-model",
@@ -138,11 +139,12 @@ GROUPS = {
     ): "conformance-server",
 }
 """Tests (by node id prefix; the first prefix that matches counts) that run on one xdist worker,
-one after another, by group. The embedded model's tests go on two workers: those that ask it
-through the fixed prompt's saved states share one worker (each worker loads its own 2 GB copy,
-and the prompt states are kept per worker), and the three that start small engines of their own
-(their own states) another; llama.cpp takes only the cores that are idle (one on a busy machine),
-so the two run side by side rather than slowing each other down. The VS Code tests, each with a
+one after another, by group. The embedded model's tests go on two workers, about as long as each
+other: each worker loads its own 2 GB copy (the three tests that start small engines of their
+own close them before the fourth of their group loads the model, so that at most three copies
+are loaded at once), both restore the fixed prompt's state made before the run, and llama.cpp
+takes only the cores that are idle (one on a busy machine), so the two run side by side rather
+than slowing each other down. The VS Code tests, each with a
 code-server of its own, go on two workers (the two longest on one, about as long as the rest);
 the attack suite's tests share one campaign (a module fixture), which every
 worker given one of them would run again (the network attack suite's too, and the MCP
@@ -216,8 +218,9 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
     """A user cache (``XDG_CACHE_HOME``) for the tests that run the embedded model, holding the
     run's one assembled model (linked, not copied) and the fixed prompts' saved states. Those
-    tests share one worker (``GROUPS``) and so this folder: only the first to read a fixed
-    prompt pays for it (minutes on 2 busy cores); every later process restores it."""
+    tests go on two workers (``GROUPS``), each with this folder of its own: the states made
+    before the run (``scripts/test``'s model step) are linked into both, and a prompt read
+    later is read once per worker (minutes on 2 busy cores); every later process restores it."""
     from foehn_lsp.providers.local import MODEL_NAME, ensure_model
 
     root = tmp_path_factory.mktemp("model-home")
