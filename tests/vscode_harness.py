@@ -65,7 +65,8 @@ PACKAGED_FROM = (
     "pyproject.toml",
     "requirements/local.txt",
 )
-"""What the .vsix is made of: a package older than any of these is stale."""
+"""What the .vsix is made of: a package older than any of these is stale (bytecode caches,
+which ``scripts/test`` may write beside the packaging, are not part of it)."""
 
 
 def _newest(paths: Sequence[str]) -> float:
@@ -73,7 +74,8 @@ def _newest(paths: Sequence[str]) -> float:
     for name in paths:
         path = REPO / name
         files = path.rglob("*") if path.is_dir() else [path]
-        newest = max([newest, *(f.stat().st_mtime for f in files if f.is_file())])
+        made = (f for f in files if f.is_file() and "__pycache__" not in f.parts)
+        newest = max([newest, *(f.stat().st_mtime for f in made)])
     return newest
 
 
@@ -204,7 +206,7 @@ def run_scenario(
     the chat's text and the last step passed (first, so that a shortened message keeps them),
     the end of stderr and what the model was sent."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
+    (SHOTS / f"failure-{scenario}.png").unlink(missing_ok=True)  # from an earlier run
     done = subprocess.run(
         [str(NODE24 / "node"), str(script)],
         env={
