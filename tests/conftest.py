@@ -4,8 +4,11 @@ one, a real model server on 127.0.0.1 (``model``) and the embedded model, assemb
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,7 +18,6 @@ from foehn_lsp import ToolContext
 from foehn_lsp.testing import ModelServer
 from foehn_lsp.tools import ToolRegistry, discover
 from foehn_lsp.workspace import FileAccess, Workspace
-from locking import locked
 from setup_steps import ready
 
 
@@ -115,40 +117,19 @@ def canary_untouched(canary: Path) -> Callable[[], None]:
 
 
 GROUPS = {
-    **{
-        f"tests/providers/local/test_local_model.py::{name}": "embedded-model-2"
-        for name in (
-            "test_a_tool_schema_the_grammar_compiler_refuses_still_gets_a_call",
-            "test_a_saved_prompt_state_is_used_by_the_next_process_and_refused_for_another_model",
-            "test_a_cancelled_answer_frees_the_core",
-            "test_the_model_fixes_a_failing_test_from_what_the_run_shows",
-        )
-    },
     "tests/providers/local/test_local_model.py": "embedded-model",
     "tests/cli/test_cli.py::test_the_demo_runs_offline_with_the_embedded_model": "embedded-model",
-    "tests/e2e/test_vscode.py::test_a_whole_task_in_the_chat_view": "vscode-long",
-    "tests/e2e/test_vscode_setup.py": "vscode-long",
     "tests/e2e/test_vscode.py": "vscode",
+    "tests/e2e/test_vscode_setup.py": "vscode",
     "tests/e2e/test_vscode_package.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
     "tests/sandbox/test_network_attacks.py": "network-attacks",
-    "tests/conformance/test_mcp_conformance.py::test_foehn_mcp_passes": "conformance-server",
-    (
-        "tests/conformance/test_mcp_conformance.py::"
-        "test_a_server_scenario_that_does_not_apply_does_not_pass"
-    ): "conformance-server",
 }
-"""Tests (by node id prefix; the first prefix that matches counts) that run on one xdist worker,
-one after another, by group. The embedded model's tests go on two workers, about as long as each
-other: each worker loads its own 2 GB copy (the three tests that start small engines of their
-own close them before the fourth of their group loads the model, so that at most three copies
-are loaded at once), both restore the fixed prompt's state made before the run, and llama.cpp
-takes only the cores that are idle (one on a busy machine), so the two run side by side rather
-than slowing each other down. The VS Code tests, each with a
-code-server of its own, go on two workers (the two longest on one, about as long as the rest);
-the attack suite's tests share one campaign (a module fixture), which every
-worker given one of them would run again (the network attack suite's too, and the MCP
-conformance suite's server side: one run of the whole server suite against ``foehn mcp``)."""
+"""Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
+worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
+slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
+screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
+worker given one of them would run again (the network attack suite's too)."""
 
 
 LONGEST = (
@@ -187,6 +168,24 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(GroupScheduling(GROUPS), "foehn-xdist-groups")
 
 
+@contextlib.contextmanager
+def _locked(lock: Path, *, within: float) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock``, waiting up to ``within`` seconds for another worker."""
+    with open(lock, "a") as handle:
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, f"{lock} was held for {within:g} s"
+                time.sleep(0.5)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An ``XDG_CACHE_HOME`` whose ``foehn/models`` holds the verified embedded model.
@@ -207,7 +206,7 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     models.mkdir(parents=True, exist_ok=True)
     done = models / ".assembled"
     # Assembling writes and hashes 1.1 GB; on a busy machine that takes minutes, never hours.
-    with locked(models / ".lock", within=1800):
+    with _locked(models / ".lock", within=1800):
         if not done.exists():
             ensure_model(models)
             done.touch()
@@ -218,9 +217,8 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
     """A user cache (``XDG_CACHE_HOME``) for the tests that run the embedded model, holding the
     run's one assembled model (linked, not copied) and the fixed prompts' saved states. Those
-    tests go on two workers (``GROUPS``), each with this folder of its own: the states made
-    before the run (``scripts/test``'s model step) are linked into both, and a prompt read
-    later is read once per worker (minutes on 2 busy cores); every later process restores it."""
+    tests share one worker (``GROUPS``) and so this folder: only the first to read a fixed
+    prompt pays for it (minutes on 2 busy cores); every later process restores it."""
     from foehn_lsp.providers.local import MODEL_NAME, ensure_model
 
     root = tmp_path_factory.mktemp("model-home")

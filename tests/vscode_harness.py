@@ -65,8 +65,7 @@ PACKAGED_FROM = (
     "pyproject.toml",
     "requirements/local.txt",
 )
-"""What the .vsix is made of: a package older than any of these is stale (bytecode caches,
-which ``scripts/test`` may write beside the packaging, are not part of it)."""
+"""What the .vsix is made of: a package older than any of these is stale."""
 
 
 def _newest(paths: Sequence[str]) -> float:
@@ -74,8 +73,7 @@ def _newest(paths: Sequence[str]) -> float:
     for name in paths:
         path = REPO / name
         files = path.rglob("*") if path.is_dir() else [path]
-        made = (f for f in files if f.is_file() and "__pycache__" not in f.parts)
-        newest = max([newest, *(f.stat().st_mtime for f in made)])
+        newest = max([newest, *(f.stat().st_mtime for f in files if f.is_file())])
     return newest
 
 
@@ -206,7 +204,7 @@ def run_scenario(
     the chat's text and the last step passed (first, so that a shortened message keeps them),
     the end of stderr and what the model was sent."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / f"failure-{scenario}.png").unlink(missing_ok=True)  # from an earlier run
+    (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
     done = subprocess.run(
         [str(NODE24 / "node"), str(script)],
         env={

@@ -825,7 +825,7 @@ try {
   report.error = String(error);
   report.tabs = await page.locator(".tab").allInnerTexts().catch(() => []);
   report.chatText = await chat().locator("body").innerText({ timeout: 2000 }).catch(() => "");
-  await shot(`failure-${process.env.SCENARIO}.png`).catch(() => {});
+  await shot("failure.png").catch(() => {});
 } finally {
   await browser.close();
 }

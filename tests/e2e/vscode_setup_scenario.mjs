@@ -158,7 +158,7 @@ try {
   report.error = String(error);
   report.chatText = await chat().locator("body").innerText({ timeout: 2000 }).catch(() => "");
   report.notices = (await page.locator(".notifications-toasts").allInnerTexts().catch(() => [])).join("\n");
-  await shot(`failure-${process.env.SCENARIO}.png`).catch(() => {});
+  await shot("failure.png").catch(() => {});
 } finally {
   await browser.close();
 }
