@@ -476,3 +476,26 @@ async def test_code_a_failing_run_showed_may_be_edited_in_the_next_turn(root: Pa
     edit = [e for e in events if isinstance(e, ToolResultEvent)][-1]
     assert edit.ok, edit.output
     assert (root / "listing.py").read_text() == "def last_n(items, n):\n    return items[-n:]\n"
+
+
+async def test_caches_a_test_run_wrote_are_no_change_an_answer_may_claim(root: Path) -> None:
+    """Seen on boltons (no .gitignore): after run_tests, "The warning is fixed by changing
+    the argument" stood with no file changed; pytest's cache (which it marks ignored) counted
+    as the turn's change."""
+    (root / "test_app.py").write_text("def test_one():\n    assert True\n")
+    pytest_venv(root / ".venv")
+    claim = "The warning is fixed by changing the argument in conftest.py."
+    chat, provider = session(
+        root,
+        [calls(("run_tests", {"paths": ["test_app.py"]})), say(claim), say(claim)],
+    )
+    events = Recorder()
+    outcome = await chat.prompt("Fix the warning in the tests", emit=events)
+    assert (root / ".pytest_cache").is_dir(), "the run wrote its cache"
+    [note] = [
+        m.content
+        for m in provider.requests[2][0]
+        if isinstance(m, UserMessage) and m.content.startswith("[Foehn]")
+    ]
+    assert "this turn changed no file" in note
+    assert outcome.answer.startswith("[Foehn] The model's answer said it had changed files")

@@ -255,7 +255,11 @@ class Session:
                 turn.record,
                 stop,
                 history=self._messages,
-                changed=lambda: [f.path for f in _changed(turn.tools.changes())],
+                # What the person's "files changed" lists: caches a run wrote are no change an
+                # answer may claim.
+                changed=lambda: [
+                    f.path for f in _changed(listed(turn.tools.changes(), self.workspace))
+                ],
                 earlier_changes=[f.path for t in self._turns for f in t.files if not f.folder],
             )
         except BaseException:
