@@ -8,6 +8,7 @@ nothing, if a file differs from what the plan was made on."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,15 +89,8 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     summary, diff = planned.plan.summary, planned.diff
     writes = [c for c in planned.plan.changes if isinstance(c, WriteFile)]
     files = [ctx.workspace.display(c.path) for c in writes]
-    renames = [
-        rename
-        for change in writes
-        if change.old_text is not None
-        and len(change.old_text) + len(change.text) <= MAX_RENAME_CHARS
-        for rename in references.renamed(
-            ctx.workspace.display(change.path), change.old_text, change.text
-        )
-    ]
+    # Parsing the files before and after is CPU work: off the event loop the server answers on.
+    renames = await asyncio.to_thread(_renames, writes, ctx.workspace)
     output = f"{summary}\n{diff}" if diff else summary
     try:
         left = await references.leftovers(ctx.workspace, renames, ctx.files.buffers)
@@ -112,3 +106,16 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
             "renamed": [[r.path, r.old, r.new] for r in renames],
         },
     )
+
+
+def _renames(writes: list[WriteFile], workspace: Workspace) -> list[references.Rename]:
+    """The definitions ``writes`` renamed, in files small enough to parse before and after."""
+    return [
+        rename
+        for change in writes
+        if change.old_text is not None
+        and len(change.old_text) + len(change.text) <= MAX_RENAME_CHARS
+        for rename in references.renamed(
+            workspace.display(change.path), change.old_text, change.text
+        )
+    ]
