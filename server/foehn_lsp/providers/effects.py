@@ -64,7 +64,8 @@ def ran(result: ToolResultMessage) -> bool:
 
 _TEST_RUNNERS = frozenset({"pytest", "py.test", "tox", "nox"})
 _TEST_MODULES = frozenset({"pytest", "unittest", "tox", "nox"})
-_TEST_SUBCOMMANDS = {"npm": "test", "pnpm": "test", "yarn": "test", "cargo": "test", "go": "test"}
+_TEST_SUBCOMMAND = frozenset({"npm", "pnpm", "yarn", "cargo", "go"})
+"""Programs whose ``test`` subcommand runs the tests."""
 
 
 def runs_tests(call: ToolCall) -> bool:
@@ -86,10 +87,10 @@ def runs_tests(call: ToolCall) -> bool:
     if program in _TEST_RUNNERS:
         return True
     if program.startswith("python") and argv[1:2] == ["-m"]:
-        return argv[2:3] != [] and argv[2] in _TEST_MODULES
+        return len(argv) > 2 and argv[2] in _TEST_MODULES
     if program == "make":
         return "test" in argv[1:]
-    return _TEST_SUBCOMMANDS.get(program) in argv[1:2]
+    return program in _TEST_SUBCOMMAND and argv[1:2] == ["test"]
 
 
 def may_have_changed(result: ToolResultMessage, changes_files: ChangesFiles) -> bool:
