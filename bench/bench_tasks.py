@@ -1275,11 +1275,7 @@ def check(tasks: Sequence[Task]) -> Iterator[str]:
 
 
 def _tests_naming(root: Path, name: str) -> list[str]:
-    return [
-        p.relative_to(root).as_posix()
-        for p in root.rglob("test*.py")
-        if re.search(rf"\b{name}\b", p.read_text(errors="replace"))
-    ]
+    return [p for p in _appearing(root, name) if p.rpartition("/")[2].startswith("test")]
 
 
 # Running the bench ----------------------------------------------------------------------------
