@@ -250,9 +250,12 @@ async def test_a_value_a_later_run_showed_or_a_failing_test_stands(
         model, project, "What does shout('hi') return?", [FAILED_RUN, GOOD_RUN, Turn(text=VALUE)]
     )
     assert (served.outcome.answer, served.notes()) == (VALUE, [])
-    # A failing run_tests shows what the code returned in its assertion.
-    said = "shout('hi') returns 'hi', so test_shout fails."
-    served = await served_turn(model, project, "Why does test_shout fail?", [RUN, Turn(text=said)])
+    # A failing run_tests shows what the code returned in its assertion, even after a failed
+    # run_command.
+    said = "shout('hi') returns 'hi' where the test expects 'HI'."
+    served = await served_turn(
+        model, project, "What does shout('hi') return?", [FAILED_RUN, RUN, Turn(text=said)]
+    )
     assert (served.outcome.answer, served.notes()) == (said, [])
 
 

@@ -480,3 +480,21 @@ for letter in itertools.cycle(b"BA"):
     assert data in (b"A" * size, b"B" * size)
     leftovers = [name for name in os.listdir(root) if name.endswith(".foehn-tmp")]
     assert len(leftovers) <= 1  # at most the one being written when killed; never the target
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../canary/secret.txt::test_x",
+        "src/app.py::../../canary/secret.txt",
+        "/etc/passwd::root",
+        "::../canary/secret.txt",
+    ],
+)
+async def test_a_node_id_path_reads_nothing_outside_the_workspace(
+    registry: ToolRegistry, ctx: ToolContext, project: Path, canary: Path, path: str
+) -> None:
+    result = await call(registry, ctx, "read_file", path=path)
+    assert "TOP-SECRET" not in result.output
+    assert "root:" not in result.output
+    assert (canary / "secret.txt").read_text() == "TOP-SECRET\n"
