@@ -105,3 +105,48 @@ async def test_a_child_that_ends_once_limited_is_left_for_bubblewrap_to_explain(
         shake.close()
         stand_in.kill()
         await stand_in.wait()
+
+
+def _running(marker: str) -> list[int]:
+    """The processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found
+
+
+async def test_a_call_cancelled_while_it_starts_leaves_no_process(root: Path) -> None:
+    """A turn stopped while its program's sandbox is being made, at many moments of it: no
+    process of the call outlives the call, and the program never writes. (Cut inside
+    ``create_subprocess_exec``, a launch killed bubblewrap only; its sandboxed child, in a
+    session of its own and not yet bound to die with it, lived on, waiting on its block
+    pipe until the call ended and then running unlimited.)"""
+    marker = f"{os.getpid()}-{time.monotonic_ns()}"
+    program = ["/bin/sh", "-c", f"sleep 1; echo {marker} > ran.txt", marker]
+    sandbox = system_sandbox()
+    for moment in range(90):
+        call = asyncio.ensure_future(
+            sandbox.run(
+                program,
+                workspace=Workspace([root]),
+                cwd=root,
+                policy="workspace-write",
+                seconds=60,
+            )
+        )
+        for _ in range(moment % 30):  # the steps of the event loop the launch takes
+            await asyncio.sleep(0)
+        if moment >= 30:
+            await asyncio.sleep((moment - 30) / 1000)
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        deadline = time.monotonic() + GONE_SECONDS
+        while left := _running(marker):
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)  # killed, not yet reaped
+        assert not left, f"cancelled at moment {moment}, still running: {left}"
+    assert not (root / "ran.txt").exists()

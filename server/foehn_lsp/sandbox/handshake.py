@@ -13,13 +13,15 @@ break it.
 
 bubblewrap reads ``--block-fd`` without looking at what it read: the descriptor closed unwritten
 lets the child go too. So the write end is closed only by ``close``, which the runner calls
-once the process group is gone."""
+once the process group is gone, and which kills the child first (``kill``)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 from pathlib import Path
 
 from foehn_lsp.sandbox.limits import Limits
@@ -42,6 +44,8 @@ class Handshake:
         self._info_read, self._info_write = os.pipe()
         self._block_read, self._block_write = os.pipe()
         self._open = {self._info_read, self._info_write, self._block_read, self._block_write}
+        self._child: int | None = None
+        """A pidfd of the sandboxed child once its pid is known, killed by ``close``."""
 
     @property
     def child_fds(self) -> tuple[int, int]:
@@ -71,6 +75,12 @@ class Handshake:
                 f"bubblewrap said something unexpected on its info pipe: {info[:200]!r}"
             )
         try:
+            self._child = os.pidfd_open(child)
+        except ProcessLookupError:
+            return  # it could not build the view and is gone: bubblewrap says why
+        except OSError:
+            pass  # no pidfds (Linux before 5.3): the child dies with bubblewrap alone
+        try:
             if self.group is not None:
                 (self.group / "cgroup.procs").write_text(f"{child}\n")
             self.limits.apply(child, processes=self.processes)
@@ -83,8 +93,22 @@ class Handshake:
         except BrokenPipeError:
             return  # the child ended after it was limited (a path it could not bind): as above
 
+    def kill(self) -> None:
+        """Kill the sandboxed child, the first process of the call's pid namespace, and with
+        it all it started. It is in a session of its own, out of reach of its process group's
+        signals, and does not always die with bubblewrap: killed before it asked to, it
+        would be left waiting on ``--block-fd`` (and run once that closes), and while it
+        lives its program keeps the call's output open."""
+        if self._child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._child, signal.SIGKILL)
+
     def close(self) -> None:
-        """Close what is still open (after the process group is gone)."""
+        """Kill the child and close what is still open (after the process group is gone)."""
+        self.kill()
+        if self._child is not None:
+            os.close(self._child)
+            self._child = None
         for fd in list(self._open):
             self._close(fd)
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from foehn_lsp.sandbox.network import Connection
 
@@ -28,6 +29,8 @@ DRAIN_SECONDS = 0.5
 EXIT_POLL = 0.02
 FIRST_POLL = 0.0005
 CLOSE_SECONDS = 1.0
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,21 +106,25 @@ async def run_program(
     stdin: bytes | None = None,
     pass_fds: Sequence[int] = (),
     on_start: Callable[[int], Awaitable[None]] | None = None,
+    on_kill: Callable[[], None] | None = None,
 ) -> Finished:
     """Run ``argv`` to the end (or the timeout) with exactly ``env``, ``stdin`` as its input
     (else none); the whole process group is gone afterwards. ``pass_fds`` stay open in the
     process; ``on_start`` is awaited with its pid once it runs (within the timeout; if it
-    raises, the group is killed and the error goes on)."""
+    raises, the group is killed and the error goes on); ``on_kill`` is called whenever the
+    group is killed, to kill what its leader started outside it (the sandboxed child)."""
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env=dict(env),
-        pass_fds=tuple(pass_fds),
+    process, cut = await _whole(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=dict(env),
+            pass_fds=tuple(pass_fds),
+        )
     )
     capture = _Capture(keep_head, keep_tail)
     stopped: str | None = None
@@ -127,7 +134,10 @@ async def run_program(
     try:
         async with asyncio.timeout(seconds):
             if on_start is not None:
-                await on_start(process.pid)
+                _, cut_then = await _whole(on_start(process.pid))
+                cut = cut or cut_then
+            if cut:
+                raise asyncio.CancelledError
             await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
             if waiter.done():
                 # Children left in the background may hold the pipe open: drain briefly.
@@ -137,10 +147,10 @@ async def run_program(
     except TimeoutError:
         stopped = f"it did not finish within {seconds:g} s"
     except (asyncio.CancelledError, OSError):
-        await _kill_group(process, grace=0.0)
+        await _kill_group(process, grace=0.0, also=on_kill)
         raise
     finally:
-        await _kill_group(process, grace=KILL_GRACE)
+        await _kill_group(process, grace=KILL_GRACE, also=on_kill)
         tasks = [reader, waiter] + ([feeder] if feeder is not None else [])
         for task in tasks:
             task.cancel()
@@ -157,6 +167,23 @@ async def run_program(
         dropped=dropped,
         stopped=stopped,
     )
+
+
+async def _whole(launching: Awaitable[T]) -> tuple[T, bool]:
+    """``launching`` awaited to its end even when this call is cancelled meanwhile, and
+    whether it was: the caller kills what was launched, then raises the cancellation. Cut
+    short, a launch leaves a process nobody knows of: ``create_subprocess_exec`` kills only
+    bubblewrap, whose sandboxed child may not yet have asked to die with it, and a handshake
+    cut before it read the child's pid cannot kill that child."""
+    task = asyncio.ensure_future(launching)
+    cut = False
+    while True:
+        try:
+            return await asyncio.shield(task), cut
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise
+            cut = True
 
 
 async def _read(process: asyncio.subprocess.Process, capture: _Capture) -> str | None:
@@ -178,8 +205,11 @@ async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
     process.stdin.close()
 
 
-async def _kill_group(process: asyncio.subprocess.Process, grace: float) -> None:
-    """SIGTERM to the whole group, SIGKILL after ``grace`` seconds, and reap the leader."""
+async def _kill_group(
+    process: asyncio.subprocess.Process, grace: float, also: Callable[[], None] | None
+) -> None:
+    """SIGTERM to the whole group, SIGKILL after ``grace`` seconds (and ``also``), and reap
+    the leader."""
     group = process.pid
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGTERM if grace else signal.SIGKILL)
@@ -190,6 +220,8 @@ async def _kill_group(process: asyncio.subprocess.Process, grace: float) -> None
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, signal.SIGKILL)
+        if also is not None:
+            also()
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()

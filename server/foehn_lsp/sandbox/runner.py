@@ -354,6 +354,7 @@ class Sandbox:
                     stdin=stdin,
                     pass_fds=() if shake is None else shake.child_fds,
                     on_start=None if shake is None else shake.release,
+                    on_kill=None if shake is None else shake.kill,
                 )
             except LimitsNotSetError as exc:
                 raise SandboxViewError(
