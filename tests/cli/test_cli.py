@@ -4,6 +4,7 @@ model server on 127.0.0.1, a real workspace."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
@@ -189,6 +190,24 @@ def test_a_retry_is_one_line_of_foehn_s_own_above_the_spinner(
     assert retry.strip().startswith("foehn: ")
     assert "(503)" in retry
     assert "Here." in plain
+
+
+def test_the_spinner_is_on_the_terminal_before_a_line_can_be_printed_above_it() -> None:
+    """A line printed above the spinner moves it down from where it was drawn. Drawn first
+    by rich's refresh thread, 80 ms on, a retry's line printed just then landed on the
+    spinner's own line (seen once in the retry test above)."""
+    from rich.console import Console
+
+    from foehn_lsp.cli.terminal import HumanPrinter
+    from foehn_lsp.events import Thinking
+
+    screen = io.StringIO()
+    printer = HumanPrinter(err=Console(file=screen, force_terminal=True, width=80))
+    printer(Thinking(iteration=0))
+    try:
+        assert "thinking (step 1)" in screen.getvalue()
+    finally:
+        printer.stop_spinner()
 
 
 def test_no_provider_and_no_local_model_is_one_message(app: Path, tmp_path: Path) -> None:

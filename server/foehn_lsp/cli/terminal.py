@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.status import Status
+from rich.live import Live
+from rich.spinner import Spinner
 from rich.text import Text
 
 from foehn_lsp.cli import approval_prompt, elicit_prompt
@@ -50,6 +51,7 @@ from foehn_lsp.tools.tasks import TaskItem
 
 MAX_ARGUMENT_CHARS = 160
 MAX_PROBLEMS_SHOWN = 10
+SPINNER_FRAMES_PER_SECOND = 12.5
 
 
 def error_console() -> Console:
@@ -153,6 +155,10 @@ class RunSummary:
         return f"[{reason}, {steps}] files changed: {files} · {denied} · tests run: {tests}"
 
 
+def _spinner(text: str) -> Spinner:
+    return Spinner("dots", text=text, style="status.spinner")
+
+
 class HumanPrinter:
     """The answer on stdout; a header, a line per tool call and its outcome, the diff of every
     change the person did not already see in a prompt, a spinner while the model thinks, and a
@@ -162,7 +168,7 @@ class HumanPrinter:
         self.out = out or Stdout()
         self.err = err or error_console()
         self.summary = RunSummary()
-        self._status: Status | None = None
+        self._status: Live | None = None
         self._calls: dict[str, ToolCallEvent] = {}
         self.diffs_shown: set[str] = set()
         """Calls whose diff the person saw in an approval prompt (not shown again)."""
@@ -178,14 +184,22 @@ class HumanPrinter:
 
     def __call__(self, event: TurnEvent) -> None:
         if isinstance(event, Thinking) and event.detail and self._status is not None:
-            self._status.update(f"step {event.iteration + 1}: {event.detail}")
+            step = f"step {event.iteration + 1}: {event.detail}"
+            self._status.update(_spinner(step), refresh=True)
             return
         self.stop_spinner()
         match event:
             case Thinking(iteration=iteration, detail=detail) if self.err.is_terminal:
                 shown = f"step {iteration + 1}: {detail}" if detail else None
-                self._status = self.err.status(shown or f"thinking (step {iteration + 1})…")
-                self._status.start()
+                self._status = Live(
+                    _spinner(shown or f"thinking (step {iteration + 1})…"),
+                    console=self.err,
+                    transient=True,
+                    refresh_per_second=SPINNER_FRAMES_PER_SECOND,
+                )
+                # Drawn before a line can be printed above it: a line (a retry's log) printed
+                # as the refresh thread first draws it could land on the spinner's line.
+                self._status.start(refresh=True)
             case TextDelta(text=text):
                 self.out.write(text)
                 self._streamed += text
