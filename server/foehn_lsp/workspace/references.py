@@ -158,11 +158,9 @@ def note(found: Sequence[Leftovers]) -> str:
     return "\n".join(
         f"`{f.rename.old}` was renamed to `{f.rename.new}` in {f.rename.path}, but "
         f"`{f.rename.old}` still appears in {f.count} place{'s' if f.count != 1 else ''}:\n"
-        f"{f.listed()}"
+        f"{f.listed()}\nUse the new name there too: rename with name `{f.rename.old}` and "
+        f"new_name `{f.rename.new}` changes every one in one call; then run_tests."
         for f in found
-    ) + (
-        "\nUse the new name there too: read_file each file (or read_symbol the definition "
-        "that holds the line), edit_file the line, then run_tests."
     )
 
 

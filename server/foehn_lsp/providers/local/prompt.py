@@ -56,6 +56,8 @@ edit_file, then run_tests again. Change a test only if asked to.
 - To tell what code returns or prints, run it: run_command with ["python", "-c", "import \
 <its module>; print(repr(<the code as the task writes it>))"], and answer with what it printed.
 - To change a function or class the task names, read_symbol it (its file and name) first.
+- To rename a function, class or variable, call rename with its name and new_name: one call \
+changes its definition and every use in every file.
 - A version number is text in files: search for it, then edit_file each file that has it. git \
 only reads (git log -1 --stat shows what the last commit changed); never use it to change files.
 - Say that you changed something only after the tool that changed it succeeded.
@@ -73,6 +75,7 @@ SINGLE_CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("Show me the first lines of setup.cfg", "read_file", {"path": "setup.cfg", "limit": 40}),
     ("List the Markdown files", "scan", {"pattern": "*.md"}),
     ("What did the last commit change?", "git", {"args": ["log", "-1", "--stat"]}),
+    ("Rename parse_row to read_row", "rename", {"name": "parse_row", "new_name": "read_row"}),
     (
         "Create notes/todo.txt containing buy milk",
         "write_file",
