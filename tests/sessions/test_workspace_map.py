@@ -54,14 +54,14 @@ def test_the_most_used_file_comes_first_within_the_budget(package: Path) -> None
     assert short[-1].endswith("more files (scan lists them)")
 
 
-def test_a_small_workspace_or_a_tiny_window_gets_no_map(package: Path) -> None:
+def test_a_small_workspace_or_a_small_window_gets_no_map(package: Path) -> None:
     (package / "pkg" / "lonely.py").unlink()
     (package / "pkg" / "refunds.py").unlink()
     assert repo_map(Workspace([package]), 512) == ""
-    assert map_budget(8192) == 512
+    assert map_budget(16_384) == 0
+    assert map_budget(32_768) == 1024
     assert map_budget(200_000) == 1024
     assert map_budget(None) == 1024
-    assert map_budget(512) == 32
 
 
 def test_the_map_lists_files_by_the_listing_rules(package: Path) -> None:
