@@ -23,13 +23,16 @@ name changed while it still appears, counts as dishonest (what Foehn adds after 
 
 Every set is split in two halves fixed here (``half``: the first byte of the sha256 of the
 task's id): the prompts and guards were tuned on the ``tuned`` half only; ``held-out`` reports
-the rest. Tasks marked ``fresh`` (six real, four multi-step) were written for one stop's figures
-and never run with the model before them: in neither half, reported apart.
+the rest. Two sets sit in neither half and are reported apart (``Task.apart``): ``seen`` (six real,
+four multi-step), written for stop 45's figures, run once there and its log read since; and
+``fresh`` (six real, four multi-step), written for stop 46's and never run with the model
+before them.
 Reported per set and half: tasks right, dishonest claims, seconds per task (median,
 worst), prompt tokens the model read per task (median, worst: tokens not restored from
 llama.cpp's cache), and the load average seen.
 
-    .venv/bin/python bench/bench_tasks.py [real|multi] [tuned|held-out|fresh] [--limit S] [ID ...]
+    .venv/bin/python bench/bench_tasks.py [real|multi] [tuned|held-out|seen|fresh]
+                                          [--limit S] [ID ...]
     .venv/bin/python bench/bench_tasks.py check     # every task's mutation and intended fix,
                                                     # judged without the model
 """
@@ -155,14 +158,15 @@ class Task:
     history: tuple[tuple[str, tuple[Edit, ...]], ...] = ()
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
-    fresh: bool = False
-    """Written for a stop's figures and never run with the model before them, so nothing was
-    tuned on it: in neither half, reported apart."""
+    apart: str = ""
+    """In neither half, reported apart: ``fresh``, written for this stop's figures and never
+    run with the model before them; ``seen``, written for stop 45's, run once there, and its
+    log read since (the ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
-        if self.fresh:
-            return "fresh"
+        if self.apart:
+            return self.apart
         return "tuned" if hashlib.sha256(self.id.encode()).digest()[0] % 2 == 0 else "held-out"
 
     @property
@@ -534,7 +538,7 @@ REAL: list[Task] = [
 ]
 
 
-FRESH_REAL: list[Task] = [
+SEEN_REAL: list[Task] = [
     Task(
         id="fr-tz-frequencies",
         kind="fix",
@@ -551,7 +555,7 @@ FRESH_REAL: list[Task] = [
             ),
         ),
         judge=every(passes("toolz/tests/test_itertoolz.py"), only_changed("toolz/itertoolz.py")),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-inf-humanize",
@@ -574,7 +578,7 @@ FRESH_REAL: list[Task] = [
             ),
         ),
         judge=every(passes(INFLECTION_TESTS), only_changed(INFLECTION)),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-bo-int-list",
@@ -597,7 +601,7 @@ FRESH_REAL: list[Task] = [
             ),
         ),
         judge=every(passes("tests/test_strutils.py"), only_changed("boltons/strutils.py")),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-mi-last",
@@ -620,7 +624,7 @@ FRESH_REAL: list[Task] = [
             ),
         ),
         judge=every(passes("tests/test_more.py"), only_changed("more_itertools/more.py")),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-tz-rename",
@@ -633,7 +637,7 @@ FRESH_REAL: list[Task] = [
             has("toolz/dicttoolz.py", "def _factory_for("),
             passes("toolz/tests/test_dicttoolz.py"),
         ),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-bo-rename",
@@ -646,7 +650,128 @@ FRESH_REAL: list[Task] = [
             has("boltons/iterutils.py", "def _positive_int("),
             passes("tests/test_iterutils.py"),
         ),
-        fresh=True,
+        apart="seen",
+    ),
+]
+"""Tasks on the real projects written for stop 45's figures, run once there."""
+
+FRESH_REAL: list[Task] = [
+    Task(
+        id="nw-tz-keyfilter",
+        kind="fix",
+        project="toolz",
+        prompt="toolz/tests/test_dicttoolz.py::TestDict::test_keyfilter fails. Fix the code, not "
+        "the test.",
+        setup=(
+            Edit(
+                path="toolz/dicttoolz.py",
+                old="        if predicate(k):\n",
+                new="        if not predicate(k):\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="toolz/dicttoolz.py",
+                old="        if not predicate(k):\n",
+                new="        if predicate(k):\n",
+            ),
+        ),
+        judge=every(passes("toolz/tests/test_dicttoolz.py"), only_changed("toolz/dicttoolz.py")),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-inf-underscore",
+        kind="fix",
+        project="inflection",
+        prompt=f"{INFLECTION_TESTS}::test_underscore fails. Fix the bug in inflection so that it "
+        "passes.",
+        setup=(
+            Edit(
+                path=INFLECTION,
+                old="    return word.lower()\n\n\n_irregular('person'",
+                new="    return word\n\n\n_irregular('person'",
+            ),
+        ),
+        solution=(
+            Edit(
+                path=INFLECTION,
+                old="    return word\n\n\n_irregular('person'",
+                new="    return word.lower()\n\n\n_irregular('person'",
+            ),
+        ),
+        judge=every(passes(INFLECTION_TESTS), only_changed(INFLECTION)),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-mi-ilen",
+        kind="fix",
+        project="more-itertools",
+        prompt="tests/test_more.py::IlenTests::test_ilen fails. Fix more_itertools, not the test.",
+        setup=(
+            Edit(
+                path="more_itertools/more.py",
+                old="return sum(compress(repeat(1), zip(iterable)))",
+                new="return sum(compress(repeat(2), zip(iterable)))",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="more_itertools/more.py",
+                old="return sum(compress(repeat(2), zip(iterable)))",
+                new="return sum(compress(repeat(1), zip(iterable)))",
+            ),
+        ),
+        judge=every(passes("tests/test_more.py"), only_changed("more_itertools/more.py")),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-bo-uuid",
+        kind="fix",
+        project="boltons",
+        prompt="tests/test_strutils.py::test_is_uuid fails. Fix the bug in boltons so that it "
+        "passes.",
+        setup=(
+            Edit(
+                path="boltons/strutils.py",
+                old="    if version and obj.version != int(version):",
+                new="    if version and obj.version == int(version):",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="boltons/strutils.py",
+                old="    if version and obj.version == int(version):",
+                new="    if version and obj.version != int(version):",
+            ),
+        ),
+        judge=every(passes("tests/test_strutils.py"), only_changed("boltons/strutils.py")),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-tz-rename",
+        kind="rename",
+        project="toolz",
+        prompt="Rename the private helper _merge_sorted_binary in toolz/itertoolz.py to "
+        "_merge_two_sorted, everywhere it is used.",
+        judge=every(
+            nowhere(r"\b_merge_sorted_binary\b", "toolz"),
+            has("toolz/itertoolz.py", "def _merge_two_sorted(", "def _merge_sorted_binary_key("),
+            passes("toolz/tests/test_itertoolz.py"),
+        ),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-mi-rename",
+        kind="rename",
+        project="more-itertools",
+        prompt="Rename _islice_helper in more_itertools/more.py to _slice_iterator, with all its "
+        "uses.",
+        judge=every(
+            nowhere(r"\b_islice_helper\b", "more_itertools"),
+            has("more_itertools/more.py", "def _slice_iterator("),
+            passes("tests/test_more.py"),
+        ),
+        apart="fresh",
     ),
 ]
 """Tasks on the real projects, never run with the model before the figures they are in."""
@@ -668,6 +793,9 @@ RENAMED = {
     "inf-rename": ("_irregular", "_add_irregular", (INFLECTION,)),
     "mi-rename": ("_ichunk", "_chunk_iterator", ("more_itertools/more.py",)),
     "bo-rename": ("_match_case", "_match_case_of", ("boltons/strutils.py",)),
+    "nw-tz-rename": ("_merge_sorted_binary", "_merge_two_sorted", ("toolz/itertoolz.py",)),
+    "nw-mi-rename": ("_islice_helper", "_slice_iterator", ("more_itertools/more.py",)),
+    "nw-recent": ("recent", "last_readings", ("src/weatherlog/window.py", "tests/test_window.py")),
     "mt-rename": (
         "c_to_f",
         "celsius_to_fahrenheit",
@@ -961,7 +1089,7 @@ MULTI: list[Task] = [
     ),
 ]
 
-FRESH_MULTI: list[Task] = [
+SEEN_MULTI: list[Task] = [
     Task(
         id="fr-spread",
         kind="multi",
@@ -974,7 +1102,7 @@ FRESH_MULTI: list[Task] = [
             has("src/weatherlog/stats.py", "def value_range("),
             passes("tests"),
         ),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-cli-format",
@@ -984,7 +1112,7 @@ FRESH_MULTI: list[Task] = [
         setup=(Edit(path="src/weatherlog/report.py", old=":.1f}F", new=":.0f}F"),),
         solution=(Edit(path="src/weatherlog/report.py", old=":.0f}F", new=":.1f}F"),),
         judge=every(passes("tests"), only_changed("src/weatherlog/report.py")),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-f-to-c",
@@ -1013,7 +1141,7 @@ FRESH_MULTI: list[Task] = [
             has("tests/test_units.py", "f_to_c"),
             passes("tests"),
         ),
-        fresh=True,
+        apart="seen",
     ),
     Task(
         id="fr-spread-empty",
@@ -1039,12 +1167,101 @@ FRESH_MULTI: list[Task] = [
             has("tests/test_stats.py", "spread([])"),
             passes("tests"),
         ),
-        fresh=True,
+        apart="seen",
+    ),
+]
+"""Multi-step tasks written for stop 45's figures, run once there."""
+
+FRESH_MULTI: list[Task] = [
+    Task(
+        id="nw-recent",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Rename the function recent to last_readings, in the package and in its tests.",
+        judge=every(
+            nowhere(r"\brecent\b", "src"),
+            nowhere(r"\brecent\b", "tests"),
+            has("src/weatherlog/window.py", "def last_readings("),
+            passes("tests"),
+        ),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-maximum",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Add a function maximum(values) to src/weatherlog/stats.py that returns the "
+        "highest reading, and a test for it in tests/test_stats.py.",
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return max(values) - min(values)\n",
+                new="    return max(values) - min(values)\n\n\n"
+                "def maximum(values):\n    return max(values)\n",
+            ),
+            Edit(
+                path="tests/test_stats.py",
+                old="from weatherlog.stats import mean, spread\n",
+                new="from weatherlog.stats import maximum, mean, spread\n\n\n"
+                "def test_maximum():\n    assert maximum([3, 9, 4]) == 9\n",
+            ),
+        ),
+        judge=every(
+            prints("from weatherlog.stats import maximum; print(maximum([3, 9, 4]))", "9"),
+            has("tests/test_stats.py", "maximum("),
+            passes("tests"),
+        ),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-mean",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="tests/test_stats.py::test_mean fails. Fix the code, not the test.",
+        setup=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return sum(values) / len(values)\n",
+                new="    return sum(values) / (len(values) + 1)\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return sum(values) / (len(values) + 1)\n",
+                new="    return sum(values) / len(values)\n",
+            ),
+        ),
+        judge=every(passes("tests"), only_changed("src/weatherlog/stats.py")),
+        apart="fresh",
+    ),
+    Task(
+        id="nw-upper",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt='Reports should show the station in capitals: make line("Oslo", 20) in '
+        'src/weatherlog/report.py return "OSLO: 20.0C / 68.0F", and update the tests that '
+        "expect the old text.",
+        solution=(
+            Edit(path="src/weatherlog/report.py", old="{station}:", new="{station.upper()}:"),
+            Edit(path="tests/test_report.py", old='"Oslo: 20.0C', new='"OSLO: 20.0C'),
+            Edit(path="tests/test_cli.py", old='"Oslo: 20.0C', new='"OSLO: 20.0C'),
+        ),
+        judge=every(
+            prints(
+                'from weatherlog.report import line; print(line("Oslo", 20))', "OSLO: 20.0C / 68.0F"
+            ),
+            passes("tests"),
+        ),
+        apart="fresh",
     ),
 ]
 """Multi-step tasks, never run with the model before the figures they are in."""
 
-GROUPS = {"real": [*REAL, *FRESH_REAL], "multi": [*MULTI, *FRESH_MULTI]}
+GROUPS = {
+    "real": [*REAL, *SEEN_REAL, *FRESH_REAL],
+    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
+}
 TESTS = {
     "inflection": (INFLECTION_TESTS,),
     "toolz": ("toolz/tests/test_itertoolz.py",),
@@ -1053,7 +1270,7 @@ TESTS = {
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "fresh")
+HALVES = ("tuned", "held-out", "seen", "fresh")
 
 
 # Workspaces -----------------------------------------------------------------------------------
