@@ -111,6 +111,7 @@ ATTACKS: list[tuple[str, str, dict[str, Any]]] = [
     ("search-link", "search", {"pattern": "SECRET", "path": "docs/link"}),
     ("search-glob-dotdot", "search", {"pattern": "SECRET", "glob": "../**"}),
     ("search-file-link", "search", {"pattern": "SECRET", "path": "secret_link"}),
+    ("rename-through-links", "rename", {"name": "SECRET", "new_name": "PWNED"}),
 ]
 
 
