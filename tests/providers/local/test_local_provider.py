@@ -16,7 +16,7 @@ from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderProtocolError
 from foehn_lsp.lsp.language_tools import definitions
-from foehn_lsp.providers.local.guards import canonical, must_act
+from foehn_lsp.providers.local.guards import announces, canonical, must_act
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, repeating
 from foehn_lsp.providers.local.seen import old_text_choices
@@ -596,6 +596,35 @@ async def test_an_edit_that_writes_its_old_text_back_is_asked_again(
     assert json.loads(call.arguments)["edits"] == [fixed]
     told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
     assert told.startswith("[Foehn] That edit changes nothing: each new_text is its old_text.")
+
+
+async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on inflection: a fix whose answer ended "… I will edit the code", nothing changed."""
+    fixed = {"old_text": "    return s", "new_text": "    return s.upper()"}
+    provider = fake_provider(
+        _call({"answer": "shout must upper-case its text. I will edit the code to fix it."}),
+        _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [fixed]}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert json.loads(call.arguments)["edits"] == [fixed]
+    last = _chat_bodies(tmp_path / "states")[-1]
+    assert last["messages"][-1]["content"].startswith("[Foehn] That answer says what you will do")
+    schema = last["response_format"]["json_schema"]["schema"]
+    assert all("tool" in choice["properties"] for choice in schema["anyOf"]), "a call, no answer"
+
+
+def test_what_an_answer_announces_is_told_from_what_it_reports() -> None:
+    assert announces("I will edit inflection/__init__.py next.")
+    assert announces("The test fails. Let me fix the regular expression.")
+    assert not announces("I edited inflection/__init__.py and the test passes.")
+    assert not announces("Let me know if you want the tests changed too.")
 
 
 def test_a_long_definition_is_changed_a_few_lines_at_a_time() -> None:

@@ -13,6 +13,8 @@
   identical to one that succeeded earlier in the turn, and made again it is not run.
 - A call that names something only the fixed prompt's examples have (``tests/test_bounds.py``
   in a project without it) is asked once more, with a note that says so.
+- An answer that says what the model will do next ("I will edit the code") is asked once
+  more, with a note, as a tool call.
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
   makes the call itself, as the grammar would leave the model no other choice.
@@ -241,6 +243,25 @@ def shrinks(step: Mapping[str, object], seen: Mapping[str, Sequence[str]]) -> bo
         return False
     shown = sum(run.count("\n") + 1 for run in seen.get(path.removeprefix("./"), ()))
     return content.count("\n") + 1 < shown / 2
+
+
+ANNOUNCED_NOTE = (
+    "[Foehn] That answer says what you will do, and the turn ends with the answer: do it now "
+    "with a tool call (edit_file to change code, rename to rename, run_tests to run the "
+    "tests), and answer once it is done."
+)
+_ANNOUNCES = re.compile(
+    r"\b(?:I will|I'll|I am going to|I'm going to|let me|next,? I)\s+(?:now\s+|first\s+)?"
+    r"(?:edit|change|fix|update|modify|run|add|rename|remove|delete|make|write|read|correct|"
+    r"replace|apply|check|look)\b",
+    re.IGNORECASE,
+)
+
+
+def announces(answer: str) -> bool:
+    """Whether ``answer`` says what the model will do next ("I will edit the code"), where
+    the turn was to end: seen on inflection, a fix's answer that ended so, nothing changed."""
+    return bool(_ANNOUNCES.search(answer))
 
 
 def changes_nothing(step: Mapping[str, object]) -> bool:

@@ -37,9 +37,11 @@ from foehn_lsp.providers.local.engine import (
     engine_for,
 )
 from foehn_lsp.providers.local.guards import (
+    ANNOUNCED_NOTE,
     MADE_NOTE,
     SHRINK_NOTE,
     UNCHANGED_NOTE,
+    announces,
     changes_nothing,
     example_note,
     key,
@@ -336,6 +338,10 @@ class LocalProvider:
                 note(UNCHANGED_NOTE),
             ]
             step, usage = await decide(schema, usage)
+        if "tool" not in step and tools and announces(str(step.get("answer", ""))):
+            # An answer that says what it will do: asked once more, for the call.
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(ANNOUNCED_NOTE)]
+            step, usage = await decide(step_schema(tools, tools_only=True, files=files), usage)
         if "tool" in step:
             return self._call(str(step["tool"]), step["arguments"], usage)
         return await self._answer(step, usage, chat, decide)
