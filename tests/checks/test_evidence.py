@@ -214,7 +214,8 @@ GOOD_RUN = Turn(
         )
     ]
 )
-VALUE = "shout('hi') returns 'HI'."
+VALUE = "shout('Donald E. Knuth') returns 'DONALD E. KNUTH'."
+"""One sentence, the point of its initial no end of it."""
 
 
 @pytest.mark.parametrize("streaming", [True, False])

@@ -56,7 +56,9 @@ _QUESTION = re.compile(
     r"explain|show|list|find|tell)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_NOT_AN_END = r"(?<!\b[A-Z])(?<!\be\.g)(?<!\bi\.e)"
+"""A point after an initial ("Donald E. Knuth") or in "e.g." / "i.e." ends no sentence."""
+_SENTENCE_END = re.compile(rf"{_NOT_AN_END}[.!?](?=\s)|\n")
 _TESTS_PASS = re.compile(
     r"\btests?\b(?:[^.!?\n]|[.](?=\S)){0,60}?"
     r"\b(?:pass|passes|passed|passing|succeed|succeeds|succeeded)\b",
@@ -170,9 +172,13 @@ def _carried(found: list[tuple[ClauseKind, str]]) -> list[tuple[ClauseKind, str]
     return out
 
 
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[A-Z][.!?])(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+")
+
+
 def sentences(text: str) -> list[str]:
-    """``text`` cut after each ``.``, ``!`` or ``?`` followed by space, and at line ends."""
-    return re.split(r"(?<=[.!?])\s+|\n+", text)
+    """``text`` cut after each ``.``, ``!`` or ``?`` followed by space (not the point of an
+    initial, "e.g." or "i.e."), and at line ends."""
+    return _SENTENCE_SPLIT.split(text)
 
 
 def claims_tests_pass(text: str) -> bool:
