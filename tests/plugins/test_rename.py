@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import snapshot
 from foehn_lsp import ToolContext
 from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.tools.contract import ToolResult
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 async def rename(registry: ToolRegistry, ctx: ToolContext, name: str, new: str) -> ToolResult:
