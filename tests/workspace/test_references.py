@@ -74,8 +74,7 @@ async def test_leftovers_leave_out_renames_whose_old_name_is_gone(root: Path) ->
     told = note(found)
     assert "`old_name` was renamed to `new_name` in a.py" in told
     assert "b.py:1: from a import old_name" in told
-    assert "read_file each file" in told
-    assert "edit_file" in told
+    assert "rename with name `old_name` and new_name `new_name`" in told
     assert statement(found) == (
         "[Foehn] `old_name` (renamed to `new_name` in a.py) still appears in 1 place: b.py:1."
     )
