@@ -620,6 +620,21 @@ async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
     assert all("tool" in choice["properties"] for choice in schema["anyOf"]), "a call, no answer"
 
 
+async def test_a_step_that_writes_past_its_cap_ends_with_the_reason(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    provider = fake_provider(
+        {
+            "chunks": ['{"tool": "write_file", "arguments": {"path": "a.py", "content": "x'],
+            "finish": "length",
+        }
+    )
+    assert provider.max_tokens == 1024, "the embedded model's 16k window"
+    with pytest.raises(ProviderProtocolError, match="cut off at 1024 tokens"):
+        await provider.complete([UserMessage(content="Write a.py")], registry.definitions())
+    assert _chat_bodies(tmp_path / "states")[-1]["max_tokens"] == 1024
+
+
 def test_what_an_answer_announces_is_told_from_what_it_reports() -> None:
     assert announces("I will edit inflection/__init__.py next.")
     assert announces("The test fails. Let me fix the regular expression.")

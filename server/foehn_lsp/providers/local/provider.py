@@ -209,7 +209,11 @@ class LocalProvider:
         self._calls = 0
         self.result_limit = window // 2
         """Characters of a tool result the model reads (about a sixth of the window)."""
-        self.max_tokens = min(2048, window // 8)
+        self.max_tokens = min(1024, window // 16)
+        """Tokens one step may write (1,024 in the 16k window). At 2,048 a step that went on
+        writing (no line repeated, so no ``repeating`` stop) took the rest of a task's 300 s
+        on 2 cores (bench/bench_tasks.py: bo-indent, inf-cannot); cut here it ends the turn
+        with a reason after about two minutes."""
         self.timings: list[StepTiming] = []
         """Every request this provider made, in order (for benchmarks)."""
 
