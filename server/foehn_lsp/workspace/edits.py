@@ -68,6 +68,17 @@ class MakeDirectory:
 FileChange = WriteFile | MovePath | DeletePath | MakeDirectory
 
 
+def changed_paths(plan: EditPlan) -> list[Path]:
+    """Every path ``plan`` writes, makes, moves (both ends) or deletes."""
+    found: list[Path] = []
+    for change in plan.changes:
+        if isinstance(change, MovePath):
+            found += [change.source, change.destination]
+        else:
+            found.append(change.path)
+    return found
+
+
 @dataclass(frozen=True, kw_only=True)
 class EditPlan:
     """What a call would change, in order; shown before it is applied."""

@@ -340,6 +340,33 @@ async def test_an_allow_covers_its_shape_and_nothing_more(
     assert trial.ran[-1][2] == "workspace-write"
 
 
+DENY_MIGRATIONS = """
+[[rules]]
+tool = "*"
+paths = ["migrations/**"]
+decision = "deny"
+"""
+
+
+async def test_a_rule_on_a_folder_holds_against_a_rename_that_names_no_path(
+    registry: ToolRegistry, ctx: ToolContext, root: Path, tmp_path: Path
+) -> None:
+    """``rename`` names no file: the rule sees the files its plan would change. The person
+    approves everything, so only the rule stands between the call and the files."""
+    (root / "migrations").mkdir()
+    (root / "migrations" / "0001.py").write_text("from app import helper\n")
+    (root / "app.py").write_text("def helper():\n    pass\n")
+    (root / "tools.py").write_text("def tool():\n    pass\n")
+    trial = campaign(registry, ctx, tmp_path, DENY_MIGRATIONS, yes=True)
+    ran = await trial.each([("rename", {"name": "helper", "new_name": "assist"})])
+    assert ran == [], "the rename reached migrations/ against the rule"
+    assert (root / "migrations" / "0001.py").read_text() == "from app import helper\n"
+    assert (root / "app.py").read_text() == "def helper():\n    pass\n"
+    elsewhere = await trial.each([("rename", {"name": "tool", "new_name": "instrument"})])
+    assert len(elsewhere) == 1
+    assert (root / "tools.py").read_text() == "def instrument():\n    pass\n"
+
+
 ASK_MIGRATIONS = """
 [[rules]]
 tool = "*"

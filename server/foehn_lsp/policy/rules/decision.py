@@ -41,7 +41,9 @@ from foehn_lsp.policy.rules.match import Call, Match, covers, matches
 from foehn_lsp.policy.rules.ruleset import Decision, Rule, RuleSet
 from foehn_lsp.risk import RiskLevel
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
+from foehn_lsp.tools.plans import PlannedEdit
 from foehn_lsp.tools.registry import Answer, Invocation
+from foehn_lsp.workspace.edits import changed_paths
 
 PolicySource = Literal["table", "default"]
 """Where a call's risk came from: the risk table (a per-call assessment) or the tool's
@@ -74,7 +76,9 @@ class Verdict:
 
 
 def call_of(invocation: Invocation) -> Call:
-    """What rules look at in ``invocation`` (validated and assessed)."""
+    """What rules look at in ``invocation`` (validated, assessed and planned). A tool whose
+    arguments name no paths (``rename``, ``rename_symbol``) is seen by the files its plan
+    changes, so a rule about paths covers it too."""
     arguments: Mapping[str, Any]
     if isinstance(invocation.arguments, pydantic.BaseModel):
         arguments = invocation.arguments.model_dump()
@@ -84,6 +88,13 @@ def call_of(invocation: Invocation) -> Call:
         arguments = {}
     scope = invocation.scope
     cwd = arguments.get("cwd") if scope.argv is not None else None
+    planned = invocation.plan
+    workspace = invocation.ctx.workspace
+    changes = (
+        tuple(workspace.display(path) for path in changed_paths(planned.plan))
+        if isinstance(planned, PlannedEdit) and invocation.tool.paths is None
+        else ()
+    )
     return Call(
         tool=invocation.tool.name,
         arguments=arguments,
@@ -94,7 +105,8 @@ def call_of(invocation: Invocation) -> Call:
         outside=scope.outside,
         network=scope.network,
         granted=scope.granted,
-        workspace=invocation.ctx.workspace,
+        changes=changes,
+        workspace=workspace,
     )
 
 

@@ -60,6 +60,9 @@ class Call:
     """The domains the call may reach (``CallScope``)."""
     granted: str | None = None
     """For a call that starts no program: where the person granted all of ``network``."""
+    changes: tuple[str, ...] = ()
+    """The files and folders the call's plan changes, workspace-relative (a ``rename``'s or an
+    editor rename's, which its arguments do not name)."""
     workspace: Workspace
 
 
@@ -394,6 +397,7 @@ def _named_paths(call: Call) -> Iterator[str]:
             yield value
     if isinstance(listed := call.arguments.get("paths"), list):
         yield from (p for p in listed if isinstance(p, str))
+    yield from call.changes
 
 
 def _argv_paths(call: Call) -> list[str]:
