@@ -620,6 +620,22 @@ async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
     assert all("tool" in choice["properties"] for choice in schema["anyOf"]), "a call, no answer"
 
 
+@pytest.mark.parametrize(
+    ("task", "offered"),
+    [("Fix the bug behind tests/test_text.py::test_shout", False), ("Rename shout to yell", True)],
+)
+async def test_rename_is_offered_only_when_the_person_asks_for_one(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path, task: str, offered: bool
+) -> None:
+    """Offered in fixes, the model renamed the function the failing test calls (is_uuid)."""
+    provider = fake_provider(_call({"answer": "Done."}))
+    await provider.complete([UserMessage(content=task)], registry.definitions())
+    schema = _chat_bodies(tmp_path / "states")[-1]["response_format"]["json_schema"]["schema"]
+    tools = {c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]}
+    assert "read_file" in tools
+    assert ("rename" in tools) is offered
+
+
 async def test_a_step_that_writes_past_its_cap_ends_with_the_reason(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:

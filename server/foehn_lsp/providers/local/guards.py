@@ -7,6 +7,7 @@
   makes every call new again: ``run_tests`` after an edit is never refused.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
+- rename is offered only in a turn the person asked to rename something.
 - A write_file of a file read, with less than half the lines shown of it, is asked once more,
   with a note (the rest of the file would be lost).
 - An edit whose every new_text is its old_text is asked once more, with a note; so is a change
@@ -185,6 +186,8 @@ def failing_tests(output: str) -> list[str]:
 
 
 WRITE_TOOL = "write_file"
+RENAME_TOOL = "rename"
+_ASKS_RENAME = re.compile(r"\brenam", re.IGNORECASE)
 EDIT_TOOL = "edit_file"
 UNCHANGED_NOTE = (
     "[Foehn] That edit changes nothing: each new_text is its old_text. new_text is old_text "
@@ -280,13 +283,20 @@ def changes_nothing(step: Mapping[str, object]) -> bool:
 def step_tools(
     messages: Sequence[Message], tools: Sequence[ToolDefinition]
 ) -> list[ToolDefinition]:
-    """The tools a step is offered: right after a failing test run, all but write_file. The
+    """The tools a step is offered. Right after a failing test run, all but write_file: the
     fix is an edit of the code the run showed; offered write_file there, the model wrote the
-    run's own text over the module it had to fix."""
+    run's own text over the module it had to fix. ``rename`` only in a turn the person asked
+    to rename something: offered it in fixes, the model renamed the function a failing test
+    calls (``is_uuid``, ``humanize``) instead of fixing it."""
+    start = _turn_start(messages)
+    asked = messages[start - 1].content if start else ""
+    offered = [
+        t for t in tools if t.name != RENAME_TOOL or _ASKS_RENAME.search(str(asked)) is not None
+    ]
     last = _last_result(messages)
     if isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and last.is_error:
-        return [t for t in tools if t.name != WRITE_TOOL]
-    return list(tools)
+        return [t for t in offered if t.name != WRITE_TOOL]
+    return offered
 
 
 NEXT_STEPS: dict[str, Sequence[tuple[str, str]]] = {
