@@ -187,7 +187,8 @@ async def test_the_tools_it_misuses_are_in_neither_the_prompt_nor_the_schema(
     offered = {
         c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]
     }
-    assert offered == kept - {"edit_file"}  # an edit only once a file has been read
+    # An edit only once a file has been read, a rename only when the person asks for one.
+    assert offered == kept - {"edit_file", "rename"}
     assert _named(body["messages"]) == set()
 
 
