@@ -151,6 +151,11 @@ async def test_a_task_that_asks_for_a_test_may_change_the_tests(
         ("Add a keyword argument strict to parse, with its test.", False),
         ("Fix the test so it passes.", False),
         ("Rename calc_total to compute_total in every file.", False),
+        (
+            "Rename the function spread to value_range, in the package and in its tests. The "
+            "tests must pass afterwards.",
+            False,
+        ),
     ],
 )
 def test_which_tasks_are_to_fix_the_code(task: str, fixes: bool) -> None:

@@ -30,7 +30,8 @@ _TO_PASS = re.compile(
 _WRITES_A_TEST = re.compile(
     r"\b(?:add|write|create|update|change|edit|adjust|rename|extend|fix|delete|remove)\s+"
     r"(?:(?:a|an|the|its|their|one|new|failing|unit|that|this)\s+){0,3}tests?\b"
-    r"|\b(?:with|and)\s+(?:a|an|its|their)\s+(?:\w+\s+)?tests?\b",
+    r"|\b(?:with|and)\s+(?:a|an|its|their)\s+(?:\w+\s+)?tests?\b"
+    r"|\bin\s+(?:its|their)\s+tests\b",
     re.IGNORECASE,
 )
 
