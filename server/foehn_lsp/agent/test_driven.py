@@ -12,12 +12,11 @@ says so in its answer, and the person decides in their next message.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.plans import PlannedEdit
 from foehn_lsp.tools.registry import Handler, Invocation
-from foehn_lsp.workspace.edits import EditPlan, MovePath
+from foehn_lsp.workspace.edits import changed_paths
 from foehn_lsp.workspace.testfiles import is_test_file
 
 _NOT_THE_TEST = re.compile(
@@ -71,19 +70,8 @@ class TestGuard:
         planned = invocation.plan
         if self.active and isinstance(planned, PlannedEdit):
             workspace = invocation.ctx.workspace
-            for path in planned_paths(planned.plan):
+            for path in changed_paths(planned.plan):
                 shown = workspace.display(path)
                 if is_test_file(shown):
                     return ToolResult.failure(refusal(shown))
         return await next_step(invocation)
-
-
-def planned_paths(plan: EditPlan) -> list[Path]:
-    """The files (and folders) a planned call would change, in order."""
-    paths: list[Path] = []
-    for change in plan.changes:
-        if isinstance(change, MovePath):
-            paths += [change.source, change.destination]
-        else:
-            paths.append(change.path)
-    return paths
