@@ -11,6 +11,7 @@ where a client serves it, follows references instead.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Annotated
 
@@ -83,8 +84,19 @@ async def plan_rename(arguments: RenameArguments, ctx: ToolContext) -> EditPlan 
         return ToolResult.failure(
             f"{old} appears nowhere in the workspace; search for the name as it is written"
         )
+    with_new = await _documents(ctx, new, write=False)
+    # Parsing every file the names appear in is CPU work: off the event loop the server
+    # answers on.
+    return await asyncio.to_thread(_planned, old, new, documents, with_new)
+
+
+def _planned(
+    old: str, new: str, documents: dict[str, TextFile], with_new: dict[str, TextFile]
+) -> EditPlan | ToolResult:
+    """The rename of ``old`` to ``new`` in ``documents`` (the files ``old`` appears in), or why
+    it is refused (``with_new``: the files ``new`` appears in)."""
     defined = _definitions(documents, old)
-    taken = _definitions(await _documents(ctx, new, write=False), new)
+    taken = _definitions(with_new, new)
     if len(defined) > 1:
         return ToolResult.failure(
             f"{old} is defined {len(defined)} times ({', '.join(defined)}): a rename by name "

@@ -90,3 +90,17 @@ async def test_a_name_defined_twice_is_refused(
     assert not result.ok
     assert "c_to_f is defined 2 times (legacy.py, units.py)" in result.output
     assert snapshot(project) == before
+
+
+async def test_a_name_in_a_file_no_tool_may_write_refuses_the_whole_rename(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """ripgrep leaves out ``.git`` but not ``.GIT``, which the resolver refuses as a repository
+    folder: the rename changes nothing rather than every file but that one."""
+    (project / ".GIT").mkdir()
+    (project / ".GIT" / "notes").write_text("c_to_f\n")
+    before = snapshot(project)
+    result = await rename(registry, ctx, "c_to_f", "celsius_to_fahrenheit")
+    assert not result.ok
+    assert "c_to_f appears in .GIT/notes, which cannot change" in result.output
+    assert snapshot(project) == before
