@@ -1,12 +1,12 @@
 """The set-up steps ``scripts/test`` runs beside the tests: a test that needs one waits for it.
 
-``scripts/test`` starts the tests once the Python set-up, the quality gates and the extension's
-package are done; the real editors' install (``e2e``: chromium, Emacs, Node 24, code-server,
-whose native modules take minutes to build on a fresh machine) and the embedded model's first
-run (``model``) may still be going on. Each step writes ``$FOEHN_TEST_SETUP/NAME.status`` (its
-exit status) when it ends. ``ready(NAME)`` waits for that file and fails with the step's own
-output if the step failed. Without ``FOEHN_TEST_SETUP`` (pytest run by hand after the set-up)
-there is nothing to wait for.
+``scripts/test`` starts the tests once the Python set-up and its quality gates are done; the
+extension's gates and package (``extension``), the real editors' install (``e2e``: chromium,
+Emacs, Node 24, code-server, whose native modules take minutes to build on a fresh machine) and
+the embedded model's first run (``model``) may still be going on. Each step writes
+``$FOEHN_TEST_SETUP/NAME.status`` (its exit status) when it ends. ``ready(NAME)`` waits for
+that file and fails with the step's own output if the step failed. Without
+``FOEHN_TEST_SETUP`` (pytest run by hand after the set-up) there is nothing to wait for.
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ from vscode_harness import installed, package
 def packaged() -> Path:
     """The platform ``.vsix`` packaged afresh once per run (a stale one would test old code);
     the VS Code tests share one worker (``GROUPS``), so they share the package too. Under
-    ``scripts/test`` it waits for the editors' install, which runs beside the first tests."""
+    ``scripts/test`` it waits for the extension's gates and package and for the editors' install,
+    which run beside the first tests."""
+    ready("extension")
     ready("e2e")
     assert installed(), "run scripts/setup-vscode-e2e first"
     return package()
