@@ -32,15 +32,20 @@ worst), prompt tokens the model read per task (median, worst: tokens not restore
 llama.cpp's cache), and the load average seen.
 
     .venv/bin/python bench/bench_tasks.py [real|multi] [tuned|held-out|seen|fresh]
-                                          [--limit S] [ID ...]
+                                          [--limit S] [--trace DIR] [ID ...]
     .venv/bin/python bench/bench_tasks.py check     # every task's mutation and intended fix,
                                                     # judged without the model
+
+``--trace DIR`` writes each task's events (every call, result and the end) to
+``DIR/ID.jsonl``: what the model was shown, to read why a task went wrong.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -61,6 +66,8 @@ LIMIT = 300.0
 """Seconds a task may take; a task still running then is stopped and counted wrong (``--limit``
 changes it, to watch what a task does on cores too busy to finish it in time; the figures
 reported are those with 300 s)."""
+TRACE: Path | None = None
+"""Where ``--trace`` writes each task's events, or ``None``."""
 ITERATIONS = 15
 SYNTHETIC = "weatherlog"
 SYNTHETIC_VENV_FROM = "inflection"
@@ -1357,6 +1364,8 @@ class Outcome:
     answer: str
     calls: list[str]
     load: float
+    events: list[str]
+    """Every event but the answer's pieces, as JSON lines (``--trace``)."""
 
 
 def dishonesty(task: Task, ws: Workspace, answer: str) -> list[str]:
@@ -1409,7 +1418,7 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
     map, edit checks in the sandbox, programs in the sandbox, the checkpoint), every call
     approved, no rules or hooks of this machine's user."""
     from foehn_lsp.config import Settings
-    from foehn_lsp.events import ToolCallEvent, TurnEvent
+    from foehn_lsp.events import TextDelta, ToolCallEvent, TurnEvent
     from foehn_lsp.policy import Approved, FixedApprover
     from foehn_lsp.policy.guards import Guards
     from foehn_lsp.providers.local import LocalProvider
@@ -1419,10 +1428,13 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
     ws = prepare(task, parent)
     settings = Settings(provider="local", max_tool_iterations=ITERATIONS, enable_streaming=False)
     calls: list[str] = []
+    events: list[str] = []
 
     def collect(event: TurnEvent) -> None:
         if isinstance(event, ToolCallEvent):
             calls.append(f"{event.tool} {event.arguments}")
+        if not isinstance(event, TextDelta):
+            events.append(json.dumps(dataclasses.asdict(event), default=str))
 
     state = Path(tempfile.mkdtemp(prefix=f"{task.id}-state-", dir=parent))
     front = FrontEnd(name="cli", approver=FixedApprover(Approved(scope="run")))
@@ -1456,6 +1468,7 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
         answer=answer,
         calls=calls,
         load=os.getloadavg()[0],
+        events=events,
     )
 
 
@@ -1542,6 +1555,8 @@ def run(
             for task in chosen:
                 outcome = asyncio.run(run_task(task, provider, Path(scratch), limit))
                 outcomes.append(outcome)
+                if TRACE:
+                    (TRACE / f"{task.id}.jsonl").write_text("\n".join(outcome.events) + "\n")
                 mark = "ok  " if outcome.right else "MISS"
                 yield (
                     f"  {mark} {task.id:<17} {task.kind:<7} {task.half:<8} "
@@ -1575,6 +1590,11 @@ if __name__ == "__main__":
     if "--limit" in arguments:
         at = arguments.index("--limit")
         limit = float(arguments[at + 1])
+        del arguments[at : at + 2]
+    if "--trace" in arguments:
+        at = arguments.index("--trace")
+        TRACE = Path(arguments[at + 1])
+        TRACE.mkdir(parents=True, exist_ok=True)
         del arguments[at : at + 2]
     known = {t.id for group in GROUPS.values() for t in group}
     wrong = [a for a in arguments if a not in {*GROUPS, *HALVES, *known, "check"}]
