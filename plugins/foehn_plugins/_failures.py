@@ -19,6 +19,7 @@ import json
 import keyword
 import re
 import subprocess
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -150,9 +151,15 @@ def budget_for(window: int | None) -> int:
     return SMALL_BUDGET if is_small(window) else LARGE_BUDGET
 
 
-async def digest(output: str, ctx: ToolContext) -> str | None:
+Tracer = Callable[[str, int], Awaitable[list[str]]]
+"""Given a failing test's node id (its file as an absolute path) and the line of that file it
+failed on, what that line ran, as digest lines (``_tracing.trace``)."""
+
+
+async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) -> str | None:
     """The digest of a failing pytest run's ``output``, or ``None`` when it reports no failure
-    Foehn can read."""
+    Foehn can read. With ``tracer``, a failure in the test's own code (a failed assertion) also
+    shows what its failing line ran."""
     found = failures(output)
     if not found:
         return None
@@ -183,6 +190,8 @@ async def digest(output: str, ctx: ToolContext) -> str | None:
             for name in _called(source):
                 blocks += await _definitions(files, name, files.shown(path))
     out += [f"  E {error}" for error in first.errors[:MAX_ERROR_LINES]]
+    if tracer is not None and (failing := _in_the_test(first, files)) is not None:
+        out += await tracer(*failing)
     test = await _test_block(files, first.node)
     ordered = _ordered(blocks, test)
     ordered += _ordered(await _callees(files, ordered), None)
@@ -191,6 +200,18 @@ async def digest(output: str, ctx: ToolContext) -> str | None:
         paths = json.dumps([f.node for f in found[:5] if "::" in f.node])
         out.append(f"Fix the code above with edit_file, then run_tests with paths {paths} first.")
     return "\n".join(out)
+
+
+def _in_the_test(failure: Failure, files: _Files) -> tuple[str, int] | None:
+    """The failure's node id (its file absolute) and the test file's line it failed on, when
+    the traceback ends in the test file itself (an assertion, not an error in the code)."""
+    if "::" not in failure.node or not failure.frames:
+        return None
+    printed, line = failure.frames[-1]
+    path = files.resolve(printed)
+    if path is None or not is_test_file(files.shown(path)):
+        return None
+    return f"{path}::{failure.node.partition('::')[2]}", line
 
 
 async def _callees(files: _Files, blocks: list[_Block]) -> list[_Block]:

@@ -27,6 +27,7 @@ from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.sandbox.project import NoRunner, ProjectRunner, find_runner
 from foehn_lsp.tools.contract import CallScope
 from foehn_lsp.workspace.testfiles import is_test_file
+from foehn_plugins import _tracing
 from foehn_plugins._failures import digest
 from foehn_plugins._git import (
     GitArguments,
@@ -339,6 +340,7 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
     assert shown.sandbox is not None
     ctx.progress("Running the tests…")
     environment = runner.environment
+    variables = None if environment is None else {environment.variable: str(environment.prefix)}
     try:
         finished = await system_sandbox().run(
             argv,
@@ -348,7 +350,7 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
             seconds=TEST_TIMEOUT,
             keep_head=2_000,
             keep_tail=30_000,
-            env=None if environment is None else {environment.variable: str(environment.prefix)},
+            env=variables,
             network=network_access(ctx),
         )
     except (SandboxViewError, ProgramStartError) as exc:
@@ -363,7 +365,15 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
     result = as_result(named, ".", tail_note=notes[0], why=runner.why)
     if len(notes) > 1:
         return ToolResult.failure(f"{result.output}\n{notes[1]}", data=result.data)
-    if not result.ok and (found := await digest(finished.output, ctx)) is not None:
+    if result.ok:
+        return result
+    python = _tracing.pytest_python(argv)
+
+    async def tracer(node: str, line: int) -> list[str]:
+        assert python is not None
+        return await _tracing.trace(python, variables, node, line, ctx)
+
+    if (found := await digest(finished.output, ctx, tracer if python else None)) is not None:
         head = "\n".join(result.output.split("\n", 2)[:2])
         return ToolResult.failure(
             _with_digest(head, finished.output, found, ctx.window), data=result.data

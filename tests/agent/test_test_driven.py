@@ -11,6 +11,7 @@ import pytest
 from agent.served import served_turn
 from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.testing import ModelServer, Turn
+from foehn_plugins._tracing import Call, parse
 from pytest_venv import pytest_venv
 
 TEST = "tests/test_listing.py::test_last_two"
@@ -84,6 +85,11 @@ async def test_a_failing_run_shows_the_test_the_traceback_and_the_code_it_runs(
     assert "tail, which last_n calls:\nsrc/shop/listing.py: lines 4-5 of" in shown
     assert "     5\t    return items[-count - 1 :]" in shown
     assert "unrelated_" not in shown, "only the functions the failure runs"
+    assert (
+        "What line 5 of the test ran (the test run once more, traced):\n"
+        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 10:\n"
+        "    10\t    return tail(items, n)   <- returned [2, 3, 4]\n"
+    ) in shown
     assert (
         f'Fix the code above with edit_file, then run_tests with paths ["{TEST}"] first.' in shown
     )
@@ -216,3 +222,75 @@ async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_stil
     assert '        (lines 6-12: the docstring)\n    13\t    """\n' in shown.output
     assert "More words" not in shown.output
     assert edit.ok, edit.output
+
+
+async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_changes_nothing(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen: the embedded model edited the wrong line of a function whose return gave the
+    wrong value. The failing line is run once more, traced, read-only: the lines that ran and
+    the return that gave the value are shown, and what that run writes is thrown away (the
+    test appends to a file: one line, from the run the person approved)."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text().replace(
+            '    """The last n items."""\n',
+            '    """The last n items."""\n    if not items:\n        return []\n'
+            "    for _ in range(2):\n        n = n\n",
+        )
+    )
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text(
+        tests.read_text().replace(
+            "def test_last_two():\n",
+            "def test_last_two():\n    with open('runs.txt', 'a') as runs:\n"
+            "        runs.write('ran\\n')\n",
+        )
+    )
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
+        window=16_384,
+    )
+    shown = served.results[0].output
+    assert (
+        "What line 7 of the test ran (the test run once more, traced):\n"
+        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 14:\n"
+        "    10\t    if not items:\n"
+        "    12\t    for _ in range(2):\n"
+        "    13\t        n = n\n"
+        "    14\t    return tail(items, n)   <- returned [2, 3, 4]\n"
+    ) in shown, shown
+    assert (project / "runs.txt").read_text() == "ran\n"
+
+
+async def test_a_failure_inside_the_code_is_not_traced(model: ModelServer, project: Path) -> None:
+    """An error raised in the code already shows its frames; only a failure on the test's own
+    line (a failed assertion) is run again."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(listing.read_text().replace("items[-count - 1 :]", "items[count.x]"))
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
+        window=16_384,
+    )
+    shown = served.results[0].output
+    assert "AttributeError" in shown
+    assert "src/shop/listing.py:5 in tail" in shown
+    assert "traced" not in shown
+
+
+def test_what_the_tracer_printed_is_read_and_anything_else_is_none() -> None:
+    printed = (
+        'noise\n@@foehn-trace@@[{"file": "a.py", "name": "f", "lines": [3, 4], '
+        '"end": ["raised", 4, "KeyError: 1"]}]\n'
+    )
+    assert parse(printed) == [
+        Call(file="a.py", name="f", lines=(3, 4), end=("raised", 4, "KeyError: 1"))
+    ]
+    for broken in ("", "@@foehn-trace@@", "@@foehn-trace@@{", '@@foehn-trace@@[{"file": 1}]'):
+        assert parse(broken) == []

@@ -1,0 +1,176 @@
+"""What the code under test did on a test's failing line: the test run once more, read-only,
+with a line tracer on the calls that line makes into the workspace's own code. For
+``run_tests`` to show, under a failed assertion, which lines of each such call ran and where it
+returned (and what), or raised: the return that gave the wrong value is usually next to the bug.
+
+It runs only where ``run_tests`` ran ``python -m pytest`` (the tracer needs that interpreter),
+in the read-only sandbox (what it writes is thrown away, it reaches no network, so it asks
+nobody, as the checks after edits do), for one node id, within ``SECONDS``; whatever goes wrong
+leaves the digest without it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from foehn_lsp import ToolContext
+from foehn_lsp.errors import FileReadError
+from foehn_lsp.sandbox import ProgramStartError, SandboxUnavailableError, system_sandbox
+from foehn_lsp.sandbox.runner import SandboxViewError
+
+SECONDS = 30.0
+"""How long the traced run may take."""
+MAX_CALLS = 3
+"""Calls of the failing line shown at most (the first ones)."""
+MAX_LINES = 24
+"""Lines shown for one call at most."""
+MARKER = "@@foehn-trace@@"
+
+# Run as ``python -c TRACER TEST_FILE LINE NODE`` from the workspace's root, the workspace first
+# on the module path as the tests' own run had it: pytest runs the one node with a tracer that
+# follows only the frames the test file's ``LINE`` calls directly (and that live under the root,
+# outside any environment), then prints what they did after MARKER.
+TRACER = r"""
+import json, os, sys
+sys.path.insert(0, os.getcwd())  # as ``python -m pytest`` has it; the read-only sandbox does not
+import pytest
+test_file, line, node = os.path.abspath(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+root = os.getcwd() + os.sep
+calls = []
+def shown(value):
+    try:
+        text = repr(value)
+    except Exception as exc:
+        text = "<" + type(exc).__name__ + " from repr>"
+    return text if len(text) <= 120 else text[:117] + "..."
+def tracer(frame, event, arg):
+    caller = frame.f_back
+    if caller is None or caller.f_lineno != line or caller.f_code.co_filename != test_file:
+        return None
+    name = frame.f_code.co_filename
+    if name == test_file or not name.startswith(root) or "site-packages" in name:
+        return None
+    if len(calls) >= 20:
+        return None
+    call = {"file": name[len(root):], "name": frame.f_code.co_name, "lines": [], "end": None}
+    calls.append(call)
+    def local(frame, event, arg):
+        if event == "line" and frame.f_lineno not in call["lines"] and len(call["lines"]) < 400:
+            call["lines"].append(frame.f_lineno)
+        elif event == "exception":
+            call["end"] = ["raised", frame.f_lineno, type(arg[1]).__name__ + ": " + shown(arg[1])]
+        elif event == "return" and not (arg is None and call["end"]):
+            call["end"] = ["returned", frame.f_lineno, shown(arg)]
+        return local
+    return local
+sys.settrace(tracer)
+pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:cov", "-x", "--", node])
+sys.settrace(None)
+print()
+print(MARKER + json.dumps(calls))
+""".replace("MARKER", repr(MARKER))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Call:
+    """One call the failing line made into the workspace's code."""
+
+    file: str
+    """Workspace-relative."""
+    name: str
+    lines: tuple[int, ...]
+    """The lines that ran, each once, in the order they first ran."""
+    end: tuple[str, int, str] | None
+    """``("returned", line, value)`` or ``("raised", line, "Error: message")``."""
+
+
+def parse(output: str) -> list[Call]:
+    """The calls the tracer printed after its marker, or none."""
+    _, found, printed = output.rpartition(MARKER)
+    if not found:
+        return []
+    try:
+        raw = json.loads(printed.strip().splitlines()[0])
+        return [
+            Call(
+                file=str(c["file"]),
+                name=str(c["name"]),
+                lines=tuple(int(n) for n in c["lines"]),
+                end=(str(c["end"][0]), int(c["end"][1]), str(c["end"][2])) if c["end"] else None,
+            )
+            for c in raw
+        ]
+    except (ValueError, IndexError, KeyError, TypeError):
+        return []
+
+
+async def trace(
+    python: str,
+    environment: Mapping[str, str] | None,
+    node: str,
+    line: int,
+    ctx: ToolContext,
+) -> list[str]:
+    """What the failing ``line`` of ``node``'s test file ran, as digest lines, or none."""
+    test_file = node.partition("::")[0]
+    try:
+        finished = await system_sandbox().run(
+            [python, "-c", TRACER, test_file, str(line), node],
+            workspace=ctx.workspace,
+            cwd=ctx.workspace.root,
+            policy="read-only",
+            seconds=SECONDS,
+            env=environment,
+            keep_head=0,
+            keep_tail=20_000,
+        )
+    except (SandboxUnavailableError, SandboxViewError, ProgramStartError):
+        return []
+    calls = [c for c in parse(finished.output) if c.lines][:MAX_CALLS]
+    out: list[str] = []
+    for call in calls:
+        block = await _shown(call, ctx)
+        if block:
+            out += block
+    if out:
+        out.insert(0, f"What line {line} of the test ran (the test run once more, traced):")
+    return out
+
+
+async def _shown(call: Call, ctx: ToolContext) -> list[str]:
+    """``call``'s lines that ran, numbered as read_file numbers them, the one it returned or
+    raised at marked."""
+    try:
+        path = ctx.workspace.resolve(call.file)
+        text = (await ctx.files.read(path)).text.splitlines()
+    except (FileReadError, OSError, ValueError):
+        return []
+    how = f" and {call.end[0]} {call.end[2]} at line {call.end[1]}" if call.end else ""
+    out = [f"{call.name} ({call.file}) ran these lines{how}:"]
+    ran = sorted(n for n in call.lines if 0 < n <= len(text))
+    for number in _kept(ran, call.end[1] if call.end else None):
+        mark = f"   <- {call.end[0]} {call.end[2]}" if call.end and number == call.end[1] else ""
+        out.append(f"{number:>6}\t{text[number - 1]}{mark}")
+    if len(ran) > MAX_LINES:
+        out.append(f"        ({len(ran) - MAX_LINES} more lines ran)")
+    return out
+
+
+def _kept(ran: Sequence[int], end: int | None) -> list[int]:
+    """At most MAX_LINES of ``ran``: the last ones, which lead to where the call ended."""
+    if len(ran) <= MAX_LINES:
+        return list(ran)
+    if end is not None and end in ran:
+        at = ran.index(end)
+        start = max(0, min(at + 1 - MAX_LINES // 2, len(ran) - MAX_LINES))
+        return list(ran[start : start + MAX_LINES])
+    return list(ran[-MAX_LINES:])
+
+
+def pytest_python(argv: Sequence[str]) -> str | None:
+    """The interpreter of a ``python -m pytest`` command line, or ``None``."""
+    if len(argv) >= 3 and list(argv[1:3]) == ["-m", "pytest"]:
+        return argv[0]
+    return None
