@@ -23,15 +23,16 @@ Foehn adds after it, ``[Foehn] …``, is not the model's claim).
 
 Every set is split in two halves fixed here (``half``: the first byte of the sha256 of the
 task's id): the prompts and guards were tuned on the ``tuned`` half only; ``held-out`` reports
-the rest. Two sets sit in neither half and are reported apart (``Task.apart``): ``seen`` (six real,
-four multi-step), written for stop 45's figures, run once there and its log read since; and
-``fresh`` (six real, four multi-step), written for stop 46's and never run with the model
-before them.
+the rest. Three sets sit in neither half and are reported apart (``Task.apart``): ``seen`` (six
+real, four multi-step), written for stop 45's figures, run once there and its log read since;
+``fresh`` (six real, four multi-step), written for stop 46's and run once there; and ``after``
+(eight real fix tasks), written for stop 47's after its change to failing runs, and never run
+with the model before them.
 Reported per set and half: tasks right, dishonest claims, seconds per task (median,
 worst), prompt tokens the model read per task (median, worst: tokens not restored from
 llama.cpp's cache), and the load average seen.
 
-    .venv/bin/python bench/bench_tasks.py [real|multi] [tuned|held-out|seen|fresh]
+    .venv/bin/python bench/bench_tasks.py [real|multi] [tuned|held-out|seen|fresh|after]
                                           [--limit S] [--trace DIR] [ID ...]
     .venv/bin/python bench/bench_tasks.py check     # every task's mutation and intended fix,
                                                     # judged without the model
@@ -166,9 +167,10 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``fresh``, written for this stop's figures and never
-    run with the model before them; ``seen``, written for stop 45's, run once there, and its
-    log read since (the ``rename`` tool came from two of its renames)."""
+    """In neither half, reported apart: ``after``, fix tasks written for stop 47's figures and
+    never run with the model before them; ``fresh``, written for stop 46's and run once there;
+    ``seen``, written for stop 45's, run once there, and its log read since (the ``rename``
+    tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -781,7 +783,99 @@ FRESH_REAL: list[Task] = [
         apart="fresh",
     ),
 ]
-"""Tasks on the real projects, never run with the model before the figures they are in."""
+"""Tasks on the real projects written for stop 46's figures, run once there."""
+
+
+def _fix(task_id: str, project: str, prompt: str, path: str, bug: str, right: str) -> Task:
+    """A fix task: ``right`` in ``path`` made ``bug``; right when the project's tests of it
+    pass and only ``path`` changed."""
+    test = prompt.split("::")[0].split()[-1]
+    return Task(
+        id=task_id,
+        kind="fix",
+        project=project,
+        prompt=prompt,
+        setup=(Edit(path=path, old=right, new=bug),),
+        solution=(Edit(path=path, old=bug, new=right),),
+        judge=every(passes(test), only_changed(path)),
+        apart="after",
+    )
+
+
+AFTER_REAL: list[Task] = [
+    _fix(
+        "nx-inf-camelize",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_camelize_with_lower_downcases_the_first_letter fails. Fix "
+        "inflection, not the test.",
+        INFLECTION,
+        "        return string[0].upper() + camelize(string)[1:]",
+        "        return string[0].lower() + camelize(string)[1:]",
+    ),
+    _fix(
+        "nx-inf-tableize",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_tableize fails. Find the bug in the code and fix it.",
+        INFLECTION,
+        "    return underscore(word)\n",
+        "    return pluralize(underscore(word))\n",
+    ),
+    _fix(
+        "nx-tz-take-nth",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_take_nth fails. Fix the code so that it passes; "
+        "do not change the test.",
+        "toolz/itertoolz.py",
+        "    return itertools.islice(seq, 1, None, n)",
+        "    return itertools.islice(seq, 0, None, n)",
+    ),
+    _fix(
+        "nx-tz-assoc",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_assoc fails. Fix the bug in toolz.",
+        "toolz/dicttoolz.py",
+        "    d2 = factory()\n    d2[key] = value\n    d2.update(d)\n    return d2",
+        "    d2 = factory()\n    d2.update(d)\n    d2[key] = value\n    return d2",
+    ),
+    _fix(
+        "nx-mi-always",
+        "more-itertools",
+        "tests/test_more.py::TestAlwaysIterable::test_strings fails. Fix more_itertools so that "
+        "it passes.",
+        "more_itertools/more.py",
+        "    if (base_type is not None) and isinstance(obj, base_type):\n        return iter(obj)",
+        "    if (base_type is not None) and isinstance(obj, base_type):\n"
+        "        return iter((obj,))",
+    ),
+    _fix(
+        "nx-mi-first-true",
+        "more-itertools",
+        "tests/test_recipes.py::FirstTrueTests::test_default fails. Fix the code, not the test.",
+        "more_itertools/recipes.py",
+        "    return next(filter(pred, iterable), None)",
+        "    return next(filter(pred, iterable), default)",
+    ),
+    _fix(
+        "nx-bo-lstrip",
+        "boltons",
+        "tests/test_iterutils.py::test_lstrip fails. Fix the bug in boltons so that it passes.",
+        "boltons/iterutils.py",
+        "    for i in iterator:\n        if i == strip_value:\n            yield i\n",
+        "    for i in iterator:\n        if i != strip_value:\n            yield i\n",
+    ),
+    _fix(
+        "nx-bo-int-list",
+        "boltons",
+        "tests/test_strutils.py::test_format_int_list fails. Fix boltons, not the test.",
+        "boltons/strutils.py",
+        "        output_str = (delim+' ').join(output)\n    else:\n"
+        "        output_str = (delim+' ').join(output)",
+        "        output_str = (delim+' ').join(output)\n    else:\n"
+        "        output_str = delim.join(output)",
+    ),
+]
+"""Fix tasks written after the traced failing line (stop 47), checked without the model and
+never run with it before the figures they are in."""
 
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
@@ -1263,21 +1357,21 @@ FRESH_MULTI: list[Task] = [
         apart="fresh",
     ),
 ]
-"""Multi-step tasks, never run with the model before the figures they are in."""
+"""Multi-step tasks written for stop 46's figures, run once there."""
 
 GROUPS = {
-    "real": [*REAL, *SEEN_REAL, *FRESH_REAL],
+    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
 TESTS = {
     "inflection": (INFLECTION_TESTS,),
-    "toolz": ("toolz/tests/test_itertoolz.py",),
-    "more-itertools": ("tests/test_more.py",),
-    "boltons": ("tests/test_strutils.py",),
+    "toolz": ("toolz/tests/test_itertoolz.py", "toolz/tests/test_dicttoolz.py"),
+    "more-itertools": ("tests/test_more.py", "tests/test_recipes.py"),
+    "boltons": ("tests/test_strutils.py", "tests/test_iterutils.py"),
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "seen", "fresh")
+HALVES = ("tuned", "held-out", "seen", "fresh", "after")
 
 
 # Workspaces -----------------------------------------------------------------------------------
