@@ -19,7 +19,7 @@ import json
 import keyword
 import re
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -151,9 +151,9 @@ def budget_for(window: int | None) -> int:
     return SMALL_BUDGET if is_small(window) else LARGE_BUDGET
 
 
-Tracer = Callable[[str, int], Awaitable[list[str]]]
-"""Given a failing test's node id (its file as an absolute path) and the line of that file it
-failed on, what that line ran, as digest lines (``_tracing.trace``)."""
+Tracer = Callable[[str, int, Sequence[str]], Awaitable[list[str]]]
+"""Given a failing test's node id (its file as an absolute path), the line of that file it
+failed on and its ``E`` lines, what that line ran, as digest lines (``_tracing.trace``)."""
 
 
 async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) -> str | None:
@@ -191,7 +191,7 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
                 blocks += await _definitions(files, name, files.shown(path))
     out += [f"  E {error}" for error in first.errors[:MAX_ERROR_LINES]]
     if tracer is not None and (failing := _in_the_test(first, files)) is not None:
-        out += await tracer(*failing)
+        out += await tracer(*failing, first.errors)
     test = await _test_block(files, first.node)
     ordered = _ordered(blocks, test)
     ordered += _ordered(await _callees(files, ordered), None)

@@ -12,6 +12,7 @@ leaves the digest without it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -111,9 +112,12 @@ async def trace(
     environment: Mapping[str, str] | None,
     node: str,
     line: int,
+    errors: Sequence[str],
     ctx: ToolContext,
 ) -> list[str]:
-    """What the failing ``line`` of ``node``'s test file ran, as digest lines, or none."""
+    """What the failing ``line`` of ``node``'s test file ran, as digest lines, or none; a call
+    whose value is one side of the failed comparison in ``errors`` (the ``E`` lines) is said to
+    have given it where the test expects the other side."""
     test_file = node.partition("::")[0]
     try:
         finished = await system_sandbox().run(
@@ -131,7 +135,7 @@ async def trace(
     calls = [c for c in parse(finished.output) if c.lines][:MAX_CALLS]
     out: list[str] = []
     for call in calls:
-        block = await _shown(call, ctx)
+        block = await _shown(call, expected_of(call, errors), ctx)
         if block:
             out += block
     if out:
@@ -139,15 +143,44 @@ async def trace(
     return out
 
 
-async def _shown(call: Call, ctx: ToolContext) -> list[str]:
+_COMPARED = re.compile(r"^(?:AssertionError: )?(?:assert )?(.+?) (==|!=) (.+)$")
+
+
+def _compared(errors: Sequence[str]) -> tuple[str, str] | None:
+    """The two sides of the failed comparison the first ``E`` line shows (pytest's
+    ``assert A == B``, unittest's ``A != B``), or ``None``."""
+    if not errors or (found := _COMPARED.match(errors[0])) is None:
+        return None
+    left, right = found[1], found[3]
+    if " == " in left or " != " in left or " == " in right or " != " in right:
+        return None
+    return left, right
+
+
+def expected_of(call: Call, errors: Sequence[str]) -> str | None:
+    """What the test expects in place of the value ``call`` returned, when that value is
+    exactly one side of the comparison the ``E`` lines show."""
+    compared = _compared(errors)
+    if compared is None or call.end is None or call.end[0] != "returned":
+        return None
+    left, right = compared
+    value = call.end[2]
+    if (value == left) == (value == right):
+        return None
+    return right if value == left else left
+
+
+async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str]:
     """``call``'s lines that ran, numbered as read_file numbers them, the one it returned or
-    raised at marked."""
+    raised at marked; with what the test expects instead, when that is known."""
     try:
         path = ctx.workspace.resolve(call.file)
         text = (await ctx.files.read(path)).text.splitlines()
     except (FileReadError, OSError, ValueError):
         return []
     how = f" and {call.end[0]} {call.end[2]} at line {call.end[1]}" if call.end else ""
+    if expected is not None:
+        how += f"; the test expects {expected}"
     out = [f"{call.name} ({call.file}) ran these lines{how}:"]
     ran = sorted(n for n in call.lines if 0 < n <= len(text))
     for number in _kept(ran, call.end[1] if call.end else None):

@@ -11,7 +11,7 @@ import pytest
 from agent.served import served_turn
 from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.testing import ModelServer, Turn
-from foehn_plugins._tracing import Call, parse
+from foehn_plugins._tracing import Call, expected_of, parse
 from pytest_venv import pytest_venv
 
 TEST = "tests/test_listing.py::test_last_two"
@@ -87,7 +87,8 @@ async def test_a_failing_run_shows_the_test_the_traceback_and_the_code_it_runs(
     assert "unrelated_" not in shown, "only the functions the failure runs"
     assert (
         "What line 5 of the test ran (the test run once more, traced):\n"
-        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 10:\n"
+        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 10; the test "
+        "expects [3, 4]:\n"
         "    10\t    return tail(items, n)   <- returned [2, 3, 4]\n"
     ) in shown
     assert (
@@ -257,7 +258,8 @@ async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_cha
     shown = served.results[0].output
     assert (
         "What line 7 of the test ran (the test run once more, traced):\n"
-        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 14:\n"
+        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 14; the test "
+        "expects [3, 4]:\n"
         "    10\t    if not items:\n"
         "    12\t    for _ in range(2):\n"
         "    13\t        n = n\n"
@@ -294,3 +296,23 @@ def test_what_the_tracer_printed_is_read_and_anything_else_is_none() -> None:
     ]
     for broken in ("", "@@foehn-trace@@", "@@foehn-trace@@{", '@@foehn-trace@@[{"file": 1}]'):
         assert parse(broken) == []
+
+
+@pytest.mark.parametrize(
+    ("errors", "value", "expected"),
+    [
+        (["AssertionError: assert 'Employee' == 'Employee id'"], "'Employee id'", "'Employee'"),
+        (["assert {1: 2} == {2: 3}", "Left contains 1 more item:"], "{1: 2}", "{2: 3}"),
+        (["AssertionError: 0 != 3"], "0", "3"),
+        (["assert 1 == 1.0"], "2", None),
+        (["assert 'a' == 'a '"], "'b'", None),
+        (["assert x == y == z"], "x", None),
+        (["AttributeError: 'int' object has no attribute 'x'"], "1", None),
+        ([], "1", None),
+    ],
+)
+def test_what_the_test_expects_is_said_only_when_the_value_is_one_side_of_it(
+    errors: list[str], value: str, expected: str | None
+) -> None:
+    call = Call(file="a.py", name="f", lines=(1,), end=("returned", 1, value))
+    assert expected_of(call, errors) == expected
