@@ -637,19 +637,35 @@ async def test_rename_is_offered_only_when_the_person_asks_for_one(
     assert ("rename" in tools) is offered
 
 
-async def test_a_step_that_writes_past_its_cap_ends_with_the_reason(
+CUT = {
+    "chunks": ['{"tool": "write_file", "arguments": {"path": "a.py", "content": "x'],
+    "finish": "length",
+}
+
+
+async def test_a_step_cut_off_twice_ends_the_turn_with_what_it_was_writing(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:
-    provider = fake_provider(
-        {
-            "chunks": ['{"tool": "write_file", "arguments": {"path": "a.py", "content": "x'],
-            "finish": "length",
-        }
-    )
-    assert provider.max_tokens == 1024, "the embedded model's 16k window"
-    with pytest.raises(ProviderProtocolError, match="cut off at 1024 tokens"):
+    provider = fake_provider(CUT, CUT)
+    assert provider.max_tokens == 512, "the embedded model's 16k window"
+    with pytest.raises(
+        ProviderProtocolError, match=r"cut off at 512 tokens \(writing a call to write_file\)"
+    ):
         await provider.complete([UserMessage(content="Write a.py")], registry.definitions())
-    assert _chat_bodies(tmp_path / "states")[-1]["max_tokens"] == 1024
+    bodies = _chat_bodies(tmp_path / "states")
+    assert [b["max_tokens"] for b in bodies[-2:]] == [512, 512]
+
+
+async def test_a_step_cut_off_once_is_asked_again_with_a_note(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen (bench: tz-second, bo-indent): a step wrote to the cap, 130-150 s, and the turn
+    ended there with time left to go on."""
+    provider = fake_provider(CUT, _call({"tool": "read_file", "arguments": {"path": "a.py"}}))
+    response = await provider.complete([UserMessage(content="Fix a.py")], registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_file"]
+    again = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert "Your last step was cut off: it ran past 512 tokens." in again
 
 
 def test_what_an_answer_announces_is_told_from_what_it_reports() -> None:

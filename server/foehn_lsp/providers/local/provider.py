@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -149,6 +150,10 @@ REPEATED_NOTE = (
     "Your last step began writing the same line again and again. Write each line once: in an "
     "edit, new_text is old_text with only the change made."
 )
+CUT_NOTE = (
+    "Your last step was cut off: it ran past {cap} tokens. Reply with one tool call whose "
+    "arguments are short (edit_file changes only the lines that must change) or a short answer."
+)
 REPEATED = (
     "the local model began writing the same line again and again and was stopped; ask for one "
     "small change at a time, or use a larger model (FOEHN_PROVIDER)"
@@ -161,6 +166,16 @@ def repeating(text: str) -> bool:
     lines = text.split("\\n")[:-1]  # the last piece may still be being written
     last = lines[-REPEATS:]
     return len(last) == REPEATS and len(set(last)) == 1 and len(last[0].strip()) >= 12
+
+
+_TOOL_NAMED = re.compile(r'^\s*\{\s*"tool"\s*:\s*"(\w+)"')
+
+
+def _writing(text: str) -> str:
+    """What a step cut off was writing: "a call to edit_file", "an answer"."""
+    if (named := _TOOL_NAMED.match(text)) is not None:
+        return f"writing a call to {named[1]}"
+    return "writing an answer" if '"answer"' in text[:20] else "writing"
 
 
 @dataclass
@@ -209,11 +224,13 @@ class LocalProvider:
         self._calls = 0
         self.result_limit = window // 2
         """Characters of a tool result the model reads (about a sixth of the window)."""
-        self.max_tokens = min(1024, window // 16)
-        """Tokens one step may write (1,024 in the 16k window). At 2,048 a step that went on
-        writing (no line repeated, so no ``repeating`` stop) took the rest of a task's 300 s
-        on 2 cores (bench/bench_tasks.py: bo-indent, inf-cannot); cut here it ends the turn
-        with a reason after about two minutes."""
+        self.max_tokens = min(512, window // 32)
+        """Tokens one step may write (512 in the 16k window; the bench's right steps wrote
+        at most about 270). At 2,048 a step that went on writing (no line repeated, so no
+        ``repeating`` stop) took the rest of a task's 300 s on 2 cores (bench/bench_tasks.py:
+        bo-indent, inf-cannot); at 1,024 it still took 130-150 s and ended the turn
+        (tz-second, bo-indent). Cut here, after about a minute, the step is asked once more
+        with a note (``CUT_NOTE``); cut again, the turn ends with the reason."""
         self.timings: list[StepTiming] = []
         """Every request this provider made, in order (for benchmarks)."""
 
@@ -289,7 +306,18 @@ class LocalProvider:
         acting = must_act(messages, tools)
 
         async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
-            return await self._decide(fixed, chat, schema, spent, said, shown, status)
+            step, usage = await self._decide(fixed, chat, schema, spent, said, shown, status)
+            if step.get("cut") and not step["shown"]:
+                # Written past the cap, and none of it shown as an answer: asked once more.
+                chat.append(note(CUT_NOTE.format(cap=self.max_tokens)))
+                step, usage = await self._decide(fixed, chat, schema, usage, said, shown, status)
+            if step.get("cut"):
+                raise ProviderProtocolError(
+                    f"the local model's reply was cut off at {self.max_tokens} tokens "
+                    f"({step['writing']}); ask for something smaller (a shorter file, one "
+                    "change at a time)"
+                )
+            return step, usage
 
         schema = step_schema(tools, answer_only=not tools, tools_only=acting, files=files)
         step, usage = await decide(schema, Usage())
@@ -453,16 +481,19 @@ class LocalProvider:
         }
 
     def _parsed(self, step: _Step) -> dict[str, Any]:
-        """The step's reply as an object with an answer or a tool, or a clear error."""
+        """The step's reply as an object with an answer or a tool, ``{"cut": True, "writing":
+        …, "shown": …}`` when it ran past ``max_tokens`` (and whether the person saw part of it
+        as an answer), or a clear error."""
         text = "".join(step.parts)
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError:
             if step.finish == "length":
-                raise ProviderProtocolError(
-                    f"the local model's reply was cut off at {self.max_tokens} tokens; ask for "
-                    "something smaller (a shorter file, one change at a time)"
-                ) from None
+                return {
+                    "cut": True,
+                    "writing": _writing(text),
+                    "shown": bool(step.answer.released.strip()),
+                }
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}") from None
         if not isinstance(parsed, dict) or not ("answer" in parsed or "tool" in parsed):
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}")
