@@ -13,6 +13,7 @@ Code is shown as ``read_file`` shows it: a ``path: lines A-B of N`` line, then n
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import builtins
 import json
@@ -151,9 +152,10 @@ def budget_for(window: int | None) -> int:
     return SMALL_BUDGET if is_small(window) else LARGE_BUDGET
 
 
-Tracer = Callable[[str, int, Sequence[str]], Awaitable[list[str]]]
-"""Given a failing test's node id (its file as an absolute path), the line of that file it
-failed on and its ``E`` lines, what that line ran, as digest lines (``_tracing.trace``)."""
+Tracer = Callable[[str, tuple[int, int], Sequence[str]], Awaitable[list[str]]]
+"""Given a failing test's node id (its file as an absolute path), the first and last line of
+the statement of that file it failed on and its ``E`` lines, what that statement ran, as digest
+lines (``_tracing.trace``)."""
 
 
 async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) -> str | None:
@@ -181,7 +183,10 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
         ctx.files.shown.point(path, line)
         symbol = found_outline.enclosing(line)
         where = f" in {symbol.name}" if symbol else ""
-        source = text[line - 1].strip()[:MAX_LINE] if 0 < line <= len(text) else ""
+        first_line, last_line = (
+            statement(text, line) if is_test_file(files.shown(path)) else (line, line)
+        )
+        source = " ".join(t.strip() for t in text[first_line - 1 : last_line])[:MAX_LINE]
         out.append(f"  {files.shown(path)}:{line}{where}: {source}")
         if symbol is not None:
             why = f"which the traceback runs (line {line})"
@@ -190,7 +195,7 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
             for name in _called(source):
                 blocks += await _definitions(files, name, files.shown(path))
     out += [f"  E {error}" for error in first.errors[:MAX_ERROR_LINES]]
-    if tracer is not None and (failing := _in_the_test(first, files)) is not None:
+    if tracer is not None and (failing := await _in_the_test(first, files)) is not None:
         out += await tracer(*failing, first.errors)
     test = await _test_block(files, first.node)
     ordered = _ordered(blocks, test)
@@ -202,16 +207,39 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
     return "\n".join(out)
 
 
-def _in_the_test(failure: Failure, files: _Files) -> tuple[str, int] | None:
-    """The failure's node id (its file absolute) and the test file's line it failed on, when
-    the traceback ends in the test file itself (an assertion, not an error in the code)."""
+async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int, int]] | None:
+    """The failure's node id (its file absolute) and the lines of the test file's statement it
+    failed on, when the traceback ends in the test file itself (an assertion, not an error in
+    the code)."""
     if "::" not in failure.node or not failure.frames:
         return None
     printed, line = failure.frames[-1]
     path = files.resolve(printed)
     if path is None or not is_test_file(files.shown(path)):
         return None
-    return f"{path}::{failure.node.partition('::')[2]}", line
+    read = await files.get(path)
+    if read is None:
+        return None
+    return f"{path}::{failure.node.partition('::')[2]}", statement(read[0], line)
+
+
+def statement(text: list[str], line: int) -> tuple[int, int]:
+    """The first and last line of the innermost statement of ``text`` (Python source, as
+    lines) that starts on ``line``: a traceback names a statement's first line, and its calls
+    may be on the lines after (``self.assertEqual(`` then ``mi.ilen(…), 11``). Just ``line``
+    when the source does not parse or no statement starts there."""
+    try:
+        tree = ast.parse("\n".join(text))
+    except (SyntaxError, ValueError):
+        return line, line
+    ends = [
+        node.end_lineno or line
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt)
+        and node.lineno == line
+        and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    return line, min(ends, default=line)
 
 
 async def _callees(files: _Files, blocks: list[_Block]) -> list[_Block]:

@@ -29,15 +29,16 @@ MAX_LINES = 24
 """Lines shown for one call at most."""
 MARKER = "@@foehn-trace@@"
 
-# Run as ``python -c TRACER TEST_FILE LINE NODE`` from the workspace's root, the workspace first
-# on the module path as the tests' own run had it: pytest runs the one node with a tracer that
-# follows only the frames the test file's ``LINE`` calls directly (and that live under the root,
-# outside any environment), then prints what they did after MARKER.
+# Run as ``python -c TRACER TEST_FILE FIRST LAST NODE`` from the workspace's root, the workspace
+# first on the module path as the tests' own run had it: pytest runs the one node with a tracer
+# that follows only the frames the test file's lines FIRST to LAST call directly (and that live
+# under the root, outside any environment), then prints what they did after MARKER.
 TRACER = r"""
 import json, os, sys
 sys.path.insert(0, os.getcwd())  # as ``python -m pytest`` has it; the read-only sandbox does not
 import pytest
-test_file, line, node = os.path.abspath(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+test_file, node = os.path.abspath(sys.argv[1]), sys.argv[4]
+first, last = int(sys.argv[2]), int(sys.argv[3])
 root = os.getcwd() + os.sep
 calls = []
 def shown(value):
@@ -48,7 +49,9 @@ def shown(value):
     return text if len(text) <= 120 else text[:117] + "..."
 def tracer(frame, event, arg):
     caller = frame.f_back
-    if caller is None or caller.f_lineno != line or caller.f_code.co_filename != test_file:
+    if caller is None or not first <= caller.f_lineno <= last:
+        return None
+    if caller.f_code.co_filename != test_file:
         return None
     name = frame.f_code.co_filename
     if name == test_file or not name.startswith(root) or "site-packages" in name:
@@ -111,17 +114,18 @@ async def trace(
     python: str,
     environment: Mapping[str, str] | None,
     node: str,
-    line: int,
+    lines: tuple[int, int],
     errors: Sequence[str],
     ctx: ToolContext,
 ) -> list[str]:
-    """What the failing ``line`` of ``node``'s test file ran, as digest lines, or none; a call
+    """What the failing statement (its first and last ``lines``) of ``node``'s test file ran,
+    as digest lines, or none; a call
     whose value is one side of the failed comparison in ``errors`` (the ``E`` lines) is said to
     have given it where the test expects the other side."""
     test_file = node.partition("::")[0]
     try:
         finished = await system_sandbox().run(
-            [python, "-c", TRACER, test_file, str(line), node],
+            [python, "-c", TRACER, test_file, str(lines[0]), str(lines[1]), node],
             workspace=ctx.workspace,
             cwd=ctx.workspace.root,
             policy="read-only",
@@ -139,7 +143,8 @@ async def trace(
         if block:
             out += block
     if out:
-        out.insert(0, f"What line {line} of the test ran (the test run once more, traced):")
+        which = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]}"
+        out.insert(0, f"What {which} of the test ran (the test run once more, traced):")
     return out
 
 

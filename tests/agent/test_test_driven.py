@@ -11,6 +11,7 @@ import pytest
 from agent.served import served_turn
 from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.testing import ModelServer, Turn
+from foehn_plugins._failures import statement
 from foehn_plugins._tracing import Call, expected_of, parse
 from pytest_venv import pytest_venv
 
@@ -316,3 +317,39 @@ def test_what_the_test_expects_is_said_only_when_the_value_is_one_side_of_it(
 ) -> None:
     call = Call(file="a.py", name="f", lines=(1,), end=("returned", 1, value))
     assert expected_of(call, errors) == expected
+
+
+async def test_a_failing_statement_over_several_lines_is_read_and_traced_whole(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nw-mi-ilen): pytest names a statement's first line, self.assertEqual(, and
+    the call under test was on the next: the digest showed none of its code."""
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text(
+        tests.read_text().replace(
+            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
+            "    assert (\n        last_n([1, 2, 3, 4], 2)\n        == [3, 4]\n    )\n",
+        )
+    )
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
+        window=16_384,
+    )
+    shown = served.results[0].output
+    assert (
+        "tests/test_listing.py:5 in test_last_two: assert ( last_n([1, 2, 3, 4], 2) == [3, 4] )"
+    ) in shown
+    assert "What lines 5-8 of the test ran (the test run once more, traced):\n" in shown
+    assert "    10\t    return tail(items, n)   <- returned [2, 3, 4]\n" in shown
+    assert "last_n, which the test calls:" in shown
+
+
+def test_a_statement_is_found_from_its_first_line() -> None:
+    text = ["def f():", "    x = g(", "        1,", "    )", "    return x", "def h(:"]
+    assert statement(text[:5], 2) == (2, 4)
+    assert statement(text[:5], 5) == (5, 5)
+    assert statement(text[:5], 3) == (3, 3), "no statement starts inside another's lines"
+    assert statement(text, 2) == (2, 2), "source that does not parse"
