@@ -226,6 +226,18 @@ async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_stil
     assert edit.ok, edit.output
 
 
+async def _first_run(model: ModelServer, project: Path) -> str:
+    """What the model is shown by one run of the failing test, in the embedded model's window."""
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
+        window=16_384,
+    )
+    return served.results[0].output
+
+
 async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_changes_nothing(
     model: ModelServer, project: Path
 ) -> None:
@@ -249,14 +261,7 @@ async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_cha
             "        runs.write('ran\\n')\n",
         )
     )
-    served = await served_turn(
-        model,
-        project,
-        f"Fix the bug behind {TEST}",
-        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
-        window=16_384,
-    )
-    shown = served.results[0].output
+    shown = await _first_run(model, project)
     assert (
         "What line 7 of the test ran (the test run once more, traced):\n"
         "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 14; the test "
@@ -274,14 +279,7 @@ async def test_a_failure_inside_the_code_is_not_traced(model: ModelServer, proje
     line (a failed assertion) is run again."""
     listing = project / "src" / "shop" / "listing.py"
     listing.write_text(listing.read_text().replace("items[-count - 1 :]", "items[count.x]"))
-    served = await served_turn(
-        model,
-        project,
-        f"Fix the bug behind {TEST}",
-        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
-        window=16_384,
-    )
-    shown = served.results[0].output
+    shown = await _first_run(model, project)
     assert "AttributeError" in shown
     assert "src/shop/listing.py:5 in tail" in shown
     assert "traced" not in shown
@@ -331,14 +329,7 @@ async def test_a_failing_statement_over_several_lines_is_read_and_traced_whole(
             "    assert (\n        last_n([1, 2, 3, 4], 2)\n        == [3, 4]\n    )\n",
         )
     )
-    served = await served_turn(
-        model,
-        project,
-        f"Fix the bug behind {TEST}",
-        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
-        window=16_384,
-    )
-    shown = served.results[0].output
+    shown = await _first_run(model, project)
     assert (
         "tests/test_listing.py:5 in test_last_two: assert ( last_n([1, 2, 3, 4], 2) == [3, 4] )"
     ) in shown
