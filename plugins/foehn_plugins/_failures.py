@@ -293,7 +293,7 @@ async def _test_block(files: _Files, node: str) -> _Block | None:
     if path is None or read is None:
         return None
     text, found = read
-    symbol = found.find(re.sub(r"\[.*\]$", "", name).replace("::", "."))
+    symbol = found.find(re.sub(r"\[.*\]$", "", name))
     if symbol is None:
         return None
     return _block(path, files.shown(path), symbol, text, "test", "the failing test")

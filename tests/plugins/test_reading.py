@@ -143,6 +143,16 @@ async def test_read_symbol_counts_only_for_edits_inside_that_definition(
     assert (package / "src" / "store.py").read_text() == STORE
 
 
+async def test_read_symbol_takes_a_method_written_as_a_pytest_node_id_writes_it(
+    package: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen (bench: nx-mi-first-true): asked for FirstTrueTests::test_default, the model was
+    told it did not exist, nearest FirstTrueTests.test_default, and looked elsewhere."""
+    found = await call(registry, ctx, "read_symbol", path="src/store.py", name="Store::restock")
+    assert found.ok, found.output
+    assert found.output.startswith("src/store.py: Store.restock (method), lines 12-13")
+
+
 async def test_read_symbol_names_the_nearest_definitions_when_not_found(
     package: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:

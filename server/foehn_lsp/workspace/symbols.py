@@ -80,8 +80,10 @@ class Outline:
     """Why the plain listing was used (empty when a parser read the text)."""
 
     def find(self, name: str) -> Symbol | None:
-        """The symbol called ``name``: its qualified name, or its own name when exactly one
-        symbol has it (``restock`` finds ``Store.restock``)."""
+        """The symbol called ``name``: its qualified name (also as pytest writes it in a node
+        id, ``Store::restock``), or its own name when exactly one symbol has it (``restock``
+        finds ``Store.restock``)."""
+        name = name.replace("::", ".")
         for symbol in self.symbols:
             if symbol.name == name:
                 return symbol
