@@ -183,6 +183,8 @@ async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str
         text = (await ctx.files.read(path)).text.splitlines()
     except (FileReadError, OSError, ValueError):
         return []
+    if call.end is not None:
+        ctx.files.shown.point(path, call.end[1])  # a read of the file opens where it ended
     how = f" and {call.end[0]} {call.end[2]} at line {call.end[1]}" if call.end else ""
     if expected is not None:
         how += f"; the test expects {expected}"

@@ -447,6 +447,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
     if not whole and (why := _outside(name, text, spans, ctx, path)):
         return ToolResult.failure(why)
     if broken := _syntax.breaks(name, text, updated):
+        # A read of the file after this opens at the lines the edit meant to change.
+        ctx.files.shown.point(path, text.count("\n", 0, spans[0][0]) + 1)
         return ToolResult.failure(_unparsable(name, broken, updated))
     change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
     blocks = len(spans)

@@ -86,6 +86,27 @@ async def test_a_read_after_a_search_opens_at_the_hit(
     assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
 
 
+async def test_a_read_after_an_edit_refused_for_its_syntax_opens_where_the_edit_was(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    """Seen (bench: bo-indent, nx-inf-camelize): after such a refusal the model read the file
+    again from its first line, its license, and did not come back to the edit."""
+    broken = {
+        "path": "dates.py",
+        "edits": [{"old_text": "def parse_date(value):", "new_text": "def parse_date(value)"}],
+    }
+    _, refused, shown = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "parse_date"})]),
+        Turn(tool_calls=[("edit_file", broken)]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py"})]),
+    )
+    assert "would not parse as Python" in refused
+    assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
+
+
 async def test_a_range_or_a_large_window_reads_what_was_asked(
     model: ModelServer, root: Path, long_file: Path
 ) -> None:

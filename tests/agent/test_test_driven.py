@@ -344,3 +344,36 @@ def test_a_statement_is_found_from_its_first_line() -> None:
     assert statement(text[:5], 5) == (5, 5)
     assert statement(text[:5], 3) == (3, 3), "no statement starts inside another's lines"
     assert statement(text, 2) == (2, 2), "source that does not parse"
+
+
+async def test_a_read_after_a_traced_failure_opens_where_the_call_returned(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nw-tz-keyfilter): after the failing run the model read the module without
+    a range and was shown its first lines, not the function the failure ran."""
+    listing = project / "src" / "shop" / "listing.py"
+    text = listing.read_text()
+    unrelated = "".join(
+        f"def other_{i}(x):\n"
+        + "".join(f"    x = x + {j}  # step {j}\n" for j in range(8))
+        + "    return x\n\n\n"
+        for i in range(30)
+    )
+    listing.write_text(unrelated + text[: text.index("def unrelated_0")])
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[("read_file", {"path": "src/shop/listing.py"})]),
+            Turn(text="ok"),
+        ],
+        window=16_384,
+    )
+    ran, shown = (r.output for r in served.results)
+    returned = next(line for line in ran.splitlines() if line.endswith("<- returned [2, 3, 4]"))
+    number = returned.split("\t")[0].strip()
+    assert int(number) > 200
+    assert not shown.startswith("src/shop/listing.py: lines 1-"), shown[:200]
+    assert f"{number:>6}\t    return tail(items, n)" in shown

@@ -81,7 +81,8 @@ class ReadLedger:
 
     def point(self, path: Path, line: int) -> None:
         """A line of ``path`` that a tool pointed the model to (a search hit, a frame of a
-        failing test's traceback): reading a long file in a small window shows the region
+        failing test's traceback, the line a traced call returned at, the lines an edit refused
+        for its syntax meant to change): reading a long file in a small window shows the region
         around the last one."""
         lines = self.points.setdefault(path, [])
         if line in lines:
