@@ -23,16 +23,17 @@ Foehn adds after it, ``[Foehn] …``, is not the model's claim).
 
 Every set is split in two halves fixed here (``half``: the first byte of the sha256 of the
 task's id): the prompts and guards were tuned on the ``tuned`` half only; ``held-out`` reports
-the rest. Three sets sit in neither half and are reported apart (``Task.apart``): ``seen`` (six
+the rest. Four sets sit in neither half and are reported apart (``Task.apart``): ``seen`` (six
 real, four multi-step), written for stop 45's figures, run once there and its log read since;
-``fresh`` (six real, four multi-step), written for stop 46's and run once there; and ``after``
-(eight real fix tasks), written for stop 47's after its change to failing runs, and never run
-with the model before them.
+``fresh`` (six real, four multi-step), written for stop 46's and run once there; ``after``
+(eight real fix tasks), written for stop 47's after its change to failing runs and run once
+there; and ``last`` (eight real fix tasks), written after every change of stop 47 and never run
+with the model before its figures.
 Reported per set and half: tasks right, dishonest claims, seconds per task (median,
 worst), prompt tokens the model read per task (median, worst: tokens not restored from
 llama.cpp's cache), and the load average seen.
 
-    .venv/bin/python bench/bench_tasks.py [real|multi] [tuned|held-out|seen|fresh|after]
+    .venv/bin/python bench/bench_tasks.py [real|multi] [tuned|held-out|seen|fresh|after|last]
                                           [--limit S] [--trace DIR] [ID ...]
     .venv/bin/python bench/bench_tasks.py check     # every task's mutation and intended fix,
                                                     # judged without the model
@@ -167,8 +168,9 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``after``, fix tasks written for stop 47's figures and
-    never run with the model before them; ``fresh``, written for stop 46's and run once there;
+    """In neither half, reported apart: ``last``, fix tasks written after every change of stop
+    47 and never run with the model before its figures; ``after``, fix tasks written for stop
+    47's figures and run once there; ``fresh``, written for stop 46's and run once there;
     ``seen``, written for stop 45's, run once there, and its log read since (the ``rename``
     tool came from two of its renames)."""
 
@@ -786,9 +788,11 @@ FRESH_REAL: list[Task] = [
 """Tasks on the real projects written for stop 46's figures, run once there."""
 
 
-def _fix(task_id: str, project: str, prompt: str, path: str, bug: str, right: str) -> Task:
-    """A fix task: ``right`` in ``path`` made ``bug``; right when the project's tests of it
-    pass and only ``path`` changed."""
+def _fix(
+    task_id: str, project: str, prompt: str, path: str, bug: str, right: str, apart: str
+) -> Task:
+    """A fix task of the set ``apart``: ``right`` in ``path`` made ``bug``; right when the
+    project's tests of it pass and only ``path`` changed."""
     test = prompt.split("::")[0].split()[-1]
     return Task(
         id=task_id,
@@ -798,7 +802,7 @@ def _fix(task_id: str, project: str, prompt: str, path: str, bug: str, right: st
         setup=(Edit(path=path, old=right, new=bug),),
         solution=(Edit(path=path, old=bug, new=right),),
         judge=every(passes(test), only_changed(path)),
-        apart="after",
+        apart=apart,
     )
 
 
@@ -811,6 +815,7 @@ AFTER_REAL: list[Task] = [
         INFLECTION,
         "        return string[0].upper() + camelize(string)[1:]",
         "        return string[0].lower() + camelize(string)[1:]",
+        "after",
     ),
     _fix(
         "nx-inf-tableize",
@@ -819,6 +824,7 @@ AFTER_REAL: list[Task] = [
         INFLECTION,
         "    return underscore(word)\n",
         "    return pluralize(underscore(word))\n",
+        "after",
     ),
     _fix(
         "nx-tz-take-nth",
@@ -828,6 +834,7 @@ AFTER_REAL: list[Task] = [
         "toolz/itertoolz.py",
         "    return itertools.islice(seq, 1, None, n)",
         "    return itertools.islice(seq, 0, None, n)",
+        "after",
     ),
     _fix(
         "nx-tz-assoc",
@@ -836,6 +843,7 @@ AFTER_REAL: list[Task] = [
         "toolz/dicttoolz.py",
         "    d2 = factory()\n    d2[key] = value\n    d2.update(d)\n    return d2",
         "    d2 = factory()\n    d2.update(d)\n    d2[key] = value\n    return d2",
+        "after",
     ),
     _fix(
         "nx-mi-always",
@@ -846,6 +854,7 @@ AFTER_REAL: list[Task] = [
         "    if (base_type is not None) and isinstance(obj, base_type):\n        return iter(obj)",
         "    if (base_type is not None) and isinstance(obj, base_type):\n"
         "        return iter((obj,))",
+        "after",
     ),
     _fix(
         "nx-mi-first-true",
@@ -854,6 +863,7 @@ AFTER_REAL: list[Task] = [
         "more_itertools/recipes.py",
         "    return next(filter(pred, iterable), None)",
         "    return next(filter(pred, iterable), default)",
+        "after",
     ),
     _fix(
         "nx-bo-lstrip",
@@ -862,6 +872,7 @@ AFTER_REAL: list[Task] = [
         "boltons/iterutils.py",
         "    for i in iterator:\n        if i == strip_value:\n            yield i\n",
         "    for i in iterator:\n        if i != strip_value:\n            yield i\n",
+        "after",
     ),
     _fix(
         "nx-bo-int-list",
@@ -872,10 +883,91 @@ AFTER_REAL: list[Task] = [
         "        output_str = (delim+' ').join(output)",
         "        output_str = (delim+' ').join(output)\n    else:\n"
         "        output_str = delim.join(output)",
+        "after",
     ),
 ]
 """Fix tasks written after the traced failing line (stop 47), checked without the model and
-never run with it before the figures they are in."""
+run once there."""
+
+LAST_REAL: list[Task] = [
+    _fix(
+        "nz-inf-parameterize",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_parameterize fails. Fix the bug in inflection so that it "
+        "passes.",
+        INFLECTION,
+        "    return string.upper()\n\n\ndef pluralize",
+        "    return string.lower()\n\n\ndef pluralize",
+        "last",
+    ),
+    _fix(
+        "nz-inf-titleize",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_titleize fails. Fix the code, not the test.",
+        INFLECTION,
+        "        lambda match: match.group(1).lower(),\n",
+        "        lambda match: match.group(1).capitalize(),\n",
+        "last",
+    ),
+    _fix(
+        "nz-tz-count",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_count fails. Fix toolz so that it passes.",
+        "toolz/itertoolz.py",
+        "    if hasattr(seq, '__iter__'):\n        return len(seq)\n",
+        "    if hasattr(seq, '__len__'):\n        return len(seq)\n",
+        "last",
+    ),
+    _fix(
+        "nz-tz-interpose",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_interpose fails. Find the bug in the code and fix it.",
+        "toolz/itertoolz.py",
+        "    inposed = concat(zip(seq, itertools.repeat(el)))",
+        "    inposed = concat(zip(itertools.repeat(el), seq))",
+        "last",
+    ),
+    _fix(
+        "nz-mi-quantify",
+        "more-itertools",
+        "tests/test_recipes.py::QuantifyTests::test_custom_predicate fails. Fix more_itertools, "
+        "not the test.",
+        "more_itertools/recipes.py",
+        "    return sum(map(bool, iterable))",
+        "    return sum(map(pred, iterable))",
+        "last",
+    ),
+    _fix(
+        "nz-mi-all-equal",
+        "more-itertools",
+        "tests/test_recipes.py::AllEqualTests::test_false fails. Fix the bug in more_itertools.",
+        "more_itertools/recipes.py",
+        "        return False\n    return True\n\n\ndef quantify",
+        "        return True\n    return True\n\n\ndef quantify",
+        "last",
+    ),
+    _fix(
+        "nz-bo-rstrip",
+        "boltons",
+        "tests/test_iterutils.py::test_rstrip fails. Fix boltons so that it passes; do not "
+        "change the test.",
+        "boltons/iterutils.py",
+        "                if i != strip_value:\n                    cache.append(i)",
+        "                if i == strip_value:\n                    cache.append(i)",
+        "last",
+    ),
+    _fix(
+        "nz-bo-backoff",
+        "boltons",
+        "tests/test_iterutils.py::test_backoff_basic fails. Fix the bug in boltons.",
+        "boltons/iterutils.py",
+        "def backoff(start, stop, count=None, factor=3.0, jitter=False):",
+        "def backoff(start, stop, count=None, factor=2.0, jitter=False):",
+        "last",
+    ),
+]
+"""Fix tasks written after every change of stop 47, checked without the model and never run
+with it before the figures they are in."""
 
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
@@ -1360,7 +1452,7 @@ FRESH_MULTI: list[Task] = [
 """Multi-step tasks written for stop 46's figures, run once there."""
 
 GROUPS = {
-    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL],
+    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL, *LAST_REAL],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
 TESTS = {
@@ -1371,7 +1463,7 @@ TESTS = {
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "seen", "fresh", "after")
+HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last")
 
 
 # Workspaces -----------------------------------------------------------------------------------
