@@ -940,7 +940,8 @@ LAST_REAL: list[Task] = [
     _fix(
         "nz-mi-all-equal",
         "more-itertools",
-        "tests/test_recipes.py::AllEqualTests::test_false fails. Fix the bug in more_itertools.",
+        "tests/test_recipes.py::AllEqualTests::test_groupby_calls fails. Fix the bug in "
+        "more_itertools.",
         "more_itertools/recipes.py",
         "        return False\n    return True\n\n\ndef quantify",
         "        return True\n    return True\n\n\ndef quantify",
@@ -1662,14 +1663,15 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
 
 
 def check(tasks: Sequence[Task]) -> Iterator[str]:
-    """Each task's mutation makes its judge fail, and its intended solution (the edits, or the
-    words of a right answer) makes it pass."""
+    """Each task's mutation makes its judge fail (and the test a fix task names), and its
+    intended solution (the edits, or the words of a right answer) makes it pass."""
     failures = 0
     with tempfile.TemporaryDirectory() as scratch:
         for task in tasks:
             started = time.perf_counter()
             ws = prepare(task, Path(scratch))
-            before = task.judge(ws, "")
+            node = _named_test(task) if task.kind == "fix" else None
+            before = task.judge(ws, "") or (node is not None and ws.tests_pass(node))
             solution = task.solution
             if task.id in RENAMED:
                 old, new, paths = RENAMED[task.id]
@@ -1688,6 +1690,11 @@ def check(tasks: Sequence[Task]) -> Iterator[str]:
             )
             shutil.rmtree(ws.root, ignore_errors=True)
     yield f"check: {len(tasks) - failures}/{len(tasks)} tasks sound"
+
+
+def _named_test(task: Task) -> str | None:
+    """The node id a task's prompt names (``tests/test_x.py::test_y``), or ``None``."""
+    return next((word for word in task.prompt.split() if "::" in word), None)
 
 
 def _tests_naming(root: Path, name: str) -> list[str]:
