@@ -225,8 +225,9 @@ class LocalProvider:
         self.result_limit = window // 2
         """Characters of a tool result the model reads (about a sixth of the window)."""
         self.max_tokens = min(512, window // 32)
-        """Tokens one step may write (512 in the 16k window; the bench's right steps wrote
-        at most about 270). At 2,048 a step that went on writing (no line repeated, so no
+        """Tokens one step may write (512 in the 16k window; no step of a bench task that
+        ended right wrote more than 82, and no step that was not cut more than about 330). At
+        2,048 a step that went on writing (no line repeated, so no
         ``repeating`` stop) took the rest of a task's 300 s on 2 cores (bench/bench_tasks.py:
         bo-indent, inf-cannot); at 1,024 it still took 130-150 s and ended the turn
         (tz-second, bo-indent). Cut here, after about a minute, the step is asked once more
