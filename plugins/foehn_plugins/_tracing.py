@@ -58,11 +58,12 @@ def tracer(frame, event, arg):
         return None
     if len(calls) >= 20:
         return None
-    call = {"file": name[len(root):], "name": frame.f_code.co_name, "lines": [], "end": None}
+    call = {"file": name[len(root):], "name": frame.f_code.co_name, "lines": {}, "end": None}
     calls.append(call)
+    lines = call["lines"]  # a dict: each line once, in the order it first ran, looked up fast
     def local(frame, event, arg):
-        if event == "line" and frame.f_lineno not in call["lines"] and len(call["lines"]) < 400:
-            call["lines"].append(frame.f_lineno)
+        if event == "line" and frame.f_lineno not in lines and len(lines) < 400:
+            lines[frame.f_lineno] = None
         elif event == "exception":
             call["end"] = ["raised", frame.f_lineno, type(arg[1]).__name__ + ": " + shown(arg[1])]
         elif event == "return" and not (arg is None and call["end"]):
@@ -73,7 +74,7 @@ sys.settrace(tracer)
 pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:cov", "-x", "--", node])
 sys.settrace(None)
 print()
-print(MARKER + json.dumps(calls))
+print(MARKER + json.dumps([{**c, "lines": list(c["lines"])} for c in calls]))
 """.replace("MARKER", repr(MARKER))
 
 
@@ -119,9 +120,9 @@ async def trace(
     ctx: ToolContext,
 ) -> list[str]:
     """What the failing statement (its first and last ``lines``) of ``node``'s test file ran,
-    as digest lines, or none; a call
-    whose value is one side of the failed comparison in ``errors`` (the ``E`` lines) is said to
-    have given it where the test expects the other side."""
+    as digest lines, or none; a call whose value is one side of the failed comparison in
+    ``errors`` (the ``E`` lines) is said to have given it where the test expects the other
+    side."""
     test_file = node.partition("::")[0]
     try:
         finished = await system_sandbox().run(
@@ -199,7 +200,8 @@ async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str
 
 
 def _kept(ran: Sequence[int], end: int | None) -> list[int]:
-    """At most MAX_LINES of ``ran``: the last ones, which lead to where the call ended."""
+    """At most MAX_LINES of ``ran``: those around the line the call ended at, else the last
+    ones."""
     if len(ran) <= MAX_LINES:
         return list(ran)
     if end is not None and end in ran:

@@ -401,7 +401,9 @@ NO_TESTS = 5
 
 
 def _is_pytest(argv: list[str]) -> bool:
-    return os.path.basename(argv[0]).startswith("pytest") or argv[1:3] == ["-m", "pytest"]
+    return (
+        os.path.basename(argv[0]).startswith("pytest") or _tracing.pytest_python(argv) is not None
+    )
 
 
 def tools() -> list[Tool]:
