@@ -125,6 +125,7 @@ class _Files:
     def __init__(self, ctx: ToolContext) -> None:
         self.ctx = ctx
         self._read: dict[Path, tuple[list[str], Outline] | None] = {}
+        self._statements: dict[Path, ast.Module | None] = {}
 
     def resolve(self, printed: str) -> Path | None:
         try:
@@ -145,6 +146,13 @@ class _Files:
 
     def shown(self, path: Path) -> str:
         return self.ctx.workspace.display(path)
+
+    def statement(self, path: Path, line: int) -> tuple[int, int]:
+        """``statement`` of a file already read, its source parsed once."""
+        if path not in self._statements:
+            read = self._read.get(path)
+            self._statements[path] = _tree("\n".join(read[0]) if read else "")
+        return _statement_in(self._statements[path], line)
 
 
 def budget_for(window: int | None) -> int:
@@ -184,7 +192,7 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
         symbol = found_outline.enclosing(line)
         where = f" in {symbol.name}" if symbol else ""
         first_line, last_line = (
-            statement(text, line) if is_test_file(files.shown(path)) else (line, line)
+            files.statement(path, line) if is_test_file(files.shown(path)) else (line, line)
         )
         source = " ".join(t.strip() for t in text[first_line - 1 : last_line])[:MAX_LINE]
         out.append(f"  {files.shown(path)}:{line}{where}: {source}")
@@ -217,10 +225,9 @@ async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int,
     path = files.resolve(printed)
     if path is None or not is_test_file(files.shown(path)):
         return None
-    read = await files.get(path)
-    if read is None:
+    if await files.get(path) is None:
         return None
-    return f"{path}::{failure.node.partition('::')[2]}", statement(read[0], line)
+    return f"{path}::{failure.node.partition('::')[2]}", files.statement(path, line)
 
 
 def statement(text: list[str], line: int) -> tuple[int, int]:
@@ -228,9 +235,18 @@ def statement(text: list[str], line: int) -> tuple[int, int]:
     lines) that starts on ``line``: a traceback names a statement's first line, and its calls
     may be on the lines after (``self.assertEqual(`` then ``mi.ilen(…), 11``). Just ``line``
     when the source does not parse or no statement starts there."""
+    return _statement_in(_tree("\n".join(text)), line)
+
+
+def _tree(source: str) -> ast.Module | None:
     try:
-        tree = ast.parse("\n".join(text))
+        return ast.parse(source)
     except (SyntaxError, ValueError):
+        return None
+
+
+def _statement_in(tree: ast.Module | None, line: int) -> tuple[int, int]:
+    if tree is None:
         return line, line
     ends = [
         node.end_lineno or line
