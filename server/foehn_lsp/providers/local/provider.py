@@ -171,11 +171,13 @@ def repeating(text: str) -> bool:
 _TOOL_NAMED = re.compile(r'^\s*\{\s*"tool"\s*:\s*"(\w+)"')
 
 
-def _writing(text: str) -> str:
-    """What a step cut off was writing: "a call to edit_file", "an answer"."""
-    if (named := _TOOL_NAMED.match(text)) is not None:
-        return f"writing a call to {named[1]}"
-    return "writing an answer" if '"answer"' in text[:20] else "writing"
+def _writing(step: _Step) -> str:
+    """What a step cut off was writing ("writing a call to edit_file", "writing an answer"),
+    as its answer stream told the two apart."""
+    if step.answer.kind == "answer":
+        return "writing an answer"
+    named = _TOOL_NAMED.match("".join(step.parts))
+    return f"writing a call to {named[1]}" if named is not None else "writing"
 
 
 @dataclass
@@ -226,12 +228,12 @@ class LocalProvider:
         """Characters of a tool result the model reads (about a sixth of the window)."""
         self.max_tokens = min(512, window // 32)
         """Tokens one step may write (512 in the 16k window; no step of a bench task that
-        ended right wrote more than 82, and no step that was not cut more than about 330). At
-        2,048 a step that went on writing (no line repeated, so no
-        ``repeating`` stop) took the rest of a task's 300 s on 2 cores (bench/bench_tasks.py:
-        bo-indent, inf-cannot); at 1,024 it still took 130-150 s and ended the turn
-        (tz-second, bo-indent). Cut here, after about a minute, the step is asked once more
-        with a note (``CUT_NOTE``); cut again, the turn ends with the reason."""
+        ended right wrote more than 82, and no step that was not cut more than about 330).
+        At 2,048 a step that went on writing (no line repeated, so no ``repeating`` stop)
+        took the rest of a task's 300 s on 2 cores (bench/bench_tasks.py: bo-indent,
+        inf-cannot); at 1,024 it still took 130-150 s and ended the turn (tz-second,
+        bo-indent). Cut here, after about a minute, the step is asked once more with a note
+        (``CUT_NOTE``); cut again, the turn ends with the reason."""
         self.timings: list[StepTiming] = []
         """Every request this provider made, in order (for benchmarks)."""
 
@@ -492,7 +494,7 @@ class LocalProvider:
             if step.finish == "length":
                 return {
                     "cut": True,
-                    "writing": _writing(text),
+                    "writing": _writing(step),
                     "shown": bool(step.answer.released.strip()),
                 }
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}") from None
