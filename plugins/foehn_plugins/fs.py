@@ -202,7 +202,7 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
         point = next(reversed(ctx.files.shown.points_of(path)), None)
         span = _region(point, lines, found) if point is not None else (1, REGION_AFTER)
     else:
-        first = arguments.offset or 1
+        first = arguments.offset or _from_point(ctx.files.shown.points_of(path), arguments.limit)
         if first > total:
             return ToolResult.failure(f"offset {first} is past the end; {name} has {total} lines")
         span = (first, first - 1 + min(arguments.limit or MAX_READ_LINES, MAX_READ_LINES))
@@ -218,7 +218,23 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
         )
     else:
         footer = ""
+    if found is None and arguments.offset is None and span[0] > 1:
+        footer += (
+            f"\n(shown: from line {span[0]}, near where a search, a failing test or a refused "
+            "edit last pointed in this file; offset=1 reads it from its first line.)"
+        )
     return ToolResult.success(header + "\n" + "\n".join(shown) + footer)
+
+
+def _from_point(points: tuple[int, ...], limit: int | None) -> int:
+    """Where a read with a ``limit`` and no ``offset`` starts: at the file's first line, or,
+    where a tool last pointed (a search hit, a failing test's frame, a refused edit) past the
+    first ``limit`` lines, ``REGION_BEFORE`` lines before that line. Seen (bench: bo-indent):
+    after a refused edit the model asked for 40 lines and was shown the license."""
+    point = points[-1] if points else None
+    if limit is None or point is None or point <= limit:
+        return 1
+    return max(1, point - REGION_BEFORE)
 
 
 def _numbered(lines: list[str], first: int, last: int, budget: int) -> tuple[list[str], int]:

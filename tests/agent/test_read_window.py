@@ -107,6 +107,33 @@ async def test_a_read_after_an_edit_refused_for_its_syntax_opens_where_the_edit_
     assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
 
 
+async def test_a_limit_without_an_offset_opens_near_where_a_tool_pointed(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    """Seen (bench: bo-indent): after a refused edit the model asked for forty lines without an
+    offset and was shown the file's first forty, not the edit's. A point within the first
+    ``limit`` lines, or no point, reads from the first line as asked."""
+    _, pointed, top = await _read(
+        model,
+        root,
+        None,
+        Turn(tool_calls=[("search", {"pattern": "def parse_date"})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "limit": 20})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "offset": 1, "limit": 20})]),
+    )
+    assert pointed.startswith("dates.py: lines 323-342 of 441\n")
+    assert "   333\tdef parse_date(value):" in pointed
+    assert pointed.endswith(
+        "(shown: from line 323, near where a search, a failing test or a refused edit last "
+        "pointed in this file; offset=1 reads it from its first line.)"
+    )
+    assert top.startswith('dates.py: lines 1-20 of 441\n     1\t"""Dates."""')
+    [unpointed] = await _read(
+        model, root, None, Turn(tool_calls=[("read_file", {"path": "dates.py", "limit": 20})])
+    )
+    assert unpointed.startswith("dates.py: lines 1-20 of 441\n")
+
+
 async def test_a_range_or_a_large_window_reads_what_was_asked(
     model: ModelServer, root: Path, long_file: Path
 ) -> None:
