@@ -19,10 +19,16 @@ class _ByPrefix(LoadScopeScheduling):
         self._groups = groups
 
     def _split_scope(self, nodeid: str) -> str:
-        for prefix, group in self._groups.items():
-            if nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "[")):
-                return "@" + group
-        return nodeid
+        group = group_of(nodeid, self._groups)
+        return nodeid if group is None else "@" + group
+
+
+def group_of(nodeid: str, groups: Mapping[str, str]) -> str | None:
+    """The group of the test ``nodeid``: the value of the key of ``groups`` it starts with."""
+    for prefix, group in groups.items():
+        if nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "[")):
+            return group
+    return None
 
 
 class GroupScheduling:
