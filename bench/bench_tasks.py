@@ -168,8 +168,9 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``last``, fix tasks written after every change of stop
-    47 and never run with the model before its figures; ``after``, fix tasks written for stop
+    """In neither half, reported apart: ``final``, fix tasks written at stop 48 before any met
+    the model; ``last``, fix tasks written after every change of stop 47 and run once there
+    with the model; ``after``, fix tasks written for stop
     47's figures and run once there; ``fresh``, written for stop 46's and run once there;
     ``seen``, written for stop 45's, run once there, and its log read since (the ``rename``
     tool came from two of its renames)."""
@@ -971,6 +972,88 @@ LAST_REAL: list[Task] = [
 with it before the figures they are in."""
 
 
+FINAL_REAL: list[Task] = [
+    _fix(
+        "nf-inf-ordinalize",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_ordinalize fails. Fix inflection so that it passes.",
+        INFLECTION,
+        '    return "{}{}".format(number, ordinal(number))',
+        '    return "{}{}".format(abs(number), ordinal(number))',
+        "final",
+    ),
+    _fix(
+        "nf-inf-pluralize-empty",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_pluralize_empty_string fails. Fix the code, not the "
+        "test.",
+        INFLECTION,
+        "    if not word or word.lower() in UNCOUNTABLES:",
+        "    if word.lower() in UNCOUNTABLES:",
+        "final",
+    ),
+    _fix(
+        "nf-tz-partition-all",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_partition_all fails. Find the bug in toolz and fix "
+        "it.",
+        "toolz/itertoolz.py",
+        "            yield prev[:len(seq) % n]",
+        "            yield prev[:len(seq) // n]",
+        "final",
+    ),
+    _fix(
+        "nf-tz-tail",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_tail fails. Fix the bug; do not change the test.",
+        "toolz/itertoolz.py",
+        "        return tuple(collections.deque(seq, n))",
+        "        return tuple(collections.deque(seq, n - 1))",
+        "final",
+    ),
+    _fix(
+        "nf-mi-dotproduct",
+        "more-itertools",
+        "tests/test_recipes.py::DotproductTests::test_happy_path fails. Fix more_itertools so "
+        "that it passes.",
+        "more_itertools/recipes.py",
+        "    return sum(map(mul, vec1, vec2))",
+        "    return sum(map(mul, vec1, vec1))",
+        "final",
+    ),
+    _fix(
+        "nf-mi-partition",
+        "more-itertools",
+        "tests/test_recipes.py::PartitionTests::test_bool fails. Fix the code, not the test.",
+        "more_itertools/recipes.py",
+        "    return (compress(t1, map(not_, p1)), compress(t2, p2))",
+        "    return (compress(t1, p1), compress(t2, map(not_, p2)))",
+        "final",
+    ),
+    _fix(
+        "nf-bo-chunk-ranges",
+        "boltons",
+        "tests/test_iterutils.py::test_chunk_ranges fails. Fix boltons, not the test.",
+        "boltons/iterutils.py",
+        "    for i in range(input_offset, input_stop, chunk_size - overlap_size):",
+        "    for i in range(input_offset, input_stop, chunk_size):",
+        "final",
+    ),
+    _fix(
+        "nf-bo-pairwise",
+        "boltons",
+        "tests/test_iterutils.py::test_pairwise_filled fails. Fix the bug in boltons so that it "
+        "passes.",
+        "boltons/iterutils.py",
+        "    return windowed(src, 2, fill=end)",
+        "    return windowed(src, 3, fill=end)",
+        "final",
+    ),
+]
+"""Fix tasks written at stop 48 before any of them met the model, checked without it, and run
+once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -1453,7 +1536,7 @@ FRESH_MULTI: list[Task] = [
 """Multi-step tasks written for stop 46's figures, run once there."""
 
 GROUPS = {
-    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL, *LAST_REAL],
+    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL, *LAST_REAL, *FINAL_REAL],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
 TESTS = {
@@ -1464,7 +1547,7 @@ TESTS = {
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last")
+HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final")
 
 
 # Workspaces -----------------------------------------------------------------------------------
