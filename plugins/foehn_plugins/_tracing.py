@@ -141,8 +141,13 @@ async def trace(
     out: list[str] = []
     for call in calls:
         block = await _shown(call, expected_of(call, errors), ctx)
-        if block:
-            out += block
+        if block and call.end is not None:
+            test = node.partition("::")[2]  # the test's name: its file is absolute here
+            before = ctx.files.shown.end_of(test, (call.file, call.name))
+            if before is not None and (before[0], before[2]) == (call.end[0], call.end[2]):
+                block.append(_unchanged(call.name, *call.end))
+            ctx.files.shown.saw_end(test, (call.file, call.name), call.end)
+        out += block
     if out:
         which = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]}"
         out.insert(0, f"What {which} of the test ran (the test run once more, traced):")
@@ -197,6 +202,16 @@ async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str
     if len(ran) > MAX_LINES:
         out.append(f"        ({len(ran) - MAX_LINES} more lines ran)")
     return out
+
+
+def _unchanged(name: str, how: str, line: int, value: str) -> str:
+    """Said under a call that ended as it did in the last failing run of the same test shown.
+    Seen (bench: nz-inf-parameterize, nz-tz-count): the model changed a line before the one
+    the value came from, ran the test again, and took the same failure for a new one."""
+    return (
+        f"{name} {how} {value} in the run before too: what changed since did not change it. "
+        f"It comes from line {line}: change that line, or what it uses."
+    )
 
 
 def _kept(ran: Sequence[int], end: int | None) -> list[int]:

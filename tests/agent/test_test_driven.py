@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from agent.served import served_turn
+from foehn_lsp.agent.reads import replay_reads
 from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.testing import ModelServer, Turn
+from foehn_lsp.tools import ToolRegistry
+from foehn_lsp.workspace import Workspace
 from foehn_plugins._failures import statement
 from foehn_plugins._tracing import Call, expected_of, parse
 from pytest_venv import pytest_venv
@@ -272,6 +275,52 @@ async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_cha
         "    14\t    return tail(items, n)   <- returned [2, 3, 4]\n"
     ) in shown, shown
     assert (project / "runs.txt").read_text() == "ran\n"
+
+
+async def test_a_rerun_whose_call_returns_what_it_returned_before_says_where_the_value_comes_from(
+    model: ModelServer, project: Path, registry: ToolRegistry
+) -> None:
+    """Seen (bench: nz-inf-parameterize, nz-tz-count): the model changed a line before the one
+    the value came from, ran the test again, and took the same failure for a new one. A re-run
+    whose traced call ends as before says so, and names the line; one whose value changed does
+    not. How the calls ended is read back from the conversation for the next turn."""
+    docstring = {
+        "old_text": '"""The last n items."""',
+        "new_text": '"""The last n items, in order."""',
+    }
+    wrong = {"old_text": "items[-count - 1 :]", "new_text": "items[-count - 2 :]"}
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[("edit_file", {"path": "src/shop/listing.py", "edits": [docstring]})]),
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[("read_symbol", {"path": "src/shop/listing.py", "name": "tail"})]),
+            Turn(tool_calls=[("edit_file", {"path": "src/shop/listing.py", "edits": [wrong]})]),
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(text="ok"),
+        ],
+        window=16_384,
+    )
+    first, _, again, _, edited, changed = (r.output for r in served.results)
+    assert "edit src/shop/listing.py" in edited
+    same = (
+        "last_n returned [2, 3, 4] in the run before too: what changed since did not change it. "
+        "It comes from line 10: change that line, or what it uses."
+    )
+    assert "returned [2, 3, 4] at line 10" in again, again
+    assert same in again
+    assert "in the run before too" not in first
+    assert "returned [1, 2, 3, 4] at line 10" in changed, changed
+    assert "in the run before too" not in changed
+    ledger = replay_reads(served.outcome.messages, Workspace([project]), registry)
+    assert ledger.end_of("test_last_two", ("src/shop/listing.py", "last_n")) == (
+        "returned",
+        10,
+        "[1, 2, 3, 4]",
+    )
 
 
 async def test_a_failure_inside_the_code_is_not_traced(model: ModelServer, project: Path) -> None:

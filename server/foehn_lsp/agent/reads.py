@@ -5,7 +5,8 @@ A successful call that reads or writes whole files (``read_file``, ``write_file`
 ``CallPaths.whole``) counts for those files, a successful ``read_symbol`` for that definition,
 and each definition a failing ``run_tests`` showed whole (its digest: ``NAME, which …:`` over
 ``PATH: lines …``) for that definition, as long as its result is still in the conversation: a
-result compacted to a note no longer counts, because the model no longer has the text.
+result compacted to a note no longer counts, because the model no longer has the text. How the
+calls of a failing test's traced statement ended is read back from the same results.
 """
 
 from __future__ import annotations
@@ -27,6 +28,14 @@ DIGEST_BLOCK = re.compile(
     re.MULTILINE,
 )
 """A definition a failing run's digest shows whole: its name, then where it is."""
+FIRST_FAILURE = re.compile(r"^The first failure, \S+?::(\S+), from the test", re.MULTILINE)
+"""The test a failing run's digest is about (its name, without its file)."""
+CALL_END = re.compile(
+    r"^(\S+) \((\S+)\) ran these lines and (returned|raised) (.*) at line (\d+)"
+    r"(?:; the test expects .*)?:$",
+    re.MULTILINE,
+)
+"""How a call the failing statement made ended, as the traced run shows it."""
 
 
 def replay_reads(
@@ -47,9 +56,13 @@ def replay_reads(
             if call.id not in results:
                 continue
             if call.name == TESTS_TOOL:  # a failing run shows code; a failed read does not
-                for name, shown in DIGEST_BLOCK.findall(results[call.id].content):
+                content = results[call.id].content
+                for name, shown in DIGEST_BLOCK.findall(content):
                     for path in _resolved(workspace, [shown]):
                         ledger.saw_symbol(path, name)
+                if (test := FIRST_FAILURE.search(content)) is not None:
+                    for name, file, how, value, line in CALL_END.findall(content):
+                        ledger.saw_end(test[1], (file, name), (how, int(line), value))
                 continue
             if results[call.id].is_error:
                 continue

@@ -78,6 +78,7 @@ class ReadLedger:
         self.whole: set[Path] = set()
         self.symbols: dict[Path, set[str]] = {}
         self.points: dict[Path, list[int]] = {}
+        self.ends: dict[tuple[str, str, str], tuple[str, int, str]] = {}
 
     def point(self, path: Path, line: int) -> None:
         """A line of ``path`` that a tool pointed the model to (a search hit, a frame of a
@@ -92,6 +93,16 @@ class ReadLedger:
     def points_of(self, path: Path) -> tuple[int, ...]:
         """The lines of ``path`` tools pointed to, the latest last (empty if none)."""
         return tuple(self.points.get(path, ()))
+
+    def saw_end(self, node: str, call: tuple[str, str], end: tuple[str, int, str]) -> None:
+        """A failing run of the test ``node`` (its name, without its file) showed how ``call``
+        (its file and name) ended:
+        ``("returned", line, value)`` or ``("raised", line, "Error: message")``."""
+        self.ends[(node, *call)] = end
+
+    def end_of(self, node: str, call: tuple[str, str]) -> tuple[str, int, str] | None:
+        """How the last failing run of ``node`` that was shown said ``call`` ended, if one did."""
+        return self.ends.get((node, *call))
 
     def saw_file(self, path: Path) -> None:
         """The model was shown the file's text (any part of it, through ``read_file``)."""
