@@ -978,8 +978,8 @@ FINAL_REAL: list[Task] = [
         "inflection",
         f"{INFLECTION_TESTS}::test_ordinalize fails. Fix inflection so that it passes.",
         INFLECTION,
-        '    return "{}{}".format(number, ordinal(number))',
         '    return "{}{}".format(abs(number), ordinal(number))',
+        '    return "{}{}".format(number, ordinal(number))',
         "final",
     ),
     _fix(
@@ -988,8 +988,8 @@ FINAL_REAL: list[Task] = [
         f"The test {INFLECTION_TESTS}::test_pluralize_empty_string fails. Fix the code, not the "
         "test.",
         INFLECTION,
-        "    if not word or word.lower() in UNCOUNTABLES:",
         "    if word.lower() in UNCOUNTABLES:",
+        "    if not word or word.lower() in UNCOUNTABLES:",
         "final",
     ),
     _fix(
@@ -998,8 +998,8 @@ FINAL_REAL: list[Task] = [
         "toolz/tests/test_itertoolz.py::test_partition_all fails. Find the bug in toolz and fix "
         "it.",
         "toolz/itertoolz.py",
-        "            yield prev[:len(seq) % n]",
         "            yield prev[:len(seq) // n]",
+        "            yield prev[:len(seq) % n]",
         "final",
     ),
     _fix(
@@ -1007,8 +1007,8 @@ FINAL_REAL: list[Task] = [
         "toolz",
         "toolz/tests/test_itertoolz.py::test_tail fails. Fix the bug; do not change the test.",
         "toolz/itertoolz.py",
-        "        return tuple(collections.deque(seq, n))",
         "        return tuple(collections.deque(seq, n - 1))",
+        "        return tuple(collections.deque(seq, n))",
         "final",
     ),
     _fix(
@@ -1017,8 +1017,8 @@ FINAL_REAL: list[Task] = [
         "tests/test_recipes.py::DotproductTests::test_happy_path fails. Fix more_itertools so "
         "that it passes.",
         "more_itertools/recipes.py",
-        "    return sum(map(mul, vec1, vec2))",
         "    return sum(map(mul, vec1, vec1))",
+        "    return sum(map(mul, vec1, vec2))",
         "final",
     ),
     _fix(
@@ -1026,8 +1026,8 @@ FINAL_REAL: list[Task] = [
         "more-itertools",
         "tests/test_recipes.py::PartitionTests::test_bool fails. Fix the code, not the test.",
         "more_itertools/recipes.py",
-        "    return (compress(t1, map(not_, p1)), compress(t2, p2))",
         "    return (compress(t1, p1), compress(t2, map(not_, p2)))",
+        "    return (compress(t1, map(not_, p1)), compress(t2, p2))",
         "final",
     ),
     _fix(
@@ -1035,8 +1035,8 @@ FINAL_REAL: list[Task] = [
         "boltons",
         "tests/test_iterutils.py::test_chunk_ranges fails. Fix boltons, not the test.",
         "boltons/iterutils.py",
-        "    for i in range(input_offset, input_stop, chunk_size - overlap_size):",
         "    for i in range(input_offset, input_stop, chunk_size):",
+        "    for i in range(input_offset, input_stop, chunk_size - overlap_size):",
         "final",
     ),
     _fix(
@@ -1045,8 +1045,8 @@ FINAL_REAL: list[Task] = [
         "tests/test_iterutils.py::test_pairwise_filled fails. Fix the bug in boltons so that it "
         "passes.",
         "boltons/iterutils.py",
-        "    return windowed(src, 2, fill=end)",
         "    return windowed(src, 3, fill=end)",
+        "    return windowed(src, 2, fill=end)",
         "final",
     ),
 ]
