@@ -131,6 +131,45 @@ async def test_a_turn_that_is_to_fix_the_code_does_not_change_the_test(
     assert served.notes() == [], "a refusal is no failed change to act on"
 
 
+async def test_a_turn_that_is_to_fix_the_code_deletes_no_file(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen twice on the bench (nz-bo-backoff, nf-tz-tail): after a wrong edit the embedded
+    model deleted the module under test, and then its package's ``__init__.py``. Outside such
+    a turn a deletion is the person's to approve, as before."""
+    listing = project / "src" / "shop" / "listing.py"
+    before = listing.read_text()
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("delete_path", {"path": "src/shop/listing.py"})]),
+            Turn(text="I could not fix it."),
+        ],
+    )
+    [refused] = served.results
+    assert not refused.ok
+    assert refused.output == (
+        "src/shop/listing.py was not deleted: the task asks to fix the code so that the test "
+        "passes, and a fix changes the lines the failing test runs (run_tests shows them); it "
+        "does not delete files. Edit those lines instead; if a file must go, say so in your "
+        "answer: the person decides."
+    )
+    assert listing.read_text() == before
+    other = await served_turn(
+        model,
+        project,
+        "Delete src/shop/listing.py, it is no longer used.",
+        [
+            Turn(tool_calls=[("delete_path", {"path": "src/shop/listing.py"})]),
+            Turn(text="Deleted."),
+        ],
+    )
+    assert other.results[0].ok
+    assert not listing.exists()
+
+
 async def test_a_task_that_asks_for_a_test_may_change_the_tests(
     model: ModelServer, project: Path
 ) -> None:

@@ -5,8 +5,9 @@ test, the turn does not change the tests.
 "… so that tests/test_greet.py passes", "fix the code, not the test"); a task that asks for a
 test ("add a keyword argument with its test", "fix the test") is not such a task. In one,
 ``TestGuard`` (a step of the turn's chain before approval, like plan mode's) refuses a change
-to a test file, saying why and what to do instead: a model that finds the test itself wrong
-says so in its answer, and the person decides in their next message.
+to a test file, and the deletion of any file, saying why and what to do instead: a model that
+finds the test itself wrong, or a file in the way, says so in its answer, and the person decides
+in their next message.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.plans import PlannedEdit
 from foehn_lsp.tools.registry import Handler, Invocation
-from foehn_lsp.workspace.edits import changed_paths
+from foehn_lsp.workspace.edits import DeletePath, changed_paths
 from foehn_lsp.workspace.testfiles import is_test_file
 
 _NOT_THE_TEST = re.compile(
@@ -55,9 +56,20 @@ def refusal(path: str) -> str:
     )
 
 
+def deletion_refusal(path: str) -> str:
+    return (
+        f"{path} was not deleted: the task asks to fix the code so that the test passes, and a "
+        "fix changes the lines the failing test runs (run_tests shows them); it does not delete "
+        "files. Edit those lines instead; if a file must go, say so in your answer: the person "
+        "decides."
+    )
+
+
 class TestGuard:
     """The chain's step that refuses, in a turn that is to fix the code behind a test, every
-    change to a test file; the loop gives it each turn's task (``expect``)."""
+    change to a test file and every deletion (seen twice on the bench, nz-bo-backoff and
+    nf-tz-tail: after a wrong edit the embedded model deleted the module under test, then its
+    package's ``__init__.py``); the loop gives it each turn's task (``expect``)."""
 
     def __init__(self) -> None:
         self.active = False
@@ -74,4 +86,7 @@ class TestGuard:
                 shown = workspace.display(path)
                 if is_test_file(shown):
                     return ToolResult.failure(refusal(shown))
+            for change in planned.plan.changes:
+                if isinstance(change, DeletePath):
+                    return ToolResult.failure(deletion_refusal(workspace.display(change.path)))
         return await next_step(invocation)
