@@ -63,3 +63,12 @@ def suggestion(workspace: Workspace, wanted: str) -> str:
     """``'; names like it: README.md, docs/readme.txt'``, or ``''`` when nothing is close."""
     names = nearest_names(workspace, wanted)
     return f"; names like it: {', '.join(names)}" if names else ""
+
+
+def missing(workspace: Workspace, wanted: str) -> str:
+    """What a read of ``wanted``, which is not there, answers: the names like it, or to scan.
+    Seen (bench: nf-inf-pluralize-empty): the model asked for ``tests/test_inflection.py``
+    four times, read ``test_inflection.py`` in between, and answered that the file did not
+    exist."""
+    near = suggestion(workspace, wanted) or "; use scan to see what is there"
+    return f"{wanted} does not exist{near}"

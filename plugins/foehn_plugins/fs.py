@@ -27,7 +27,7 @@ from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, outline
 from foehn_plugins import _syntax
 from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
-from foehn_plugins._suggest import suggestion
+from foehn_plugins._suggest import missing, suggestion
 from foehn_plugins._window import read_budget
 
 MAX_SCAN_ENTRIES = 500
@@ -183,6 +183,8 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
     if named is not None and arguments.around is None:
         arguments = arguments.model_copy(update={"path": file, "around": named})
     path = ctx.workspace.resolve(file)
+    if not path.exists() and ctx.files.buffers(path) is None:
+        return ToolResult.failure(missing(ctx.workspace, file))
     document = await ctx.files.read(path)
     lines = document.text.splitlines()
     total = len(lines)

@@ -23,7 +23,7 @@ from foehn_lsp.errors import FileReadError
 from foehn_lsp.tools.contract import CallPaths
 from foehn_lsp.workspace.listing import common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, Symbol, language_of, outline, symbol_text
-from foehn_plugins._suggest import suggestion
+from foehn_plugins._suggest import missing, suggestion
 
 MAX_OUTLINE_LINES = 400
 """Lines of one outline (a folder's stops listing files there and says how many were left)."""
@@ -143,6 +143,8 @@ def _source_files(ctx: ToolContext, folder: Path) -> list[Path]:
 async def read_symbol(arguments: SymbolArguments, ctx: ToolContext) -> ToolResult:
     path = ctx.workspace.resolve(arguments.path)
     name = ctx.workspace.display(path)
+    if not path.exists() and ctx.files.buffers(path) is None:
+        return ToolResult.failure(missing(ctx.workspace, arguments.path))
     document = await ctx.files.read(path)
     found = outline(name, document.text)
     wanted = arguments.name.strip()

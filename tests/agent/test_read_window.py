@@ -195,3 +195,21 @@ async def test_a_tests_node_id_reads_around_that_test(
     [shown] = await _read(model, root, None, Turn(tool_calls=[("read_file", {"path": path})]))
     assert shown.startswith("tests/test_dates.py: lines ")
     assert f"\t{first}" in shown
+
+
+async def test_a_file_named_in_the_wrong_folder_is_answered_with_where_it_is(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    """Seen (bench: nf-inf-pluralize-empty): the model asked for ``tests/test_inflection.py``
+    four times (the file is at the root) and answered that it did not exist."""
+    by_file, by_symbol, nowhere = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "src/dates.py"})]),
+        Turn(tool_calls=[("read_symbol", {"path": "src/dates.py", "name": "parse_date"})]),
+        Turn(tool_calls=[("read_file", {"path": "src/calendar.py"})]),
+    )
+    assert by_file == "src/dates.py does not exist; names like it: dates.py"
+    assert by_symbol == by_file
+    assert nowhere == "src/calendar.py does not exist; use scan to see what is there"
