@@ -11,6 +11,7 @@ programs only, never the workspace's; running the workspace's own code (``./x``,
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -230,7 +231,25 @@ async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResu
     except (SandboxViewError, ProgramStartError) as exc:
         return ToolResult.failure(f"{arguments.command[0]} was not run: {exc}")
     shown = Finished(**{**finished.__dict__, "argv": tuple(arguments.command)})
-    return as_result(shown, ctx.workspace.display(cwd))
+    result = as_result(shown, ctx.workspace.display(cwd))
+    if result.ok or (joined := _joined_options(arguments.command)) is None:
+        return result
+    return ToolResult.failure(f"{result.output}\n{joined}", data=result.data)
+
+
+def _joined_options(command: Sequence[str]) -> str | None:
+    """For a failed command that passed an option and its value as one item ("-m pytest"):
+    each item is one argument, as a shell would split it. Seen (bench: nf-tz-partition-all):
+    ``["python", "-m pytest", "-- tests/…"]`` failed with "No module named  pytest", three
+    times over."""
+    joined = [item for item in command[1:] if re.match(r"-\S*\s+\S", item)]
+    if not joined:
+        return None
+    split = [part for item in command for part in (item.split() if item in joined else [item])]
+    return (
+        f"{', '.join(repr(item) for item in joined)}: each item of command is one argument, so "
+        f"this passed an option and its value as one. As separate items: {json.dumps(split)}"
+    )
 
 
 class TestArguments(BaseModel):

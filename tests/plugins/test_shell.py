@@ -79,6 +79,27 @@ async def test_a_command_runs_and_reports_exit_code_and_output(
     assert "bad" in failed.output
 
 
+async def test_an_option_and_its_value_in_one_item_are_shown_split_when_the_command_fails(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen (bench: nf-tz-partition-all): ``["python", "-m pytest", "-- tests/…"]`` failed with
+    "No module named  pytest", three times over. A command that succeeds is left as it is."""
+    failed = await call(
+        registry, ctx, "run_command", command=[sys.executable, "-m json.tool", "-- a.json"]
+    )
+    assert not failed.ok
+    assert failed.output.endswith(
+        "'-m json.tool', '-- a.json': each item of command is one argument, so this passed an "
+        "option and its value as one. As separate items: "
+        f'["{sys.executable}", "-m", "json.tool", "--", "a.json"]'
+    )
+    passed = await call(registry, ctx, "run_command", command=["echo", "-n hello"])
+    assert passed.ok
+    assert "each item" not in passed.output
+    plain = await call(registry, ctx, "run_command", command=[sys.executable, "-c", "exit(2)"])
+    assert "each item" not in plain.output
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
