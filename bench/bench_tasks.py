@@ -168,12 +168,12 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``final``, fix tasks written at stop 48 before any met
-    the model; ``last``, fix tasks written after every change of stop 47 and run once there
-    with the model; ``after``, fix tasks written for stop
-    47's figures and run once there; ``fresh``, written for stop 46's and run once there;
-    ``seen``, written for stop 45's, run once there, and its log read since (the ``rename``
-    tool came from two of its renames)."""
+    """In neither half, reported apart: ``post``, fix tasks written at stop 48 after every
+    change read from ``final``'s run; ``final``, fix tasks written at stop 48 before any met
+    the model and run once there; ``last``, fix tasks written after every change of stop 47
+    and run once there; ``after``, fix tasks written for stop 47's figures and run once there;
+    ``fresh``, written for stop 46's and run once there; ``seen``, written for stop 45's, run
+    once there, and its log read since (the ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -1054,6 +1054,89 @@ FINAL_REAL: list[Task] = [
 once with it, for the figures they are in."""
 
 
+POST_REAL: list[Task] = [
+    _fix(
+        "nq-inf-camelize",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_camelize fails. Fix the bug in inflection.",
+        INFLECTION,
+        '        return re.sub(r"(?:_)(.)", lambda m: m.group(1).upper(), string)',
+        '        return re.sub(r"(?:^|_)(.)", lambda m: m.group(1).upper(), string)',
+        "post",
+    ),
+    _fix(
+        "nq-inf-singularize",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_singularize_plural fails. Fix inflection so that it "
+        "passes; do not change the test.",
+        INFLECTION,
+        "    for rule, replacement in PLURALS:\n        if re.search(rule, word):\n"
+        "            return re.sub(rule, replacement, word)\n    return word\n\n\ndef tableize",
+        "    for rule, replacement in SINGULARS:\n        if re.search(rule, word):\n"
+        "            return re.sub(rule, replacement, word)\n    return word\n\n\ndef tableize",
+        "post",
+    ),
+    _fix(
+        "nq-tz-drop",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_drop fails. Fix toolz, not the test.",
+        "toolz/itertoolz.py",
+        "    return itertools.islice(seq, n + 1, None)",
+        "    return itertools.islice(seq, n, None)",
+        "post",
+    ),
+    _fix(
+        "nq-tz-isdistinct",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_isdistinct fails. Find the bug in the code and fix "
+        "it.",
+        "toolz/itertoolz.py",
+        "        return len(seq) != len(set(seq))",
+        "        return len(seq) == len(set(seq))",
+        "post",
+    ),
+    _fix(
+        "nq-mi-ncycles",
+        "more-itertools",
+        "tests/test_recipes.py::NcyclesTests::test_happy_path fails. Fix more_itertools so that "
+        "it passes.",
+        "more_itertools/recipes.py",
+        "    return chain.from_iterable(repeat(tuple(iterable), n - 1))",
+        "    return chain.from_iterable(repeat(tuple(iterable), n))",
+        "post",
+    ),
+    _fix(
+        "nq-mi-flatten",
+        "more-itertools",
+        "tests/test_recipes.py::FlattenTests::test_basic_usage fails. Fix the code, not the test.",
+        "more_itertools/recipes.py",
+        "    return chain(listOfLists)",
+        "    return chain.from_iterable(listOfLists)",
+        "post",
+    ),
+    _fix(
+        "nq-bo-strip",
+        "boltons",
+        "tests/test_iterutils.py::test_strip fails. Fix the bug in boltons.",
+        "boltons/iterutils.py",
+        "    return rstrip_iter(iterable, strip_value)",
+        "    return rstrip_iter(lstrip_iter(iterable, strip_value), strip_value)",
+        "post",
+    ),
+    _fix(
+        "nq-bo-windowed",
+        "boltons",
+        "tests/test_iterutils.py::test_windowed_filled fails. Fix boltons so that it passes.",
+        "boltons/iterutils.py",
+        "            for i, t in enumerate(tees):\n                for _ in range(i + 1):\n",
+        "            for i, t in enumerate(tees):\n                for _ in range(i):\n",
+        "post",
+    ),
+]
+"""Fix tasks written at stop 48 after every change read from the final set's run, checked
+without the model, and run once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -1536,7 +1619,7 @@ FRESH_MULTI: list[Task] = [
 """Multi-step tasks written for stop 46's figures, run once there."""
 
 GROUPS = {
-    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL, *LAST_REAL, *FINAL_REAL],
+    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL, *LAST_REAL, *FINAL_REAL, *POST_REAL],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
 TESTS = {
@@ -1547,7 +1630,7 @@ TESTS = {
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final")
+HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final", "post")
 
 
 # Workspaces -----------------------------------------------------------------------------------
