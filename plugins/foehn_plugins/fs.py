@@ -278,7 +278,20 @@ def _around(wanted: str, lines: list[str], found: Outline) -> tuple[int, int] | 
     if symbol is not None:
         return symbol.start, symbol.end
     hit = next((n for n, line in enumerate(lines, 1) if text in line), None)
+    if hit is None and (named := _line_named(text)) is not None and named <= len(lines):
+        hit = named
     return _region(hit, lines, found) if hit is not None else None
+
+
+_A_LINE = re.compile(r"^\W*(?:lines?\s*)?(\d+)\b")
+
+
+def _line_named(wanted: str) -> int | None:
+    """The line number ``wanted`` starts with, written as no file has it: ``line 166``,
+    ``{line 166}``, ``{271, 272, 273}``. Seen (bench: nq-inf-camelize, nq-bo-strip): told a
+    value "comes from line 166", the model asked for the lines around ``{line 166}``."""
+    found = _A_LINE.match(wanted)
+    return int(found[1]) if found is not None and int(found[1]) >= 1 else None
 
 
 def _not_around(name: str, wanted: str, found: Outline) -> str:

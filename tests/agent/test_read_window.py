@@ -213,3 +213,23 @@ async def test_a_file_named_in_the_wrong_folder_is_answered_with_where_it_is(
     assert by_file == "src/dates.py does not exist; names like it: dates.py"
     assert by_symbol == by_file
     assert nowhere == "src/calendar.py does not exist; use scan to see what is there"
+
+
+async def test_around_a_line_written_as_words_or_a_set_reads_that_line(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    """Seen (bench: nq-inf-camelize, nq-bo-strip): told that a value "comes from line 166",
+    the model asked for the lines around ``{line 166}``, and another time around
+    ``{271, 272, …}``."""
+    worded, braced, listed, past = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "line 333"})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "{line 333}"})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "{333, 334, 335}"})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "{line 9999}"})]),
+    )
+    for shown in (worded, braced, listed):
+        assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
+    assert past.startswith("dates.py has no line, definition or text '{line 9999}'")
