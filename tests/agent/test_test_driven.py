@@ -136,7 +136,8 @@ async def test_a_turn_that_is_to_fix_the_code_deletes_no_file(
 ) -> None:
     """Seen twice on the bench (nz-bo-backoff, nf-tz-tail): after a wrong edit the embedded
     model deleted the module under test, and then its package's ``__init__.py``. Outside such
-    a turn a deletion is the person's to approve, as before."""
+    a turn, or in one that also asks to delete, a deletion is the person's to approve, as
+    before."""
     listing = project / "src" / "shop" / "listing.py"
     before = listing.read_text()
     served = await served_turn(
@@ -168,6 +169,18 @@ async def test_a_turn_that_is_to_fix_the_code_deletes_no_file(
     )
     assert other.results[0].ok
     assert not listing.exists()
+    (project / "src" / "shop" / "old.py").write_text("def unused():\n    return 1\n")
+    asked = await served_turn(
+        model,
+        project,
+        "Delete the dead module src/shop/old.py; the tests must still pass.",
+        [
+            Turn(tool_calls=[("delete_path", {"path": "src/shop/old.py"})]),
+            Turn(text="Deleted."),
+        ],
+    )
+    assert asked.results[0].ok, asked.results[0].output
+    assert not (project / "src" / "shop" / "old.py").exists()
 
 
 async def test_a_task_that_asks_for_a_test_may_change_the_tests(

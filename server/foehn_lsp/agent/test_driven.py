@@ -5,9 +5,9 @@ test, the turn does not change the tests.
 "… so that tests/test_greet.py passes", "fix the code, not the test"); a task that asks for a
 test ("add a keyword argument with its test", "fix the test") is not such a task. In one,
 ``TestGuard`` (a step of the turn's chain before approval, like plan mode's) refuses a change
-to a test file, and the deletion of any file, saying why and what to do instead: a model that
-finds the test itself wrong, or a file in the way, says so in its answer, and the person decides
-in their next message.
+to a test file, and the deletion of any file unless the task asks to delete or remove one,
+saying why and what to do instead: a model that finds the test itself wrong, or a file in the
+way, says so in its answer, and the person decides in their next message.
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ _WRITES_A_TEST = re.compile(
     r"(?:(?:a|an|the|its|their|one|new|failing|unit|that|this)\s+){0,3}tests?\b"
     r"|\b(?:with|and)\s+(?:a|an|its|their)\s+(?:\w+\s+)?tests?\b"
     r"|\bin\s+(?:its|their)\s+tests\b",
+    re.IGNORECASE,
+)
+
+
+_ASKS_TO_DELETE = re.compile(
+    r"\b(?:delete|remove|drop|get rid of|clean up|prune)\b|\bdead (?:code|module|file)",
     re.IGNORECASE,
 )
 
@@ -73,10 +79,13 @@ class TestGuard:
 
     def __init__(self) -> None:
         self.active = False
+        self.deletes = False
 
     def expect(self, task: str) -> None:
-        """The turn's task: whether its changes to tests are refused follows from it."""
+        """The turn's task: whether its changes to tests, and its deletions, are refused follows
+        from it (a task that also asks to delete or remove something may delete)."""
         self.active = fixes_code(task)
+        self.deletes = bool(_ASKS_TO_DELETE.search(task))
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         planned = invocation.plan
@@ -87,6 +96,6 @@ class TestGuard:
                 if is_test_file(shown):
                     return ToolResult.failure(refusal(shown))
             for change in planned.plan.changes:
-                if isinstance(change, DeletePath):
+                if isinstance(change, DeletePath) and not self.deletes:
                     return ToolResult.failure(deletion_refusal(workspace.display(change.path)))
         return await next_step(invocation)

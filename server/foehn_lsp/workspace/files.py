@@ -96,8 +96,8 @@ class ReadLedger:
 
     def saw_end(self, node: str, call: tuple[str, str], end: tuple[str, int, str]) -> None:
         """A failing run of the test ``node`` (its name, without its file) showed how ``call``
-        (its file and name) ended:
-        ``("returned", line, value)`` or ``("raised", line, "Error: message")``."""
+        (its file and name) ended: ``("returned", line, value)`` or ``("raised", line, "Error:
+        message")``."""
         self.ends[(node, *call)] = end
 
     def end_of(self, node: str, call: tuple[str, str]) -> tuple[str, int, str] | None:
