@@ -242,7 +242,7 @@ def _joined_options(command: Sequence[str]) -> str | None:
     each item is one argument, as a shell would split it. Seen (bench: nf-tz-partition-all):
     ``["python", "-m pytest", "-- tests/…"]`` failed with "No module named  pytest", three
     times over."""
-    joined = [item for item in command[1:] if re.match(r"-\S*\s+\S", item)]
+    joined = [item for item in command[1:] if re.match(r"-[^\s=]*\s+\S", item)]
     if not joined:
         return None
     split = [part for item in command for part in (item.split() if item in joined else [item])]

@@ -98,6 +98,11 @@ async def test_an_option_and_its_value_in_one_item_are_shown_split_when_the_comm
     assert "each item" not in passed.output
     plain = await call(registry, ctx, "run_command", command=[sys.executable, "-c", "exit(2)"])
     assert "each item" not in plain.output
+    valued = await call(
+        registry, ctx, "run_command", command=[sys.executable, "--check-hash-based-pycs=a b"]
+    )
+    assert not valued.ok
+    assert "each item" not in valued.output  # an option=value whose value has a space
 
 
 @pytest.mark.parametrize(
