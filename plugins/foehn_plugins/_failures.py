@@ -151,8 +151,8 @@ class _Files:
         """``statement`` of a file already read, its source parsed once."""
         if path not in self._statements:
             read = self._read.get(path)
-            self._statements[path] = _tree("\n".join(read[0]) if read else "")
-        return _statement_in(self._statements[path], line)
+            self._statements[path] = parsed(read[0]) if read else None
+        return statement(self._statements[path], line)
 
 
 def budget_for(window: int | None) -> int:
@@ -230,22 +230,19 @@ async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int,
     return f"{path}::{failure.node.partition('::')[2]}", files.statement(path, line)
 
 
-def statement(text: list[str], line: int) -> tuple[int, int]:
-    """The first and last line of the innermost statement of ``text`` (Python source, as
-    lines) that starts on ``line``: a traceback names a statement's first line, and its calls
-    may be on the lines after (``self.assertEqual(`` then ``mi.ilen(…), 11``). Just ``line``
-    when the source does not parse or no statement starts there."""
-    return _statement_in(_tree("\n".join(text)), line)
-
-
-def _tree(source: str) -> ast.Module | None:
+def parsed(text: list[str]) -> ast.Module | None:
+    """``text`` (Python source, as lines) parsed, or ``None`` when it does not parse."""
     try:
-        return ast.parse(source)
+        return ast.parse("\n".join(text))
     except (SyntaxError, ValueError):
         return None
 
 
-def _statement_in(tree: ast.Module | None, line: int) -> tuple[int, int]:
+def statement(tree: ast.Module | None, line: int) -> tuple[int, int]:
+    """The first and last line of the innermost statement of ``tree`` (``parsed``) that starts
+    on ``line``: a traceback names a statement's first line, and its calls may be on the lines
+    after (``self.assertEqual(`` then ``mi.ilen(…), 11``). Just ``line`` when the source did
+    not parse or no statement starts there."""
     if tree is None:
         return line, line
     ends = [

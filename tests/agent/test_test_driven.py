@@ -14,7 +14,7 @@ from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
-from foehn_plugins._failures import statement
+from foehn_plugins._failures import parsed, statement
 from foehn_plugins._tracing import Call, expected_of, parse
 from pytest_venv import pytest_venv
 
@@ -441,10 +441,10 @@ async def test_a_failing_statement_over_several_lines_is_read_and_traced_whole(
 
 def test_a_statement_is_found_from_its_first_line() -> None:
     text = ["def f():", "    x = g(", "        1,", "    )", "    return x", "def h(:"]
-    assert statement(text[:5], 2) == (2, 4)
-    assert statement(text[:5], 5) == (5, 5)
-    assert statement(text[:5], 3) == (3, 3), "no statement starts inside another's lines"
-    assert statement(text, 2) == (2, 2), "source that does not parse"
+    assert statement(parsed(text[:5]), 2) == (2, 4)
+    assert statement(parsed(text[:5]), 5) == (5, 5)
+    assert statement(parsed(text[:5]), 3) == (3, 3), "no statement starts inside another's lines"
+    assert statement(parsed(text), 2) == (2, 2), "source that does not parse"
 
 
 async def test_a_read_after_a_traced_failure_opens_where_the_call_returned(
