@@ -201,10 +201,10 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
             return ToolResult.failure(_not_around(name, arguments.around, found))
     elif not ranged and budget is not None and len(document.text) > budget:
         found = outline(name, document.text)
-        point = next(reversed(ctx.files.shown.points_of(path)), None)
+        point = ctx.files.shown.last_point(path)
         span = _region(point, lines, found) if point is not None else (1, REGION_AFTER)
     else:
-        first = arguments.offset or _from_point(ctx.files.shown.points_of(path), arguments.limit)
+        first = arguments.offset or _from_point(ctx.files.shown.last_point(path), arguments.limit)
         if first > total:
             return ToolResult.failure(f"offset {first} is past the end; {name} has {total} lines")
         span = (first, first - 1 + min(arguments.limit or MAX_READ_LINES, MAX_READ_LINES))
@@ -228,12 +228,11 @@ async def read_file(arguments: ReadArguments, ctx: ToolContext) -> ToolResult:
     return ToolResult.success(header + "\n" + "\n".join(shown) + footer)
 
 
-def _from_point(points: tuple[int, ...], limit: int | None) -> int:
+def _from_point(point: int | None, limit: int | None) -> int:
     """Where a read with a ``limit`` and no ``offset`` starts: at the file's first line, or,
     where a tool last pointed (a search hit, a failing test's frame, a refused edit) past the
     first ``limit`` lines, ``REGION_BEFORE`` lines before that line. Seen (bench: bo-indent):
     after a refused edit the model asked for 40 lines and was shown the license."""
-    point = points[-1] if points else None
     if limit is None or point is None or point <= limit:
         return 1
     return max(1, point - REGION_BEFORE)

@@ -77,7 +77,8 @@ class ReadLedger:
     def __init__(self) -> None:
         self.whole: set[Path] = set()
         self.symbols: dict[Path, set[str]] = {}
-        self.points: dict[Path, list[int]] = {}
+        self.points: dict[Path, int] = {}
+        """The line of each file a tool pointed the model to last."""
         self.ends: dict[tuple[str, str, str], tuple[str, int, str]] = {}
 
     def point(self, path: Path, line: int) -> None:
@@ -85,14 +86,11 @@ class ReadLedger:
         failing test's traceback, the line a traced call returned at, the lines an edit refused
         for its syntax meant to change): reading a long file in a small window shows the region
         around the last one."""
-        lines = self.points.setdefault(path, [])
-        if line in lines:
-            lines.remove(line)
-        lines.append(line)
+        self.points[path] = line
 
-    def points_of(self, path: Path) -> tuple[int, ...]:
-        """The lines of ``path`` tools pointed to, the latest last (empty if none)."""
-        return tuple(self.points.get(path, ()))
+    def last_point(self, path: Path) -> int | None:
+        """The line of ``path`` a tool pointed to last, if one did."""
+        return self.points.get(path)
 
     def saw_end(self, node: str, call: tuple[str, str], end: tuple[str, int, str]) -> None:
         """A failing run of the test ``node`` (its name, without its file) showed how ``call``
