@@ -138,11 +138,11 @@ async def trace(
     except (SandboxUnavailableError, SandboxViewError, ProgramStartError):
         return []
     calls = [c for c in parse(finished.output) if c.lines][:MAX_CALLS]
+    test = node.partition("::")[2]  # the test's name, as the ledger keys it: its file is absolute
     out: list[str] = []
     for call in calls:
         block = await _shown(call, expected_of(call, errors), ctx)
         if block and call.end is not None:
-            test = node.partition("::")[2]  # the test's name: its file is absolute here
             before = ctx.files.shown.end_of(test, (call.file, call.name))
             if before is not None and (before[0], before[2]) == (call.end[0], call.end[2]):
                 block.append(_unchanged(call.name, *call.end))

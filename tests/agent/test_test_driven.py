@@ -11,6 +11,7 @@ import pytest
 from agent.served import served_turn
 from foehn_lsp.agent.reads import replay_reads
 from foehn_lsp.agent.test_driven import fixes_code
+from foehn_lsp.events import ToolResultEvent
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
@@ -131,6 +132,18 @@ async def test_a_turn_that_is_to_fix_the_code_does_not_change_the_test(
     assert served.notes() == [], "a refusal is no failed change to act on"
 
 
+async def _delete(model: ModelServer, project: Path, task: str, path: str) -> ToolResultEvent:
+    """What ``delete_path`` of ``path`` returned in a turn for ``task``."""
+    served = await served_turn(
+        model,
+        project,
+        task,
+        [Turn(tool_calls=[("delete_path", {"path": path})]), Turn(text="Done.")],
+    )
+    [result] = served.results
+    return result
+
+
 async def test_a_turn_that_is_to_fix_the_code_deletes_no_file(
     model: ModelServer, project: Path
 ) -> None:
@@ -140,16 +153,7 @@ async def test_a_turn_that_is_to_fix_the_code_deletes_no_file(
     before."""
     listing = project / "src" / "shop" / "listing.py"
     before = listing.read_text()
-    served = await served_turn(
-        model,
-        project,
-        f"Fix the bug behind {TEST}",
-        [
-            Turn(tool_calls=[("delete_path", {"path": "src/shop/listing.py"})]),
-            Turn(text="I could not fix it."),
-        ],
-    )
-    [refused] = served.results
+    refused = await _delete(model, project, f"Fix the bug behind {TEST}", "src/shop/listing.py")
     assert not refused.ok
     assert refused.output == (
         "src/shop/listing.py was not deleted: the task asks to fix the code so that the test "
@@ -158,29 +162,15 @@ async def test_a_turn_that_is_to_fix_the_code_deletes_no_file(
         "answer: the person decides."
     )
     assert listing.read_text() == before
-    other = await served_turn(
-        model,
-        project,
-        "Delete src/shop/listing.py, it is no longer used.",
-        [
-            Turn(tool_calls=[("delete_path", {"path": "src/shop/listing.py"})]),
-            Turn(text="Deleted."),
-        ],
-    )
-    assert other.results[0].ok
+    task = "Delete src/shop/listing.py, it is no longer used."
+    assert (await _delete(model, project, task, "src/shop/listing.py")).ok
     assert not listing.exists()
-    (project / "src" / "shop" / "old.py").write_text("def unused():\n    return 1\n")
-    asked = await served_turn(
-        model,
-        project,
-        "Delete the dead module src/shop/old.py; the tests must still pass.",
-        [
-            Turn(tool_calls=[("delete_path", {"path": "src/shop/old.py"})]),
-            Turn(text="Deleted."),
-        ],
-    )
-    assert asked.results[0].ok, asked.results[0].output
-    assert not (project / "src" / "shop" / "old.py").exists()
+    old = project / "src" / "shop" / "old.py"
+    old.write_text("def unused():\n    return 1\n")
+    task = "Delete the dead module src/shop/old.py; the tests must still pass."
+    asked = await _delete(model, project, task, "src/shop/old.py")
+    assert asked.ok, asked.output
+    assert not old.exists()
 
 
 async def test_a_task_that_asks_for_a_test_may_change_the_tests(
