@@ -19,10 +19,10 @@ Nothing here imports the runtime until a model is loaded, and it is loaded in th
 
 from foehn_lsp.providers.local.model import (
     INSTALL_HINT,
+    MODEL,
     MODEL_NAME,
     MODEL_SHA256,
-    MODEL_SIZE,
-    PARTS,
+    ModelFile,
     ensure_model,
     is_available,
 )
@@ -37,14 +37,14 @@ from foehn_lsp.providers.local.provider import (
 
 __all__ = [
     "INSTALL_HINT",
+    "MODEL",
     "MODEL_NAME",
     "MODEL_SHA256",
-    "MODEL_SIZE",
     "NO_ANSWER",
-    "PARTS",
     "STRENGTHS",
     "WINDOW",
     "LocalProvider",
+    "ModelFile",
     "RunningServer",
     "StepTiming",
     "ensure_model",
