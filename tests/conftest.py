@@ -236,11 +236,13 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Path:
+def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Iterator[Path]:
     """A user cache (``XDG_CACHE_HOME``) for the tests that run the embedded model, holding the
     run's one assembled model (linked, not copied) and the fixed prompts' saved states. Those
     tests share one worker (``GROUPS``) and so this folder: only the first to read a fixed
-    prompt pays for it (minutes on 2 busy cores); every later process restores it."""
+    prompt pays for it (minutes on 2 busy cores); every later process restores it. The link
+    goes with the session: pytest keeps the temporary folder of a run with a failure, and once
+    ``scripts/test`` has removed its own link, this one would keep the 1.1 GB there."""
     from foehn_lsp.providers.local import MODEL_NAME, ensure_model
 
     root = tmp_path_factory.mktemp("model-home")
@@ -254,4 +256,5 @@ def model_home(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> P
         (root / "foehn" / "prompt-states").mkdir()
         for state in states.iterdir():
             os.link(state, root / "foehn" / "prompt-states" / state.name)
-    return root
+    yield root
+    (models / f"{MODEL_NAME}.gguf").unlink()
