@@ -319,6 +319,17 @@ async def test_the_same_call_over_and_over_stops_the_run(app: Path, ctx: ToolCon
     assert "scan was called 3 times in a row" in outcome.answer
 
 
+async def test_a_read_only_program_over_and_over_stops_the_run(app: Path, ctx: ToolContext) -> None:
+    """It ran in the read-only sandbox, so it changed nothing: the third identical run with the
+    same output is a repeat, as any reading call's would be."""
+    same = [calls(("run_command", {"command": ["ls"]}), prefix=f"l{i}") for i in range(5)]
+    runner, _ = agent([*same, say("I kept listing.")], repeat_limit=3)
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="x"), ctx, events)
+    assert outcome.reason == "repeated_call"
+    assert "run_command was called 3 times in a row" in outcome.answer
+
+
 async def test_the_token_budget_stops_the_run(app: Path, ctx: ToolContext) -> None:
     turns = [
         calls(("scan", {"path": "."}), tokens=400, prefix="a"),

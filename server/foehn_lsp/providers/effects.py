@@ -6,15 +6,17 @@ in a conversation the workspace last changed (which files the calls changed is
 What each tool does comes from the tool contract: whether its calls change files
 (``Tool.changes_files``, passed here as ``changes_files``, a name's answer). A call "may have
 changed" the workspace when it changes files and succeeded, or when it is a program that ran
-(``run_command``: what it wrote is seen only by the checkpoint's watch). ``run_tests`` counts
-as reading: what a test run writes (caches, reports) is not the project's code, and a test run
-repeated with nothing changed in between shows the same failures.
+(``run_command``: what it wrote is seen only by the checkpoint's watch) in a sandbox that let it
+write: one that ran ``read-only`` could not, whatever it did. ``run_tests`` counts as reading:
+what a test run writes (caches, reports) is not the project's code, and a test run repeated
+with nothing changed in between shows the same failures.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 from collections.abc import Callable, Sequence
 
@@ -93,10 +95,16 @@ def runs_tests(call: ToolCall) -> bool:
     return program in _TEST_SUBCOMMAND and argv[1:2] == ["test"]
 
 
+_READ_ONLY_RUN = re.compile(r"\(in .*; sandbox read-only\)")
+"""A program's summary line when it ran in the read-only sandbox (``Finished.summary``: the
+line after the command)."""
+
+
 def may_have_changed(result: ToolResultMessage, changes_files: ChangesFiles) -> bool:
     """Whether the call behind ``result`` may have changed the workspace's files."""
     if result.name == PROGRAM_TOOL:
-        return ran(result)
+        lines = result.content.split("\n", 2)
+        return ran(result) and not (len(lines) > 1 and _READ_ONLY_RUN.fullmatch(lines[1]))
     return changes_files(result.name) and not result.is_error
 
 

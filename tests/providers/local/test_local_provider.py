@@ -515,6 +515,40 @@ async def test_an_identical_call_with_nothing_changed_since_is_refused_with_what
     assert "read_symbol" in offered
 
 
+@pytest.mark.parametrize(
+    ("sandbox", "new_again"), [("read-only", False), ("workspace-write", True), ("full", True)]
+)
+async def test_only_a_program_that_could_write_makes_a_call_new_again(
+    fake_provider: MakeProvider,
+    registry: ToolRegistry,
+    tmp_path: Path,
+    sandbox: str,
+    new_again: bool,
+) -> None:
+    """A program run in the read-only sandbox could not change a file: the failing run after it
+    would show the same, and is refused as before it. One that could write makes it new."""
+    grep = {"command": ["grep", "-n", "upper", "text.py"]}
+    provider = fake_provider(
+        _call({"tool": "run_tests", "arguments": {}}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *_exchange(
+            "c2",
+            "run_command",
+            grep,
+            f"$ grep -n upper text.py\n(in .; exit 1; 0.0 s; sandbox {sandbox})\n",
+            failed=True,
+        ),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    chosen = "run_tests" if new_again else "read_symbol"
+    assert [c.name for c in response.message.tool_calls] == [chosen]
+    assert len(_chat_bodies(tmp_path / "states")) == (1 if new_again else 2)
+
+
 async def test_the_persons_next_message_makes_every_call_new_again(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:
