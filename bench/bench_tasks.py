@@ -1137,6 +1137,87 @@ POST_REAL: list[Task] = [
 without the model, and run once with it, for the figures they are in."""
 
 
+CLOSE_REAL: list[Task] = [
+    _fix(
+        "nc-inf-humanize",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_humanize fails. Fix inflection, not the test.",
+        INFLECTION,
+        "    word = word.replace('_', '')\n    word = re.sub(r\"(?i)",
+        "    word = word.replace('_', ' ')\n    word = re.sub(r\"(?i)",
+        "close",
+    ),
+    _fix(
+        "nc-inf-ordinal",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_ordinal fails. Find the bug in the code and fix it.",
+        INFLECTION,
+        "    number = int(number)\n    if number % 100 in (11, 12, 13):",
+        "    number = abs(int(number))\n    if number % 100 in (11, 12, 13):",
+        "close",
+    ),
+    _fix(
+        "nc-tz-frequencies",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_frequencies fails. Fix the bug in toolz.",
+        "toolz/itertoolz.py",
+        "    for item in seq:\n        d[item] = 1\n",
+        "    for item in seq:\n        d[item] += 1\n",
+        "close",
+    ),
+    _fix(
+        "nc-tz-sliding-window",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_sliding_window fails. Fix toolz so that it passes; "
+        "do not change the test.",
+        "toolz/itertoolz.py",
+        "    return zip(*(collections.deque(itertools.islice(it, i + 1), 0) or it",
+        "    return zip(*(collections.deque(itertools.islice(it, i), 0) or it",
+        "close",
+    ),
+    _fix(
+        "nc-mi-tail",
+        "more-itertools",
+        "tests/test_recipes.py::TailTests::test_sized_greater fails. Fix more_itertools so that "
+        "it passes.",
+        "more_itertools/recipes.py",
+        "        return islice(iterable, max(0, size - n - 1), None)",
+        "        return islice(iterable, max(0, size - n), None)",
+        "close",
+    ),
+    _fix(
+        "nc-mi-nth",
+        "more-itertools",
+        "tests/test_recipes.py::NthTests::test_basic fails. Fix the code, not the test.",
+        "more_itertools/recipes.py",
+        "    return next(islice(iterable, n + 1, None), default)",
+        "    return next(islice(iterable, n, None), default)",
+        "close",
+    ),
+    _fix(
+        "nc-bo-get-path",
+        "boltons",
+        "tests/test_iterutils.py::TestGetPath::test_depth_two fails. Fix the bug in boltons.",
+        "boltons/iterutils.py",
+        "        path = path.split(',')",
+        "        path = path.split('.')",
+        "close",
+    ),
+    _fix(
+        "nc-bo-first",
+        "boltons",
+        "tests/test_iterutils.py::TestFirst::test_default_value fails. Fix boltons so that it "
+        "passes.",
+        "boltons/iterutils.py",
+        "    return next(filter(key, iterable), None)",
+        "    return next(filter(key, iterable), default)",
+        "close",
+    ),
+]
+"""Fix tasks written at stop 49, after every change of that stop, checked without the model,
+and run once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -1619,7 +1700,16 @@ FRESH_MULTI: list[Task] = [
 """Multi-step tasks written for stop 46's figures, run once there."""
 
 GROUPS = {
-    "real": [*REAL, *SEEN_REAL, *FRESH_REAL, *AFTER_REAL, *LAST_REAL, *FINAL_REAL, *POST_REAL],
+    "real": [
+        *REAL,
+        *SEEN_REAL,
+        *FRESH_REAL,
+        *AFTER_REAL,
+        *LAST_REAL,
+        *FINAL_REAL,
+        *POST_REAL,
+        *CLOSE_REAL,
+    ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
 TESTS = {
@@ -1630,7 +1720,7 @@ TESTS = {
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final", "post")
+HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final", "post", "close")
 
 
 # Workspaces -----------------------------------------------------------------------------------
