@@ -66,9 +66,14 @@ def suggestion(workspace: Workspace, wanted: str) -> str:
 
 
 def missing(workspace: Workspace, wanted: str) -> str:
-    """What a read of ``wanted``, which is not there, answers: the names like it, or to scan.
-    Seen (bench: nf-inf-pluralize-empty): the model asked for ``tests/test_inflection.py``
-    four times, read ``test_inflection.py`` in between, and answered that the file did not
-    exist."""
+    """What a read of ``wanted``, which is not there, answers: the package a module's name
+    stands for, else the names like it, else to scan. Seen (bench: nf-inf-pluralize-empty):
+    the model asked for ``tests/test_inflection.py`` four times, read ``test_inflection.py``
+    in between, and answered that the file did not exist; and (nc-inf-humanize) it read
+    ``inflection.humanize`` as ``inflection.py``, which is ``inflection/__init__.py``."""
+    package = wanted.removesuffix(".py") + "/__init__.py"
+    if wanted.endswith(".py") and package in workspace_names(workspace):
+        name = PurePosixPath(package).parent.name
+        return f"{wanted} does not exist; {name} is a package: its code is in {package}"
     near = suggestion(workspace, wanted) or "; use scan to see what is there"
     return f"{wanted} does not exist{near}"

@@ -215,6 +215,24 @@ async def test_a_file_named_in_the_wrong_folder_is_answered_with_where_it_is(
     assert nowhere == "src/calendar.py does not exist; use scan to see what is there"
 
 
+async def test_a_module_asked_for_as_a_file_is_answered_with_its_package(
+    model: ModelServer, root: Path
+) -> None:
+    """Seen (bench: nc-inf-humanize): for ``inflection.humanize`` the model read
+    ``inflection.py`` three times; the module is ``inflection/__init__.py``."""
+    (root / "shop").mkdir()
+    (root / "shop" / "__init__.py").write_text("def total(xs):\n    return sum(xs)\n")
+    by_file, by_symbol = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "shop.py"})]),
+        Turn(tool_calls=[("read_symbol", {"path": "shop.py", "name": "total"})]),
+    )
+    assert by_file == "shop.py does not exist; shop is a package: its code is in shop/__init__.py"
+    assert by_symbol == by_file
+
+
 async def test_around_a_line_written_as_words_or_a_set_reads_that_line(
     model: ModelServer, root: Path, long_file: Path
 ) -> None:
