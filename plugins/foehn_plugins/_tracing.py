@@ -1,7 +1,8 @@
 """What the code under test did on a test's failing line: the test run once more, read-only,
 with a line tracer on the calls that line makes into the workspace's own code. For
-``run_tests`` to show, under a failed assertion, which lines of each such call ran and where it
-returned (and what), or raised: the return that gave the wrong value is usually next to the bug.
+``run_tests`` to show, under a failed assertion, what each such call was given, which of its
+lines ran and where it returned (and what), or raised: the return that gave the wrong value is
+usually next to the bug, and the arguments say which case it was.
 
 It runs only where ``run_tests`` ran ``python -m pytest`` (the tracer needs that interpreter),
 in the read-only sandbox (what it writes is thrown away, it reaches no network, so it asks
@@ -27,6 +28,8 @@ MAX_CALLS = 3
 """Calls of the failing line shown at most (the first ones)."""
 MAX_LINES = 24
 """Lines shown for one call at most."""
+MAX_ARGUMENTS = 4
+"""Arguments shown for one call at most (the first ones; ``self`` and ``cls`` are left out)."""
 MARKER = "@@foehn-trace@@"
 
 # Run as ``python -c TRACER TEST_FILE FIRST LAST NODE`` from the workspace's root, the workspace
@@ -41,12 +44,19 @@ test_file, node = os.path.abspath(sys.argv[1]), sys.argv[4]
 first, last = int(sys.argv[2]), int(sys.argv[3])
 root = os.getcwd() + os.sep
 calls = []
-def shown(value):
+def shown(value, limit=120):
     try:
         text = repr(value)
     except Exception as exc:
         text = "<" + type(exc).__name__ + " from repr>"
-    return text if len(text) <= 120 else text[:117] + "..."
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+def arguments(frame):
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    names = [n for n in code.co_varnames[:count] if n not in ("self", "cls")]
+    given = frame.f_locals
+    return [[n, shown(given[n], 60)] for n in names if n in given]
 def tracer(frame, event, arg):
     caller = frame.f_back
     if caller is None or not first <= caller.f_lineno <= last:
@@ -58,7 +68,8 @@ def tracer(frame, event, arg):
         return None
     if len(calls) >= 20:
         return None
-    call = {"file": name[len(root):], "name": frame.f_code.co_name, "lines": {}, "end": None}
+    call = {"file": name[len(root):], "name": frame.f_code.co_name, "args": arguments(frame),
+            "lines": {}, "end": None}
     calls.append(call)
     lines = call["lines"]  # a dict: each line once, in the order it first ran, looked up fast
     def local(frame, event, arg):
@@ -85,6 +96,8 @@ class Call:
     file: str
     """Workspace-relative."""
     name: str
+    arguments: tuple[tuple[str, str], ...]
+    """Its arguments as it was given them: (name, value as ``repr`` shows it, cut at 60)."""
     lines: tuple[int, ...]
     """The lines that ran, each once, in the order they first ran."""
     end: tuple[str, int, str] | None
@@ -102,6 +115,7 @@ def parse(output: str) -> list[Call]:
             Call(
                 file=str(c["file"]),
                 name=str(c["name"]),
+                arguments=tuple((str(n), str(v)) for n, v in c["args"]),
                 lines=tuple(int(n) for n in c["lines"]),
                 end=(str(c["end"][0]), int(c["end"][1]), str(c["end"][2])) if c["end"] else None,
             )
@@ -194,7 +208,7 @@ async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str
     how = f" and {call.end[0]} {call.end[2]} at line {call.end[1]}" if call.end else ""
     if expected is not None:
         how += f"; the test expects {expected}"
-    out = [f"{call.name} ({call.file}) ran these lines{how}:"]
+    out = [f"{call.name}({_given(call.arguments)}) ({call.file}) ran these lines{how}:"]
     ran = sorted(n for n in call.lines if 0 < n <= len(text))
     for number in _kept(ran, call.end[1] if call.end else None):
         mark = f"   <- {call.end[0]} {call.end[2]}" if call.end and number == call.end[1] else ""
@@ -202,6 +216,12 @@ async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str
     if len(ran) > MAX_LINES:
         out.append(f"        ({len(ran) - MAX_LINES} more lines ran)")
     return out
+
+
+def _given(arguments: Sequence[tuple[str, str]]) -> str:
+    """``number=-1, pad=None``: the first MAX_ARGUMENTS, then ``…`` for the rest."""
+    shown = [f"{name}={value}" for name, value in arguments[:MAX_ARGUMENTS]]
+    return ", ".join(shown + ["…"] * (len(arguments) > MAX_ARGUMENTS))
 
 
 def _unchanged(name: str, how: str, line: int, value: str) -> str:

@@ -92,7 +92,8 @@ async def test_a_failing_run_shows_the_test_the_traceback_and_the_code_it_runs(
     assert "unrelated_" not in shown, "only the functions the failure runs"
     assert (
         "What line 5 of the test ran (the test run once more, traced):\n"
-        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 10; the test "
+        "last_n(items=[1, 2, 3, 4], n=2) (src/shop/listing.py) ran these lines and returned "
+        "[2, 3, 4] at line 10; the test "
         "expects [3, 4]:\n"
         "    10\t    return tail(items, n)   <- returned [2, 3, 4]\n"
     ) in shown
@@ -309,7 +310,8 @@ async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_cha
     shown = await _first_run(model, project)
     assert (
         "What line 7 of the test ran (the test run once more, traced):\n"
-        "last_n (src/shop/listing.py) ran these lines and returned [2, 3, 4] at line 14; the test "
+        "last_n(items=[1, 2, 3, 4], n=2) (src/shop/listing.py) ran these lines and returned "
+        "[2, 3, 4] at line 14; the test "
         "expects [3, 4]:\n"
         "    10\t    if not items:\n"
         "    12\t    for _ in range(2):\n"
@@ -365,6 +367,53 @@ async def test_a_rerun_whose_call_returns_what_it_returned_before_says_where_the
     )
 
 
+async def test_a_parametrized_test_whose_id_has_a_space_is_read_like_any_other(
+    model: ModelServer, project: Path, registry: ToolRegistry
+) -> None:
+    """Seen (bench: nc-inf-humanize): inflection's
+    ``test_humanize[employee_salary-Employee salary]`` failed, and the result was pytest's
+    report alone: the node id was read up to its space, so no failure was found. The run now
+    shows the test, the code it runs and the traced line; the run to repeat names the whole id;
+    and how the traced call ended is kept under it."""
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text(
+        "import pytest\n\nfrom shop.listing import last_n\n\n\n"
+        '@pytest.mark.parametrize(("items", "want"), [([1, 2, 3, 4], [3, 4])],\n'
+        '                         ids=["four items"])\n'
+        "def test_last_two(items, want):\n    assert last_n(items, 2) == want\n"
+    )
+    node = "tests/test_listing.py::test_last_two[four items]"
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {node}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [node]})]),
+            Turn(tool_calls=[FIX]),
+            Turn(tool_calls=[("run_tests", {"paths": [node]})]),
+            Turn(text="ok"),
+        ],
+        window=16_384,
+    )
+    first, edit, second = served.results
+    shown = first.output
+    assert f"The first failure, {node}, from the test to where it failed:" in shown, shown
+    assert "last_n, which the test calls:\nsrc/shop/listing.py: lines 8-10 of" in shown
+    assert (
+        "last_n(items=[1, 2, 3, 4], n=2) (src/shop/listing.py) ran these lines and returned "
+        "[2, 3, 4] at line 10"
+    ) in shown
+    assert f'then run_tests with paths ["{node}"] first.' in shown
+    assert edit.ok, edit.output
+    assert second.ok, second.output
+    ledger = replay_reads(served.outcome.messages, Workspace([project]), registry)
+    assert ledger.end_of("test_last_two[four items]", ("src/shop/listing.py", "last_n")) == (
+        "returned",
+        10,
+        "[2, 3, 4]",
+    )
+
+
 async def test_a_failure_inside_the_code_is_not_traced(model: ModelServer, project: Path) -> None:
     """An error raised in the code already shows its frames; only a failure on the test's own
     line (a failed assertion) is run again."""
@@ -378,11 +427,17 @@ async def test_a_failure_inside_the_code_is_not_traced(model: ModelServer, proje
 
 def test_what_the_tracer_printed_is_read_and_anything_else_is_none() -> None:
     printed = (
-        'noise\n@@foehn-trace@@[{"file": "a.py", "name": "f", "lines": [3, 4], '
-        '"end": ["raised", 4, "KeyError: 1"]}]\n'
+        'noise\n@@foehn-trace@@[{"file": "a.py", "name": "f", "args": [["key", "1"]], '
+        '"lines": [3, 4], "end": ["raised", 4, "KeyError: 1"]}]\n'
     )
     assert parse(printed) == [
-        Call(file="a.py", name="f", lines=(3, 4), end=("raised", 4, "KeyError: 1"))
+        Call(
+            file="a.py",
+            name="f",
+            arguments=(("key", "1"),),
+            lines=(3, 4),
+            end=("raised", 4, "KeyError: 1"),
+        )
     ]
     for broken in ("", "@@foehn-trace@@", "@@foehn-trace@@{", '@@foehn-trace@@[{"file": 1}]'):
         assert parse(broken) == []
@@ -404,7 +459,7 @@ def test_what_the_tracer_printed_is_read_and_anything_else_is_none() -> None:
 def test_what_the_test_expects_is_said_only_when_the_value_is_one_side_of_it(
     errors: list[str], value: str, expected: str | None
 ) -> None:
-    call = Call(file="a.py", name="f", lines=(1,), end=("returned", 1, value))
+    call = Call(file="a.py", name="f", arguments=(), lines=(1,), end=("returned", 1, value))
     assert expected_of(call, errors) == expected
 
 

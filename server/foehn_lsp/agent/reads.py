@@ -22,16 +22,17 @@ from foehn_lsp.providers.effects import TESTS_TOOL
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import ReadLedger, Workspace
+from foehn_lsp.workspace.testfiles import NODE_ID
 
 DIGEST_BLOCK = re.compile(
     r"^(\S+), (?:the failing test|which [^\n]*):\n(\S[^\n]*?): lines \d+-\d+ of \d+$",
     re.MULTILINE,
 )
 """A definition a failing run's digest shows whole: its name, then where it is."""
-FIRST_FAILURE = re.compile(r"^The first failure, \S+?::(\S+), from the test", re.MULTILINE)
-"""The test a failing run's digest is about (its name, without its file)."""
+FIRST_FAILURE = re.compile(rf"^The first failure, ({NODE_ID}), from the test", re.MULTILINE)
+"""The test a failing run's digest is about."""
 CALL_END = re.compile(
-    r"^(\S+) \((\S+)\) ran these lines and (returned|raised) (.*) at line (\d+)"
+    r"^(\S+?)\(.*?\) \(([^()\s]+)\) ran these lines and (returned|raised) (.*) at line (\d+)"
     r"(?:; the test expects .*)?:$",
     re.MULTILINE,
 )
@@ -62,7 +63,9 @@ def replay_reads(
                         ledger.saw_symbol(path, name)
                 if (test := FIRST_FAILURE.search(content)) is not None:
                     for name, file, how, value, line in CALL_END.findall(content):
-                        ledger.saw_end(test[1], (file, name), (how, int(line), value))
+                        ledger.saw_end(
+                            test[1].partition("::")[2], (file, name), (how, int(line), value)
+                        )
                 continue
             if results[call.id].is_error:
                 continue

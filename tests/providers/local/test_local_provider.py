@@ -16,7 +16,7 @@ from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderProtocolError
 from foehn_lsp.lsp.language_tools import definitions
-from foehn_lsp.providers.local.guards import announces, canonical, must_act
+from foehn_lsp.providers.local.guards import announces, canonical, failing_tests, must_act
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, repeating
 from foehn_lsp.providers.local.seen import old_text_choices
@@ -447,6 +447,22 @@ def _exchange(
 
 
 EDIT = {"path": "text.py", "edits": [{"old_text": "return s", "new_text": "return s.upper()"}]}
+
+
+def test_the_tests_a_failing_run_names_are_read_whole_from_pytests_summary() -> None:
+    """Without a digest's line on what to run again, pytest's short summary names them; a
+    parametrized test's id may hold spaces (inflection: ``[employee_salary-Employee salary]``)."""
+    output = (
+        "$ python -m pytest\n(in .; exit 1; 0.4 s)\n"
+        "FAILED test_inflection.py::test_humanize[employee_salary-Employee salary] - Asser...\n"
+        "FAILED test_inflection.py::test_humanize[author_id-Author]\n"
+        "ERROR tests/test_broken.py - ImportError: no module named x\n"
+        "========================= 2 failed, 1 error in 0.11s ==========================\n"
+    )
+    assert failing_tests(output) == [
+        "test_inflection.py::test_humanize[employee_salary-Employee salary]",
+        "test_inflection.py::test_humanize[author_id-Author]",
+    ]
 
 
 async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(

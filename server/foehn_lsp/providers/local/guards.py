@@ -43,6 +43,7 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from foehn_lsp.workspace.testfiles import NODE_ID
 
 
 def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
@@ -164,6 +165,8 @@ def rerun_after_change(
 
 RERUN = re.compile(r"then run_tests with paths (\[.*\]) first\.$", re.MULTILINE)
 """The line of a failing ``run_tests`` result that names the run to repeat."""
+_SUMMARY = re.compile(rf"^(?:FAILED|ERROR) ({NODE_ID})(?: - .*)?$", re.MULTILINE)
+"""A line of pytest's short summary; the node id it names."""
 
 
 def failing_tests(output: str) -> list[str]:
@@ -177,11 +180,9 @@ def failing_tests(output: str) -> list[str]:
         if isinstance(named, list) and all(isinstance(n, str) for n in named):
             return named[:5]
     found: list[str] = []
-    for line_text in output.splitlines():
-        if line_text.startswith(("FAILED ", "ERROR ")):
-            node = line_text.split(" ", 2)[1]
-            if "::" in node and node not in found:
-                found.append(node)
+    for node in _SUMMARY.findall(output):
+        if "::" in node and node not in found:
+            found.append(node)
     return found[:5]
 
 
