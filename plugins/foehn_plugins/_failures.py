@@ -413,3 +413,7 @@ def _numbered(lines: list[str], first: int) -> list[str]:
         return out
     start, end = first + header + 2, first + closing - 1
     return [*out[: header + 2], f"        (lines {start}-{end}: the docstring)", *out[closing:]]
+
+
+LEFT_OUT = re.compile(r"^[ \t]*(\(lines \d+-\d+: the docstring\))[ \t]*$", re.MULTILINE)
+"""The line ``_numbered`` shows in place of a docstring it leaves out: not the file's."""

@@ -26,6 +26,7 @@ from foehn_lsp.workspace import DeletePath, EditPlan, FileChange, MakeDirectory,
 from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, outline
 from foehn_plugins import _syntax
+from foehn_plugins._failures import LEFT_OUT
 from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
 from foehn_plugins._suggest import missing, suggestion
 from foehn_plugins._window import read_budget
@@ -388,6 +389,16 @@ class EditArguments(BaseModel):
     ]
 
 
+def _left_out(old: str, new: str, text: str) -> str | None:
+    """Which of ``old`` and ``new`` has the line a failure's digest shows in place of a
+    docstring (``_failures.LEFT_OUT``) that the file does not have, and that line."""
+    for which, given in (("old_text", old), ("new_text", new)):
+        for found in LEFT_OUT.finditer(given):
+            if found[1] not in text:
+                return f"{which} has the line {found[1]!r}"
+    return None
+
+
 def _unparsable(name: str, broken: _syntax.SyntaxProblem, text: str) -> str:
     return (
         f"no change was made to {name}: the result would not parse as {broken.kind} "
@@ -446,6 +457,13 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         old, new = block.old_text, block.new_text
         if crlf and "\r\n" not in old:
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        if (marker := _left_out(old, new, text)) is not None:
+            problems.append(
+                f"block {number}: {marker}, which Foehn showed in place of a docstring it left "
+                "out; the file does not have it. Leave that line out and give only the file's "
+                "own lines."
+            )
+            continue
         if not old:
             last = text.rstrip("\n").rpartition("\n")[2]
             problems.append(

@@ -244,7 +244,9 @@ async def test_a_test_file_named_by_a_wrong_folder_is_found_by_its_name(
 async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_still_be_edited(
     model: ModelServer, project: Path
 ) -> None:
-    """On a CPU every line shown is read; a docstring says nothing a failure needs."""
+    """On a CPU every line shown is read; a docstring says nothing a failure needs. The line
+    that stands for it is Foehn's, not the file's: seen (bench: nc-tz-frequencies), the model
+    wrote it into the file, as new_text after the docstring's first line."""
     listing = project / "src" / "shop" / "listing.py"
     docstring = '    """How many items from the end.\n\n' + "    More words.\n" * 6 + '    """\n'
     listing.write_text(
@@ -252,24 +254,35 @@ async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_stil
             "def tail(items, count):\n", f"def tail(items, count):\n{docstring}"
         )
     )
+    before = listing.read_text()
+    head = 'def tail(items, count):\n    """How many items from the end.'
+    copied = {"old_text": head, "new_text": f"{head}\n        (lines 6-12: the docstring)"}
     served = await served_turn(
         model,
         project,
         f"Fix the bug behind {TEST}",
         [
             Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[("edit_file", {"path": "src/shop/listing.py", "edits": [copied]})]),
             Turn(tool_calls=[FIX]),
             Turn(text="ok"),
         ],
         window=16_384,
     )
-    shown, edit = served.results[:2]
+    shown, marker, edit = served.results[:3]
     assert '     4\tdef tail(items, count):\n     5\t    """How many items from the end.\n' in (
         shown.output
     )
     assert '        (lines 6-12: the docstring)\n    13\t    """\n' in shown.output
     assert "More words" not in shown.output
+    assert not marker.ok
+    assert marker.output == (
+        "no change was made to src/shop/listing.py:\n- block 1: new_text has the line "
+        "'(lines 6-12: the docstring)', which Foehn showed in place of a docstring it left out; "
+        "the file does not have it. Leave that line out and give only the file's own lines."
+    )
     assert edit.ok, edit.output
+    assert listing.read_text() == before.replace("items[-count - 1 :]", "items[-count:]")
 
 
 async def _first_run(model: ModelServer, project: Path) -> str:
