@@ -1214,8 +1214,92 @@ CLOSE_REAL: list[Task] = [
         "close",
     ),
 ]
-"""Fix tasks written at stop 49, after every change of that stop, checked without the model,
-and run once with it, for the figures they are in."""
+"""Fix tasks written at stop 49 after its first changes, checked without the model, and run
+once with it, for the figures they are in."""
+
+
+CODA_REAL: list[Task] = [
+    _fix(
+        "nd-inf-underscore",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_underscore fails. Fix the bug in inflection.",
+        INFLECTION,
+        "    word = re.sub(r\"([a-z\\d])([A-Z])\", r'\\1\\2', word)",
+        "    word = re.sub(r\"([a-z\\d])([A-Z])\", r'\\1_\\2', word)",
+        "coda",
+    ),
+    _fix(
+        "nd-inf-dasherize",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_dasherize fails. Fix inflection so that it passes; "
+        "do not change the test.",
+        INFLECTION,
+        "    return word.replace('-', '_')\n\n\ndef humanize",
+        "    return word.replace('_', '-')\n\n\ndef humanize",
+        "coda",
+    ),
+    _fix(
+        "nd-tz-unique",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_unique fails. Find the bug in the code and fix it.",
+        "toolz/itertoolz.py",
+        "        for item in seq:\n            if item not in seen:\n                yield item\n",
+        "        for item in seq:\n            if item not in seen:\n"
+        "                seen_add(item)\n                yield item\n",
+        "coda",
+    ),
+    _fix(
+        "nd-tz-dissoc",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_dissoc fails. Fix toolz, not the test.",
+        "toolz/dicttoolz.py",
+        "        remaining.intersection_update(keys)",
+        "        remaining.difference_update(keys)",
+        "coda",
+    ),
+    _fix(
+        "nd-mi-take",
+        "more-itertools",
+        "tests/test_recipes.py::TakeTests::test_simple_take fails. Fix more_itertools so that it "
+        "passes.",
+        "more_itertools/recipes.py",
+        "    return list(islice(iterable, n - 1))",
+        "    return list(islice(iterable, n))",
+        "coda",
+    ),
+    _fix(
+        "nd-mi-prepend",
+        "more-itertools",
+        "tests/test_recipes.py::PrependTests::test_basic fails. Fix the code, not the test.",
+        "more_itertools/recipes.py",
+        "    return chain(iterator, [value])",
+        "    return chain([value], iterator)",
+        "coda",
+    ),
+    _fix(
+        "nd-bo-research",
+        "boltons",
+        "tests/test_iterutils.py::test_research fails. Fix the bug in boltons.",
+        "boltons/iterutils.py",
+        "                ret.append((path, value))",
+        "                ret.append((path + (key,), value))",
+        "coda",
+    ),
+    _fix(
+        "nd-bo-remap-clone",
+        "boltons",
+        "tests/test_iterutils.py::TestRemap::test_basic_clone fails. Fix boltons so that it "
+        "passes.",
+        "boltons/iterutils.py",
+        "        vals = [i for i, v in new_items]\n        try:\n"
+        "            new_parent.extend(vals)",
+        "        vals = [v for i, v in new_items]\n        try:\n"
+        "            new_parent.extend(vals)",
+        "coda",
+    ),
+]
+"""Fix tasks written at stop 49 after every change read from the close set's run, checked
+without the model, and run once with it, for the figures they are in."""
 
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
@@ -1709,6 +1793,7 @@ GROUPS = {
         *FINAL_REAL,
         *POST_REAL,
         *CLOSE_REAL,
+        *CODA_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -1720,7 +1805,7 @@ TESTS = {
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final", "post", "close")
+HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final", "post", "close", "coda")
 
 
 # Workspaces -----------------------------------------------------------------------------------
