@@ -70,7 +70,7 @@ from foehn_lsp.events import (
 )
 from foehn_lsp.policy.plans import ApprovePlan, PlanReviewer, ProposedPlan, RejectPlan
 from foehn_lsp.providers import Provider
-from foehn_lsp.providers.effects import may_have_changed
+from foehn_lsp.providers.effects import may_have_changed, output_of
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -651,7 +651,7 @@ class Agent:
         if len(calls) != 1 or changed:
             state.last_call, state.last_output, state.repeats = None, None, 0
             return
-        signature, output = _signature(calls[0]), results[0].content
+        signature, output = _signature(calls[0]), output_of(results[0])
         if signature == state.last_call and output == state.last_output:
             state.repeats += 1
         else:

@@ -95,17 +95,35 @@ def runs_tests(call: ToolCall) -> bool:
     return program in _TEST_SUBCOMMAND and argv[1:2] == ["test"]
 
 
-_READ_ONLY_RUN = re.compile(r"\(in .*; sandbox read-only\)")
-"""A program's summary line when it ran in the read-only sandbox (``Finished.summary``: the
-line after the command)."""
+_SUMMARY = re.compile(r"\(in .*\)")
+"""A program's summary line (``Finished.summary``: the line after the command)."""
+_READ_ONLY = "; sandbox read-only)"
+_SECONDS = re.compile(r"; \d+(?:\.\d+)? s(?=[;)])")
+
+
+def _summary(result: ToolResultMessage) -> tuple[list[str], bool]:
+    """``result``'s first two lines and the rest, and whether the second is a program's
+    summary line."""
+    lines = result.content.split("\n", 2)
+    ran_program = result.name in (PROGRAM_TOOL, TESTS_TOOL)
+    return lines, ran_program and len(lines) > 1 and _SUMMARY.fullmatch(lines[1]) is not None
 
 
 def may_have_changed(result: ToolResultMessage, changes_files: ChangesFiles) -> bool:
     """Whether the call behind ``result`` may have changed the workspace's files."""
     if result.name == PROGRAM_TOOL:
-        lines = result.content.split("\n", 2)
-        return ran(result) and not (len(lines) > 1 and _READ_ONLY_RUN.fullmatch(lines[1]))
+        lines, summed = _summary(result)
+        return ran(result) and not (summed and lines[1].endswith(_READ_ONLY))
     return changes_files(result.name) and not result.is_error
+
+
+def output_of(result: ToolResultMessage) -> str:
+    """What ``result`` showed, less how long its program took: that differs from one run to
+    the next when nothing else does (a read-only ``ls`` run again, in 0.0 s and then 0.1 s)."""
+    lines, summed = _summary(result)
+    if summed:
+        lines[1] = _SECONDS.sub("", lines[1])
+    return "\n".join(lines)
 
 
 def calls_in(messages: Sequence[Message]) -> list[ToolCall]:
