@@ -149,10 +149,17 @@ class _Files:
 
     def statement(self, path: Path, line: int) -> tuple[int, int]:
         """``statement`` of a file already read, its source parsed once."""
+        return statement(self._parsed(path), line)
+
+    def sources(self, path: Path, lines: tuple[int, int]) -> tuple[int, int]:
+        """``sources`` of a file already read, its source parsed once."""
+        return sources(self._parsed(path), lines)
+
+    def _parsed(self, path: Path) -> ast.Module | None:
         if path not in self._statements:
             read = self._read.get(path)
             self._statements[path] = parsed(read[0]) if read else None
-        return statement(self._statements[path], line)
+        return self._statements[path]
 
 
 def budget_for(window: int | None) -> int:
@@ -191,16 +198,16 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
         ctx.files.shown.point(path, line)
         symbol = found_outline.enclosing(line)
         where = f" in {symbol.name}" if symbol else ""
-        first_line, last_line = (
-            files.statement(path, line) if is_test_file(files.shown(path)) else (line, line)
-        )
+        in_test = is_test_file(files.shown(path))
+        first_line, last_line = files.statement(path, line) if in_test else (line, line)
         source = " ".join(t.strip() for t in text[first_line - 1 : last_line])[:MAX_LINE]
         out.append(f"  {files.shown(path)}:{line}{where}: {source}")
         if symbol is not None:
             why = f"which the traceback runs (line {line})"
             blocks.append(_block(path, files.shown(path), symbol, text, "frame", why))
-        if is_test_file(files.shown(path)):
-            for name in _called(source):
+        if in_test:
+            start, end = files.sources(path, (first_line, last_line))
+            for name in _called("\n".join(text[start - 1 : end])):
                 blocks += await _definitions(files, name, files.shown(path))
     out += [f"  E {error}" for error in first.errors[:MAX_ERROR_LINES]]
     if tracer is not None and (failing := await _in_the_test(first, files)) is not None:
@@ -211,7 +218,14 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
     out += _shown_within(ordered, ctx, budget_for(ctx.window))
     if "::" in first.node:
         paths = json.dumps([f.node for f in found[:5] if "::" in f.node])
-        out.append(f"Fix the code above with edit_file, then run_tests with paths {paths} first.")
+        then = f"then run_tests with paths {paths} first."
+        if any(not is_test_file(block.shown) for block in ordered):
+            out.append(f"Fix the code above with edit_file, {then}")
+        else:
+            out.append(
+                "The code the test runs is not shown: read_symbol the function the test calls, "
+                f"fix it with edit_file, {then}"
+            )
     return "\n".join(out)
 
 
@@ -227,7 +241,9 @@ async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int,
         return None
     if await files.get(path) is None:
         return None
-    return f"{path}::{failure.node.partition('::')[2]}", files.statement(path, line)
+    return f"{path}::{failure.node.partition('::')[2]}", files.sources(
+        path, files.statement(path, line)
+    )
 
 
 def parsed(text: list[str]) -> ast.Module | None:
@@ -253,6 +269,45 @@ def statement(tree: ast.Module | None, line: int) -> tuple[int, int]:
         and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     ]
     return line, min(ends, default=line)
+
+
+def sources(tree: ast.Module | None, lines: tuple[int, int]) -> tuple[int, int]:
+    """A failing statement's first and last ``lines`` of ``tree`` (``parsed``), from the
+    earliest of the statements before it, in its function, that last set a name it reads:
+    ``t = mi.take(5, range(10))`` then ``self.assertEqual(t, [0, 1, 2, 3, 4])``. Seen (bench:
+    nd-mi-take, nd-bo-research): the failing line called only the assertion, the call whose
+    value failed was on a line before it, and the digest showed none of the code under test."""
+    if tree is None:
+        return lines
+    first, last = lines
+    functions = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.lineno <= first <= (node.end_lineno or node.lineno)
+    ]
+    if not functions:
+        return lines
+    function = max(functions, key=lambda node: node.lineno)  # the innermost
+    failing = [
+        node for node in ast.walk(function) if isinstance(node, ast.stmt) and node.lineno == first
+    ]
+    read = {
+        name.id
+        for node in failing
+        for name in ast.walk(node)
+        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)
+    }
+    latest: dict[str, int] = {}
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Store)
+            and node.id in read
+            and node.lineno < first
+        ):
+            latest[node.id] = max(latest.get(node.id, 0), node.lineno)
+    return min([first, *latest.values()]), last
 
 
 async def _callees(files: _Files, blocks: list[_Block]) -> list[_Block]:
@@ -312,25 +367,28 @@ async def _test_block(files: _Files, node: str) -> _Block | None:
     return _block(path, files.shown(path), symbol, text, "test", "the failing test")
 
 
+MAX_PLACES = 6
+"""Files defining a name the test calls that are read to choose its definition."""
+
+
 async def _definitions(files: _Files, name: str, test_file: str) -> list[_Block]:
-    """The definition of ``name`` outside the tests (the one the test file imports from, if
-    several)."""
+    """The definition of ``name`` outside the tests: a module's function before a class's
+    method of that name (seen, bench: nd-mi-prepend, where ``mi.prepend`` was shown as
+    ``peekable.prepend``), then the one in a module the test file names."""
     places = await asyncio.to_thread(_search, files.ctx, name)
-    places = [p for p in places if not is_test_file(p)]
-    if not places:
-        return []
+    places = [p for p in places if not is_test_file(p)][:MAX_PLACES]
     test_path = files.resolve(test_file)
     test_text = "\n".join((await files.get(test_path) or ([], None))[0]) if test_path else ""
-    places.sort(key=lambda p: Path(p).stem not in test_text)
-    path = files.resolve(places[0])
-    read = await files.get(path) if path is not None else None
-    if path is None or read is None:
-        return []
-    text, found = read
-    symbol = found.find(name)
-    if symbol is None:
-        return []
-    return [_block(path, files.shown(path), symbol, text, "called", "which the test calls")]
+    found: list[tuple[tuple[bool, bool], _Block]] = []
+    for place in places:
+        path = files.resolve(place)
+        read = await files.get(path) if path is not None else None
+        if path is None or read is None or (symbol := read[1].find(name)) is None:
+            continue
+        rank = ("." in symbol.name, Path(place).stem not in test_text)
+        block = _block(path, files.shown(path), symbol, read[0], "called", "which the test calls")
+        found.append((rank, block))
+    return [min(found, key=lambda pair: pair[0])[1]] if found else []
 
 
 def _search(ctx: ToolContext, name: str) -> list[str]:

@@ -37,7 +37,7 @@ MARKER = "@@foehn-trace@@"
 # that follows only the frames the test file's lines FIRST to LAST call directly (and that live
 # under the root, outside any environment), then prints what they did after MARKER.
 TRACER = r"""
-import json, os, sys
+import copy, itertools, json, os, sys, warnings
 sys.path.insert(0, os.getcwd())  # as ``python -m pytest`` has it; the read-only sandbox does not
 import pytest
 test_file, node = os.path.abspath(sys.argv[1]), sys.argv[4]
@@ -47,9 +47,25 @@ calls = []
 def shown(value, limit=120):
     try:
         text = repr(value)
+        first = yields(value)
+        if first is not None:
+            more = ", ..." if len(first) > 10 else ""
+            text = "<" + type(value).__name__ + " yielding " + repr(first[:10])[:-1] + more + "]>"
     except Exception as exc:
         text = "<" + type(exc).__name__ + " from repr>"
     return text if len(text) <= limit else text[:limit - 3] + "..."
+def yields(value):
+    # The first items of an iterator the language makes (itertools', iter(), zip, map...), read
+    # from a copy: the test still gets the iterator whole. A generator cannot be copied.
+    if type(value).__module__ not in ("itertools", "builtins") or not hasattr(value, "__next__"):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            copied = copy.deepcopy(value)
+        return None if copied is value else list(itertools.islice(copied, 11))
+    except Exception:
+        return None
 def arguments(frame):
     code = frame.f_code
     count = code.co_argcount + code.co_kwonlyargcount
@@ -168,12 +184,12 @@ async def trace(
     return out
 
 
-_COMPARED = re.compile(r"^(?:AssertionError: )?(?:assert )?(.+?) (==|!=) (.+)$")
+_COMPARED = re.compile(r"^(?:AssertionError: )?(?:assert |\w+ differ: )?(.+?) (==|!=) (.+)$")
 
 
 def _compared(errors: Sequence[str]) -> tuple[str, str] | None:
     """The two sides of the failed comparison the first ``E`` line shows (pytest's
-    ``assert A == B``, unittest's ``A != B``), or ``None``."""
+    ``assert A == B``, unittest's ``A != B`` and ``Lists differ: A != B``), or ``None``."""
     if not errors or (found := _COMPARED.match(errors[0])) is None:
         return None
     left, right = found[1], found[3]

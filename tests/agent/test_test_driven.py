@@ -15,7 +15,7 @@ from foehn_lsp.events import ToolResultEvent
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
-from foehn_plugins._failures import parsed, statement
+from foehn_plugins._failures import parsed, sources, statement
 from foehn_plugins._tracing import Call, expected_of, parse
 from pytest_venv import pytest_venv
 
@@ -462,6 +462,7 @@ def test_what_the_tracer_printed_is_read_and_anything_else_is_none() -> None:
         (["AssertionError: assert 'Employee' == 'Employee id'"], "'Employee id'", "'Employee'"),
         (["assert {1: 2} == {2: 3}", "Left contains 1 more item:"], "{1: 2}", "{2: 3}"),
         (["AssertionError: 0 != 3"], "0", "3"),
+        (["AssertionError: Lists differ: [0, 1] != [0, 1, 2]"], "[0, 1]", "[0, 1, 2]"),
         (["assert 1 == 1.0"], "2", None),
         (["assert 'a' == 'a '"], "'b'", None),
         (["assert x == y == z"], "x", None),
@@ -495,6 +496,99 @@ async def test_a_failing_statement_over_several_lines_is_read_and_traced_whole(
     assert "What lines 5-8 of the test ran (the test run once more, traced):\n" in shown
     assert "    10\t    return tail(items, n)   <- returned [2, 3, 4]\n" in shown
     assert "last_n, which the test calls:" in shown
+
+
+async def test_a_failing_assertion_on_a_value_set_before_shows_and_traces_the_call_that_set_it(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nd-mi-take, nd-bo-research): the failing line was the assertion on a name
+    an earlier line set from the call under test. The digest showed only the test, said "Fix
+    the code above", and the model edited the test."""
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text(
+        tests.read_text().replace(
+            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
+            "    items = [1, 2, 3, 4]\n    got = last_n(items, 2)\n    assert got == [3, 4]\n",
+        )
+    )
+    shown = await _first_run(model, project)
+    assert "tests/test_listing.py:7 in test_last_two: assert got == [3, 4]" in shown
+    assert "last_n, which the test calls:\nsrc/shop/listing.py: lines 8-10 of" in shown
+    assert "What lines 6-7 of the test ran (the test run once more, traced):\n" in shown
+    assert "    10\t    return tail(items, n)   <- returned [2, 3, 4]\n" in shown
+    assert "Fix the code above with edit_file" in shown
+
+
+async def test_a_failure_whose_code_cannot_be_found_does_not_point_at_the_test(
+    model: ModelServer, project: Path
+) -> None:
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text(
+        tests.read_text().replace(
+            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
+            "    assert sorted([2, 1]) == [2, 1]\n",
+        )
+    )
+    shown = await _first_run(model, project)
+    assert "Fix the code above" not in shown
+    assert "The code the test runs is not shown: read_symbol the function the test calls" in shown
+
+
+async def test_a_called_name_is_shown_as_the_module_function_before_a_method_of_that_name(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nd-mi-prepend): the test called ``mi.prepend`` and the digest showed the
+    method ``peekable.prepend`` of another module."""
+    (project / "src" / "shop" / "basket.py").write_text(
+        "class Basket:\n    def last_n(self, n):\n        return []\n"
+    )
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text("from shop import basket\n" + tests.read_text())
+    shown = await _first_run(model, project)
+    assert "last_n, which the test calls:\nsrc/shop/listing.py: lines 8-10 of" in shown
+    assert "Basket" not in shown
+
+
+async def test_a_traced_call_that_returned_an_iterator_shows_what_it_yields_and_the_test_still_runs(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nc-mi-tail, nd-mi-prepend): the call returned ``<itertools.islice object at
+    0x…>``, which said nothing of the wrong items. They are read from a copy."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text().replace(
+            "return items[-count - 1 :]", "return iter(items[-count - 1 :])"
+        )
+    )
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text(
+        tests.read_text().replace(
+            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
+            "    got = last_n([1, 2, 3, 4], 2)\n    assert list(got) == [3, 4]\n",
+        )
+    )
+    shown = await _first_run(model, project)
+    assert "returned <list_iterator yielding [2, 3, 4]> at line 10" in shown
+    assert "E assert [2, 3, 4] == [3, 4]" in shown, "the test used it whole"
+
+
+def test_the_lines_a_failing_statement_reads_from_are_found_in_its_own_function() -> None:
+    text = [
+        "got = 0",
+        "def test_x():",
+        "    items = [1, 2]",
+        "    got = last_n(",
+        "        items, 1)",
+        "    other = 3",
+        "    assert got == [2]",
+        "def test_y():",
+        "    assert got == 0",
+    ]
+    tree = parsed(text)
+    assert sources(tree, (7, 7)) == (4, 7), "from the last line that set got, not items"
+    assert sources(tree, (9, 9)) == (9, 9), "a name set outside the function"
+    assert sources(tree, (1, 1)) == (1, 1), "outside any function"
+    assert sources(None, (3, 4)) == (3, 4)
 
 
 def test_a_statement_is_found_from_its_first_line() -> None:
