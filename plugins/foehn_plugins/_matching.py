@@ -8,6 +8,7 @@ to make a multiple match unique.
 from __future__ import annotations
 
 import difflib
+import re
 
 from foehn_lsp.workspace.symbols import outline
 
@@ -89,3 +90,23 @@ def explain_multiple(text: str, starts: list[int], path: str = "") -> str:
         "surrounding lines in old_text (the line before or after it, from the definition you "
         "mean) so that it matches exactly once"
     )
+
+
+_NUMBERED = re.compile(r"^\s*\d+\t")
+_MARK = re.compile(r"\s+<- (?:returned|raised) .*$")
+MIN_COPIED = 6
+"""Characters a copied line needs (beside spaces) to be looked for."""
+
+
+def copied_lines(text: str) -> list[str]:
+    """The lines of code in ``text`` as a file has them, when ``text`` was copied out of a
+    result: less read_file's line numbers, a traced line's ``<- returned …`` mark, and a
+    quoting ``>`` in front; lines too short to find are left out. Seen (bench:
+    nd-inf-underscore, nd-bo-remap-clone): the model gave read_file's around and search a
+    whole traced call, and a line with ``>#`` in front."""
+    found: list[str] = []
+    for line in text.splitlines():
+        line = _MARK.sub("", _NUMBERED.sub("", line)).lstrip(" \t>").rstrip()
+        if len(line.replace(" ", "")) >= MIN_COPIED and line not in found:
+            found.append(line)
+    return found

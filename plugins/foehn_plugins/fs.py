@@ -27,7 +27,7 @@ from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, outline
 from foehn_plugins import _syntax
 from foehn_plugins._failures import LEFT_OUT
-from foehn_plugins._matching import explain_missing, explain_multiple, occurrences
+from foehn_plugins._matching import copied_lines, explain_missing, explain_multiple, occurrences
 from foehn_plugins._suggest import missing, suggestion
 from foehn_plugins._window import read_budget
 
@@ -280,6 +280,10 @@ def _around(wanted: str, lines: list[str], found: Outline) -> tuple[int, int] | 
     hit = next((n for n, line in enumerate(lines, 1) if text in line), None)
     if hit is None and (named := _line_named(text)) is not None and named <= len(lines):
         hit = named
+    for copied in copied_lines(wanted) if hit is None else []:
+        hit = next((n for n, line in enumerate(lines, 1) if copied.strip() in line), None)
+        if hit is not None:
+            break
     return _region(hit, lines, found) if hit is not None else None
 
 

@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
+from foehn_plugins._matching import copied_lines
 from foehn_plugins._suggest import suggestion
 
 MAX_MATCHES = 200
 MAX_COLUMNS = 300
 MAX_PATTERN = 1_000
+MAX_COPIED = 4
+"""Lines of a pattern of several lines looked for, one at a time, until one is found."""
 SEARCH_SECONDS = 30.0
 REGEX_LIMITS = ["--regex-size-limit", "1M", "--dfa-size-limit", "10M"]
 """A pattern like ``a{1000}{1000}`` compiles to a program of millions of states, and matching
@@ -43,6 +47,21 @@ class SearchArguments(BaseModel):
 async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     if arguments.glob is not None and (problem := check_glob(arguments.glob)):
         return ToolResult.failure(problem)
+    if "\n" not in arguments.pattern.strip("\n"):
+        return await _search(arguments, ctx)
+    # Several lines, often copied out of a result: the first of them some file has, as text.
+    result = ToolResult.failure("search finds text within one line; the pattern has several")
+    for line in copied_lines(arguments.pattern)[:MAX_COPIED]:
+        one = arguments.model_copy(update={"pattern": line, "regex": False})
+        result = await _search(one, ctx)
+        note = f"(search finds text within one line; of the lines given it looked for {line!r}.)"
+        result = replace(result, output=f"{note}\n{result.output}")
+        if result.data and result.data.get("matches"):
+            break
+    return result
+
+
+async def _search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     target = ctx.workspace.resolve(arguments.path or ".")
     root = ctx.workspace.root_of(target) or ctx.workspace.root
     rg = ripgrep()

@@ -251,3 +251,26 @@ async def test_around_a_line_written_as_words_or_a_set_reads_that_line(
     for shown in (worded, braced, listed):
         assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
     assert past.startswith("dates.py has no line, definition or text '{line 9999}'")
+
+
+async def test_around_text_copied_out_of_a_result_reads_the_line_of_code_in_it(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    """Seen (bench: nd-inf-underscore, nd-bo-remap-clone): the model gave around a whole traced
+    call as run_tests showed it, and another time a line with ``>#`` in front."""
+    traced = (
+        "parse_date(value=1) (dates.py) ran these lines and returned 29 at line 342:\n"
+        "   333\tdef parse_date(value):\n"
+        "   342\t    return value   <- returned 29\n"
+    )
+    copied, quoted, neither = await _read(
+        model,
+        root,
+        SMALL,
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": traced})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "># step 7"})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": ">>> nowhere(at_all)"})]),
+    )
+    assert copied.startswith("dates.py: lines 333-342 of 441\n"), "its first line a file has"
+    assert quoted.startswith("dates.py: lines 3-12 of 441\n     3\tdef helper_0(value):")
+    assert neither.startswith("dates.py has no line, definition or text '>>> nowhere(at_all)'")

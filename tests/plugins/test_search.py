@@ -82,3 +82,25 @@ async def test_a_search_that_finds_nothing_says_what_was_searched_and_nearby_nam
         "no matches for text 'release' in the workspace (files matching 'Changelog'), ignoring case"
     )
     assert "file names like it: CHANGELOG.md" in result.output
+
+
+async def test_a_pattern_of_several_lines_looks_for_the_first_of_them_a_file_has(
+    tree: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen (bench: nd-inf-underscore): the model searched for a traced call copied whole out
+    of run_tests' result, as a regex; ripgrep refused it three times."""
+    copied = (
+        "f(x=1) (src/a.py) ran these lines and returned '/':\n"
+        "     3\tvalue = os.sep   <- returned '/'\n"
+    )
+    found = await registry.call("search", {"pattern": copied, "regex": True}, ctx, steps=steps())
+    assert found.ok
+    assert found.output.splitlines() == [
+        "(search finds text within one line; of the lines given it looked for 'value = os.sep'.)",
+        "1 matches for text 'value = os.sep' in 1 files:",
+        "src/a.py",
+        "     3: value = os.sep",
+    ]
+    nowhere = await registry.call("search", {"pattern": "ab\ncd\n"}, ctx, steps=steps())
+    assert not nowhere.ok
+    assert nowhere.output == "search finds text within one line; the pattern has several"
