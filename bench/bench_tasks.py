@@ -1302,6 +1302,86 @@ CODA_REAL: list[Task] = [
 without the model, and run once with it, for the figures they are in."""
 
 
+BRINK_REAL: list[Task] = [
+    _fix(
+        "ne-inf-titleize",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_titleize fails. Fix the bug in inflection, not the test.",
+        INFLECTION,
+        "        lambda match: match.group(1).lower(),",
+        "        lambda match: match.group(1).capitalize(),",
+        "brink",
+    ),
+    _fix(
+        "ne-inf-singularize",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_singularize_plural fails. Find the bug in the code "
+        "and fix it.",
+        INFLECTION,
+        "    for rule, replacement in SINGULARS:\n        if re.match(rule, word):",
+        "    for rule, replacement in SINGULARS:\n        if re.search(rule, word):",
+        "brink",
+    ),
+    _fix(
+        "ne-tz-valmap",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_valmap fails. Fix toolz so that it passes.",
+        "toolz/dicttoolz.py",
+        "    rv.update(zip(d.keys(), d.values()))",
+        "    rv.update(zip(d.keys(), map(func, d.values())))",
+        "brink",
+    ),
+    _fix(
+        "ne-tz-accumulate",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_accumulate fails. Fix the code, not the test.",
+        "toolz/itertoolz.py",
+        "        result = binop(elem, elem)",
+        "        result = binop(result, elem)",
+        "brink",
+    ),
+    _fix(
+        "ne-mi-justseen",
+        "more-itertools",
+        "tests/test_recipes.py::UniqueJustseenTests::test_justseen fails. Fix more_itertools.",
+        "more_itertools/recipes.py",
+        "        return map(itemgetter(0), groupby(sorted(iterable)))",
+        "        return map(itemgetter(0), groupby(iterable))",
+        "brink",
+    ),
+    _fix(
+        "ne-mi-powerset",
+        "more-itertools",
+        "The test tests/test_recipes.py::PowersetTests::test_combinatorics fails. Fix the bug in "
+        "more_itertools; do not change the test.",
+        "more_itertools/recipes.py",
+        "    return chain.from_iterable(combinations(s, r) for r in range(len(s)))",
+        "    return chain.from_iterable(combinations(s, r) for r in range(len(s) + 1))",
+        "brink",
+    ),
+    _fix(
+        "ne-bo-indent",
+        "boltons",
+        "tests/test_strutils.py::test_indent fails. Fix boltons so that it passes.",
+        "boltons/strutils.py",
+        "    indented_lines = [(line + margin if key(line) else line)",
+        "    indented_lines = [(margin + line if key(line) else line)",
+        "brink",
+    ),
+    _fix(
+        "ne-bo-subdict",
+        "boltons",
+        "tests/test_dictutils.py::test_subdict fails. Find the bug in boltons and fix it.",
+        "boltons/dictutils.py",
+        "    keys = set(keep) | set(drop)",
+        "    keys = set(keep) - set(drop)",
+        "brink",
+    ),
+]
+"""Fix tasks written at stop 50 after its changes to the failing run's digest and to reading
+copied text, checked without the model, and run once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -1794,6 +1874,7 @@ GROUPS = {
         *POST_REAL,
         *CLOSE_REAL,
         *CODA_REAL,
+        *BRINK_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -1805,7 +1886,19 @@ TESTS = {
     SYNTHETIC: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
-HALVES = ("tuned", "held-out", "seen", "fresh", "after", "last", "final", "post", "close", "coda")
+HALVES = (
+    "tuned",
+    "held-out",
+    "seen",
+    "fresh",
+    "after",
+    "last",
+    "final",
+    "post",
+    "close",
+    "coda",
+    "brink",
+)
 
 
 # Workspaces -----------------------------------------------------------------------------------
