@@ -287,13 +287,14 @@ def _around(wanted: str, lines: list[str], found: Outline) -> tuple[int, int] | 
     return _region(hit, lines, found) if hit is not None else None
 
 
-_A_LINE = re.compile(r"^\W*(?:lines?\s*)?(\d+)\b")
+_A_LINE = re.compile(r"^\W*(?:lines?[\s:]*)?(\d+)\b")
 
 
 def _line_named(wanted: str) -> int | None:
     """The line number ``wanted`` starts with, written as no file has it: ``line 166``,
-    ``{line 166}``, ``{271, 272, 273}``. Seen (bench: nq-inf-camelize, nq-bo-strip): told a
-    value "comes from line 166", the model asked for the lines around ``{line 166}``."""
+    ``{line 166}``, ``{line: 1049}``, ``{271, 272, 273}``. Seen (bench: nq-inf-camelize,
+    nq-bo-strip): told a value "comes from line 166", the model asked for the lines around
+    ``{line 166}``."""
     found = _A_LINE.match(wanted)
     return int(found[1]) if found is not None and int(found[1]) >= 1 else None
 

@@ -236,19 +236,20 @@ async def test_a_module_asked_for_as_a_file_is_answered_with_its_package(
 async def test_around_a_line_written_as_words_or_a_set_reads_that_line(
     model: ModelServer, root: Path, long_file: Path
 ) -> None:
-    """Seen (bench: nq-inf-camelize, nq-bo-strip): told that a value "comes from line 166",
-    the model asked for the lines around ``{line 166}``, and another time around
-    ``{271, 272, …}``."""
-    worded, braced, listed, past = await _read(
+    """Seen (bench: nq-inf-camelize, nq-bo-strip, ne-bo-subdict): told that a value "comes
+    from line 166", the model asked for the lines around ``{line 166}``, and other times around
+    ``{271, 272, …}`` and ``{line: 1049}``."""
+    worded, braced, colon, listed, past = await _read(
         model,
         root,
         SMALL,
         Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "line 333"})]),
         Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "{line 333}"})]),
+        Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "{line: 333}"})]),
         Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "{333, 334, 335}"})]),
         Turn(tool_calls=[("read_file", {"path": "dates.py", "around": "{line 9999}"})]),
     )
-    for shown in (worded, braced, listed):
+    for shown in (worded, braced, colon, listed):
         assert shown.startswith("dates.py: lines 333-342 of 441\n   333\tdef parse_date(value):")
     assert past.startswith("dates.py has no line, definition or text '{line 9999}'")
 

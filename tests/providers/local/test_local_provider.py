@@ -83,6 +83,19 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
         "The fix is elsewhere, so I read_symbol the function the traceback names."
     )
     assert not copies_tool_output_or_prompt("chunked returns [[1, 2], [3]].")
+    assert copies_tool_output_or_prompt(
+        "The file more_itertools/recipes.py has 1471 lines, more than this model's window takes "
+        "at once. To read more: read_file with around= a name or line number, or with offset "
+        "and limit for a range (offset=152 limit=40); read_symbol shows one definition."
+    )
+    assert copies_tool_output_or_prompt(
+        "The file inflection/__init__.py has no line, definition or text 'bytes 334'. The "
+        "search found text in every file."
+    )
+    assert copies_tool_output_or_prompt(
+        "The file has been modified since the last run, so it would show the same. Next: "
+        "edit_file to change what it shows; or answer with what you found."
+    )
 
 
 def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry) -> None:

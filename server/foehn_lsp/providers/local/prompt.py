@@ -410,6 +410,20 @@ PROMPT_PIECES = (
     "The fix is elsewhere",
     "the traceback names",
     "ran already and no file has changed",
+    # The tools' own directions: "The file more_itertools/recipes.py has 1471 lines, more than
+    # this model's window takes at once. To read more: read_file with around= ..." was a whole
+    # fix task's answer (bench: nc-mi-tail), and so was read_file's "… has no line, definition
+    # or text 'bytes 334'. … search finds text in every file" (bench: ne-inf-singularize).
+    "To read more:",
+    "has no line, definition or text",
+    "finds text in every file",
+    # The repeat guard's next steps ("… so it would show the same. Next: edit_file to change
+    # what it shows; or answer with what you found."), copied into an answer (ne-bo-subdict).
+    "or answer with what you found",
+    "window takes at once",
+    "read_symbol shows one definition",
+    "Fix the code above",
+    "The code the test runs is not shown",
 )
 
 
