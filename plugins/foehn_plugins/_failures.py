@@ -29,7 +29,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.errors import FileReadError, PathRefusedError
 from foehn_lsp.workspace.listing import common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, Symbol, outline
-from foehn_lsp.workspace.testfiles import NODE_ID, is_test_file
+from foehn_lsp.workspace.testfiles import SHORT_SUMMARY, is_test_file
 from foehn_plugins._window import is_small
 
 SMALL_BUDGET = 3_000
@@ -40,7 +40,6 @@ MAX_ERROR_LINES = 8
 MAX_LINE = 200
 SEARCH_SECONDS = 10.0
 
-_SUMMARY = re.compile(rf"^(FAILED|ERROR) ({NODE_ID})(?: - (.*))?$")
 _TITLE = re.compile(r"^_{2,} (.+?) _{2,}$")
 _FRAME = re.compile(r"^([^\s:=>][^:\n]*?\.py):(\d+):(?: in (\S+)| \w+|\s*$)")
 _ERROR = re.compile(r"^E\s+(.*)$")
@@ -65,7 +64,7 @@ class Failure:
 def failures(output: str) -> list[Failure]:
     """The failures of a pytest report, in the order of its short summary."""
     lines = output.splitlines()
-    summary = [(m[2], m[3] or "") for line in lines if (m := _SUMMARY.match(line))]
+    summary = [(m[2], m[3] or "") for line in lines if (m := SHORT_SUMMARY.match(line))]
     sections: dict[str, tuple[list[tuple[str, int]], list[str]]] = {}
     current: tuple[list[tuple[str, int]], list[str]] | None = None
     for line in lines:

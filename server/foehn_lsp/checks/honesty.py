@@ -60,6 +60,7 @@ from foehn_lsp.providers.effects import (
     ran,
     refused,
     runs_tests,
+    seconds_if_passed,
 )
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
@@ -348,7 +349,6 @@ def untested(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
 
 
 _COUNTS = re.compile(r"\b\d+ (?:failed|passed|errors?)\b")
-_SECONDS = re.compile(r"^\(in [^;]*; exit 0; (\d+(?:\.\d+)?) s", re.MULTILINE)
 
 
 def _runs(
@@ -385,9 +385,9 @@ def slower(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     change, or the one after took no less time), or ``None``: they show one."""
     runs, last_change = _runs(messages, tools)
     timed = [
-        (index, float(m[1]))
+        (index, seconds)
         for index, run in runs
-        if run.name == TESTS_TOOL and (m := _SECONDS.search(run.content)) is not None
+        if run.name == TESTS_TOOL and (seconds := seconds_if_passed(run)) is not None
     ]
     before = [seconds for index, seconds in timed if index < last_change]
     after = [seconds for index, seconds in timed if index > last_change]

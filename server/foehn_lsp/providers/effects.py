@@ -109,6 +109,16 @@ def _summary(result: ToolResultMessage) -> tuple[list[str], bool]:
     return lines, ran_program and len(lines) > 1 and _SUMMARY.fullmatch(lines[1]) is not None
 
 
+_PASSED = re.compile(r"; exit 0; (\d+(?:\.\d+)?) s[;)]")
+
+
+def seconds_if_passed(result: ToolResultMessage) -> float | None:
+    """How long the program behind ``result`` took, from its summary line, when it exited 0."""
+    lines, summed = _summary(result)
+    found = _PASSED.search(lines[1]) if summed else None
+    return float(found[1]) if found is not None else None
+
+
 def may_have_changed(result: ToolResultMessage, changes_files: ChangesFiles) -> bool:
     """Whether the call behind ``result`` may have changed the workspace's files."""
     if result.name == PROGRAM_TOOL:

@@ -43,7 +43,7 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.workspace.testfiles import NODE_ID
+from foehn_lsp.workspace.testfiles import SHORT_SUMMARY
 
 
 def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
@@ -165,8 +165,6 @@ def rerun_after_change(
 
 RERUN = re.compile(r"then run_tests with paths (\[.*\]) first\.$", re.MULTILINE)
 """The line of a failing ``run_tests`` result that names the run to repeat."""
-_SUMMARY = re.compile(rf"^(?:FAILED|ERROR) ({NODE_ID})(?: - .*)?$", re.MULTILINE)
-"""A line of pytest's short summary; the node id it names."""
 
 
 def failing_tests(output: str) -> list[str]:
@@ -180,7 +178,7 @@ def failing_tests(output: str) -> list[str]:
         if isinstance(named, list) and all(isinstance(n, str) for n in named):
             return named[:5]
     found: list[str] = []
-    for node in _SUMMARY.findall(output):
+    for node in (line[2] for line in SHORT_SUMMARY.finditer(output)):
         if "::" in node and node not in found:
             found.append(node)
     return found[:5]
