@@ -281,7 +281,9 @@ class ProgramWatch:
                 checkpoint.hold(checkpoint.relative(path))
             for path in writes or ():
                 if checkpoint.workspace.contains(path):
-                    checkpoint.new_folders(path.parent)
+                    # The path itself too: a tool that makes a folder (create_directory) names
+                    # it, and undo removes it if it is a folder by then, whatever the watch saw.
+                    checkpoint.new_folders(path)
                     checkpoint.remember_file(checkpoint.relative(path))
             if watch is not None and watch.usable:
                 watch.drain(record=self.active > 0, checkpoint=checkpoint)
