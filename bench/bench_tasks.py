@@ -168,7 +168,9 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``post``, fix tasks written at stop 48 after every
+    """In neither half, reported apart: ``brink``, fix tasks written at stop 50 after its
+    changes; ``coda`` and ``close``, fix tasks written at stop 49, each before it met the model
+    and run once there; ``post``, fix tasks written at stop 48 after every
     change read from ``final``'s run; ``final``, fix tasks written at stop 48 before any met
     the model and run once there; ``last``, fix tasks written after every change of stop 47
     and run once there; ``after``, fix tasks written for stop 47's figures and run once there;
