@@ -297,6 +297,15 @@ async def _first_run(model: ModelServer, project: Path) -> str:
     return served.results[0].output
 
 
+def _failing_line_becomes(project: Path, lines: str) -> None:
+    """The test's one line (``assert last_n([1, 2, 3, 4], 2) == [3, 4]``) replaced by
+    ``lines``."""
+    tests = project / "tests" / "test_listing.py"
+    tests.write_text(
+        tests.read_text().replace("    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n", lines)
+    )
+
+
 async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_changes_nothing(
     model: ModelServer, project: Path
 ) -> None:
@@ -482,12 +491,8 @@ async def test_a_failing_statement_over_several_lines_is_read_and_traced_whole(
 ) -> None:
     """Seen (bench: nw-mi-ilen): pytest names a statement's first line, self.assertEqual(, and
     the call under test was on the next: the digest showed none of its code."""
-    tests = project / "tests" / "test_listing.py"
-    tests.write_text(
-        tests.read_text().replace(
-            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
-            "    assert (\n        last_n([1, 2, 3, 4], 2)\n        == [3, 4]\n    )\n",
-        )
+    _failing_line_becomes(
+        project, "    assert (\n        last_n([1, 2, 3, 4], 2)\n        == [3, 4]\n    )\n"
     )
     shown = await _first_run(model, project)
     assert (
@@ -504,12 +509,8 @@ async def test_a_failing_assertion_on_a_value_set_before_shows_and_traces_the_ca
     """Seen (bench: nd-mi-take, nd-bo-research): the failing line was the assertion on a name
     an earlier line set from the call under test. The digest showed only the test, said "Fix
     the code above", and the model edited the test."""
-    tests = project / "tests" / "test_listing.py"
-    tests.write_text(
-        tests.read_text().replace(
-            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
-            "    items = [1, 2, 3, 4]\n    got = last_n(items, 2)\n    assert got == [3, 4]\n",
-        )
+    _failing_line_becomes(
+        project, "    items = [1, 2, 3, 4]\n    got = last_n(items, 2)\n    assert got == [3, 4]\n"
     )
     shown = await _first_run(model, project)
     assert "tests/test_listing.py:7 in test_last_two: assert got == [3, 4]" in shown
@@ -522,13 +523,7 @@ async def test_a_failing_assertion_on_a_value_set_before_shows_and_traces_the_ca
 async def test_a_failure_whose_code_cannot_be_found_does_not_point_at_the_test(
     model: ModelServer, project: Path
 ) -> None:
-    tests = project / "tests" / "test_listing.py"
-    tests.write_text(
-        tests.read_text().replace(
-            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
-            "    assert sorted([2, 1]) == [2, 1]\n",
-        )
-    )
+    _failing_line_becomes(project, "    assert sorted([2, 1]) == [2, 1]\n")
     shown = await _first_run(model, project)
     assert "Fix the code above" not in shown
     assert "The code the test runs is not shown: read_symbol the function the test calls" in shown
@@ -560,12 +555,8 @@ async def test_a_traced_call_that_returned_an_iterator_shows_what_it_yields_and_
             "return items[-count - 1 :]", "return iter(items[-count - 1 :])"
         )
     )
-    tests = project / "tests" / "test_listing.py"
-    tests.write_text(
-        tests.read_text().replace(
-            "    assert last_n([1, 2, 3, 4], 2) == [3, 4]\n",
-            "    got = last_n([1, 2, 3, 4], 2)\n    assert list(got) == [3, 4]\n",
-        )
+    _failing_line_becomes(
+        project, "    got = last_n([1, 2, 3, 4], 2)\n    assert list(got) == [3, 4]\n"
     )
     shown = await _first_run(model, project)
     assert "returned <list_iterator yielding [2, 3, 4]> at line 10" in shown
