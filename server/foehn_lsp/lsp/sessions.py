@@ -76,13 +76,11 @@ def _session(ls: FoehnServer, session_id: str, workspace: Workspace) -> Session:
 
 
 async def new(ls: FoehnServer, *args: Any) -> dict[str, Any]:
-    from foehn_lsp.sessions.store import new_id
-
     store = _store(ls)
     title = ""
     if args and isinstance(args[0], Mapping) and isinstance(args[0].get("title"), str):
         title = args[0]["title"]
-    data = store.create(new_id(), title=title)
+    data = store.create(title=title)
     return {"sessionId": data.id, "title": data.title}
 
 

@@ -37,7 +37,7 @@ from foehn_lsp.providers.nomodel import NoModel
 from foehn_lsp.secrets import Scrubber
 from foehn_lsp.sessions.audit import NetworkRecorder, audit_path
 from foehn_lsp.sessions.session import Session, SessionParts
-from foehn_lsp.sessions.store import SessionNotFound, SessionStore, new_id
+from foehn_lsp.sessions.store import SessionNotFound, SessionStore
 from foehn_lsp.sessions.toolbox import Toolbox
 from foehn_lsp.tools.discovery import LoadedTools, discover
 from foehn_lsp.tools.registry import Middleware, ToolRegistry
@@ -259,7 +259,7 @@ def build_session(
     owns_provider = provider is None
     provider = provider or create_provider(settings)
     if data is None:
-        data = store.create(new_id())
+        data = store.create()
     toolbox = build_toolbox(settings, workspace, front, tools=tools, guards=guards, state=state)
     parts = SessionParts(
         toolbox=toolbox, provider=provider, transcript=transcript, owns_provider=owns_provider
