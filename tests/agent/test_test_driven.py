@@ -4,6 +4,7 @@ an edit may then change, and what a turn that is to fix the code does to the tes
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,13 @@ from agent.served import served_turn
 from foehn_lsp.agent.reads import replay_reads
 from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.events import ToolResultEvent
+from foehn_lsp.providers.local import repair
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
@@ -621,3 +629,33 @@ async def test_a_read_after_a_traced_failure_opens_where_the_call_returned(
     assert int(number) > 200
     assert not shown.startswith("src/shop/listing.py: lines 1-"), shown[:200]
     assert f"{number:>6}\t    return tail(items, n)" in shown
+
+
+async def test_the_embedded_models_fix_as_code_reads_a_real_run_and_its_edit_fits_the_file(
+    model: ModelServer, project: Path
+) -> None:
+    """``providers/local/repair`` reads the run's result as this digest writes it: the code
+    under test of one file in the order of its lines, and an edit whose old_text the file has
+    once."""
+    output = await _first_run(model, project)
+    call = ToolCall(id="r", name="run_tests", arguments=json.dumps({"paths": [TEST]}))
+    fix = repair.focus(
+        [
+            UserMessage(content=f"Fix the bug behind {TEST}"),
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id="r", name="run_tests", content=output, is_error=True),
+        ]
+    )
+    assert fix is not None
+    assert (fix.path, fix.name) == ("src/shop/listing.py", "tail, last_n")
+    shown = "\n".join(text for _, text in fix.lines)
+    assert shown.startswith("def tail(items, count):\n    return items[-count - 1 :]\n# (lines")
+    fixed = shown.replace("items[-count - 1 :]", "items[-count:]")
+    arguments = repair.edit(fix, f"```python\n{fixed}\n```")
+    assert arguments is not None
+    listing = (project / "src" / "shop" / "listing.py").read_text()
+    [edit] = arguments["edits"]
+    assert listing.count(edit["old_text"]) == 1
+    assert listing.replace(edit["old_text"], edit["new_text"]) == listing.replace(
+        "items[-count - 1 :]", "items[-count:]"
+    )

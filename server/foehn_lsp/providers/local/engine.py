@@ -170,9 +170,13 @@ class Engine:
         on_status: StatusSink = lambda _: None,
     ) -> None:
         """Stream one chat-completion request (``stream`` is set here), after making sure
-        the worker runs and, with ``fixed``, that its slot starts with that prompt."""
+        the worker runs and, with ``fixed``, that its slot starts with that prompt. Without
+        ``fixed``, the request takes the slot over: the next request with a fixed prompt
+        restores it."""
         async with self._lock():
             worker = await self._ready(fixed, on_status)
+            if fixed is None:
+                worker.fixed = None
             await self._stream(worker, {**body, "stream": True}, on_chunk)
 
     async def start(

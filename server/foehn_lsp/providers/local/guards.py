@@ -87,7 +87,7 @@ def key(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
     return TESTS_TOOL if name == TESTS_TOOL else canonical(name, arguments, tools)
 
 
-def _last_result(messages: Sequence[Message]) -> Message | None:
+def last_result(messages: Sequence[Message]) -> Message | None:
     """The last message that is not one of Foehn's own notes."""
     return next(
         (
@@ -99,7 +99,7 @@ def _last_result(messages: Sequence[Message]) -> Message | None:
     )
 
 
-def _turn_start(messages: Sequence[Message]) -> int:
+def turn_start(messages: Sequence[Message]) -> int:
     """Where this turn's messages begin: after the person's last message."""
     return next(
         (
@@ -118,7 +118,7 @@ def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bo
     worked; it has to act on what the failure says (read the file first, fix the old_text)
     before it may answer. Foehn's own notes after the failure (a budget warning, the loop's
     request to act) do not lift it."""
-    last = _last_result(messages)
+    last = last_result(messages)
     return (
         bool(tools)
         and isinstance(last, ToolResultMessage)
@@ -136,14 +136,14 @@ def rerun_after_change(
     narrowed to the tests that failed when its result names them."""
     if not any(t.name == TESTS_TOOL for t in tools):
         return None
-    last = _last_result(messages)
+    last = last_result(messages)
     if not (
         isinstance(last, ToolResultMessage)
         and not last.is_error
         and may_have_changed(last, changing(tools))
     ):
         return None
-    turn = messages[_turn_start(messages) :]
+    turn = messages[turn_start(messages) :]
     runs = [m for m in turn if isinstance(m, ToolResultMessage) and m.name == TESTS_TOOL]
     if not runs or not runs[-1].is_error:
         return None
@@ -219,7 +219,7 @@ def made_before(
     if not changing(tools)(name):
         return False
     wanted = canonical(name, arguments, tools)
-    turn = messages[_turn_start(messages) :]
+    turn = messages[turn_start(messages) :]
     done = {m.call_id for m in turn if isinstance(m, ToolResultMessage) and not m.is_error}
     return any(
         c.id in done and canonical(c.name, c.arguments, tools) == wanted for c in calls_in(turn)
@@ -287,12 +287,12 @@ def step_tools(
     run's own text over the module it had to fix. ``rename`` only in a turn the person asked
     to rename something: offered it in fixes, the model renamed the function a failing test
     calls (``is_uuid``, ``humanize``) instead of fixing it."""
-    start = _turn_start(messages)
+    start = turn_start(messages)
     asked = messages[start - 1].content if start else ""
     offered = [
         t for t in tools if t.name != RENAME_TOOL or _ASKS_RENAME.search(str(asked)) is not None
     ]
-    last = _last_result(messages)
+    last = last_result(messages)
     if isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and last.is_error:
         return [t for t in offered if t.name != WRITE_TOOL]
     return offered

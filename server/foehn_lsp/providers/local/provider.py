@@ -5,7 +5,9 @@ conversation (``prompt``), on the worker (``engine``); the answer streams as it 
 (``answer``); what is happening while the person waits goes to ``on_status``.
 
 The model is offered the catalogue less ``LEFT_OUT``, tools it misused and does not need. Once
-a file has been read, an edit of it can only name text the file has (``seen``).
+a file has been read, an edit of it can only name text the file has (``seen``). Right after a
+failing test run that shows the code under test, the model writes the fix as code in a prompt
+of its own, and its changed lines become the step's edit (``repair``).
 
 Host guards (``guards``): a call that names what only the examples have is asked once more; a
 call identical to one made since the workspace last changed is not
@@ -29,6 +31,7 @@ from typing import Any
 
 from foehn_lsp.config.folders import cache_folder
 from foehn_lsp.errors import ProviderProtocolError
+from foehn_lsp.providers.local import repair
 from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import (
     Engine,
@@ -39,6 +42,7 @@ from foehn_lsp.providers.local.engine import (
 )
 from foehn_lsp.providers.local.guards import (
     ANNOUNCED_NOTE,
+    EDIT_TOOL,
     MADE_NOTE,
     SHRINK_NOTE,
     UNCHANGED_NOTE,
@@ -302,6 +306,15 @@ class LocalProvider:
         if rerun is not None:
             return self._call("run_tests", rerun, Usage())
         catalogue = tools
+        spent = Usage()
+        if any(t.name == EDIT_TOOL for t in tools) and (fix := repair.focus(messages)):
+            # The fix a failing run calls for, written as code (``repair``).
+            reply, spent = await self._write_fix(fix, status)
+            fixed_code = repair.edit(fix, reply)
+            if fixed_code is not None and not made_before(
+                EDIT_TOOL, json.dumps(fixed_code), messages, catalogue
+            ):
+                return self._call(EDIT_TOOL, fixed_code, spent)
         seen = seen_files(messages, catalogue)
         files = {path: old_text_choices(runs) for path, runs in seen.items()}
         earlier = unchanged_calls(messages, catalogue)
@@ -323,7 +336,7 @@ class LocalProvider:
             return step, usage
 
         schema = step_schema(tools, answer_only=not tools, tools_only=acting, files=files)
-        step, usage = await decide(schema, Usage())
+        step, usage = await decide(schema, spent)
         if step.get("repeated"):
             # Stopped while writing one line again and again: asked once more, with a note.
             chat.append(note(REPEATED_NOTE))
@@ -431,19 +444,9 @@ class LocalProvider:
         def on_chunk(chunk: Mapping[str, Any]) -> bool:
             if reading.chunk(chunk):
                 return False
-            if isinstance(chunk.get("timings"), Mapping):
-                step.timings = chunk["timings"]
-            if isinstance(chunk.get("usage"), Mapping):
-                step.usage = _add(spent, chunk["usage"])
-            choices = chunk.get("choices") or []
-            if not choices or not isinstance(choices[0], Mapping):
-                return False
-            step.finish = choices[0].get("finish_reason") or step.finish
-            content = (choices[0].get("delta") or {}).get("content")
+            content = _content(step, chunk, spent)
             if not content:
                 return False
-            if step.first is None:
-                step.first = time.perf_counter()
             # Only a chunk that ends a line (an escaped newline, maybe split across two
             # chunks) can complete a repeat: the whole text is joined only then.
             before = step.parts[-1][-1:] if step.parts else ""
@@ -452,7 +455,9 @@ class LocalProvider:
                 step.repeated = True
                 return True
             stop = step.answer.feed(content)
-            self._report_rate(step, status, streaming=shown is not None)
+            if shown is None or step.answer.kind != "answer":  # else the answer itself shows
+                doing = {"answer": "answering", "tool": "writing a tool call"}
+                self._report_rate(step, status, doing.get(step.answer.kind, "thinking"))
             return stop
 
         await engine.chat(self._body(fixed, chat, schema), on_chunk, fixed=fixed, on_status=status)
@@ -464,6 +469,42 @@ class LocalProvider:
             released = step.answer.released.strip()
             return {"copied": True, "answer": released, "text": step.answer.text}, step.usage
         return self._parsed(step), step.usage
+
+    async def _write_fix(self, fix: repair.Focus, status: StatusSink) -> tuple[str, Usage]:
+        """The model's reply to ``repair.request(fix)``, stopped once its code block is
+        whole. The request takes the worker's slot: the next step restores the fixed
+        prompt from its saved state."""
+        engine = await self.engine()
+        step = _Step(
+            parts=[],
+            answer=AnswerStream(None, lambda _: False),
+            usage=Usage(),
+            started=time.perf_counter(),
+        )
+        reading = PromptProgress(status, "reading the failing run", minimum=READ_REPORTED)
+
+        def on_chunk(chunk: Mapping[str, Any]) -> bool:
+            if reading.chunk(chunk):
+                return False
+            content = _content(step, chunk, Usage())
+            if not content:
+                return False
+            step.parts.append(content)
+            self._report_rate(step, status, "writing the fix as code")
+            return repair.written("".join(step.parts))
+
+        body = {
+            "messages": repair.request(fix),
+            "temperature": 0,
+            "max_tokens": repair.TOKENS,
+            "cache_prompt": True,
+            "return_progress": True,
+            "timings_per_token": True,
+            "stream_options": {"include_usage": True},
+        }
+        await engine.chat(body, on_chunk, on_status=status)
+        self._record(step)
+        return "".join(step.parts), step.usage
 
     def _body(
         self, fixed: FixedPrompt, chat: list[ChatMessage], schema: dict[str, Any]
@@ -502,17 +543,12 @@ class LocalProvider:
             raise ProviderProtocolError(f"the local model replied {text[:200]!r}")
         return parsed
 
-    def _report_rate(self, step: _Step, status: StatusSink, *, streaming: bool) -> None:
-        if streaming and step.answer.kind == "answer":
-            return  # the answer itself is showing
+    def _report_rate(self, step: _Step, status: StatusSink, doing: str) -> None:
         now = time.perf_counter()
         if now - step.rate_shown < RATE_EVERY:
             return
         step.rate_shown = now
         rate = float((step.timings or {}).get("predicted_per_second") or 0)
-        doing = {"answer": "answering", "tool": "writing a tool call"}.get(
-            step.answer.kind, "thinking"
-        )
         status(f"{doing} · {rate:.1f} tokens/s" if rate else f"{doing}…")
 
     def _record(self, step: _Step) -> None:
@@ -528,6 +564,25 @@ class LocalProvider:
                 tokens_per_second=float(timings.get("predicted_per_second") or 0),
             )
         )
+
+
+def _content(step: _Step, chunk: Mapping[str, Any], spent: Usage) -> str:
+    """What ``chunk`` adds to the text of ``step`` (noting its timings, usage, finish reason
+    and the time of its first token on the way)."""
+    if isinstance(chunk.get("timings"), Mapping):
+        step.timings = chunk["timings"]
+    if isinstance(chunk.get("usage"), Mapping):
+        step.usage = _add(spent, chunk["usage"])
+    choices = chunk.get("choices") or []
+    if not choices or not isinstance(choices[0], Mapping):
+        return ""
+    step.finish = choices[0].get("finish_reason") or step.finish
+    content = (choices[0].get("delta") or {}).get("content")
+    if not content:
+        return ""
+    if step.first is None:
+        step.first = time.perf_counter()
+    return str(content)
 
 
 def _add(spent: Usage, usage: Mapping[str, Any]) -> Usage:

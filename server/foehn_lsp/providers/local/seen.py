@@ -31,13 +31,13 @@ from foehn_lsp.providers.messages import (
 MAX_CHOICES = 400
 """``old_text`` choices offered per file (single lines first, then pairs, then triples)."""
 
-_HEADER = re.compile(r"^(\S.*?)(?: \(unsaved editor buffer\))?: lines (\d+)-(\d+) of (\d+)$")
+HEADER = re.compile(r"^(\S.*?)(?: \(unsaved editor buffer\))?: lines (\d+)-(\d+) of (\d+)$")
 _SYMBOL = re.compile(r"^(\S.*?): \S+ \(\w+\), lines \d+-\d+ of \d+.*; its exact text:$")
 TESTS_TOOL = "run_tests"
-_NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
+NUMBERED = re.compile(r"^ *(\d+)\t(.*)$")
 _DEFINITION = re.compile(r"^(\s*)(@|(async\s+)?def\s|class\s|(export\s+)?(async\s+)?function\s)")
 _DECORATOR = re.compile(r"^\s*@")
-_CUT = re.compile(r" … \(\d+ more characters\)$")
+CUT = re.compile(r" … \(\d+ more characters\)$")
 
 
 def seen_files(
@@ -174,13 +174,13 @@ def _shown(output: str) -> dict[str, list[str]]:
         current.clear()
 
     for line in lines:
-        header = _HEADER.match(line)
+        header = HEADER.match(line)
         if header is not None:
             close()
             path = header[1]
             continue
-        numbered = _NUMBERED.match(line)
-        if numbered is None or _CUT.search(numbered.group(2)):
+        numbered = NUMBERED.match(line)
+        if numbered is None or CUT.search(numbered.group(2)):
             close()
             continue
         current.append(numbered.group(2))

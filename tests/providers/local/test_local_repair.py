@@ -1,0 +1,192 @@
+"""A fix written as code: what a failing run's result gives the prompt, how the code the model
+writes back becomes an edit, and the step as the provider takes it (over a stand-in worker)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from foehn_lsp.providers.local import repair
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from foehn_lsp.tools import ToolRegistry
+from providers.local.local_fakes import MakeProvider, requests
+
+TEST = "tests/test_stats.py::test_mean"
+RUN = f"""\
+$ python -m pytest -- {TEST}
+(in .; exit 1; 0.4 s)
+1 failed in 0.10s
+1 failing:
+  {TEST} - assert 2.0 == 2.5
+The first failure, {TEST}, from the test to where it failed:
+  tests/test_stats.py:4 in test_mean: assert mean([1, 2, 3, 4]) == 2.5
+  E assert 2.0 == 2.5
+test_mean, the failing test:
+tests/test_stats.py: lines 3-4 of 4
+     3\tdef test_mean():
+     4\t    assert mean([1, 2, 3, 4]) == 2.5
+mean, which the test calls:
+stats/core.py: lines 10-17 of 40
+    10\tdef mean(values):
+    11\t    \"\"\"The mean.
+        (lines 12-14: the docstring)
+    15\t    \"\"\"
+    16\t    total = sum(values)
+    17\t    return total / (len(values) + 1)
+count, which the test calls:
+stats/core.py: lines 20-21 of 40
+    20\tdef count(values):
+    21\t    return len(values)
+Fix the code above with edit_file, then run_tests with paths ["{TEST}"] first."""
+
+SHOWN = """\
+def mean(values):
+    \"\"\"The mean.
+    # (lines 12-14: the docstring, not shown)
+    \"\"\"
+    total = sum(values)
+    return total / (len(values) + 1)
+# (lines 18-19, not shown)
+def count(values):
+    return len(values)"""
+
+
+def _turn(result: str = RUN, *, edits: int = 0) -> list[Message]:
+    messages: list[Message] = [UserMessage(content=f"Fix the bug behind {TEST}")]
+    for i in range(edits):
+        call = ToolCall(id=f"e{i}", name="edit_file", arguments="{}")
+        messages += [
+            AssistantMessage(tool_calls=(call,)),
+            ToolResultMessage(call_id=f"e{i}", name="edit_file", content="edit stats/core.py"),
+        ]
+    call = ToolCall(id="r", name="run_tests", arguments=json.dumps({"paths": [TEST]}))
+    return [
+        *messages,
+        AssistantMessage(tool_calls=(call,)),
+        ToolResultMessage(call_id="r", name="run_tests", content=result, is_error=True),
+    ]
+
+
+def _reply(code: str) -> str:
+    return f"Here is the fix:\n```python\n{code}\n```\nThe mean divides by the count."
+
+
+def test_a_failing_run_gives_the_code_under_test_of_one_file_with_what_is_left_out_named() -> None:
+    fix = repair.focus(_turn())
+    assert fix is not None
+    assert (fix.node, fix.name, fix.path) == (TEST, "mean, count", "stats/core.py")
+    assert "\n".join(text for _, text in fix.lines) == SHOWN
+    assert fix.story.startswith("The first failure")
+    assert fix.story.endswith("     4\t    assert mean([1, 2, 3, 4]) == 2.5")
+    [system, user] = repair.request(fix)
+    assert system["content"] == repair.SYSTEM
+    assert f"```python\n{SHOWN}\n```\n{repair.ASK}" in user["content"]
+
+
+def test_no_fix_is_asked_for_without_code_under_test_or_after_two_edits() -> None:
+    assert repair.focus(_turn(edits=1)) is not None
+    assert repair.focus(_turn(edits=2)) is None
+    test_only = RUN[: RUN.index("mean, which")] + RUN[RUN.index("Fix the code") :]
+    assert repair.focus(_turn(test_only)) is None
+    passing = [*_turn()[:-1], ToolResultMessage(call_id="r", name="run_tests", content=RUN)]
+    assert repair.focus(passing) is None
+
+
+def test_the_changed_lines_become_an_edit_found_once_in_what_was_shown() -> None:
+    fix = repair.focus(_turn())
+    assert fix is not None
+    fixed = SHOWN.replace("(len(values) + 1)", "len(values)")
+    assert repair.edit(fix, _reply(fixed)) == {
+        "path": "stats/core.py",
+        "edits": [
+            {
+                "old_text": "    total = sum(values)\n    return total / (len(values) + 1)",
+                "new_text": "    total = sum(values)\n    return total / len(values)",
+            }
+        ],
+    }
+
+
+def test_a_line_shown_twice_takes_the_lines_around_it() -> None:
+    fix = repair.focus(_turn())
+    assert fix is not None
+    fixed = SHOWN.replace("    return len(values)", "    return len(list(values))")
+    [edit] = repair.edit(fix, _reply(fixed))["edits"]  # type: ignore[index]
+    assert edit == {
+        "old_text": "def count(values):\n    return len(values)",
+        "new_text": "def count(values):\n    return len(list(values))",
+    }
+
+
+def test_an_added_line_is_anchored_on_the_line_before_it() -> None:
+    fix = repair.focus(_turn())
+    assert fix is not None
+    guard = "    if not values:\n        return 0\n"
+    fixed = SHOWN.replace("    total = sum(values)\n", f"    total = sum(values)\n{guard}")
+    [edit] = repair.edit(fix, _reply(fixed))["edits"]  # type: ignore[index]
+    assert edit == {
+        "old_text": '    """\n    total = sum(values)\n    return total / (len(values) + 1)',
+        "new_text": (
+            '    """\n    total = sum(values)\n    if not values:\n        return 0\n'
+            "    return total / (len(values) + 1)"
+        ),
+    }
+
+
+def test_comments_imports_above_and_dropped_placeholders_make_no_edit() -> None:
+    fix = repair.focus(_turn())
+    assert fix is not None
+    noise = "import math\n\n" + SHOWN.replace(
+        "    # (lines 12-14: the docstring, not shown)\n", ""
+    ).replace("    total = sum(values)", "    # add them up\n    total = sum(values)  # the sum")
+    assert repair.edit(fix, _reply(noise)) is None
+    assert repair.edit(fix, _reply(SHOWN)) is None
+    assert repair.edit(fix, "The bug is the + 1.") is None
+
+
+def test_a_change_to_a_line_that_was_not_shown_makes_no_edit() -> None:
+    fix = repair.focus(_turn())
+    assert fix is not None
+    changed = SHOWN.replace("# (lines 18-19, not shown)", "TOTAL = 0")
+    assert repair.edit(fix, _reply(changed)) is None
+
+
+async def test_the_fix_is_asked_for_as_code_and_the_next_step_restores_the_fixed_prompt(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    fixed = SHOWN.replace("(len(values) + 1)", "len(values)")
+    written = _reply(fixed)
+    provider = fake_provider(
+        {"chunks": [written[i : i + 7] for i in range(0, len(written), 7)]},
+        {"chunks": [json.dumps({"answer": "Fixed."})]},
+    )
+    tools = registry.definitions()
+    await provider.prepare(tools)
+    response = await provider.complete(_turn(), tools)
+    [call] = response.message.tool_calls
+    assert call.name == "edit_file"
+    assert json.loads(call.arguments)["edits"] == [
+        {
+            "old_text": "    total = sum(values)\n    return total / (len(values) + 1)",
+            "new_text": "    total = sum(values)\n    return total / len(values)",
+        }
+    ]
+    sent = requests(tmp_path / "states")
+    fix_request = sent[-1]["body"]
+    assert "response_format" not in fix_request
+    assert fix_request["messages"] == repair.request(repair.focus(_turn()))  # type: ignore[arg-type]
+    assert sent[-1]["path"] == "/v1/chat/completions"
+    # With no code under test in the result, the step is asked as any other, and the
+    # worker's slot gets the fixed prompt back first.
+    plain = RUN[: RUN.index("mean, which")] + RUN[RUN.index("Fix the code") :]
+    answer = await provider.complete(_turn(plain), tools)
+    assert answer.message.content == "Fixed."
+    after = requests(tmp_path / "states")[len(sent) :]
+    assert [r["path"] for r in after] == ["/slots/0?action=restore", "/v1/chat/completions"]
+    assert "response_format" in after[-1]["body"]
