@@ -168,14 +168,15 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``brink``, fix tasks written at stop 50 after its
-    changes; ``coda`` and ``close``, fix tasks written at stop 49, each before it met the model
-    and run once there; ``post``, fix tasks written at stop 48 after every
-    change read from ``final``'s run; ``final``, fix tasks written at stop 48 before any met
-    the model and run once there; ``last``, fix tasks written after every change of stop 47
-    and run once there; ``after``, fix tasks written for stop 47's figures and run once there;
-    ``fresh``, written for stop 46's and run once there; ``seen``, written for stop 45's, run
-    once there, and its log read since (the ``rename`` tool came from two of its renames)."""
+    """In neither half, reported apart: ``ridge``, fix tasks written at stop 51 after its fix
+    written as code; ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and
+    ``close``, fix tasks written at stop 49, each before it met the model and run once there;
+    ``post``, fix tasks written at stop 48 after every change read from ``final``'s run;
+    ``final``, fix tasks written at stop 48 before any met the model and run once there;
+    ``last``, fix tasks written after every change of stop 47 and run once there; ``after``, fix
+    tasks written for stop 47's figures and run once there; ``fresh``, written for stop 46's and
+    run once there; ``seen``, written for stop 45's, run once there, and its log read since (the
+    ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -1384,6 +1385,98 @@ BRINK_REAL: list[Task] = [
 copied text, checked without the model, and run once with it, for the figures they are in."""
 
 
+_IRREGULAR = (
+    "        SINGULARS.insert(0, (\n"
+    '            r"(?i)({}){}$".format(plural[0], plural[1:]),\n'
+    "            r'\\1' + "
+)
+"""The rule ``_irregular`` adds for a plural of the singular's first letter, up to its
+replacement's end."""
+
+RIDGE_REAL: list[Task] = [
+    _fix(
+        "nr-inf-irregular",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_singularize_plural fails for people and other irregular "
+        "words. Fix inflection, not the test.",
+        INFLECTION,
+        _IRREGULAR + "plural[1:]",
+        _IRREGULAR + "singular[1:]",
+        "ridge",
+    ),
+    _fix(
+        "nr-inf-uncountable",
+        "inflection",
+        f"The test {INFLECTION_TESTS}::test_pluralize_plural fails. Find the bug in the code and "
+        "fix it.",
+        INFLECTION,
+        "    if not word or word in UNCOUNTABLES:\n        return word\n    else:\n"
+        "        for rule, replacement in PLURALS:",
+        "    if not word or word.lower() in UNCOUNTABLES:\n        return word\n    else:\n"
+        "        for rule, replacement in PLURALS:",
+        "ridge",
+    ),
+    _fix(
+        "nr-tz-itemfilter",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_itemfilter fails. Fix toolz so that it "
+        "passes.",
+        "toolz/dicttoolz.py",
+        "        if predicate(item):\n            k, v = item\n            rv[k] = k",
+        "        if predicate(item):\n            k, v = item\n            rv[k] = v",
+        "ridge",
+    ),
+    _fix(
+        "nr-tz-topk",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_topk fails. Fix the code, not the test.",
+        "toolz/itertoolz.py",
+        "    return tuple(heapq.nsmallest(k, seq, key=key))",
+        "    return tuple(heapq.nlargest(k, seq, key=key))",
+        "ridge",
+    ),
+    _fix(
+        "nr-mi-intersperse",
+        "more-itertools",
+        "tests/test_more.py::IntersperseTest::test_odd fails. Fix more_itertools.",
+        "more_itertools/more.py",
+        "        return islice(interleave(repeat(e), iterable), 0, None)",
+        "        return islice(interleave(repeat(e), iterable), 1, None)",
+        "ridge",
+    ),
+    _fix(
+        "nr-mi-derivative",
+        "more-itertools",
+        "The test tests/test_recipes.py::PolynomialDerivativeTests::test_basic fails. Fix the "
+        "bug in more_itertools; do not change the test.",
+        "more_itertools/recipes.py",
+        "    powers = reversed(range(n))",
+        "    powers = reversed(range(1, n))",
+        "ridge",
+    ),
+    _fix(
+        "nr-bo-strip-ansi",
+        "boltons",
+        "tests/test_strutils.py::test_strip_ansi fails. Fix boltons so that it passes.",
+        "boltons/strutils.py",
+        "    cleaned = ANSI_SEQUENCES.sub(' ', text)",
+        "    cleaned = ANSI_SEQUENCES.sub('', text)",
+        "ridge",
+    ),
+    _fix(
+        "nr-bo-asciify",
+        "boltons",
+        "tests/test_strutils.py::test_asciify fails. Find the bug in boltons and fix it.",
+        "boltons/strutils.py",
+        "        transd = unicodedata.normalize('NFKD', text)",
+        "        transd = unicodedata.normalize('NFKD', text.translate(DEACCENT_MAP))",
+        "ridge",
+    ),
+]
+"""Fix tasks written at stop 51 after its fix written as code (``providers/local/repair``),
+checked without the model, and run once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -1877,6 +1970,7 @@ GROUPS = {
         *CLOSE_REAL,
         *CODA_REAL,
         *BRINK_REAL,
+        *RIDGE_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -1900,6 +1994,7 @@ HALVES = (
     "close",
     "coda",
     "brink",
+    "ridge",
 )
 
 
