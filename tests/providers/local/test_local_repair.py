@@ -190,3 +190,19 @@ async def test_the_fix_is_asked_for_as_code_and_the_next_step_restores_the_fixed
     after = requests(tmp_path / "states")[len(sent) :]
     assert [r["path"] for r in after] == ["/slots/0?action=restore", "/v1/chat/completions"]
     assert "response_format" in after[-1]["body"]
+
+
+async def test_without_edit_file_on_offer_the_step_is_asked_as_any_other(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Plan mode offers no edit: the fix is not asked for, the step is the usual JSON step."""
+    provider = fake_provider({"chunks": [json.dumps({"answer": "The + 1 is the bug."})]})
+    tools = [t for t in registry.definitions() if t.name not in {"edit_file", "write_file"}]
+    answer = await provider.complete(_turn(), tools)
+    assert answer.message.content == "The + 1 is the bug."
+    [step] = [
+        r["body"]
+        for r in requests(tmp_path / "states")
+        if r["path"] == "/v1/chat/completions" and r["body"].get("max_tokens") != 1
+    ]
+    assert "response_format" in step
