@@ -206,3 +206,33 @@ async def test_without_edit_file_on_offer_the_step_is_asked_as_any_other(
         if r["path"] == "/v1/chat/completions" and r["body"].get("max_tokens") != 1
     ]
     assert "response_format" in step
+
+
+def test_comments_the_model_adds_to_its_change_are_left_out_and_the_files_own_kept() -> None:
+    fix = repair.focus(_turn())
+    assert fix is not None
+    fixed = SHOWN.replace(
+        "    return total / (len(values) + 1)",
+        "    # Fixed: divide by the count\n    return total / len(values)  # was len + 1",
+    )
+    [edit] = repair.edit(fix, _reply(fixed))["edits"]  # type: ignore[index]
+    assert edit["new_text"] == "    total = sum(values)\n    return total / len(values)"
+    commented = _turn(RUN.replace("+ 1)\n", "+ 1)  # the mean\n"))
+    kept = repair.focus(commented)
+    assert kept is not None
+    fixed = "\n".join(text for _, text in kept.lines).replace("(len(values) + 1)", "len(values)")
+    [edit] = repair.edit(kept, _reply(fixed))["edits"]  # type: ignore[index]
+    assert edit["new_text"].endswith("    return total / len(values)  # the mean")
+
+
+def test_a_called_definition_that_does_not_fit_is_left_out_and_the_first_kept() -> None:
+    long = "".join(f"    {30 + i:>2}\t    step_{i}()\n" for i in range(repair.MAX_LINES))
+    run = RUN.replace(
+        "Fix the code above",
+        f"helper, which mean calls:\nstats/core.py: lines 29-69 of 90\n    29\tdef helper():\n"
+        f"{long}Fix the code above",
+    )
+    fix = repair.focus(_turn(run))
+    assert fix is not None
+    assert fix.name == "mean, count"
+    assert "step_0" not in "\n".join(text for _, text in fix.lines)

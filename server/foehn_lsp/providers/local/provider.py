@@ -309,7 +309,7 @@ class LocalProvider:
         spent = Usage()
         if any(t.name == EDIT_TOOL for t in tools) and (fix := repair.focus(messages)):
             # The fix a failing run calls for, written as code (``repair``).
-            reply, spent = await self._write_fix(fix, status)
+            reply, spent = await self._write_fix(repair.request(fix), spent, status)
             fixed_code = repair.edit(fix, reply)
             if fixed_code is not None and not made_before(
                 EDIT_TOOL, json.dumps(fixed_code), messages, catalogue
@@ -470,15 +470,17 @@ class LocalProvider:
             return {"copied": True, "answer": released, "text": step.answer.text}, step.usage
         return self._parsed(step), step.usage
 
-    async def _write_fix(self, fix: repair.Focus, status: StatusSink) -> tuple[str, Usage]:
-        """The model's reply to ``repair.request(fix)``, stopped once its code block is
-        whole. The request takes the worker's slot: the next step restores the fixed
-        prompt from its saved state."""
+    async def _write_fix(
+        self, asked: list[ChatMessage], spent: Usage, status: StatusSink
+    ) -> tuple[str, Usage]:
+        """The model's reply to ``asked`` (``repair.request``), stopped once its code block
+        is whole, and the usage with it added to ``spent``. The request takes the worker's
+        slot: the next step restores the fixed prompt from its saved state."""
         engine = await self.engine()
         step = _Step(
             parts=[],
             answer=AnswerStream(None, lambda _: False),
-            usage=Usage(),
+            usage=spent,
             started=time.perf_counter(),
         )
         reading = PromptProgress(status, "reading the failing run", minimum=READ_REPORTED)
@@ -486,7 +488,7 @@ class LocalProvider:
         def on_chunk(chunk: Mapping[str, Any]) -> bool:
             if reading.chunk(chunk):
                 return False
-            content = _content(step, chunk, Usage())
+            content = _content(step, chunk, spent)
             if not content:
                 return False
             step.parts.append(content)
@@ -494,7 +496,7 @@ class LocalProvider:
             return repair.written("".join(step.parts))
 
         body = {
-            "messages": repair.request(fix),
+            "messages": asked,
             "temperature": 0,
             "max_tokens": repair.TOKENS,
             "cache_prompt": True,

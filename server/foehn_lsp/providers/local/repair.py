@@ -17,7 +17,8 @@ edit whose ``old_text`` is those lines with a line on each side, or more, until 
 once in what was shown. Lines the run left out (a long docstring, the lines between two
 definitions) stand as a comment and cannot be changed; a change that only adds comments, or
 adds lines above the code (imports), is left out. With no block, no change, or a change to a
-line that was left out, the step is asked as any other.
+line that was left out, the step is asked as any other. Comments the reply adds to the lines
+it changes are left out of the edit.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ FIXES_PER_TURN = 2
 """Edits a turn may have made before a failing run is no longer answered with a fix written
 here: after two, the model's own steps (reading more, another approach) take over."""
 MAX_LINES = 40
-"""Lines of code under test asked for whole; longer code is left to the model's steps (its
-reply would run past ``TOKENS``)."""
+"""Lines of code under test asked for at most: the first block a run shows, if it fits, and
+the others of its file that fit after it (the reply would run past ``TOKENS``)."""
 TOKENS = 640
 """Tokens the reply may take: the code shown again, changed."""
 CONTEXT = 3
@@ -59,6 +60,10 @@ _BLOCK = re.compile(r"```[\w+-]*\n(.*?)```", re.DOTALL)
 _COMMENT = re.compile(r"^\s*(#.*)?$")
 _TRAILING = re.compile(r"\s+#[^'\"]*$")
 """A comment after code (one with no quote in it, so not a ``#`` inside a string)."""
+
+
+_Shown = tuple[str, str, list[tuple[int | None, str]]]
+"""A block of code a run shows: the definition's name, its file, its lines."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,12 +103,13 @@ def focus(messages: Sequence[Message]) -> Focus | None:
 
 def _shown(node: str, lines: list[str]) -> Focus | None:
     """The code under test a run's result ``lines`` show from one file: the file of the
-    first such block (not a test file's), every block of it in the order of its lines, with
-    a line that says which lines lie between two blocks."""
+    first such block (not a test file's), and its blocks that fit ``MAX_LINES`` in the order
+    the run shows them, put in the order of their lines, with a line that says which lines
+    lie between two blocks."""
     start = next((i for i, line in enumerate(lines) if line.startswith(_STORY)), None)
     if start is None:
         return None
-    blocks: list[tuple[str, str, list[tuple[int | None, str]]]] = []
+    blocks: list[_Shown] = []
     story = len(lines)
     for at in range(start, len(lines) - 1):
         title, header = _TITLE.match(lines[at]), HEADER.match(lines[at + 1])
@@ -114,7 +120,12 @@ def _shown(node: str, lines: list[str]) -> Focus | None:
     if not blocks:
         return None
     path = blocks[0][1]
-    chosen = sorted((b for b in blocks if b[1] == path and b[2]), key=_first_number)
+    chosen: list[_Shown] = []
+    for shown in blocks:  # the run's order: the code under test first, then what it calls
+        taken = sum(len(b[2]) + 1 for b in chosen)
+        if shown[1] == path and shown[2] and taken + len(shown[2]) <= MAX_LINES:
+            chosen.append(shown)
+    chosen.sort(key=_first_number)
     code: list[tuple[int | None, str]] = []
     for _, _, block in chosen:
         before, first = _last_number(code), _first_number(("", "", block))
@@ -155,7 +166,7 @@ def _block(lines: list[str]) -> list[tuple[int | None, str]]:
     return code
 
 
-def _first_number(block: tuple[str, str, list[tuple[int | None, str]]]) -> int:
+def _first_number(block: _Shown) -> int:
     return next((n for n, _ in block[2] if n is not None), 0)
 
 
@@ -195,7 +206,7 @@ def edit(fix: Focus, reply: str) -> dict[str, Any] | None:
     spans: list[tuple[int, int, list[str]]] = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        removed, added = old[i1:i2], new[j1:j2]
+        removed, added = old[i1:i2], _uncommented(old[i1:i2], new[j1:j2])
         if tag == "equal" or _code(removed) == _code(added):
             continue  # the same code, or comments and blank lines only
         if tag == "insert" and i1 == 0:
@@ -210,6 +221,23 @@ def edit(fix: Focus, reply: str) -> dict[str, Any] | None:
         spans.append((i1, i1 + len(removed), added))
     edits = [_edit(fix, old, span) for span in _merged(spans)]
     return {"path": fix.path, "edits": edits} if edits else None
+
+
+def _uncommented(removed: Sequence[str], added: Sequence[str]) -> list[str]:
+    """``added`` less the comments it brings that ``removed`` did not have: the model marks
+    its change ("# Changed from rv[k] = k to rv[k] = v"), which is not the person's code."""
+    kept: list[str] = []
+    for line in added:
+        comment = _TRAILING.search(line)
+        if line in removed or not line.strip():
+            kept.append(line)
+        elif _COMMENT.match(line):
+            continue  # a comment line of its own
+        elif comment is None or any(comment[0].strip() in r for r in removed):
+            kept.append(line)
+        else:
+            kept.append(line[: comment.start()])
+    return kept
 
 
 def _code(lines: Sequence[str]) -> list[str]:
