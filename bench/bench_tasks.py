@@ -168,15 +168,16 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``ridge``, fix tasks written at stop 51 after its fix
-    written as code; ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and
-    ``close``, fix tasks written at stop 49, each before it met the model and run once there;
-    ``post``, fix tasks written at stop 48 after every change read from ``final``'s run;
-    ``final``, fix tasks written at stop 48 before any met the model and run once there;
-    ``last``, fix tasks written after every change of stop 47 and run once there; ``after``, fix
-    tasks written for stop 47's figures and run once there; ``fresh``, written for stop 46's and
-    run once there; ``seen``, written for stop 45's, run once there, and its log read since (the
-    ``rename`` tool came from two of its renames)."""
+    """In neither half, reported apart: ``crest``, fix tasks written at stop 51 after ``ridge``'s
+    run; ``ridge``, fix tasks written at stop 51 after its fix written as code; ``brink``, fix
+    tasks written at stop 50 after its changes; ``coda`` and ``close``, fix tasks written at
+    stop 49, each before it met the model and run once there; ``post``, fix tasks written at
+    stop 48 after every change read from ``final``'s run; ``final``, fix tasks written at stop
+    48 before any met the model and run once there; ``last``, fix tasks written after every
+    change of stop 47 and run once there; ``after``, fix tasks written for stop 47's figures and
+    run once there; ``fresh``, written for stop 46's and run once there; ``seen``, written for
+    stop 45's, run once there, and its log read since (the ``rename`` tool came from two of its
+    renames)."""
 
     @property
     def half(self) -> str:
@@ -1477,6 +1478,89 @@ RIDGE_REAL: list[Task] = [
 checked without the model, and run once with it, for the figures they are in."""
 
 
+CREST_REAL: list[Task] = [
+    _fix(
+        "nk-tz-last",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_last fails. Fix toolz so that it passes.",
+        "toolz/itertoolz.py",
+        "    return tail(2, seq)[0]",
+        "    return tail(1, seq)[0]",
+        "crest",
+    ),
+    _fix(
+        "nk-tz-second",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_second fails. Find the bug in the code and "
+        "fix it.",
+        "toolz/itertoolz.py",
+        "    seq = iter(seq)\n    return next(seq)\n\n\ndef nth(",
+        "    seq = iter(seq)\n    next(seq)\n    return next(seq)\n\n\ndef nth(",
+        "crest",
+    ),
+    _fix(
+        "nk-tz-merge-with",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_merge_with fails. Fix the code, not the "
+        "test.",
+        "toolz/dicttoolz.py",
+        "        result[k] = v.__self__",
+        "        result[k] = func(v.__self__)",
+        "crest",
+    ),
+    _fix(
+        "nk-tz-mapcat",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_mapcat fails. Fix toolz.",
+        "toolz/itertoolz.py",
+        "    return map(func, seqs)",
+        "    return concat(map(func, seqs))",
+        "crest",
+    ),
+    _fix(
+        "nk-mi-triplewise",
+        "more-itertools",
+        "tests/test_recipes.py::TriplewiseTests::test_basic fails. Fix more_itertools.",
+        "more_itertools/recipes.py",
+        "    next(t3, None)\n    next(t2, None)\n    next(t2, None)\n    return zip(t1, t2, t3)",
+        "    next(t3, None)\n    next(t3, None)\n    next(t2, None)\n    return zip(t1, t2, t3)",
+        "crest",
+    ),
+    _fix(
+        "nk-mi-totient",
+        "more-itertools",
+        "The test tests/test_recipes.py::TotientTests::test_basic fails. Fix the bug in "
+        "more_itertools; do not change the test.",
+        "more_itertools/recipes.py",
+        "        n -= prime",
+        "        n -= n // prime",
+        "crest",
+    ),
+    _fix(
+        "nk-mi-subslices",
+        "more-itertools",
+        "tests/test_recipes.py::SubslicesTests::test_basic fails. Find the bug in more_itertools "
+        "and fix it.",
+        "more_itertools/recipes.py",
+        "    slices = starmap(slice, combinations(range(len(seq)), 2))",
+        "    slices = starmap(slice, combinations(range(len(seq) + 1), 2))",
+        "crest",
+    ),
+    _fix(
+        "nk-bo-chunked-bytes",
+        "boltons",
+        "tests/test_iterutils.py::test_chunked_bytes fails. Fix boltons so that it passes.",
+        "boltons/iterutils.py",
+        "            def postprocess(chk): return chk\n    src_iter",
+        "            def postprocess(chk): return bytes(chk)\n    src_iter",
+        "crest",
+    ),
+]
+"""Fix tasks written at stop 51 after ``ridge``'s run and the changes read from it (the code
+of one file that fits, the model's own comments left out), checked without the model, and run
+once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -1971,6 +2055,7 @@ GROUPS = {
         *CODA_REAL,
         *BRINK_REAL,
         *RIDGE_REAL,
+        *CREST_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -1995,6 +2080,7 @@ HALVES = (
     "coda",
     "brink",
     "ridge",
+    "crest",
 )
 
 
