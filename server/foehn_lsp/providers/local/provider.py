@@ -25,7 +25,7 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -186,17 +186,44 @@ def _writing(step: _Step) -> str:
 
 @dataclass
 class _Step:
-    """One decision as it arrives."""
+    """One request's reply as it arrives."""
 
-    parts: list[str]
     answer: AnswerStream
-    usage: Usage
-    started: float
+    spent: Usage
+    """What the turn's step had spent before this request."""
+    reading: PromptProgress
+    parts: list[str] = field(default_factory=list)
+    usage: Usage = field(init=False)
+    """What the turn's step has spent with this request."""
+    started: float = field(default_factory=time.perf_counter)
     first: float | None = None
     finish: str | None = None
     timings: Mapping[str, Any] | None = None
     rate_shown: float = 0.0
     repeated: bool = False
+
+    def __post_init__(self) -> None:
+        self.usage = self.spent
+
+    def content(self, chunk: Mapping[str, Any]) -> str:
+        """What ``chunk`` adds to the reply's text (noting the prompt read, the timings, the
+        usage, the finish reason and the time of the first token on the way)."""
+        if self.reading.chunk(chunk):
+            return ""
+        if isinstance(chunk.get("timings"), Mapping):
+            self.timings = chunk["timings"]
+        if isinstance(chunk.get("usage"), Mapping):
+            self.usage = _add(self.spent, chunk["usage"])
+        choices = chunk.get("choices") or []
+        if not choices or not isinstance(choices[0], Mapping):
+            return ""
+        self.finish = choices[0].get("finish_reason") or self.finish
+        content = (choices[0].get("delta") or {}).get("content")
+        if not content:
+            return ""
+        if self.first is None:
+            self.first = time.perf_counter()
+        return str(content)
 
 
 class LocalProvider:
@@ -309,7 +336,7 @@ class LocalProvider:
         spent = Usage()
         if any(t.name == EDIT_TOOL for t in tools) and (fix := repair.focus(messages)):
             # The fix a failing run calls for, written as code (``repair``).
-            reply, spent = await self._write_fix(repair.request(fix), spent, status)
+            reply, spent = await self._write_fix(fix, status)
             fixed_code = repair.edit(fix, reply)
             if fixed_code is not None and not made_before(
                 EDIT_TOOL, json.dumps(fixed_code), messages, catalogue
@@ -434,17 +461,13 @@ class LocalProvider:
         when it was stopped for writing one line again and again, ``{"repeated": True}``."""
         engine = await self.engine()
         step = _Step(
-            parts=[],
             answer=AnswerStream(shown, lambda text: copies_tool_output_or_prompt(text, said)),
-            usage=spent,
-            started=time.perf_counter(),
+            spent=spent,
+            reading=PromptProgress(status, "reading the conversation", minimum=READ_REPORTED),
         )
-        reading = PromptProgress(status, "reading the conversation", minimum=READ_REPORTED)
 
         def on_chunk(chunk: Mapping[str, Any]) -> bool:
-            if reading.chunk(chunk):
-                return False
-            content = _content(step, chunk, spent)
+            content = step.content(chunk)
             if not content:
                 return False
             # Only a chunk that ends a line (an escaped newline, maybe split across two
@@ -470,25 +493,19 @@ class LocalProvider:
             return {"copied": True, "answer": released, "text": step.answer.text}, step.usage
         return self._parsed(step), step.usage
 
-    async def _write_fix(
-        self, asked: list[ChatMessage], spent: Usage, status: StatusSink
-    ) -> tuple[str, Usage]:
-        """The model's reply to ``asked`` (``repair.request``), stopped once its code block
-        is whole, and the usage with it added to ``spent``. The request takes the worker's
-        slot: the next step restores the fixed prompt from its saved state."""
+    async def _write_fix(self, fix: repair.Focus, status: StatusSink) -> tuple[str, Usage]:
+        """The model's reply to ``repair.request(fix)``, stopped once its code block is
+        whole, and its usage. The request takes the worker's slot: the next step restores
+        the fixed prompt from its saved state."""
         engine = await self.engine()
         step = _Step(
-            parts=[],
             answer=AnswerStream(None, lambda _: False),
-            usage=spent,
-            started=time.perf_counter(),
+            spent=Usage(),
+            reading=PromptProgress(status, "reading the failing run", minimum=READ_REPORTED),
         )
-        reading = PromptProgress(status, "reading the failing run", minimum=READ_REPORTED)
 
         def on_chunk(chunk: Mapping[str, Any]) -> bool:
-            if reading.chunk(chunk):
-                return False
-            content = _content(step, chunk, spent)
+            content = step.content(chunk)
             if not content:
                 return False
             step.parts.append(content)
@@ -496,7 +513,7 @@ class LocalProvider:
             return repair.written("".join(step.parts))
 
         body = {
-            "messages": asked,
+            "messages": repair.request(fix),
             "temperature": 0,
             "max_tokens": repair.TOKENS,
             "cache_prompt": True,
@@ -566,25 +583,6 @@ class LocalProvider:
                 tokens_per_second=float(timings.get("predicted_per_second") or 0),
             )
         )
-
-
-def _content(step: _Step, chunk: Mapping[str, Any], spent: Usage) -> str:
-    """What ``chunk`` adds to the text of ``step`` (noting its timings, usage, finish reason
-    and the time of its first token on the way)."""
-    if isinstance(chunk.get("timings"), Mapping):
-        step.timings = chunk["timings"]
-    if isinstance(chunk.get("usage"), Mapping):
-        step.usage = _add(spent, chunk["usage"])
-    choices = chunk.get("choices") or []
-    if not choices or not isinstance(choices[0], Mapping):
-        return ""
-    step.finish = choices[0].get("finish_reason") or step.finish
-    content = (choices[0].get("delta") or {}).get("content")
-    if not content:
-        return ""
-    if step.first is None:
-        step.first = time.perf_counter()
-    return str(content)
 
 
 def _add(spent: Usage, usage: Mapping[str, Any]) -> Usage:
