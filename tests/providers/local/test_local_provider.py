@@ -96,6 +96,9 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
         "The file has been modified since the last run, so it would show the same. Next: "
         "edit_file to change what it shows; or answer with what you found."
     )
+    assert copies_tool_output_or_prompt(
+        "The last step was cut off; it ran past 512 tokens. I ran the test again."
+    )
 
 
 def test_every_step_and_turn_starts_with_the_same_prefix(registry: ToolRegistry) -> None:

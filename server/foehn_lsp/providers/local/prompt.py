@@ -424,6 +424,10 @@ PROMPT_PIECES = (
     "read_symbol shows one definition",
     "Fix the code above",
     "The code the test runs is not shown",
+    # The note after a step cut off ("Your last step was cut off: it ran past 512 tokens. …"),
+    # as the whole answer: "The last step was cut off; it ran past 512 tokens. I ran the test
+    # again." in a turn that ran no test (bench: nk-tz-merge-with).
+    "step was cut off",
 )
 
 
