@@ -8,6 +8,7 @@ Qwen2.5-Coder-1.5B-Instruct Q4_K_M. The parts, top to bottom:
     schema     what a step may be: one call of a real tool with valid arguments, or an answer
     answer     the answer streamed as it is written, never a copy of tool output
     seen       what the conversation has shown of each file (the edit's old_text choices)
+    repair     the fix after a failing run, asked for as code and made into the step's edit
     engine     the worker process: start, stream, stop within half a second, kill at exit
     states     the evaluated fixed prompt saved in the user cache for the next process
     worker     the worker process itself (llama.cpp's server on 127.0.0.1)
