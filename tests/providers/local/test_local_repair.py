@@ -236,3 +236,12 @@ def test_a_called_definition_that_does_not_fit_is_left_out_and_the_first_kept() 
     assert fix is not None
     assert fix.name == "mean, count"
     assert "step_0" not in "\n".join(text for _, text in fix.lines)
+
+
+def test_no_fix_is_asked_for_when_the_first_code_shown_does_not_fit() -> None:
+    """The code under test comes first; a short definition it calls is not asked for alone."""
+    long = "".join(f"    {11 + i:>2}\t    step_{i}()\n" for i in range(repair.MAX_LINES))
+    run = RUN.replace(
+        "stats/core.py: lines 10-17 of 40\n", "stats/core.py: lines 10-50 of 90\n"
+    ).replace("    10\tdef mean(values):\n", f"    10\tdef mean(values):\n{long}")
+    assert repair.focus(_turn(run)) is None

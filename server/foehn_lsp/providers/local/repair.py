@@ -120,22 +120,22 @@ def _shown(node: str, lines: list[str]) -> Focus | None:
     if not blocks:
         return None
     path = blocks[0][1]
-    chosen: list[_Shown] = []
-    for shown in blocks:  # the run's order: the code under test first, then what it calls
-        taken = sum(len(b[2]) + 1 for b in chosen)
+    if not blocks[0][2] or len(blocks[0][2]) > MAX_LINES:
+        return None
+    chosen = [blocks[0]]
+    for shown in blocks[1:]:  # the run's order: the code under test first, then what it calls
+        taken = sum(len(b[2]) + 1 for b in chosen)  # a block and the line before it
         if shown[1] == path and shown[2] and taken + len(shown[2]) <= MAX_LINES:
             chosen.append(shown)
-    chosen.sort(key=_first_number)
+    chosen.sort(key=lambda b: _first_number(b[2]))
     code: list[tuple[int | None, str]] = []
     for _, _, block in chosen:
-        before, first = _last_number(code), _first_number(("", "", block))
+        before, first = _last_number(code), _first_number(block)
         if before is not None and first <= before:
             continue  # inside a block already taken
         if before is not None and first > before + 1:
             code.append((None, f"# (lines {before + 1}-{first - 1}, not shown)"))
         code += block
-    if not code or len(code) > MAX_LINES:
-        return None
     names = ", ".join(dict.fromkeys(name for name, _, block in chosen))
     return Focus(
         node=node,
@@ -166,8 +166,8 @@ def _block(lines: list[str]) -> list[tuple[int | None, str]]:
     return code
 
 
-def _first_number(block: _Shown) -> int:
-    return next((n for n, _ in block[2] if n is not None), 0)
+def _first_number(code: list[tuple[int | None, str]]) -> int:
+    return next((n for n, _ in code if n is not None), 0)
 
 
 def _last_number(code: list[tuple[int | None, str]]) -> int | None:
