@@ -315,6 +315,33 @@ def test_failed_reads_cut_lines_and_writes_are_told_apart(registry: ToolRegistry
     }
 
 
+def test_lines_shown_again_are_known_once(registry: ToolRegistry) -> None:
+    """Seen on more-itertools: a failing run showed ``totient`` and a read then showed the lines
+    around it. Kept twice, each of its lines counted as found twice and none was offered as
+    ``old_text``; the model read on instead of fixing the line. A run within another is the
+    same lines; lines found twice in one read still count twice."""
+    body = ["def totient(n):", "    for prime in set(factor(n)):", "        n -= prime"]
+    around = ["import math", "", *body, "    return n", "", "x = 1", "x = 1"]
+    messages: list[Message] = [
+        *_read("c1", "m.py", _numbered("m.py", body, first=3, total=90)),
+        *_read("c2", "m.py", _numbered("m.py", around, first=1, total=90)),
+        *_read("c3", "m.py", _numbered("m.py", body[1:], first=4, total=90)),
+        *_read("c4", "m.py", _numbered("m.py", ["x = 1"], first=8, total=90)),
+    ]
+    seen = seen_files(messages, registry.definitions())
+    assert seen == {"m.py": ["\n".join(around)]}
+    choices = old_text_choices(seen["m.py"])
+    assert "        n -= prime" in choices
+    assert "x = 1" not in choices
+    assert seen_files(
+        [
+            *_read("c1", "m.py", _numbered("m.py", ["    for prime in set(factor(n)):"], 4)),
+            *_read("c2", "m.py", _numbered("m.py", ["    for prime"], 4)),
+        ],
+        registry.definitions(),
+    ) == {"m.py": ["    for prime in set(factor(n)):", "    for prime"]}, "whole lines only"
+
+
 def test_old_text_choices_are_spans_found_once() -> None:
     runs = ["x = 1\n\nx = 1\ny = 2", "z = 3"]
     choices = old_text_choices(runs)

@@ -66,7 +66,7 @@ def seen_files(
         kind = kinds.get(call.name)
         if kind == "read" or call.name == TESTS_TOOL:
             for shown, runs in _shown(message.content).items():
-                seen[shown] = [*seen.get(shown, []), *runs]
+                seen[shown] = _joined(seen.get(shown, []), runs)
             continue
         arguments = _arguments(call)
         path = arguments.get("path")
@@ -186,6 +186,24 @@ def _shown(output: str) -> dict[str, list[str]]:
         current.append(numbered.group(2))
     close()
     return runs
+
+
+def _joined(runs: Sequence[str], new: Sequence[str]) -> list[str]:
+    """``runs`` and ``new``, each run kept once: a run another contains (whole lines) is the
+    same lines shown again. Kept twice, every line they share counted as found twice, and none
+    was offered as ``old_text``: after a failing run showed ``totient`` and a read showed the
+    lines around it, the model could not name the line to fix and read on instead."""
+    kept = list(runs)
+    for run in new:
+        if any(_within(run, other) for other in kept):
+            continue
+        kept = [other for other in kept if not _within(other, run)] + [run]
+    return kept
+
+
+def _within(run: str, other: str) -> bool:
+    """Whether the lines of ``run`` are consecutive whole lines of ``other``."""
+    return f"\n{run}\n" in f"\n{other}\n"
 
 
 def _edited(run: str, edits: Any) -> str:
