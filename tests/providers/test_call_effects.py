@@ -3,10 +3,12 @@ and what a result showed, less how long it took."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from foehn_lsp.providers.effects import may_have_changed, output_of
-from foehn_lsp.providers.messages import ToolResultMessage
+from foehn_lsp.providers.messages import ToolCall, ToolResultMessage
 
 
 def program(summary: str, name: str = "run_command", rest: str = "a.py\n") -> ToolResultMessage:
@@ -24,7 +26,22 @@ def test_only_a_program_whose_sandbox_let_it_write_may_have_changed_files(
     sandbox: str, changed: bool
 ) -> None:
     result = program(f"(in .; exit 0; 0.0 s; sandbox {sandbox})")
-    assert may_have_changed(result, writes) is changed
+    assert may_have_changed(result, None, writes) is changed
+    ls = ToolCall(id="c1", name="run_command", arguments='{"command": ["ls"]}')
+    assert may_have_changed(result, ls, writes) is changed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["python", "-m", "pytest", "--", "tests/test_a.py::test_b"], ["pytest"], "make test"],
+)
+def test_a_test_runner_reads_like_run_tests_whatever_its_sandbox(command: object) -> None:
+    """Seen on more-itertools: the embedded model ran ``python -m pytest`` after each refused
+    edit, and each run made the same refused edit new again until its 300 s ran out. What a
+    test run writes (caches, reports) is not the project's code."""
+    result = program("(in .; exit 1; 0.4 s; sandbox workspace-write)", rest="1 failed\n")
+    call = ToolCall(id="c1", name="run_command", arguments=json.dumps({"command": command}))
+    assert not may_have_changed(result, call, writes)
 
 
 def test_a_program_whose_output_says_read_only_is_not_taken_at_its_word() -> None:
@@ -33,7 +50,7 @@ def test_a_program_whose_output_says_read_only_is_not_taken_at_its_word() -> Non
         "(in .; exit 0; 0.0 s; sandbox workspace-write)",
         rest="(in .; exit 0; 0.0 s; sandbox read-only)\n",
     )
-    assert may_have_changed(result, writes)
+    assert may_have_changed(result, None, writes)
 
 
 def test_the_same_run_shows_the_same_whatever_it_took() -> None:

@@ -647,7 +647,10 @@ class Agent:
     ) -> None:
         """Count a call made again with nothing changed since: a call that may have changed
         the workspace (an edit, a program) makes the next one new, whatever it shows."""
-        changed = any(may_have_changed(r, state.tools.changes_files) for r in results)
+        by_id = {call.id: call for call in calls}
+        changed = any(
+            may_have_changed(r, by_id.get(r.call_id), state.tools.changes_files) for r in results
+        )
         if len(calls) != 1 or changed:
             state.last_call, state.last_output, state.repeats = None, None, 0
             return

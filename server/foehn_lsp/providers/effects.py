@@ -7,9 +7,11 @@ What each tool does comes from the tool contract: whether its calls change files
 (``Tool.changes_files``, passed here as ``changes_files``, a name's answer). A call "may have
 changed" the workspace when it changes files and succeeded, or when it is a program that ran
 (``run_command``: what it wrote is seen only by the checkpoint's watch) in a sandbox that let it
-write: one that ran ``read-only`` could not, whatever it did. ``run_tests`` counts as reading:
-what a test run writes (caches, reports) is not the project's code, and a test run repeated
-with nothing changed in between shows the same failures.
+write: one that ran ``read-only`` could not, whatever it did. A test run counts as reading,
+whether ``run_tests`` or a ``run_command`` of a test runner (``runs_tests``): what a test run
+writes (caches, reports) is not the project's code, and a test run repeated with nothing
+changed in between shows the same failures (the embedded model ran ``python -m pytest`` after
+each refused edit, and each run made the same refused edit new again until its 300 s ran out).
 """
 
 from __future__ import annotations
@@ -119,9 +121,14 @@ def seconds_if_passed(result: ToolResultMessage) -> float | None:
     return float(found[1]) if found is not None else None
 
 
-def may_have_changed(result: ToolResultMessage, changes_files: ChangesFiles) -> bool:
-    """Whether the call behind ``result`` may have changed the workspace's files."""
+def may_have_changed(
+    result: ToolResultMessage, call: ToolCall | None, changes_files: ChangesFiles
+) -> bool:
+    """Whether ``call`` (``None``: not known), whose result is ``result``, may have changed the
+    workspace's files."""
     if result.name == PROGRAM_TOOL:
+        if call is not None and runs_tests(call):
+            return False
         lines, summed = _summary(result)
         return ran(result) and not (summed and lines[1].endswith(_READ_ONLY))
     return changes_files(result.name) and not result.is_error
@@ -145,9 +152,12 @@ def last_change(messages: Sequence[Message], changes_files: ChangesFiles) -> int
     """The index just after the last message where the workspace may have changed: the last
     result of a call that may have changed it, or the person's last message (files may have
     changed between turns); 0 when there is neither."""
+    calls = {call.id: call for call in calls_in(messages)}
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if isinstance(message, ToolResultMessage) and may_have_changed(message, changes_files):
+        if isinstance(message, ToolResultMessage) and may_have_changed(
+            message, calls.get(message.call_id), changes_files
+        ):
             return index + 1
         if isinstance(message, UserMessage) and not message.content.startswith("[Foehn]"):
             return index + 1

@@ -533,8 +533,8 @@ async def test_an_identical_call_with_nothing_changed_since_is_refused_with_what
     again = _chat_bodies(tmp_path / "states")[-1]
     told = again["messages"][-1]["content"]
     assert told == (
-        "[Foehn] run_tests with these arguments ran already and no file has changed since, so "
-        "it would show the same. Next: edit_file the code its failure names; read_symbol a "
+        "[Foehn] The tests ran already and no file has changed since, so it would show the "
+        "same. Next: edit_file the code its failure names; read_symbol a "
         "function it names if you need its text first; then run_tests again; or answer with "
         "what you found."
     )
@@ -614,7 +614,50 @@ async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
     told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
-    assert told.startswith("[Foehn] run_tests with these arguments ran already")
+    assert told.startswith("[Foehn] The tests ran already")
+
+
+async def test_the_tests_run_as_a_program_count_as_the_same_run(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on more-itertools: after a failing run and a refused edit (it changed nothing), the
+    model ran ``python -m pytest`` for the failing test; that run, in a sandbox that let it
+    write, made the refused edit new again, and the two alternated until the 300 s ran out.
+    The program is refused as the same test run, and neither way to run tests is offered."""
+    pytest_run = {"command": ["python", "-m", "pytest", "--", "tests/test_text.py::test_shout"]}
+    same = {"path": "text.py", "edits": [{"old_text": "return s", "new_text": "return s"}]}
+    provider = fake_provider(
+        _call({"tool": "run_command", "arguments": pytest_run}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *_exchange(
+            "c2",
+            "edit_file",
+            same,
+            "the edits leave text.py unchanged (new_text equals old_text)",
+            failed=True,
+        ),
+        *_exchange(
+            "c3",
+            "read_file",
+            {"path": "text.py"},
+            "text.py: lines 1-2 of 2\n     1\tdef shout(s):\n     2\t    return s",
+        ),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    again = _chat_bodies(tmp_path / "states")[-1]
+    assert again["messages"][-1]["content"].startswith("[Foehn] The tests ran already")
+    offered = {
+        choice["properties"]["tool"]["const"]
+        for choice in again["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in choice["properties"]
+    }
+    assert not offered & {"run_tests", "run_command"}
+    assert "edit_file" in offered, " ".join(sorted(offered))
 
 
 async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
@@ -663,6 +706,34 @@ async def test_an_edit_that_writes_its_old_text_back_is_asked_again(
     assert json.loads(call.arguments)["edits"] == [fixed]
     told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
     assert told.startswith("[Foehn] That edit changes nothing: each new_text is its old_text.")
+
+
+async def test_an_edit_written_back_unchanged_twice_is_not_offered_a_third_time(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on more-itertools: asked again, the model wrote the same unchanged edit, which the
+    tool refused, and wrote it again after the next test run."""
+    same = {"old_text": "    return s", "new_text": "    return s"}
+    read = {"path": "text.py", "name": "shout"}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [same]}}),
+        _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [same]}}),
+        _call({"tool": "read_symbol", "arguments": read}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    last = _chat_bodies(tmp_path / "states")[-1]
+    offered = {
+        choice["properties"]["tool"]["const"]
+        for choice in last["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in choice["properties"]
+    }
+    assert "edit_file" not in offered
+    assert "read_symbol" in offered
 
 
 async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(

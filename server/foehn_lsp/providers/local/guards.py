@@ -4,14 +4,16 @@
   again: it would show what it showed. The model is told so, with the next steps its other
   tools offer (after a failing test run: fix the code, then run the tests again), and asked
   again without that tool. Any change (an edit, a program that ran, the person's next message)
-  makes every call new again: ``run_tests`` after an edit is never refused.
+  makes every call new again: ``run_tests`` after an edit is never refused. A test runner run
+  by ``run_command`` is a test run: it changes nothing, and it is the same call as any other.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
 - rename is offered only in a turn the person asked to rename something.
 - A write_file of a file read, with less than half the lines shown of it, is asked once more,
   with a note (the rest of the file would be lost).
-- An edit whose every new_text is its old_text is asked once more, with a note; so is a change
-  identical to one that succeeded earlier in the turn, and made again it is not run.
+- An edit whose every new_text is its old_text is asked once more, with a note, and written so
+  again, asked without edit_file; a change identical to one that succeeded earlier in the turn
+  is asked once more, and made again it is not run.
 - A call that names something only the fixed prompt's examples have (``tests/test_bounds.py``
   in a project without it) is asked once more, with a note that says so.
 - An answer that says what the model will do next ("I will edit the code") is asked once
@@ -30,15 +32,18 @@ import re
 from collections.abc import Mapping, Sequence
 
 from foehn_lsp.providers.effects import (
+    PROGRAM_TOOL,
     TESTS_TOOL,
     ChangesFiles,
     calls_in,
     calls_since_change,
     may_have_changed,
     refused,
+    runs_tests,
 )
 from foehn_lsp.providers.messages import (
     Message,
+    ToolCall,
     ToolDefinition,
     ToolResultMessage,
     UserMessage,
@@ -82,9 +87,20 @@ def unchanged_calls(messages: Sequence[Message], tools: Sequence[ToolDefinition]
 
 def key(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
     """What makes two calls the same: the tool and its arguments (``canonical``); any two test
-    runs, whatever they select (the model re-ran the failing tests it had just seen fail,
-    narrowed to their node ids, instead of fixing them)."""
-    return TESTS_TOOL if name == TESTS_TOOL else canonical(name, arguments, tools)
+    runs, whatever they select and whether ``run_tests`` or a test runner's ``run_command``
+    (the model re-ran the failing tests it had just seen fail, narrowed to their node ids or
+    as ``python -m pytest``, instead of fixing them)."""
+    if runs_tests(ToolCall(id="", name=name, arguments=arguments)):
+        return TESTS_TOOL
+    return canonical(name, arguments, tools)
+
+
+def instead_of(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
+    """The tools offered instead of a call refused as a repeat: all but its own; for a test
+    run, all but the two that run tests."""
+    if key(name, arguments, tools) == TESTS_TOOL:
+        return [t for t in tools if t.name not in (TESTS_TOOL, PROGRAM_TOOL)]
+    return [t for t in tools if t.name != name]
 
 
 def last_result(messages: Sequence[Message]) -> Message | None:
@@ -137,13 +153,15 @@ def rerun_after_change(
     if not any(t.name == TESTS_TOOL for t in tools):
         return None
     last = last_result(messages)
+    turn = messages[turn_start(messages) :]
     if not (
         isinstance(last, ToolResultMessage)
         and not last.is_error
-        and may_have_changed(last, changing(tools))
+        and may_have_changed(
+            last, next((c for c in calls_in(turn) if c.id == last.call_id), None), changing(tools)
+        )
     ):
         return None
-    turn = messages[turn_start(messages) :]
     runs = [m for m in turn if isinstance(m, ToolResultMessage) and m.name == TESTS_TOOL]
     if not runs or not runs[-1].is_error:
         return None
@@ -330,7 +348,8 @@ NEXT_STEPS: dict[str, Sequence[tuple[str, str]]] = {
 
 
 def repeated_note(tool: str, offered: Sequence[ToolDefinition], *, may_answer: bool) -> str:
-    """The note for a call identical to one made since the workspace last changed."""
+    """The note for a call identical to one made since the workspace last changed (``tool``:
+    ``run_tests`` for any test run)."""
     names = {t.name for t in offered}
     steps = [words for needed, words in NEXT_STEPS.get(tool, ()) if needed in names]
     if tool == TESTS_TOOL and "edit_file" in names:
@@ -338,7 +357,8 @@ def repeated_note(tool: str, offered: Sequence[ToolDefinition], *, may_answer: b
     if may_answer:
         steps.append("or answer with what you found")
     then = "; ".join(steps) if steps else "call another tool"
+    ran = "The tests ran" if tool == TESTS_TOOL else f"{tool} with these arguments ran"
     return (
-        f"[Foehn] {tool} with these arguments ran already and no file has changed since, so "
-        f"it would show the same. Next: {then}."
+        f"[Foehn] {ran} already and no file has changed since, so it would show the same. "
+        f"Next: {then}."
     )

@@ -31,6 +31,7 @@ from typing import Any
 
 from foehn_lsp.config.folders import cache_folder
 from foehn_lsp.errors import ProviderProtocolError
+from foehn_lsp.providers.effects import TESTS_TOOL
 from foehn_lsp.providers.local import repair
 from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import (
@@ -49,6 +50,7 @@ from foehn_lsp.providers.local.guards import (
     announces,
     changes_nothing,
     example_note,
+    instead_of,
     key,
     made_before,
     must_act,
@@ -375,11 +377,15 @@ class LocalProvider:
             # task named no test): asked once more, with a note.
             chat += [{"role": "assistant", "content": json.dumps(step)}, note(example_note(copied))]
             step, usage = await decide(schema, usage)
-        if "tool" in step and key(step["tool"], json.dumps(step["arguments"]), tools) in earlier:
+        if (
+            "tool" in step
+            and (repeat := key(step["tool"], json.dumps(step["arguments"]), tools)) in earlier
+        ):
             # An identical call since the workspace last changed would show the same: offer
             # the other tools (and, unless the step must act, an answer).
-            others = [t for t in tools if t.name != step["tool"]]
-            chat.append(note(repeated_note(step["tool"], others, may_answer=not acting)))
+            others = instead_of(step["tool"], json.dumps(step["arguments"]), tools)
+            said_tool = TESTS_TOOL if repeat == TESTS_TOOL else step["tool"]
+            chat.append(note(repeated_note(said_tool, others, may_answer=not acting)))
             step, usage = await decide(
                 step_schema(
                     others,
@@ -413,6 +419,19 @@ class LocalProvider:
                 note(UNCHANGED_NOTE),
             ]
             step, usage = await decide(schema, usage)
+            if "tool" in step and changes_nothing(step):
+                # Unchanged again: edit_file is not offered (the tool would refuse the edit,
+                # which changes nothing, and the model wrote it again after each refusal).
+                others = [t for t in tools if t.name != EDIT_TOOL]
+                step, usage = await decide(
+                    step_schema(
+                        others,
+                        answer_only=not others,
+                        tools_only=acting and bool(others),
+                        files=files,
+                    ),
+                    usage,
+                )
         if "tool" not in step and tools and announces(str(step.get("answer", ""))):
             # An answer that says what it will do: asked once more, for the call.
             chat += [{"role": "assistant", "content": json.dumps(step)}, note(ANNOUNCED_NOTE)]
