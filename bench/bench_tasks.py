@@ -168,16 +168,16 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``crest``, fix tasks written at stop 51 after ``ridge``'s
-    run; ``ridge``, fix tasks written at stop 51 after its fix written as code; ``brink``, fix
-    tasks written at stop 50 after its changes; ``coda`` and ``close``, fix tasks written at
-    stop 49, each before it met the model and run once there; ``post``, fix tasks written at
-    stop 48 after every change read from ``final``'s run; ``final``, fix tasks written at stop
-    48 before any met the model and run once there; ``last``, fix tasks written after every
-    change of stop 47 and run once there; ``after``, fix tasks written for stop 47's figures and
-    run once there; ``fresh``, written for stop 46's and run once there; ``seen``, written for
-    stop 45's, run once there, and its log read since (the ``rename`` tool came from two of its
-    renames)."""
+    """In neither half, reported apart: ``spur``, fix tasks written at stop 52 after its guard
+    changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run; ``ridge``, fix tasks
+    written at stop 51 after its fix written as code; ``brink``, fix tasks written at stop 50 after
+    its changes; ``coda`` and ``close``, fix tasks written at stop 49, each before it met the model
+    and run once there; ``post``, fix tasks written at stop 48 after every change read from
+    ``final``'s run; ``final``, fix tasks written at stop 48 before any met the model and run once
+    there; ``last``, fix tasks written after every change of stop 47 and run once there; ``after``,
+    fix tasks written for stop 47's figures and run once there; ``fresh``, written for stop 46's and
+    run once there; ``seen``, written for stop 45's, run once there, and its log read since (the
+    ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -1560,6 +1560,88 @@ CREST_REAL: list[Task] = [
 of one file that fits, the model's own comments left out), checked without the model, and run
 once with it, for the figures they are in."""
 
+SPUR_REAL: list[Task] = [
+    _fix(
+        "ns-tz-remove",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_remove fails. Fix toolz so that it passes.",
+        "toolz/itertoolz.py",
+        "    return filter(predicate, seq)",
+        "    return filterfalse(predicate, seq)",
+        "spur",
+    ),
+    _fix(
+        "ns-tz-peek",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_peek fails. Find the bug in toolz and fix "
+        "it.",
+        "toolz/itertoolz.py",
+        "    item = next(iterator)\n    return item, iterator",
+        "    item = next(iterator)\n    return item, itertools.chain((item,), iterator)",
+        "spur",
+    ),
+    _fix(
+        "ns-tz-keymap",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_keymap fails. Fix the code, not the test.",
+        "toolz/dicttoolz.py",
+        "    rv.update(zip(d.keys(), map(func, d.values())))\n    return rv\n\n\ndef itemmap(",
+        "    rv.update(zip(map(func, d.keys()), d.values()))\n    return rv\n\n\ndef itemmap(",
+        "spur",
+    ),
+    _fix(
+        "ns-tz-nth",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_nth fails. Fix toolz.",
+        "toolz/itertoolz.py",
+        "        return seq[n - 1]",
+        "        return seq[n]",
+        "spur",
+    ),
+    _fix(
+        "ns-mi-polynomial-eval",
+        "more-itertools",
+        "tests/test_recipes.py::PolynomialEvalTests::test_basic fails. Fix more_itertools.",
+        "more_itertools/recipes.py",
+        "    powers = map(pow, repeat(x), range(n))",
+        "    powers = map(pow, repeat(x), reversed(range(n)))",
+        "spur",
+    ),
+    _fix(
+        "ns-mi-roundrobin",
+        "more-itertools",
+        "The test tests/test_recipes.py::RoundrobinTests::test_even_groups fails. Fix the bug "
+        "in more_itertools; do not change the test.",
+        "more_itertools/recipes.py",
+        "    for num_active in range(len(iterables) - 1, 0, -1):",
+        "    for num_active in range(len(iterables), 0, -1):",
+        "spur",
+    ),
+    _fix(
+        "ns-mi-loops",
+        "more-itertools",
+        "tests/test_recipes.py::LoopsTests::test_basic fails. Find the bug in more_itertools and "
+        "fix it.",
+        "more_itertools/recipes.py",
+        "    return repeat(None, n + 1)",
+        "    return repeat(None, n)",
+        "spur",
+    ),
+    _fix(
+        "ns-bo-multi-replace",
+        "boltons",
+        "tests/test_strutils.py::TestMultiReplace::test_substitutions_with_regex_chars fails. "
+        "Fix boltons so that it passes.",
+        "boltons/strutils.py",
+        "                if not options['regex']:\n                    exp = vals[0]",
+        "                if not options['regex']:\n                    exp = re.escape(vals[0])",
+        "spur",
+    ),
+]
+"""Fix tasks written at stop 52, after the guards counted a test runner's run as a test run
+and the lines shown twice once, checked without the model, and run once with it, for the
+figures they are in."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2056,6 +2138,7 @@ GROUPS = {
         *BRINK_REAL,
         *RIDGE_REAL,
         *CREST_REAL,
+        *SPUR_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2081,6 +2164,7 @@ HALVES = (
     "brink",
     "ridge",
     "crest",
+    "spur",
 )
 
 
