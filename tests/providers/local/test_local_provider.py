@@ -759,19 +759,33 @@ async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
 
 
 @pytest.mark.parametrize(
-    ("task", "offered"),
-    [("Fix the bug behind tests/test_text.py::test_shout", False), ("Rename shout to yell", True)],
+    ("task", "renames", "deletes"),
+    [
+        ("Fix the bug behind tests/test_text.py::test_shout", False, False),
+        ("Rename shout to yell", True, False),
+        ("tests/test_text.py::test_remove fails. Fix text.py", False, False),
+        ("Delete old_utils.py; nothing uses it", False, True),
+        ("Remove the dead module", False, True),
+    ],
 )
-async def test_rename_is_offered_only_when_the_person_asks_for_one(
-    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path, task: str, offered: bool
+async def test_rename_and_delete_are_offered_only_when_the_person_asks_for_them(
+    fake_provider: MakeProvider,
+    registry: ToolRegistry,
+    tmp_path: Path,
+    task: str,
+    renames: bool,
+    deletes: bool,
 ) -> None:
-    """Offered in fixes, the model renamed the function the failing test calls (is_uuid)."""
+    """Offered in fixes, the model renamed the function the failing test calls (is_uuid) and
+    deleted the module whose test failed (boltons strutils.py). A test's name is not a request
+    (``test_remove``)."""
     provider = fake_provider(_call({"answer": "Done."}))
     await provider.complete([UserMessage(content=task)], registry.definitions())
     schema = _chat_bodies(tmp_path / "states")[-1]["response_format"]["json_schema"]["schema"]
     tools = {c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]}
     assert "read_file" in tools
-    assert ("rename" in tools) is offered
+    assert ("rename" in tools) is renames
+    assert ("delete_path" in tools) is deletes
 
 
 CUT = {

@@ -8,7 +8,8 @@
   by ``run_command`` is a test run: it changes nothing, and it is the same call as any other.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
-- rename is offered only in a turn the person asked to rename something.
+- rename and delete_path are offered only in a turn the person asked to rename or delete
+  something.
 - A write_file of a file read, with less than half the lines shown of it, is asked once more,
   with a note (the rest of the file would be lost).
 - An edit whose every new_text is its old_text is asked once more, with a note, and written so
@@ -203,8 +204,13 @@ def failing_tests(output: str) -> list[str]:
 
 
 WRITE_TOOL = "write_file"
-RENAME_TOOL = "rename"
-_ASKS_RENAME = re.compile(r"\brenam", re.IGNORECASE)
+ASKED_FOR: dict[str, re.Pattern[str]] = {
+    "rename": re.compile(r"\brenam", re.IGNORECASE),
+    "delete_path": re.compile(r"\b(?:delet|remov|get rid of|clean(?:s|ed)? up)", re.IGNORECASE),
+}
+"""Tools offered only in a turn whose request asks for what they do, in its words (names of
+files and tests in it left out: ``test_remove`` asks for no removal)."""
+_NAMES = re.compile(r"\S*(?:/|::|\.py\b|_)\S*")
 EDIT_TOOL = "edit_file"
 UNCHANGED_NOTE = (
     "[Foehn] That edit changes nothing: each new_text is its old_text. new_text is old_text "
@@ -302,13 +308,15 @@ def step_tools(
 ) -> list[ToolDefinition]:
     """The tools a step is offered. Right after a failing test run, all but write_file: the
     fix is an edit of the code the run showed; offered write_file there, the model wrote the
-    run's own text over the module it had to fix. ``rename`` only in a turn the person asked
-    to rename something: offered it in fixes, the model renamed the function a failing test
-    calls (``is_uuid``, ``humanize``) instead of fixing it."""
+    run's own text over the module it had to fix. ``rename`` and ``delete_path`` only in a turn
+    the person asked for that (``ASKED_FOR``): offered rename in fixes, the model renamed the
+    function a failing test calls (``is_uuid``, ``humanize``) instead of fixing it; offered
+    delete_path, it tried to delete the module whose test failed (boltons ``strutils.py``; the
+    test-driven rule refused it, and the step was lost)."""
     start = turn_start(messages)
-    asked = messages[start - 1].content if start else ""
+    asked = _NAMES.sub(" ", str(messages[start - 1].content)) if start else ""
     offered = [
-        t for t in tools if t.name != RENAME_TOOL or _ASKS_RENAME.search(str(asked)) is not None
+        t for t in tools if t.name not in ASKED_FOR or ASKED_FOR[t.name].search(asked) is not None
     ]
     last = last_result(messages)
     if isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and last.is_error:
