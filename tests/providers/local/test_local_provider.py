@@ -597,6 +597,41 @@ async def test_the_persons_next_message_makes_every_call_new_again(
     assert len(_chat_bodies(tmp_path / "states")) == 1
 
 
+async def test_a_call_refused_as_a_repeat_is_not_offered_again_in_that_step(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on toolz: refused a read it had just made, the model wrote an edit that changed
+    nothing, was asked again with every tool, and made the same read; the loop ended the run
+    as a repeated call. The refused tool stays out of the rest of the step."""
+    read = {"path": "text.py", "limit": 40}
+    same = {"path": "text.py", "edits": [{"old_text": "    return s", "new_text": "    return s"}]}
+    provider = fake_provider(
+        _call({"tool": "read_file", "arguments": read}),
+        _call({"tool": "edit_file", "arguments": same}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Make shout upper-case its text"),
+        *_exchange(
+            "c1",
+            "read_file",
+            read,
+            "text.py: lines 1-2 of 2\n     1\tdef shout(s):\n     2\t    return s",
+        ),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    bodies = _chat_bodies(tmp_path / "states")
+    assert len(bodies) == 3
+    offered = {
+        choice["properties"]["tool"]["const"]
+        for choice in bodies[-1]["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in choice["properties"]
+    }
+    assert "read_file" not in offered
+    assert {"read_symbol", "edit_file"} <= offered
+
+
 async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:

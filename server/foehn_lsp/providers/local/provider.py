@@ -382,19 +382,15 @@ class LocalProvider:
             and (repeat := key(step["tool"], json.dumps(step["arguments"]), tools)) in earlier
         ):
             # An identical call since the workspace last changed would show the same: offer
-            # the other tools (and, unless the step must act, an answer).
-            others = instead_of(step["tool"], json.dumps(step["arguments"]), tools)
+            # the other tools (and, unless the step must act, an answer), for the rest of the
+            # step (asked again by a later guard, the model made the same call once more).
             said_tool = TESTS_TOOL if repeat == TESTS_TOOL else step["tool"]
-            chat.append(note(repeated_note(said_tool, others, may_answer=not acting)))
-            step, usage = await decide(
-                step_schema(
-                    others,
-                    answer_only=not others,
-                    tools_only=acting and bool(others),
-                    files=files,
-                ),
-                usage,
+            tools = instead_of(step["tool"], json.dumps(step["arguments"]), tools)
+            chat.append(note(repeated_note(said_tool, tools, may_answer=not acting)))
+            schema = step_schema(
+                tools, answer_only=not tools, tools_only=acting and bool(tools), files=files
             )
+            step, usage = await decide(schema, usage)
         if "tool" in step and made_before(
             step["tool"], json.dumps(step["arguments"]), messages, catalogue
         ):
