@@ -37,7 +37,7 @@ MARKER = "@@foehn-trace@@"
 # that follows only the frames the test file's lines FIRST to LAST call directly (and that live
 # under the root, outside any environment), then prints what they did after MARKER.
 TRACER = r"""
-import copy, itertools, json, os, sys, warnings
+import copy, itertools, json, os, re, sys, warnings
 sys.path.insert(0, os.getcwd())  # as ``python -m pytest`` has it; the read-only sandbox does not
 import pytest
 test_file, node = os.path.abspath(sys.argv[1]), sys.argv[4]
@@ -45,12 +45,20 @@ first, last = int(sys.argv[2]), int(sys.argv[3])
 root = os.getcwd() + os.sep
 calls = []
 def shown(value, limit=120):
+    # A tuple item by item (an iterator in it shows what it yields); no object's address: it
+    # differs from one run to the next, and the same value has to read the same.
     try:
-        text = repr(value)
-        first = yields(value)
-        if first is not None:
-            more = ", ..." if len(first) > 10 else ""
-            text = "<" + type(value).__name__ + " yielding " + repr(first[:10])[:-1] + more + "]>"
+        if type(value) is tuple and 0 < len(value) <= 6:
+            items = [shown(item, limit) for item in value]
+            text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        else:
+            text = repr(value)
+            first = yields(value)
+            if first is not None:
+                more = ", ..." if len(first) > 10 else ""
+                items = repr(first[:10])[:-1] + more + "]"
+                text = "<" + type(value).__name__ + " yielding " + items + ">"
+        text = re.sub(r" at 0x[0-9a-fA-F]+>", ">", text)
     except Exception as exc:
         text = "<" + type(exc).__name__ + " from repr>"
     return text if len(text) <= limit else text[:limit - 3] + "..."

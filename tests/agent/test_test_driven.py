@@ -571,6 +571,31 @@ async def test_a_traced_call_that_returned_an_iterator_shows_what_it_yields_and_
     assert "E assert [2, 3, 4] == [3, 4]" in shown, "the test used it whole"
 
 
+async def test_a_traced_tuple_shows_each_item_and_no_address(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: ns-tz-peek): ``peek`` returned ``('Alice', <list_iterator object at
+    0x…>)``, which hid the missing item, and the address changed from run to run, so the
+    same failure after an edit read as a new one."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text().replace(
+            "return items[-count - 1 :]",
+            "return items[0], iter(items[-count - 1 :]), (x for x in items)",
+        )
+    )
+    _failing_line_becomes(
+        project,
+        "    first, got, rest = last_n([1, 2, 3, 4], 2)\n    assert list(got) == [3, 4]\n",
+    )
+    shown = await _first_run(model, project)
+    assert (
+        "returned (1, <list_iterator yielding [2, 3, 4]>, <generator object "
+        "tail.<locals>.<genexpr>>) at line 10"
+    ) in shown
+    assert " at 0x" not in shown
+
+
 def test_the_lines_a_failing_statement_reads_from_are_found_in_its_own_function() -> None:
     text = [
         "got = 0",
