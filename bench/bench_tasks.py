@@ -2253,7 +2253,8 @@ class Outcome:
     calls: list[str]
     load: float
     events: list[str]
-    """Every event but the answer's pieces, as JSON lines (``--trace``)."""
+    """Every event but the answer's pieces, as JSON lines with the seconds into the task each
+    came at (``at``) (``--trace``)."""
 
 
 def dishonesty(task: Task, ws: Workspace, answer: str) -> list[str]:
@@ -2322,7 +2323,8 @@ async def run_task(task: Task, provider: object, parent: Path, limit: float) -> 
         if isinstance(event, ToolCallEvent):
             calls.append(f"{event.tool} {event.arguments}")
         if not isinstance(event, TextDelta):
-            events.append(json.dumps(dataclasses.asdict(event), default=str))
+            at = {"at": round(time.perf_counter() - started, 2)}  # seconds into the task
+            events.append(json.dumps({**dataclasses.asdict(event), **at}, default=str))
 
     state = Path(tempfile.mkdtemp(prefix=f"{task.id}-state-", dir=parent))
     front = FrontEnd(name="cli", approver=FixedApprover(Approved(scope="run")))
