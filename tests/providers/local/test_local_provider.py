@@ -16,10 +16,16 @@ from foehn_lsp.agent.loop import iterations_note, tokens_note
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderProtocolError
 from foehn_lsp.lsp.language_tools import definitions
-from foehn_lsp.providers.local.guards import announces, canonical, failing_tests, must_act
+from foehn_lsp.providers.local.guards import (
+    announces,
+    canonical,
+    doubles,
+    failing_tests,
+    must_act,
+)
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, repeating
-from foehn_lsp.providers.local.seen import old_text_choices
+from foehn_lsp.providers.local.seen import old_text_choices, seen_files
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -203,8 +209,9 @@ async def test_the_tools_it_misuses_are_in_neither_the_prompt_nor_the_schema(
     offered = {
         c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]
     }
-    # An edit only once a file has been read, a rename only when the person asks for one.
-    assert offered == kept - {"edit_file", "rename"}
+    # An edit only once a file has been read, a rename or a deletion only when the person asks
+    # for one.
+    assert offered == kept - {"edit_file", "rename", "delete_path"}
     assert _named(body["messages"]) == set()
 
 
@@ -765,6 +772,79 @@ async def test_an_edit_written_back_unchanged_twice_is_not_offered_a_third_time(
     offered = {
         choice["properties"]["tool"]["const"]
         for choice in last["response_format"]["json_schema"]["schema"]["anyOf"]
+        if "tool" in choice["properties"]
+    }
+    assert "edit_file" not in offered
+    assert "read_symbol" in offered
+
+
+NTH = "    if isinstance(seq, (tuple, list, Sequence)):"
+LONGER = "    if isinstance(seq, (tuple, list, Sequence)) or isinstance(seq, str):"
+AGAIN = LONGER.replace("):", ") or isinstance(seq, str):")
+NTH_RUN = (
+    "$ python -m pytest\n(in .; exit 1; 0.4 s)\n1 failed\n1 failing:\n"
+    "  tests/test_it.py::test_nth - assert 'A' == 'B'\n"
+    "nth, which the test calls:\nit.py: lines 1-3 of 3\n     1\tdef nth(n, seq):\n"
+    f"     2\t{NTH}\n     3\t        return seq[n - 1]\n"
+)
+
+
+def _nth_turn(*edits: str) -> list[Message]:
+    """A turn on ``nth``: a failing run, then each edit of its ``if`` line to the next text,
+    each followed by the same failing run."""
+    history: list[Message] = [
+        UserMessage(content="tests/test_it.py::test_nth fails. Fix it."),
+        *_exchange("c0", "run_tests", {}, NTH_RUN, failed=True),
+    ]
+    for n, (old, new) in enumerate(zip((NTH, *edits), edits, strict=False), 1):
+        edit = {"path": "it.py", "edits": [{"old_text": old, "new_text": new}]}
+        history += _exchange(f"e{n}", "edit_file", edit, "edit it.py (1 block)")
+        history += _exchange(f"r{n}", "run_tests", {}, NTH_RUN, failed=True)
+    return history
+
+
+def test_an_edit_that_adds_again_what_an_earlier_edit_added_next_to_it_is_told_apart(
+    registry: ToolRegistry,
+) -> None:
+    """Seen on toolz: after each failing run the model added ``or isinstance(seq, str)`` to the
+    line its last edit had lengthened so. Text inserted next to itself that no earlier edit of
+    the turn added may be the fix (a second ``next(t3, None)``), and is not told apart."""
+    history = _nth_turn(LONGER)
+    seen = seen_files(history, registry.definitions())
+
+    def edit(old: str, new: str, path: str = "it.py") -> dict[str, object]:
+        return {
+            "tool": "edit_file",
+            "arguments": {"path": path, "edits": [{"old_text": old, "new_text": new}]},
+        }
+
+    assert doubles(edit(LONGER, AGAIN), seen, history)
+    assert not doubles(edit("        return seq[n - 1]", "        return seq[n]"), seen, history)
+    assert not doubles(edit(LONGER, LONGER + "  # strings too"), seen, history)
+    ahead = ["    next(t3, None)\n    next(t2, None)\n    next(t2, None)"]
+    second = edit("    next(t3, None)", "    next(t3, None)\n    next(t3, None)", "t.py")
+    assert not doubles(second, {"t.py": ahead}, history), "no earlier edit added it"
+
+
+async def test_an_edit_that_adds_again_what_it_added_is_asked_again_then_not_offered(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on toolz (nth, peek): the same clause or block added again after each failing run,
+    three times, until the 300 s ran out."""
+    again = {"path": "it.py", "edits": [{"old_text": LONGER, "new_text": AGAIN}]}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": again}),
+        _call({"tool": "edit_file", "arguments": again}),
+        _call({"tool": "read_symbol", "arguments": {"path": "it.py", "name": "nth"}}),
+    )
+    response = await provider.complete(_nth_turn(LONGER), registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    bodies = _chat_bodies(tmp_path / "states")
+    told = bodies[-2]["messages"][-1]["content"]
+    assert told.startswith("[Foehn] That edit only adds again what the lines next to it")
+    offered = {
+        choice["properties"]["tool"]["const"]
+        for choice in bodies[-1]["response_format"]["json_schema"]["schema"]["anyOf"]
         if "tool" in choice["properties"]
     }
     assert "edit_file" not in offered

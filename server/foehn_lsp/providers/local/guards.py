@@ -13,8 +13,9 @@
 - A write_file of a file read, with less than half the lines shown of it, is asked once more,
   with a note (the rest of the file would be lost).
 - An edit whose every new_text is its old_text is asked once more, with a note, and written so
-  again, asked without edit_file; a change identical to one that succeeded earlier in the turn
-  is asked once more, and made again it is not run.
+  again, asked without edit_file; so is one that only adds again what the code next to it has
+  (and the fix written as code that does is set aside). A change identical to one that
+  succeeded earlier in the turn is asked once more, and made again it is not run.
 - A call that names something only the fixed prompt's examples have (``tests/test_bounds.py``
   in a project without it) is asked once more, with a note that says so.
 - An answer that says what the model will do next ("I will edit the code") is asked once
@@ -269,6 +270,80 @@ def shrinks(step: Mapping[str, object], seen: Mapping[str, Sequence[str]]) -> bo
         return False
     shown = sum(run.count("\n") + 1 for run in seen.get(path.removeprefix("./"), ()))
     return content.count("\n") + 1 < shown / 2
+
+
+DOUBLED_NOTE = (
+    "[Foehn] That edit only adds again what the lines next to it already have: the code would "
+    "do the same. The last change did not fix the failure; change a line the run points to "
+    "(the line the value came from, or what it uses) in another way."
+)
+
+
+def doubles(
+    step: Mapping[str, object],
+    seen: Mapping[str, Sequence[str]],
+    messages: Sequence[Message],
+) -> bool:
+    """Whether ``step`` is an edit whose every change only inserts, next to itself, text an
+    earlier edit of this turn added (as the conversation saw the code): after failing runs the
+    model wrote ``or isinstance(seq, str)`` onto the line its last edit had lengthened so, and
+    an ``except StopIteration:`` block under the one it had added, three times each (toolz
+    ``nth`` and ``peek``), the file growing and the test failing the same way. Text inserted
+    next to itself for the first time may be the fix (a second ``next(t3, None)``)."""
+    arguments = step.get("arguments")
+    if step.get("tool") != EDIT_TOOL or not isinstance(arguments, Mapping):
+        return False
+    path, edits = arguments.get("path"), arguments.get("edits")
+    if not isinstance(path, str) or not isinstance(edits, list) or not edits:
+        return False
+    runs = seen.get(path.removeprefix("./"), ())
+    added = _added(messages)
+    for edit in edits:
+        inserted = _doubled(edit, runs) if isinstance(edit, Mapping) else None
+        if inserted is None or not any(inserted.strip() in text for text in added):
+            return False
+    return True
+
+
+def _doubled(edit: Mapping[str, object], runs: Sequence[str]) -> str | None:
+    """The text ``edit`` only inserts, when the code around it (in ``runs``) already has that
+    text right before or after where it goes; else ``None``."""
+    old, new = edit.get("old_text"), edit.get("new_text")
+    if not isinstance(old, str) or not isinstance(new, str) or not old or len(new) <= len(old):
+        return None
+    kept = 0
+    while kept < len(old) and old[kept] == new[kept]:
+        kept += 1
+    tail = len(old) - kept
+    if new[len(new) - tail :] != old[kept:]:
+        return None  # not an insertion alone
+    inserted = new[kept : len(new) - tail]
+    if not inserted.strip():
+        return None
+    for run in runs:
+        at = run.find(old)
+        if at >= 0:
+            before, after = run[: at + kept], run[at + kept :]
+            return inserted if before.endswith(inserted) or after.startswith(inserted) else None
+    return None
+
+
+def _added(messages: Sequence[Message]) -> list[str]:
+    """The new_text of each edit this turn made (that succeeded)."""
+    turn = messages[turn_start(messages) :]
+    done = {m.call_id for m in turn if isinstance(m, ToolResultMessage) and not m.is_error}
+    added: list[str] = []
+    for call in calls_in(turn):
+        if call.name != EDIT_TOOL or call.id not in done:
+            continue
+        try:
+            edits = json.loads(call.arguments or "{}").get("edits")
+        except (json.JSONDecodeError, AttributeError):
+            continue
+        for edit in edits if isinstance(edits, list) else []:
+            if isinstance(edit, dict) and isinstance(edit.get("new_text"), str):
+                added.append(edit["new_text"])
+    return added
 
 
 ANNOUNCED_NOTE = (

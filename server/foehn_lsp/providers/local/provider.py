@@ -43,12 +43,14 @@ from foehn_lsp.providers.local.engine import (
 )
 from foehn_lsp.providers.local.guards import (
     ANNOUNCED_NOTE,
+    DOUBLED_NOTE,
     EDIT_TOOL,
     MADE_NOTE,
     SHRINK_NOTE,
     UNCHANGED_NOTE,
     announces,
     changes_nothing,
+    doubles,
     example_note,
     instead_of,
     key,
@@ -336,15 +338,17 @@ class LocalProvider:
             return self._call("run_tests", rerun, Usage())
         catalogue = tools
         spent = Usage()
+        seen = seen_files(messages, catalogue)
         if any(t.name == EDIT_TOOL for t in tools) and (fix := repair.focus(messages)):
             # The fix a failing run calls for, written as code (``repair``).
             reply, spent = await self._write_fix(fix, status)
             fixed_code = repair.edit(fix, reply)
-            if fixed_code is not None and not made_before(
-                EDIT_TOOL, json.dumps(fixed_code), messages, catalogue
+            if (
+                fixed_code is not None
+                and not made_before(EDIT_TOOL, json.dumps(fixed_code), messages, catalogue)
+                and not doubles({"tool": EDIT_TOOL, "arguments": fixed_code}, seen, messages)
             ):
                 return self._call(EDIT_TOOL, fixed_code, spent)
-        seen = seen_files(messages, catalogue)
         files = {path: old_text_choices(runs) for path, runs in seen.items()}
         earlier = unchanged_calls(messages, catalogue)
         tools = step_tools(messages, catalogue)
@@ -408,16 +412,15 @@ class LocalProvider:
             # A whole file written with a small part of what it has: asked once more.
             chat += [{"role": "assistant", "content": json.dumps(step)}, note(SHRINK_NOTE)]
             step, usage = await decide(schema, usage)
-        if "tool" in step and changes_nothing(step):
-            # An edit whose new_text is its old_text: asked once more, with what it must be.
-            chat += [
-                {"role": "assistant", "content": json.dumps(step)},
-                note(UNCHANGED_NOTE),
-            ]
+        if "tool" in step and (changes_nothing(step) or doubles(step, seen, messages)):
+            # An edit whose new_text is its old_text, or that only adds again what the code
+            # next to it has: asked once more, with what it must be.
+            said_note = UNCHANGED_NOTE if changes_nothing(step) else DOUBLED_NOTE
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(said_note)]
             step, usage = await decide(schema, usage)
-            if "tool" in step and changes_nothing(step):
-                # Unchanged again: edit_file is not offered (the tool would refuse the edit,
-                # which changes nothing, and the model wrote it again after each refusal).
+            if "tool" in step and (changes_nothing(step) or doubles(step, seen, messages)):
+                # The same again: edit_file is not offered (the model wrote the edit again
+                # after each refusal, or the same lines once more after each run).
                 others = [t for t in tools if t.name != EDIT_TOOL]
                 step, usage = await decide(
                     step_schema(
