@@ -552,6 +552,41 @@ async def test_a_called_name_is_shown_as_the_module_function_before_a_method_of_
     assert "Basket" not in shown
 
 
+async def test_a_constructor_that_returned_none_again_is_not_said_to_be_where_the_value_comes_from(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: ns-bo-multi-replace): "__init__ returned None in the run before too … It
+    comes from line 1209" pointed at a constructor's last line; the method that returned the
+    wrong value is the one to name."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text()
+        + "class Window:\n    def __init__(self, count):\n        self.count = count\n\n"
+        "    def last(self, items):\n        return items[-self.count - 1 :]\n"
+    )
+    _failing_line_becomes(
+        project,
+        "    from shop.listing import Window\n    assert Window(2).last([1, 2, 3, 4]) == [3, 4]\n",
+    )
+    docstring = {"old_text": '"""Listings."""', "new_text": '"""Listings, in order."""'}
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[("edit_file", {"path": "src/shop/listing.py", "edits": [docstring]})]),
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(text="ok"),
+        ],
+        window=16_384,
+    )
+    first, _, again = (r.output for r in served.results)
+    assert "__init__(count=2) (src/shop/listing.py) ran these lines and returned None" in first
+    assert "last returned [2, 3, 4] in the run before too" in again, again
+    assert "__init__ returned None in the run before too" not in again
+
+
 async def test_a_traced_call_that_returned_an_iterator_shows_what_it_yields_and_the_test_still_runs(
     model: ModelServer, project: Path
 ) -> None:
