@@ -84,6 +84,10 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt(copied)
     assert not copies_tool_output_or_prompt(copied, "Say: I fixed that line and test_mid passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
+    # An example's request answered instead of the person's (bench: ns-mi-roundrobin).
+    made_up = "The files in the docs folder are README.md and CONTRIBUTING.md."
+    assert copies_tool_output_or_prompt(made_up, "tests/test_recipes.py fails. Fix it.")
+    assert not copies_tool_output_or_prompt(made_up, "Which files are in the docs folder?")
     assert copies_tool_output_or_prompt("title_case returns 'An Owl'.")
     assert copies_tool_output_or_prompt(
         "The fix is elsewhere, so I read_symbol the function the traceback names."

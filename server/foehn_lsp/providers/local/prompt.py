@@ -269,6 +269,9 @@ EXAMPLE_NAMES = frozenset(
         "text_tools",
         "greeting.py",
         "web/headers.py",
+        # An example's request: "The files in the docs folder are README.md and
+        # CONTRIBUTING.md. …" was a whole fix task's answer (bench: ns-mi-roundrobin).
+        "docs folder",
     }
 )
 """Names that exist only in the examples: an answer naming one the conversation never
