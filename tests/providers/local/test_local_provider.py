@@ -51,6 +51,12 @@ def _call(step: dict[str, object]) -> dict[str, object]:
     return {"chunks": [json.dumps(step)]}
 
 
+def _offered(body: Mapping[str, Any]) -> set[str]:
+    """The tools a step request's schema offers."""
+    schema = body["response_format"]["json_schema"]["schema"]
+    return {c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]}
+
+
 def test_a_call_that_only_adds_defaults_counts_as_the_same_call(registry: ToolRegistry) -> None:
     tools = registry.definitions()
     bare = canonical("scan", '{"pattern": "*.py"}', tools)
@@ -209,10 +215,7 @@ async def test_the_tools_it_misuses_are_in_neither_the_prompt_nor_the_schema(
     response = await provider.complete([UserMessage(content="list the Python files")], catalogue)
     assert [c.name for c in response.message.tool_calls] == ["scan"]
     [body] = _chat_bodies(tmp_path / "states")
-    schema = body["response_format"]["json_schema"]["schema"]
-    offered = {
-        c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]
-    }
+    offered = _offered(body)
     # An edit only once a file has been read, a rename or a deletion only when the person asks
     # for one.
     assert offered == kept - {"edit_file", "rename", "delete_path"}
@@ -549,11 +552,7 @@ async def test_an_identical_call_with_nothing_changed_since_is_refused_with_what
         "function it names if you need its text first; then run_tests again; or answer with "
         "what you found."
     )
-    offered = {
-        choice["properties"]["tool"]["const"]
-        for choice in again["response_format"]["json_schema"]["schema"]["anyOf"]
-        if "tool" in choice["properties"]
-    }
+    offered = _offered(again)
     assert "run_tests" not in offered
     assert "read_symbol" in offered
 
@@ -634,11 +633,7 @@ async def test_a_call_refused_as_a_repeat_is_not_offered_again_in_that_step(
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
     bodies = _chat_bodies(tmp_path / "states")
     assert len(bodies) == 3
-    offered = {
-        choice["properties"]["tool"]["const"]
-        for choice in bodies[-1]["response_format"]["json_schema"]["schema"]["anyOf"]
-        if "tool" in choice["properties"]
-    }
+    offered = _offered(bodies[-1])
     assert "read_file" not in offered
     assert {"read_symbol", "edit_file"} <= offered
 
@@ -697,11 +692,7 @@ async def test_the_tests_run_as_a_program_count_as_the_same_run(
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
     again = _chat_bodies(tmp_path / "states")[-1]
     assert again["messages"][-1]["content"].startswith("[Foehn] The tests ran already")
-    offered = {
-        choice["properties"]["tool"]["const"]
-        for choice in again["response_format"]["json_schema"]["schema"]["anyOf"]
-        if "tool" in choice["properties"]
-    }
+    offered = _offered(again)
     assert not offered & {"run_tests", "run_command"}
     assert "edit_file" in offered, " ".join(sorted(offered))
 
@@ -718,10 +709,9 @@ async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
         *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     await provider.complete(history, registry.definitions())
-    schema = _chat_bodies(tmp_path / "states")[-1]["response_format"]["json_schema"]["schema"]
-    offered = {
-        c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]
-    }
+    body = _chat_bodies(tmp_path / "states")[-1]
+    schema = body["response_format"]["json_schema"]["schema"]
+    offered = _offered(body)
     assert "write_file" not in offered
     assert {"read_file", "read_symbol", "search", "edit_file"} <= offered
     [edit] = [
@@ -773,11 +763,7 @@ async def test_an_edit_written_back_unchanged_twice_is_not_offered_a_third_time(
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
     last = _chat_bodies(tmp_path / "states")[-1]
-    offered = {
-        choice["properties"]["tool"]["const"]
-        for choice in last["response_format"]["json_schema"]["schema"]["anyOf"]
-        if "tool" in choice["properties"]
-    }
+    offered = _offered(last)
     assert "edit_file" not in offered
     assert "read_symbol" in offered
 
@@ -846,11 +832,7 @@ async def test_an_edit_that_adds_again_what_it_added_is_asked_again_then_not_off
     bodies = _chat_bodies(tmp_path / "states")
     told = bodies[-2]["messages"][-1]["content"]
     assert told.startswith("[Foehn] That edit only adds again what the lines next to it")
-    offered = {
-        choice["properties"]["tool"]["const"]
-        for choice in bodies[-1]["response_format"]["json_schema"]["schema"]["anyOf"]
-        if "tool" in choice["properties"]
-    }
+    offered = _offered(bodies[-1])
     assert "edit_file" not in offered
     assert "read_symbol" in offered
 
@@ -900,8 +882,7 @@ async def test_rename_and_delete_are_offered_only_when_the_person_asks_for_them(
     (``test_remove``)."""
     provider = fake_provider(_call({"answer": "Done."}))
     await provider.complete([UserMessage(content=task)], registry.definitions())
-    schema = _chat_bodies(tmp_path / "states")[-1]["response_format"]["json_schema"]["schema"]
-    tools = {c["properties"]["tool"]["const"] for c in schema["anyOf"] if "tool" in c["properties"]}
+    tools = _offered(_chat_bodies(tmp_path / "states")[-1])
     assert "read_file" in tools
     assert ("rename" in tools) is renames
     assert ("delete_path" in tools) is deletes
@@ -978,9 +959,5 @@ async def test_a_change_that_succeeded_already_is_not_made_again(
     assert bodies[1]["messages"][-1]["content"].startswith(
         "[Foehn] You made exactly this change already, and it succeeded"
     )
-    last = {
-        c["properties"]["tool"]["const"]
-        for c in bodies[2]["response_format"]["json_schema"]["schema"]["anyOf"]
-        if "tool" in c["properties"]
-    }
+    last = _offered(bodies[2])
     assert "edit_file" not in last
