@@ -90,6 +90,10 @@ def test_copied_tool_output_prompt_text_and_examples_are_recognised() -> None:
     assert copies_tool_output_or_prompt(copied)
     assert not copies_tool_output_or_prompt(copied, "Say: I fixed that line and test_mid passes")
     assert not copies_tool_output_or_prompt("I added the line eggs at the end of notes.txt.")
+    # A guard's note as the answer (bench: mt-version).
+    assert copies_tool_output_or_prompt(
+        "scan to find files, run_tests with no paths to run all the tests."
+    )
     # An example's request answered instead of the person's (bench: ns-mi-roundrobin).
     made_up = "The files in the docs folder are README.md and CONTRIBUTING.md."
     assert copies_tool_output_or_prompt(made_up, "tests/test_recipes.py fails. Fix it.")

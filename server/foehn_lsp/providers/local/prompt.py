@@ -431,6 +431,10 @@ PROMPT_PIECES = (
     # as the whole answer: "The last step was cut off; it ran past 512 tokens. I ran the test
     # again." in a turn that ran no test (bench: nk-tz-merge-with).
     "step was cut off",
+    # The note after a call that named the examples' files ("… scan or search to find files,
+    # run_tests with no paths to run all the tests."), its end as a whole answer (bench:
+    # mt-version).
+    "run_tests with no paths",
 )
 
 
