@@ -182,14 +182,43 @@ async def test_the_fix_is_asked_for_as_code_and_the_next_step_restores_the_fixed
     assert "response_format" not in fix_request
     assert fix_request["messages"] == repair.request(repair.focus(_turn()))  # type: ignore[arg-type]
     assert sent[-1]["path"] == "/v1/chat/completions"
+    # The conversation in the slot was held (saved) before the fix took the slot over.
+    assert sent[-2]["path"] == "/slots/0?action=save"
+    held = sent[-2]["body"]["filename"]
     # With no code under test in the result, the step is asked as any other, and the
-    # worker's slot gets the fixed prompt back first.
+    # worker's slot gets the held conversation back first, not the bare fixed prompt: read
+    # again, that conversation cost a minute on 2 cores.
     plain = RUN[: RUN.index("mean, which")] + RUN[RUN.index("Fix the code") :]
     answer = await provider.complete(_turn(plain), tools)
     assert answer.message.content == "Fixed."
     after = requests(tmp_path / "states")[len(sent) :]
     assert [r["path"] for r in after] == ["/slots/0?action=restore", "/v1/chat/completions"]
+    assert after[0]["body"]["filename"] == held
     assert "response_format" in after[-1]["body"]
+    assert not (tmp_path / "states" / held).exists(), "the held conversation is not kept"
+
+
+async def test_a_held_conversation_that_cannot_be_restored_gives_way_to_the_fixed_prompt(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    written = _reply(SHOWN.replace("(len(values) + 1)", "len(values)"))
+    provider = fake_provider({"chunks": [written]}, {"chunks": [json.dumps({"answer": "Fixed."})]})
+    tools = registry.definitions()
+    await provider.prepare(tools)
+    await provider.complete(_turn(), tools)
+    sent = requests(tmp_path / "states")
+    (tmp_path / "states" / sent[-2]["body"]["filename"]).unlink()  # the held state is gone
+    plain = RUN[: RUN.index("mean, which")] + RUN[RUN.index("Fix the code") :]
+    answer = await provider.complete(_turn(plain), tools)
+    assert answer.message.content == "Fixed."
+    after = requests(tmp_path / "states")[len(sent) :]
+    assert [r["path"] for r in after] == [
+        "/slots/0?action=restore",
+        "/slots/0?action=restore",
+        "/v1/chat/completions",
+    ]
+    assert after[1]["body"]["filename"].endswith(".bin")
+    assert after[1]["body"]["filename"] != after[0]["body"]["filename"]
 
 
 async def test_without_edit_file_on_offer_the_step_is_asked_as_any_other(
