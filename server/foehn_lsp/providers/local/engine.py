@@ -203,16 +203,17 @@ class Engine:
     async def _ready(self, fixed: FixedPrompt | None, on_status: StatusSink) -> _Worker:
         worker = await self._running(on_status)
         if fixed is not None and worker.fixed != (digest := self.key(fixed).digest):
-            held, worker.held = worker.held == digest, None
+            held = worker.held == digest
+            worker.held = None
             if not (held and await self._restore_held(worker, digest, on_status)):
                 await self._prepare(worker, fixed, on_status)
         return worker
 
     async def _hold(self, worker: _Worker) -> None:
         """Save the slot's conversation (the fixed prompt and the steps after it) before a
-        request without the fixed prompt takes the slot: after the fix written as code, the
-        next step read the whole conversation again (1,885 tokens, 55 s on 2 cores) where
-        restoring it takes about a second."""
+        request without the fixed prompt takes the slot, so that the next step reads only
+        what came after it. That is the conversation before the failing run: some 50 tokens
+        when the turn's first step ran the tests (toolz ``remove``), most of a long turn's."""
         if worker.fixed is None:
             return
         client = self._client(worker)

@@ -368,7 +368,13 @@ class LocalProvider:
                 )
             return step, usage
 
-        schema = step_schema(tools, answer_only=not tools, tools_only=acting, files=files)
+        def offering(offered: Sequence[ToolDefinition]) -> dict[str, Any]:
+            """The step's schema with ``offered`` (none: an answer; a call if it must act)."""
+            return step_schema(
+                offered, answer_only=not offered, tools_only=acting and bool(offered), files=files
+            )
+
+        schema = offering(tools)
         step, usage = await decide(schema, spent)
         if step.get("repeated"):
             # Stopped while writing one line again and again: asked once more, with a note.
@@ -391,9 +397,7 @@ class LocalProvider:
             said_tool = TESTS_TOOL if repeat == TESTS_TOOL else step["tool"]
             tools = instead_of(step["tool"], json.dumps(step["arguments"]), tools)
             chat.append(note(repeated_note(said_tool, tools, may_answer=not acting)))
-            schema = step_schema(
-                tools, answer_only=not tools, tools_only=acting and bool(tools), files=files
-            )
+            schema = offering(tools)
             step, usage = await decide(schema, usage)
         if "tool" in step and made_before(
             step["tool"], json.dumps(step["arguments"]), messages, catalogue
@@ -415,22 +419,14 @@ class LocalProvider:
         if "tool" in step and (changes_nothing(step) or doubles(step, seen, messages)):
             # An edit whose new_text is its old_text, or that only adds again what the code
             # next to it has: asked once more, with what it must be.
-            said_note = UNCHANGED_NOTE if changes_nothing(step) else DOUBLED_NOTE
-            chat += [{"role": "assistant", "content": json.dumps(step)}, note(said_note)]
+            told = UNCHANGED_NOTE if changes_nothing(step) else DOUBLED_NOTE
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(told)]
             step, usage = await decide(schema, usage)
             if "tool" in step and (changes_nothing(step) or doubles(step, seen, messages)):
                 # The same again: edit_file is not offered (the model wrote the edit again
                 # after each refusal, or the same lines once more after each run).
                 others = [t for t in tools if t.name != EDIT_TOOL]
-                step, usage = await decide(
-                    step_schema(
-                        others,
-                        answer_only=not others,
-                        tools_only=acting and bool(others),
-                        files=files,
-                    ),
-                    usage,
-                )
+                step, usage = await decide(offering(others), usage)
         if "tool" not in step and tools and announces(str(step.get("answer", ""))):
             # An answer that says what it will do: asked once more, for the call.
             chat += [{"role": "assistant", "content": json.dumps(step)}, note(ANNOUNCED_NOTE)]
@@ -513,8 +509,8 @@ class LocalProvider:
 
     async def _write_fix(self, fix: repair.Focus, status: StatusSink) -> tuple[str, Usage]:
         """The model's reply to ``repair.request(fix)``, stopped once its code block is
-        whole, and its usage. The request takes the worker's slot: the next step restores
-        the fixed prompt from its saved state."""
+        whole, and its usage. The request takes the worker's slot: the engine holds the
+        conversation that was in it, and the next step restores that."""
         engine = await self.engine()
         step = _Step(
             answer=AnswerStream(None, lambda _: False),
