@@ -168,16 +168,17 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``spur``, fix tasks written at stop 52 after its guard
-    changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run; ``ridge``, fix tasks
-    written at stop 51 after its fix written as code; ``brink``, fix tasks written at stop 50 after
-    its changes; ``coda`` and ``close``, fix tasks written at stop 49, each before it met the model
-    and run once there; ``post``, fix tasks written at stop 48 after every change read from
-    ``final``'s run; ``final``, fix tasks written at stop 48 before any met the model and run once
-    there; ``last``, fix tasks written after every change of stop 47 and run once there; ``after``,
-    fix tasks written for stop 47's figures and run once there; ``fresh``, written for stop 46's and
-    run once there; ``seen``, written for stop 45's, run once there, and its log read since (the
-    ``rename`` tool came from two of its renames)."""
+    """In neither half, reported apart: ``vale``, fix tasks written at stop 53 after stop 52's
+    guards; ``spur``, fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks
+    written at stop 51 after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix
+    written as code; ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and
+    ``close``, fix tasks written at stop 49, each before it met the model and run once there;
+    ``post``, fix tasks written at stop 48 after every change read from ``final``'s run; ``final``,
+    fix tasks written at stop 48 before any met the model and run once there; ``last``, fix tasks
+    written after every change of stop 47 and run once there; ``after``, fix tasks written for stop
+    47's figures and run once there; ``fresh``, written for stop 46's and run once there; ``seen``,
+    written for stop 45's, run once there, and its log read since (the ``rename`` tool came from two
+    of its renames)."""
 
     @property
     def half(self) -> str:
@@ -1643,6 +1644,87 @@ and the lines shown twice once, checked without the model, and run once with it,
 figures they are in."""
 
 
+VALE_REAL: list[Task] = [
+    _fix(
+        "nv-tz-cons",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_cons fails. Fix toolz.",
+        "toolz/itertoolz.py",
+        "    return itertools.chain(seq, [el])",
+        "    return itertools.chain([el], seq)",
+        "vale",
+    ),
+    _fix(
+        "nv-tz-iterate",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_iterate fails. Find the bug in toolz and "
+        "fix it.",
+        "toolz/itertoolz.py",
+        "    while True:\n        x = func(x)\n        yield x",
+        "    while True:\n        yield x\n        x = func(x)",
+        "vale",
+    ),
+    _fix(
+        "nv-tz-getter",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_getter fails. Fix the code, not the test.",
+        "toolz/itertoolz.py",
+        "            return lambda x: x[index]",
+        "            return lambda x: (x[index],)",
+        "vale",
+    ),
+    _fix(
+        "nv-mi-tabulate",
+        "more-itertools",
+        "tests/test_recipes.py::TabulateTests::test_simple_tabulate fails. Fix more_itertools.",
+        "more_itertools/recipes.py",
+        "    return map(function, count(start + 1))",
+        "    return map(function, count(start))",
+        "vale",
+    ),
+    _fix(
+        "nv-mi-convolve",
+        "more-itertools",
+        "The test tests/test_recipes.py::Convolvetests::test_derivative fails. Fix the bug in "
+        "more_itertools; do not change the test.",
+        "more_itertools/recipes.py",
+        "    kernel = tuple(kernel)\n",
+        "    kernel = tuple(kernel)[::-1]\n",
+        "vale",
+    ),
+    _fix(
+        "nv-mi-pad-none",
+        "more-itertools",
+        "tests/test_recipes.py::PadnoneTests::test_basic fails. Find the bug in more_itertools "
+        "and fix it.",
+        "more_itertools/recipes.py",
+        "    return chain(iterable, repeat(None, 1))",
+        "    return chain(iterable, repeat(None))",
+        "vale",
+    ),
+    _fix(
+        "nv-bo-clamp",
+        "boltons",
+        "tests/test_mathutils.py::test_clamp_examples fails. Fix boltons so that it passes.",
+        "boltons/mathutils.py",
+        "    return max(min(x, lower), upper)",
+        "    return min(max(x, lower), upper)",
+        "vale",
+    ),
+    _fix(
+        "nv-bo-ceil",
+        "boltons",
+        "The test tests/test_mathutils.py::test_ceil_basic fails. Fix boltons, not the test.",
+        "boltons/mathutils.py",
+        "    i = bisect.bisect_right(options, x)\n    if i == len(options):",
+        "    i = bisect.bisect_left(options, x)\n    if i == len(options):",
+        "vale",
+    ),
+]
+"""Fix tasks written at stop 53, after stop 52's guards (none of which had met a fresh set),
+checked without the model, and run once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -2139,6 +2221,7 @@ GROUPS = {
         *RIDGE_REAL,
         *CREST_REAL,
         *SPUR_REAL,
+        *VALE_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2165,6 +2248,7 @@ HALVES = (
     "ridge",
     "crest",
     "spur",
+    "vale",
 )
 
 
