@@ -20,6 +20,7 @@ from foehn_lsp.providers.local.guards import (
     announces,
     canonical,
     doubles,
+    failed_after_changes,
     failing_tests,
     must_act,
 )
@@ -839,6 +840,63 @@ async def test_an_edit_that_adds_again_what_it_added_is_asked_again_then_not_off
     offered = _offered(bodies[-1])
     assert "edit_file" not in offered
     assert "read_symbol" in offered
+
+
+THIRD = AGAIN.replace("):", ") or isinstance(seq, bytes):")
+GAVE_UP = "I changed nth's if line three times and test_nth still fails: 'A' == 'B'."
+
+
+def test_only_test_runs_that_failed_after_a_change_of_this_turn_are_counted(
+    registry: ToolRegistry,
+) -> None:
+    """A run with no change before it (the turn's first, a run repeated), a change that
+    failed, and an earlier turn's runs do not count; a test runner run as a program does."""
+    tools = registry.definitions()
+    edit = {"path": "it.py", "edits": [{"old_text": NTH, "new_text": LONGER}]}
+    pytest_program = {"command": "python -m pytest tests/test_it.py"}
+    history = [
+        *_nth_turn(LONGER, AGAIN, THIRD),
+        AssistantMessage(content=GAVE_UP),
+        UserMessage(content="Go on."),
+        *_exchange("s0", "run_tests", {}, NTH_RUN, failed=True),
+        *_exchange("s1", "edit_file", edit, "old_text was not found", failed=True),
+        *_exchange("s2", "run_tests", {}, NTH_RUN, failed=True),
+        *_exchange("s3", "edit_file", edit, "edit it.py (1 block)"),
+        *_exchange("s4", "run_command", pytest_program, NTH_RUN, failed=True),
+        *_exchange("s5", "run_tests", {}, NTH_RUN, failed=True),
+    ]
+    assert failed_after_changes(_nth_turn(LONGER, AGAIN, THIRD), tools) == 3
+    assert failed_after_changes(history, tools) == 1
+
+
+async def test_after_three_failing_runs_that_followed_changes_the_step_is_the_answer(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen on toolz (``ns-tz-nth``) and more-itertools: every fix the model got right passed
+    at the first or second run after a change; the turns that failed a third time went on
+    adding to their own wrong change until the run's 300 s were over, and ended cancelled."""
+    provider = fake_provider(_call({"answer": GAVE_UP}))
+    response = await provider.complete(_nth_turn(LONGER, AGAIN, THIRD), registry.definitions())
+    assert response.message.content == GAVE_UP
+    assert not response.message.tool_calls
+    [body] = _chat_bodies(tmp_path / "states")
+    assert body["response_format"]["json_schema"]["schema"]["required"] == ["answer"]
+    assert "still fail after 3 changes in this turn" in body["messages"][-1]["content"]
+
+
+async def test_two_failing_runs_after_changes_or_a_new_turn_leave_the_tools_offered(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    read = _call({"tool": "read_symbol", "arguments": {"path": "it.py", "name": "nth"}})
+    provider = fake_provider(read, read)
+    went_on = [*_nth_turn(LONGER, AGAIN, THIRD), AssistantMessage(content=GAVE_UP)]
+    went_on.append(UserMessage(content="Go on."))
+    for history in (_nth_turn(LONGER, AGAIN), went_on):
+        response = await provider.complete(history, registry.definitions())
+        assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    for body in _chat_bodies(tmp_path / "states"):
+        assert {"edit_file", "read_symbol"} <= _offered(body)
+        assert "still fail after" not in body["messages"][-1]["content"]
 
 
 async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(

@@ -23,6 +23,8 @@
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
   makes the call itself, as the grammar would leave the model no other choice.
+- After ``FAILED_RUNS`` test runs of a turn that failed after a change, the step is the
+  answer: what the model changed, what still fails, and what it would try next.
 
 Every note names the tools the model has, by name, and what to call them for.
 """
@@ -181,6 +183,37 @@ def rerun_after_change(
         arguments["paths"] = named
         arguments.pop("keyword", None)
     return arguments
+
+
+FAILED_RUNS = 3
+"""Test runs of one turn that may fail after a change before the step is the answer. In the
+bench's traces (bench/bench_tasks.py, stops 47 to 52) every fix the model got right passed at
+the first or second run after a change; the turns that failed a third or fourth time piled more
+onto their own wrong change (``or isinstance(seq, str)`` three times) until the run's 300 s were
+over. A person then gets a reason and the state of the tests instead of a cancelled run, and
+"go on" starts a turn with the count at zero."""
+GIVE_UP_NOTE = (
+    "[Foehn] The tests still fail after {runs} changes in this turn. Stop here and answer: say "
+    "what you changed, which test still fails and how, and what you would try next."
+)
+
+
+def failed_after_changes(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> int:
+    """Test runs of this turn that failed after a change made since the run before them."""
+    turn = messages[turn_start(messages) :]
+    calls = {c.id: c for c in calls_in(turn)}
+    changed, failed = False, 0
+    for message in turn:
+        if not isinstance(message, ToolResultMessage):
+            continue
+        call = calls.get(message.call_id)
+        if call is not None and key(call.name, call.arguments, tools) == TESTS_TOOL:
+            if changed and message.is_error:
+                failed += 1
+            changed = False
+        elif may_have_changed(message, call, changing(tools)):
+            changed = True
+    return failed
 
 
 RERUN = re.compile(r"then run_tests with paths (\[.*\]) first\.$", re.MULTILINE)

@@ -45,6 +45,8 @@ from foehn_lsp.providers.local.guards import (
     ANNOUNCED_NOTE,
     DOUBLED_NOTE,
     EDIT_TOOL,
+    FAILED_RUNS,
+    GIVE_UP_NOTE,
     MADE_NOTE,
     SHRINK_NOTE,
     UNCHANGED_NOTE,
@@ -52,6 +54,7 @@ from foehn_lsp.providers.local.guards import (
     changes_nothing,
     doubles,
     example_note,
+    failed_after_changes,
     instead_of,
     key,
     made_before,
@@ -338,6 +341,26 @@ class LocalProvider:
             return self._call("run_tests", rerun, Usage())
         catalogue = tools
         spent = Usage()
+
+        async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
+            step, usage = await self._decide(fixed, chat, schema, spent, said, shown, status)
+            if step.get("cut") and not step["shown"]:
+                # Written past the cap, and none of it shown as an answer: asked once more.
+                chat.append(note(CUT_NOTE.format(cap=self.max_tokens)))
+                step, usage = await self._decide(fixed, chat, schema, usage, said, shown, status)
+            if step.get("cut"):
+                raise ProviderProtocolError(
+                    f"the local model's reply was cut off at {self.max_tokens} tokens "
+                    f"({step['writing']}); ask for something smaller (a shorter file, one "
+                    "change at a time)"
+                )
+            return step, usage
+
+        if tools and (failed := failed_after_changes(messages, catalogue)) >= FAILED_RUNS:
+            # The tests failed after this many changes: the step is the answer, with a note.
+            chat.append(note(GIVE_UP_NOTE.format(runs=failed)))
+            step, usage = await decide(step_schema([], answer_only=True), spent)
+            return await self._answer(step, usage, chat, decide)
         seen = seen_files(messages, catalogue)
         if any(t.name == EDIT_TOOL for t in tools) and (fix := repair.focus(messages)):
             # The fix a failing run calls for, written as code (``repair``).
@@ -353,20 +376,6 @@ class LocalProvider:
         earlier = unchanged_calls(messages, catalogue)
         tools = step_tools(messages, catalogue)
         acting = must_act(messages, tools)
-
-        async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
-            step, usage = await self._decide(fixed, chat, schema, spent, said, shown, status)
-            if step.get("cut") and not step["shown"]:
-                # Written past the cap, and none of it shown as an answer: asked once more.
-                chat.append(note(CUT_NOTE.format(cap=self.max_tokens)))
-                step, usage = await self._decide(fixed, chat, schema, usage, said, shown, status)
-            if step.get("cut"):
-                raise ProviderProtocolError(
-                    f"the local model's reply was cut off at {self.max_tokens} tokens "
-                    f"({step['writing']}); ask for something smaller (a shorter file, one "
-                    "change at a time)"
-                )
-            return step, usage
 
         def offering(offered: Sequence[ToolDefinition]) -> dict[str, Any]:
             """The step's schema with ``offered`` (none: an answer; a call if it must act)."""
