@@ -193,8 +193,9 @@ onto their own wrong change (``or isinstance(seq, str)`` three times) until the 
 over. A person then gets a reason and the state of the tests instead of a cancelled run, and
 "go on" starts a turn with the count at zero."""
 GIVE_UP_NOTE = (
-    "[Foehn] The tests still fail after {runs} changes in this turn. Stop here and answer: say "
-    "what you changed, which test still fails and how, and what you would try next."
+    "[Foehn] The tests still fail after {runs} changes in this turn. Stop here and answer in "
+    "two or three short sentences: what you changed, which test still fails and how, and what "
+    "you would try next."
 )
 
 
