@@ -186,8 +186,8 @@ async def test_the_fix_is_asked_for_as_code_and_the_next_step_restores_the_fixed
     assert sent[-2]["path"] == "/slots/0?action=save"
     held = sent[-2]["body"]["filename"]
     # With no code under test in the result, the step is asked as any other, and the
-    # worker's slot gets the held conversation back first, not the bare fixed prompt: read
-    # again, that conversation cost a minute on 2 cores.
+    # worker's slot gets the held conversation back first, not the bare fixed prompt, so
+    # the conversation before the failing run is not read again.
     plain = RUN[: RUN.index("mean, which")] + RUN[RUN.index("Fix the code") :]
     answer = await provider.complete(_turn(plain), tools)
     assert answer.message.content == "Fixed."
