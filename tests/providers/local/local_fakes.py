@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from foehn_lsp.providers.local import LocalProvider
+from foehn_lsp.providers.messages import AssistantMessage, Message, ToolCall, ToolResultMessage
 
 FAKE_WORKER = Path(__file__).with_name("local_fake_worker.py")
 
@@ -26,6 +27,17 @@ def example_calls(messages: Sequence[Mapping[str, str]]) -> list[str]:
     object: a call or an answer)."""
     steps = (json.loads(m["content"]) for m in messages if m["role"] == "assistant")
     return [step["tool"] for step in steps if "tool" in step]
+
+
+def exchange(
+    call_id: str, name: str, arguments: dict[str, Any], result: str, *, failed: bool = False
+) -> list[Message]:
+    """A call of ``name`` with ``arguments`` and its ``result`` (an error if ``failed``)."""
+    call = ToolCall(id=call_id, name=name, arguments=json.dumps(arguments))
+    return [
+        AssistantMessage(tool_calls=(call,)),
+        ToolResultMessage(call_id=call_id, name=name, content=result, is_error=failed),
+    ]
 
 
 def requests(states: Path) -> list[dict[str, Any]]:

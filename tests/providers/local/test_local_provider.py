@@ -36,7 +36,13 @@ from foehn_lsp.providers.messages import (
     UserMessage,
 )
 from foehn_lsp.tools import ToolContext, ToolRegistry, ToolResult
-from providers.local.local_fakes import MakeProvider, answer_chunks, example_calls, requests
+from providers.local.local_fakes import (
+    MakeProvider,
+    answer_chunks,
+    example_calls,
+    exchange,
+    requests,
+)
 
 
 def _chat_bodies(states: Path) -> list[dict[str, Any]]:
@@ -435,7 +441,7 @@ async def test_a_whole_file_written_with_a_small_part_of_it_is_asked_again(
     )
     history: list[Message] = [
         UserMessage(content="Add a keyword argument default to nth in toolz/itertoolz.py"),
-        *_exchange("c1", "read_file", {"path": "toolz/itertoolz.py", "limit": 40}, shown),
+        *exchange("c1", "read_file", {"path": "toolz/itertoolz.py", "limit": 40}, shown),
     ]
     response = await provider.complete(history, registry.definitions())
     [call] = response.message.tool_calls
@@ -471,16 +477,6 @@ FAILING_RUN = (
 )
 
 
-def _exchange(
-    call_id: str, name: str, arguments: dict[str, Any], result: str, *, failed: bool = False
-) -> list[Message]:
-    call = ToolCall(id=call_id, name=name, arguments=json.dumps(arguments))
-    return [
-        AssistantMessage(tool_calls=(call,)),
-        ToolResultMessage(call_id=call_id, name=name, content=result, is_error=failed),
-    ]
-
-
 EDIT = {"path": "text.py", "edits": [{"old_text": "return s", "new_text": "return s.upper()"}]}
 
 
@@ -509,8 +505,8 @@ async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(
     provider = fake_provider()
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
-        *_exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
     ]
     response = await provider.complete(history, registry.definitions())
     [call] = response.message.tool_calls
@@ -526,8 +522,8 @@ async def test_an_identical_call_is_new_again_once_a_file_changed(
     provider = fake_provider(_call({"tool": "read_file", "arguments": read}))
     history: list[Message] = [
         UserMessage(content="Make shout upper-case its text"),
-        *_exchange("c1", "read_file", read, "text.py: lines 1-2 of 2\n     1\tdef shout(s):"),
-        *_exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+        *exchange("c1", "read_file", read, "text.py: lines 1-2 of 2\n     1\tdef shout(s):"),
+        *exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_file"]
@@ -545,7 +541,7 @@ async def test_an_identical_call_with_nothing_changed_since_is_refused_with_what
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
@@ -581,8 +577,8 @@ async def test_only_a_program_that_could_write_makes_a_call_new_again(
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
-        *_exchange(
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange(
             "c2",
             "run_command",
             grep,
@@ -603,7 +599,7 @@ async def test_the_persons_next_message_makes_every_call_new_again(
     provider = fake_provider(_call({"tool": "run_tests", "arguments": {}}))
     history: list[Message] = [
         UserMessage(content="Run the tests"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
         AssistantMessage(content="One test fails: test_shout."),
         UserMessage(content="I fixed it myself; run them again"),
     ]
@@ -627,7 +623,7 @@ async def test_a_call_refused_as_a_repeat_is_not_offered_again_in_that_step(
     )
     history: list[Message] = [
         UserMessage(content="Make shout upper-case its text"),
-        *_exchange(
+        *exchange(
             "c1",
             "read_file",
             read,
@@ -655,7 +651,7 @@ async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
@@ -678,15 +674,15 @@ async def test_the_tests_run_as_a_program_count_as_the_same_run(
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
-        *_exchange(
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange(
             "c2",
             "edit_file",
             same,
             "the edits leave text.py unchanged (new_text equals old_text)",
             failed=True,
         ),
-        *_exchange(
+        *exchange(
             "c3",
             "read_file",
             {"path": "text.py"},
@@ -711,7 +707,7 @@ async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
     provider = fake_provider(_call({"tool": "read_file", "arguments": {"path": "text.py"}}))
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     await provider.complete(history, registry.definitions())
     body = _chat_bodies(tmp_path / "states")[-1]
@@ -740,7 +736,7 @@ async def test_an_edit_that_writes_its_old_text_back_is_asked_again(
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     response = await provider.complete(history, registry.definitions())
     [call] = response.message.tool_calls
@@ -763,7 +759,7 @@ async def test_an_edit_written_back_unchanged_twice_is_not_offered_a_third_time(
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
@@ -789,12 +785,12 @@ def _nth_turn(*edits: str) -> list[Message]:
     each followed by the same failing run."""
     history: list[Message] = [
         UserMessage(content="tests/test_it.py::test_nth fails. Fix it."),
-        *_exchange("c0", "run_tests", {}, NTH_RUN, failed=True),
+        *exchange("c0", "run_tests", {}, NTH_RUN, failed=True),
     ]
     for n, (old, new) in enumerate(zip((NTH, *edits), edits, strict=False), 1):
         edit = {"path": "it.py", "edits": [{"old_text": old, "new_text": new}]}
-        history += _exchange(f"e{n}", "edit_file", edit, "edit it.py (1 block)")
-        history += _exchange(f"r{n}", "run_tests", {}, NTH_RUN, failed=True)
+        history += exchange(f"e{n}", "edit_file", edit, "edit it.py (1 block)")
+        history += exchange(f"r{n}", "run_tests", {}, NTH_RUN, failed=True)
     return history
 
 
@@ -858,12 +854,12 @@ def test_only_test_runs_that_failed_after_a_change_of_this_turn_are_counted(
         *_nth_turn(LONGER, AGAIN, THIRD),
         AssistantMessage(content=GAVE_UP),
         UserMessage(content="Go on."),
-        *_exchange("s0", "run_tests", {}, NTH_RUN, failed=True),
-        *_exchange("s1", "edit_file", edit, "old_text was not found", failed=True),
-        *_exchange("s2", "run_tests", {}, NTH_RUN, failed=True),
-        *_exchange("s3", "edit_file", edit, "edit it.py (1 block)"),
-        *_exchange("s4", "run_command", pytest_program, NTH_RUN, failed=True),
-        *_exchange("s5", "run_tests", {}, NTH_RUN, failed=True),
+        *exchange("s0", "run_tests", {}, NTH_RUN, failed=True),
+        *exchange("s1", "edit_file", edit, "old_text was not found", failed=True),
+        *exchange("s2", "run_tests", {}, NTH_RUN, failed=True),
+        *exchange("s3", "edit_file", edit, "edit it.py (1 block)"),
+        *exchange("s4", "run_command", pytest_program, NTH_RUN, failed=True),
+        *exchange("s5", "run_tests", {}, NTH_RUN, failed=True),
     ]
     assert failed_after_changes(_nth_turn(LONGER, AGAIN, THIRD), tools) == 3
     assert failed_after_changes(history, tools) == 1
@@ -910,7 +906,7 @@ async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     response = await provider.complete(history, registry.definitions())
     [call] = response.message.tool_calls
@@ -1011,9 +1007,9 @@ async def test_a_change_that_succeeded_already_is_not_made_again(
     )
     history: list[Message] = [
         UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *_exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
-        *_exchange("c2", "edit_file", edit, "edit text.py (1 block)"),
-        *_exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c2", "edit_file", edit, "edit text.py (1 block)"),
+        *exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
