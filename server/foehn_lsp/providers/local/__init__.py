@@ -7,6 +7,7 @@ Qwen2.5-Coder-1.5B-Instruct Q4_K_M. The parts, top to bottom:
     prompt     the fixed prompt (rules, catalogue, examples) and the conversation re-told
     schema     what a step may be: one call of a real tool with valid arguments, or an answer
     answer     the answer streamed as it is written, never a copy of tool output
+    account    what a turn changed and its last test run showed, when the answer only copied
     seen       what the conversation has shown of each file (the edit's old_text choices)
     repair     the fix after a failing run, asked for as code and made into the step's edit
     engine     the worker process: start, stream, stop within half a second, kill at exit

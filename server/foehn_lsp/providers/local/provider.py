@@ -15,7 +15,8 @@ run again (the model is told what to do next and offered the other tools, or an 
 the step must act); right after a failed change the step must be a tool call; after a change
 that follows a failed test run, the failing tests run again before anything else; an answer
 that copies tool output, prompt text or the examples is sent back once, and if it copies again
-the person gets a plain statement that no answer could be formed, never the copy.
+the person gets a plain statement that no answer could be formed, with what the turn changed
+and what its last test run showed (``account``), never the copy.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from foehn_lsp.config.folders import cache_folder
 from foehn_lsp.errors import ProviderProtocolError
 from foehn_lsp.providers.effects import TESTS_TOOL
 from foehn_lsp.providers.local import repair
+from foehn_lsp.providers.local.account import turn_account
 from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import (
     Engine,
@@ -127,6 +129,18 @@ NO_ANSWER = (
     "The local model could not put what it found into words; ask again more specifically, "
     "or use a larger model (FOEHN_PROVIDER)."
 )
+
+
+def no_answer(account: str) -> str:
+    """The turn's end when the model's answer copied what it was shown, twice: ``NO_ANSWER``,
+    with ``account`` (``turn_account``: what the turn changed and its last test run showed)."""
+    if not account:
+        return NO_ANSWER
+    return (
+        f"The local model could not put what it found into words. {account} Ask again more "
+        "specifically, or use a larger model (FOEHN_PROVIDER)."
+    )
+
 
 _Decide = Callable[[dict[str, Any], Usage], Awaitable[tuple[dict[str, Any], Usage]]]
 """One constrained step held to a schema, its usage added to what was spent before."""
@@ -342,6 +356,9 @@ class LocalProvider:
         catalogue = tools
         spent = Usage()
 
+        def account() -> str:
+            return turn_account(messages, catalogue)
+
         async def decide(schema: dict[str, Any], spent: Usage) -> tuple[dict[str, Any], Usage]:
             step, usage = await self._decide(fixed, chat, schema, spent, said, shown, status)
             if step.get("cut") and not step["shown"]:
@@ -360,7 +377,7 @@ class LocalProvider:
             # The tests failed after this many changes: the step is the answer, with a note.
             chat.append(note(GIVE_UP_NOTE.format(runs=failed)))
             step, usage = await decide(step_schema([], answer_only=True), spent)
-            return await self._answer(step, usage, chat, decide)
+            return await self._answer(step, usage, chat, decide, account)
         seen = seen_files(messages, catalogue)
         if any(t.name == EDIT_TOOL for t in tools) and (fix := repair.focus(messages)):
             # The fix a failing run calls for, written as code (``repair``).
@@ -442,13 +459,18 @@ class LocalProvider:
             step, usage = await decide(step_schema(tools, tools_only=True, files=files), usage)
         if "tool" in step:
             return self._call(str(step["tool"]), step["arguments"], usage)
-        return await self._answer(step, usage, chat, decide)
+        return await self._answer(step, usage, chat, decide, account)
 
     async def _answer(
-        self, step: dict[str, Any], usage: Usage, chat: list[ChatMessage], decide: _Decide
+        self,
+        step: dict[str, Any],
+        usage: Usage,
+        chat: list[ChatMessage],
+        decide: _Decide,
+        account: Callable[[], str],
     ) -> ModelResponse:
         """The answer ``step`` gave; one that copied what it was shown (and showed nothing of
-        it) is sent back once."""
+        it) is sent back once, and copied again it is ``no_answer`` with ``account()``."""
         answer = str(step.get("answer", "")).strip()
         if step.get("copied") and not answer:
             chat += [
@@ -459,7 +481,7 @@ class LocalProvider:
                 ),
             ]
             step, usage = await decide(step_schema([], answer_only=True), usage)
-            answer = str(step.get("answer", "")).strip() or NO_ANSWER
+            answer = str(step.get("answer", "")).strip() or no_answer(account())
         return ModelResponse(message=AssistantMessage(content=answer), usage=usage)
 
     def _call(self, name: str, arguments: Any, usage: Usage) -> ModelResponse:
