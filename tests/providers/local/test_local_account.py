@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foehn_lsp.checks.honesty import check_result_claim
 from foehn_lsp.providers.local.account import turn_account
 from foehn_lsp.providers.local.provider import NO_ANSWER, no_answer
 from foehn_lsp.providers.messages import AssistantMessage, UserMessage
@@ -21,6 +22,8 @@ EDIT = {"path": "it.py", "edits": [{"old_text": "seq[n - 1]", "new_text": "seq[n
 def test_the_account_names_the_changed_files_and_what_the_last_run_showed(
     registry: ToolRegistry,
 ) -> None:
+    """Every account is one the answer checks let stand: a pass is said only of a run after
+    the last change."""
     tools = registry.definitions()
     fixed = [
         TASK,
@@ -28,19 +31,23 @@ def test_the_account_names_the_changed_files_and_what_the_last_run_showed(
         *exchange("e1", "edit_file", EDIT, "edit it.py (1 block)"),
         *exchange("r1", "run_tests", {}, FAILING, failed=True),
     ]
-    assert turn_account(fixed, tools) == (
-        "This turn changed it.py. The last test run, after the last change, failed: "
-        "tests/test_it.py::test_nth - assert 'A' == 'B'"
-    )
     passed = [*fixed, *exchange("e2", "write_file", {"path": "b.py"}, "wrote b.py (1 line)")]
     passed += exchange("r2", "run_tests", {}, PASSING)
-    assert turn_account(passed, tools) == (
-        "This turn changed it.py, b.py. The last test run, after the last change, passed."
-    )
-    ran_before = [*passed, *exchange("e3", "edit_file", EDIT, "edit it.py (1 block)")]
-    assert turn_account(ran_before, tools).endswith(
-        "The last test run, before the last change, passed."
-    )
+    edited = exchange("e3", "edit_file", EDIT, "edit it.py (1 block)")
+    accounts = {
+        "This turn changed it.py. The last test run, after the last change, failed: "
+        "tests/test_it.py::test_nth - assert 'A' == 'B'": fixed,
+        "This turn changed it.py. The last test run, before the last change, failed: "
+        "tests/test_it.py::test_nth - assert 'A' == 'B'": [*fixed, *edited],
+        "This turn changed it.py, b.py. The last test run, after the last change, passed.": passed,
+        "This turn changed it.py, b.py. The tests have not run since the last change.": [
+            *passed,
+            *edited,
+        ],
+    }
+    for account, history in accounts.items():
+        assert turn_account(history, tools) == account
+        assert check_result_claim(account, history, registry) is None, account
 
 
 def test_only_this_turns_changes_and_runs_that_ran_are_told(registry: ToolRegistry) -> None:

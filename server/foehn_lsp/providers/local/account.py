@@ -53,7 +53,10 @@ def turn_account(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -
     said = []
     if changed:
         said.append(f"This turn changed {', '.join(changed)}.")
-    if last_run is not None:
+    if last_run is not None and changed_since_run and not last_run.is_error:
+        # Not "passed": a pass before the last change shows nothing of the code as it is.
+        said.append("The tests have not run since the last change.")
+    elif last_run is not None:
         when = (
             "before the last change"
             if changed_since_run
