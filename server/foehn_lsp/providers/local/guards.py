@@ -203,6 +203,7 @@ def failed_after_changes(messages: Sequence[Message], tools: Sequence[ToolDefini
     """Test runs of this turn that failed after a change made since the run before them."""
     turn = messages[turn_start(messages) :]
     calls = {c.id: c for c in calls_in(turn)}
+    changes = changing(tools)
     changed, failed = False, 0
     for message in turn:
         if not isinstance(message, ToolResultMessage):
@@ -212,7 +213,7 @@ def failed_after_changes(messages: Sequence[Message], tools: Sequence[ToolDefini
             if changed and message.is_error:
                 failed += 1
             changed = False
-        elif may_have_changed(message, call, changing(tools)):
+        elif may_have_changed(message, call, changes):
             changed = True
     return failed
 
