@@ -36,9 +36,9 @@ def test_the_account_names_the_changed_files_and_what_the_last_run_showed(
     edited = exchange("e3", "edit_file", EDIT, "edit it.py (1 block)")
     accounts = {
         "This turn changed it.py. The last test run, after the last change, failed: "
-        "tests/test_it.py::test_nth - assert 'A' == 'B'": fixed,
+        "tests/test_it.py::test_nth - assert 'A' == 'B'.": fixed,
         "This turn changed it.py. The last test run, before the last change, failed: "
-        "tests/test_it.py::test_nth - assert 'A' == 'B'": [*fixed, *edited],
+        "tests/test_it.py::test_nth - assert 'A' == 'B'.": [*fixed, *edited],
         "This turn changed it.py, b.py. The last test run, after the last change, passed.": passed,
         "This turn changed it.py, b.py. The tests have not run since the last change.": [
             *passed,
@@ -69,7 +69,7 @@ def test_only_this_turns_changes_and_runs_that_ran_are_told(registry: ToolRegist
     ]
     assert turn_account(history, tools) == (
         "The last test run, with nothing changed in this turn, failed: "
-        "tests/test_it.py::test_nth - AssertionError: assert 'A' == 'B'"
+        "tests/test_it.py::test_nth - AssertionError: assert 'A' == 'B'."
     )
     assert turn_account([TASK, *exchange("s", "search", {"pattern": "nth"}, "1 hit")], tools) == ""
 

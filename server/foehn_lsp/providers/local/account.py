@@ -88,4 +88,4 @@ def _outcome(run: ToolResultMessage) -> str:
     if line is None:
         return "failed."
     cut = line if len(line) <= LONGEST else line[: LONGEST - 1] + "…"
-    return f"failed: {cut}"
+    return f"failed: {cut}" + ("" if cut.endswith((".", "…")) else ".")
