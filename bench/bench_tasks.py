@@ -168,17 +168,18 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``vale``, fix tasks written at stop 53 after stop 52's
-    guards; ``spur``, fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks
-    written at stop 51 after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix
-    written as code; ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and
-    ``close``, fix tasks written at stop 49, each before it met the model and run once there;
-    ``post``, fix tasks written at stop 48 after every change read from ``final``'s run; ``final``,
-    fix tasks written at stop 48 before any met the model and run once there; ``last``, fix tasks
-    written after every change of stop 47 and run once there; ``after``, fix tasks written for stop
-    47's figures and run once there; ``fresh``, written for stop 46's and run once there; ``seen``,
-    written for stop 45's, run once there, and its log read since (the ``rename`` tool came from two
-    of its renames)."""
+    """In neither half, reported apart: ``dune``, fix tasks written at stop 54 after the account of
+    a turn whose answers only copied; ``vale``, fix tasks written at stop 53 after stop 52's guards;
+    ``spur``, fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks written at
+    stop 51 after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix written as
+    code; ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and ``close``, fix
+    tasks written at stop 49, each before it met the model and run once there; ``post``, fix tasks
+    written at stop 48 after every change read from ``final``'s run; ``final``, fix tasks written at
+    stop 48 before any met the model and run once there; ``last``, fix tasks written after every
+    change of stop 47 and run once there; ``after``, fix tasks written for stop 47's figures and run
+    once there; ``fresh``, written for stop 46's and run once there; ``seen``, written for stop
+    45's, run once there, and its log read since (the ``rename`` tool came from two of its
+    renames)."""
 
     @property
     def half(self) -> str:
@@ -1725,6 +1726,87 @@ VALE_REAL: list[Task] = [
 checked without the model, and run once with it, for the figures they are in."""
 
 
+DUNE_REAL: list[Task] = [
+    _fix(
+        "ny-tz-tail",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_tail fails. Fix toolz.",
+        "toolz/itertoolz.py",
+        "        return seq[-n + 1:]",
+        "        return seq[-n:]",
+        "dune",
+    ),
+    _fix(
+        "ny-tz-take-nth",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_take_nth fails. Find the bug in toolz and "
+        "fix it.",
+        "toolz/itertoolz.py",
+        "    return itertools.islice(seq, 1, None, n)",
+        "    return itertools.islice(seq, 0, None, n)",
+        "dune",
+    ),
+    _fix(
+        "ny-tz-accumulate",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_accumulate fails. Fix the code, not the test.",
+        "toolz/itertoolz.py",
+        "        result = initial\n    for elem in seq:",
+        "        result = initial\n    yield result\n    for elem in seq:",
+        "dune",
+    ),
+    _fix(
+        "ny-mi-nth-or-last",
+        "more-itertools",
+        "tests/test_more.py::NthOrLastTests::test_basic fails. Fix more_itertools.",
+        "more_itertools/more.py",
+        "    return last(islice(iterable, n), default=default)",
+        "    return last(islice(iterable, n + 1), default=default)",
+        "dune",
+    ),
+    _fix(
+        "ny-mi-always-iterable",
+        "more-itertools",
+        "The test tests/test_more.py::TestAlwaysIterable::test_none fails. Fix the bug in "
+        "more_itertools; do not change the test.",
+        "more_itertools/more.py",
+        "    if obj is None:\n        return iter((obj,))",
+        "    if obj is None:\n        return iter(())",
+        "dune",
+    ),
+    _fix(
+        "ny-mi-difference",
+        "more-itertools",
+        "tests/test_more.py::DifferenceTest::test_normal fails. Find the bug in more_itertools "
+        "and fix it.",
+        "more_itertools/more.py",
+        "    return chain(first, map(func, a, b))",
+        "    return chain(first, map(func, b, a))",
+        "dune",
+    ),
+    _fix(
+        "ny-bo-parse-int-list",
+        "boltons",
+        "tests/test_strutils.py::test_parse_int_list fails. Fix boltons so that it passes.",
+        "boltons/strutils.py",
+        "            output += list(range(min(range_limits), max(range_limits)))",
+        "            output += list(range(min(range_limits), max(range_limits)+1))",
+        "dune",
+    ),
+    _fix(
+        "ny-bo-floor",
+        "boltons",
+        "The test tests/test_mathutils.py::test_floor_sorted fails. Fix boltons, not the test.",
+        "boltons/mathutils.py",
+        "    options = list(options)\n\n    i = bisect.bisect_right(options, x)\n    if not i:",
+        "    options = sorted(options)\n\n    i = bisect.bisect_right(options, x)\n    if not i:",
+        "dune",
+    ),
+]
+"""Fix tasks written at stop 54, after the account of a turn whose answers only copied,
+checked without the model, and run once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -2222,6 +2304,7 @@ GROUPS = {
         *CREST_REAL,
         *SPUR_REAL,
         *VALE_REAL,
+        *DUNE_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2249,6 +2332,7 @@ HALVES = (
     "crest",
     "spur",
     "vale",
+    "dune",
 )
 
 
