@@ -90,7 +90,12 @@ async def test_an_answer_copied_twice_ends_with_what_the_turn_did(
     ]
     response = await provider.complete(history, registry.definitions())
     told = "This turn changed it.py. The last test run, after the last change, passed."
-    assert response.message.content == no_answer(told)
-    assert response.message.content.startswith("The local model could not put what it found")
-    assert told in response.message.content
+    assert (
+        response.message.content
+        == no_answer(told)
+        == (
+            f"The local model could not put what it found into words. {told} Ask again more "
+            "specifically, or use a larger model (FOEHN_PROVIDER)."
+        )
+    )
     assert no_answer("") == NO_ANSWER

@@ -126,20 +126,17 @@ test (the path it gave run_tests was wrong); none of its tasks makes a repositor
 is left out too: the embedded model is the offline one."""
 
 NO_ANSWER = (
-    "The local model could not put what it found into words; ask again more specifically, "
+    "The local model could not put what it found into words. Ask again more specifically, "
     "or use a larger model (FOEHN_PROVIDER)."
 )
 
 
 def no_answer(account: str) -> str:
     """The turn's end when the model's answer copied what it was shown, twice: ``NO_ANSWER``,
-    with ``account`` (``turn_account``: what the turn changed and its last test run showed)."""
-    if not account:
-        return NO_ANSWER
-    return (
-        f"The local model could not put what it found into words. {account} Ask again more "
-        "specifically, or use a larger model (FOEHN_PROVIDER)."
-    )
+    with ``account`` (``turn_account``: what the turn changed and its last test run showed)
+    between its two sentences."""
+    could_not, ask = NO_ANSWER.split(". ", 1)
+    return f"{could_not}. {account} {ask}" if account else NO_ANSWER
 
 
 _Decide = Callable[[dict[str, Any], Usage], Awaitable[tuple[dict[str, Any], Usage]]]
