@@ -20,7 +20,8 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from foehn_lsp.providers.messages import (
     AssistantMessage,
@@ -141,6 +142,17 @@ def output_of(result: ToolResultMessage) -> str:
     if summed:
         lines[1] = _SECONDS.sub("", lines[1])
     return "\n".join(lines)
+
+
+def arguments_of(call: ToolCall | None) -> Mapping[str, Any]:
+    """``call``'s arguments as an object; empty when there is no call or they are not one."""
+    if call is None:
+        return {}
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def calls_in(messages: Sequence[Message]) -> list[ToolCall]:

@@ -9,18 +9,18 @@ whether the tests passed. Everything said here is read from the turn's own resul
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
 from foehn_lsp.providers.effects import (
     TESTS_TOOL,
+    arguments_of,
     calls_in,
     may_have_changed,
     ran,
 )
 from foehn_lsp.providers.local.guards import changing, key, turn_start
-from foehn_lsp.providers.messages import Message, ToolCall, ToolDefinition, ToolResultMessage
+from foehn_lsp.providers.messages import Message, ToolDefinition, ToolResultMessage
 from foehn_lsp.workspace.testfiles import SHORT_SUMMARY
 
 _FIRST_FAILING = re.compile(r"^\d+ failing:\n  (.+)$", re.MULTILINE)
@@ -47,8 +47,8 @@ def turn_account(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -
                 last_run, changed_since_run = message, False
         elif may_have_changed(message, call, changes):
             any_change = changed_since_run = True
-            path = _path(call)
-            if path is not None and path not in changed:
+            path = arguments_of(call).get("path")
+            if isinstance(path, str) and path and path not in changed:
                 changed.append(path)
     said = []
     if changed:
@@ -66,15 +66,6 @@ def turn_account(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -
         )
         said.append(f"The last test run, {when}, {_outcome(last_run)}")
     return " ".join(said)
-
-
-def _path(call: ToolCall | None) -> str | None:
-    """The file ``call`` names (``path``), if it names one."""
-    try:
-        path = json.loads(call.arguments or "{}").get("path") if call is not None else None
-    except (ValueError, AttributeError):
-        return None
-    return path if isinstance(path, str) and path else None
 
 
 def _outcome(run: ToolResultMessage) -> str:

@@ -15,11 +15,11 @@ choices follow the file as it is now.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from foehn_lsp.providers.effects import arguments_of
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -68,7 +68,7 @@ def seen_files(
             for shown, runs in _shown(message.content).items():
                 seen[shown] = _joined(seen.get(shown, []), runs)
             continue
-        arguments = _arguments(call)
+        arguments = arguments_of(call)
         path = arguments.get("path")
         if not isinstance(path, str):
             continue
@@ -146,16 +146,6 @@ def definitions(run: str) -> list[str]:
         if last > body:
             found.append("\n".join(lines[start : last + 1]))
     return found
-
-
-def _arguments(call: ToolCall | None) -> Mapping[str, Any]:
-    if call is None:
-        return {}
-    try:
-        arguments = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return arguments if isinstance(arguments, dict) else {}
 
 
 def _shown(output: str) -> dict[str, list[str]]:
