@@ -846,7 +846,8 @@ def test_only_test_runs_that_failed_after_a_change_of_this_turn_are_counted(
     registry: ToolRegistry,
 ) -> None:
     """A run with no change before it (the turn's first, a run repeated), a change that
-    failed, and an earlier turn's runs do not count; a test runner run as a program does."""
+    failed, a denied run and an earlier turn's runs do not count; a test runner run as a
+    program does."""
     tools = registry.definitions()
     edit = {"path": "it.py", "edits": [{"old_text": NTH, "new_text": LONGER}]}
     pytest_program = {"command": "python -m pytest tests/test_it.py"}
@@ -863,6 +864,16 @@ def test_only_test_runs_that_failed_after_a_change_of_this_turn_are_counted(
     ]
     assert failed_after_changes(_nth_turn(LONGER, AGAIN, THIRD), tools) == 3
     assert failed_after_changes(history, tools) == 1
+    # A run the person denied showed no failure: it neither counts nor ends the change.
+    third = {"path": "it.py", "edits": [{"old_text": AGAIN, "new_text": THIRD}]}
+    denied = [
+        *_nth_turn(LONGER, AGAIN),
+        *exchange("e3", "edit_file", third, "edit it.py (1 block)"),
+        *exchange("d3", "run_tests", {}, "the person denied this call", failed=True),
+    ]
+    assert failed_after_changes(denied, tools) == 2
+    denied += exchange("r3", "run_tests", {}, NTH_RUN, failed=True)
+    assert failed_after_changes(denied, tools) == 3
 
 
 async def test_after_three_failing_runs_that_followed_changes_the_step_is_the_answer(

@@ -12,14 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from foehn_lsp.providers.effects import (
-    TESTS_TOOL,
-    arguments_of,
-    calls_in,
-    may_have_changed,
-    ran,
-)
-from foehn_lsp.providers.local.guards import changing, key, turn_start
+from foehn_lsp.providers.effects import arguments_of
+from foehn_lsp.providers.local.guards import runs_and_changes
 from foehn_lsp.providers.messages import Message, ToolDefinition, ToolResultMessage
 from foehn_lsp.workspace.testfiles import SHORT_SUMMARY
 
@@ -32,24 +26,17 @@ LONGEST = 160
 def turn_account(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> str:
     """What the turn that ``messages`` end with changed and what its last test run showed, in
     one or two sentences; empty when it did neither."""
-    turn = messages[turn_start(messages) :]
-    calls = {c.id: c for c in calls_in(turn)}
-    changes = changing(tools)
     changed: list[str] = []
     last_run: ToolResultMessage | None = None
     any_change = changed_since_run = False
-    for message in turn:
-        if not isinstance(message, ToolResultMessage):
+    for result, call, is_run in runs_and_changes(messages, tools):
+        if is_run:
+            last_run, changed_since_run = result, False
             continue
-        call = calls.get(message.call_id)
-        if call is not None and key(call.name, call.arguments, tools) == TESTS_TOOL:
-            if ran(message):
-                last_run, changed_since_run = message, False
-        elif may_have_changed(message, call, changes):
-            any_change = changed_since_run = True
-            path = arguments_of(call).get("path")
-            if isinstance(path, str) and path and path not in changed:
-                changed.append(path)
+        any_change = changed_since_run = True
+        path = arguments_of(call).get("path")
+        if isinstance(path, str) and path and path not in changed:
+            changed.append(path)
     said = []
     if changed:
         said.append(f"This turn changed {', '.join(changed)}.")

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from foehn_lsp.providers.effects import (
     PROGRAM_TOOL,
@@ -42,6 +42,7 @@ from foehn_lsp.providers.effects import (
     calls_in,
     calls_since_change,
     may_have_changed,
+    ran,
     refused,
     runs_tests,
 )
@@ -199,21 +200,35 @@ GIVE_UP_NOTE = (
 )
 
 
-def failed_after_changes(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> int:
-    """Test runs of this turn that failed after a change made since the run before them."""
+def runs_and_changes(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> Iterator[tuple[ToolResultMessage, ToolCall | None, bool]]:
+    """This turn's test runs that ran (``key``: a test runner through ``run_command`` too) and
+    its results that may have changed the workspace, in order: each result, its call, and
+    whether it is a test run. A denied or refused run is neither."""
     turn = messages[turn_start(messages) :]
     calls = {c.id: c for c in calls_in(turn)}
     changes = changing(tools)
-    changed, failed = False, 0
     for message in turn:
         if not isinstance(message, ToolResultMessage):
             continue
         call = calls.get(message.call_id)
         if call is not None and key(call.name, call.arguments, tools) == TESTS_TOOL:
-            if changed and message.is_error:
+            if ran(message):
+                yield message, call, True
+        elif may_have_changed(message, call, changes):
+            yield message, call, False
+
+
+def failed_after_changes(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> int:
+    """Test runs of this turn that failed after a change made since the run before them."""
+    changed, failed = False, 0
+    for result, _, is_run in runs_and_changes(messages, tools):
+        if is_run:
+            if changed and result.is_error:
                 failed += 1
             changed = False
-        elif may_have_changed(message, call, changes):
+        else:
             changed = True
     return failed
 
