@@ -42,8 +42,11 @@ QUIET = {
     "extensions.autoUpdate": False,
     "telemetry.telemetryLevel": "off",
     "files.autoSave": "off",
+    "workbench.reduceMotion": "on",
 }
-"""Settings that keep code-server from doing anything the tests did not ask for."""
+"""Settings that keep code-server from doing anything the tests did not ask for. Without
+animations the chromium that draws it used 14% less CPU over ``tests/e2e/test_vscode.py``
+(191 against 164 CPU-seconds, one run each on idle cores)."""
 
 
 def vsix_path() -> Path:
