@@ -15,7 +15,11 @@ import pytest
 
 from foehn_lsp.providers.local.answer import AnswerStream
 from foehn_lsp.providers.local.engine import threads
-from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt, fixed_messages
+from foehn_lsp.providers.local.prompt import (
+    conversation,
+    copies_tool_output_or_prompt,
+    fixed_messages,
+)
 from foehn_lsp.providers.local.schema import constraining, inline_refs, step_schema
 from foehn_lsp.providers.local.seen import (
     MAX_CHOICES,
@@ -103,6 +107,31 @@ def test_an_example_is_left_out_when_the_catalogue_lacks_one_of_its_tools(
         assert missing not in shown
         assert "scan" in shown
     assert calls([]) == []
+
+
+def test_a_failed_result_says_whether_its_program_ran() -> None:
+    """A test run that ran and failed is not said to have done nothing: the model undid an
+    edit the run had just tested."""
+
+    def label(name: str, content: str) -> str:
+        result = ToolResultMessage(call_id="c", name=name, content=content, is_error=True)
+        [said] = conversation([result], 1000)
+        return said["content"].split("\n", 1)[0]
+
+    ran_tests = "$ python -m pytest -- tests/test_a.py\n(in .; exit 1; 0.3 s)\n1 failed"
+    assert label("run_tests", ran_tests) == (
+        "Result of run_tests (FAILED: the tests ran and did not all pass; do what it says):"
+    )
+    assert label("run_command", "$ python -c 1/0\n(in .; exit 1; 0.1 s)") == (
+        "Result of run_command (FAILED: the program ran and failed; do what it says):"
+    )
+    denied = "run_tests was not run: the person denied this call"
+    for name, content in [("run_tests", denied), ("edit_file", "no change was made to a.py")]:
+        assert (
+            label(name, content) == f"Result of {name} (FAILED: it did nothing; do what it says):"
+        )
+    passed = ToolResultMessage(call_id="c", name="run_tests", content="1 passed")
+    assert conversation([passed], 1000)[0]["content"].startswith("Result of run_tests:\n")
 
 
 # The streamed answer --------------------------------------------------------------------

@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL, ran
 from foehn_lsp.providers.messages import (
     AssistantMessage,
     Message,
@@ -295,10 +296,29 @@ EXAMPLE_PHRASES = frozenset(
 )
 
 
-def result_text(tool: str, content: str, limit: int, failed: bool = False) -> str:
+RAN_AND_FAILED = {
+    TESTS_TOOL: "the tests ran and did not all pass",
+    PROGRAM_TOOL: "the program ran and failed",
+}
+"""What a failed result says of a call whose program started; any other failed call did
+nothing (refused, invalid, not found). A failing test run was labelled "it did nothing" after
+an edit the run had tested (bench: ny-mi-nth-or-last, which then undid its own edit)."""
+
+
+def failure(result: ToolResultMessage) -> str:
+    """What the label of ``result`` says happened: "" when it did not fail."""
+    if not result.is_error:
+        return ""
+    if result.name in RAN_AND_FAILED and ran(result):
+        return RAN_AND_FAILED[result.name]
+    return "it did nothing"
+
+
+def result_text(tool: str, content: str, limit: int, failed: str = "") -> str:
+    """A tool's result as the model reads it; ``failed``: what happened, when it failed."""
     if len(content) > limit:
         content = content[:limit] + "\n... (cut: read less at a time, with offset and limit)"
-    status = " (FAILED: it did nothing; do what it says)" if failed else ""
+    status = f" (FAILED: {failed}; do what it says)" if failed else ""
     return f"Result of {tool}{status}:\n{content}\n\n{RESULT_NOTE}"
 
 
@@ -374,10 +394,9 @@ def conversation(messages: Sequence[Message], result_limit: int) -> list[ChatMes
                     chat.append(_call(call.name, arguments))
                 else:
                     chat.append({"role": "assistant", "content": json.dumps({"answer": content})})
-            case ToolResultMessage(name=name, content=content, is_error=failed):
-                chat.append(
-                    {"role": "user", "content": result_text(name, content, result_limit, failed)}
-                )
+            case ToolResultMessage(name=name, content=content):
+                text = result_text(name, content, result_limit, failure(message))
+                chat.append({"role": "user", "content": text})
     return chat
 
 
