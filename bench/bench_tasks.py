@@ -168,18 +168,18 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``dune``, fix tasks written at stop 54 after the account of
-    a turn whose answers only copied; ``vale``, fix tasks written at stop 53 after stop 52's guards;
-    ``spur``, fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks written at
-    stop 51 after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix written as
-    code; ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and ``close``, fix
-    tasks written at stop 49, each before it met the model and run once there; ``post``, fix tasks
-    written at stop 48 after every change read from ``final``'s run; ``final``, fix tasks written at
-    stop 48 before any met the model and run once there; ``last``, fix tasks written after every
-    change of stop 47 and run once there; ``after``, fix tasks written for stop 47's figures and run
-    once there; ``fresh``, written for stop 46's and run once there; ``seen``, written for stop
-    45's, run once there, and its log read since (the ``rename`` tool came from two of its
-    renames)."""
+    """In neither half, reported apart: ``fen``, fix tasks written at stop 55 after failed runs were
+    labelled as runs; ``dune``, fix tasks written at stop 54 after the account of a turn whose
+    answers only copied; ``vale``, fix tasks written at stop 53 after stop 52's guards; ``spur``,
+    fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks written at stop 51
+    after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix written as code;
+    ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and ``close``, fix tasks
+    written at stop 49, each before it met the model and run once there; ``post``, fix tasks written
+    at stop 48 after every change read from ``final``'s run; ``final``, fix tasks written at stop 48
+    before any met the model and run once there; ``last``, fix tasks written after every change of
+    stop 47 and run once there; ``after``, fix tasks written for stop 47's figures and run once
+    there; ``fresh``, written for stop 46's and run once there; ``seen``, written for stop 45's, run
+    once there, and its log read since (the ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -1807,6 +1807,87 @@ DUNE_REAL: list[Task] = [
 checked without the model, and run once with it, for the figures they are in."""
 
 
+FEN_REAL: list[Task] = [
+    _fix(
+        "ng-tz-valfilter",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_valfilter fails. Fix toolz.",
+        "toolz/dicttoolz.py",
+        "        if predicate(k):\n            rv[k] = v\n    return rv\n\n\ndef keyfilter(",
+        "        if predicate(v):\n            rv[k] = v\n    return rv\n\n\ndef keyfilter(",
+        "fen",
+    ),
+    _fix(
+        "ng-tz-peekn",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_peekn fails. Find the bug in toolz and fix "
+        "it.",
+        "toolz/itertoolz.py",
+        "    return peeked, iterator",
+        "    return peeked, itertools.chain(iter(peeked), iterator)",
+        "fen",
+    ),
+    _fix(
+        "ng-tz-concat",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_concat fails. Fix the code, not the test.",
+        "toolz/itertoolz.py",
+        "    return itertools.chain(seqs)",
+        "    return itertools.chain.from_iterable(seqs)",
+        "fen",
+    ),
+    _fix(
+        "ng-mi-repeatfunc",
+        "more-itertools",
+        "tests/test_recipes.py::RepeatfuncTests::test_finite_repeat fails. Fix more_itertools.",
+        "more_itertools/recipes.py",
+        "    return starmap(func, repeat(args, times - 1))",
+        "    return starmap(func, repeat(args, times))",
+        "fen",
+    ),
+    _fix(
+        "ng-mi-consume",
+        "more-itertools",
+        "The test tests/test_recipes.py::ConsumeTests::test_sanity fails. Fix the bug in "
+        "more_itertools; do not change the test.",
+        "more_itertools/recipes.py",
+        "        next(islice(iterator, n + 1, n + 1), None)",
+        "        next(islice(iterator, n, n), None)",
+        "fen",
+    ),
+    _fix(
+        "ng-mi-chunked",
+        "more-itertools",
+        "tests/test_more.py::ChunkedTests::test_even fails. Find the bug in more_itertools and "
+        "fix it.",
+        "more_itertools/more.py",
+        "    iterator = iter(partial(take, n - 1, iter(iterable)), [])",
+        "    iterator = iter(partial(take, n, iter(iterable)), [])",
+        "fen",
+    ),
+    _fix(
+        "ng-bo-backoff-zero",
+        "boltons",
+        "tests/test_iterutils.py::test_backoff_zero_start fails. Fix boltons so that it passes.",
+        "boltons/iterutils.py",
+        "        if cur == 0:\n            cur = factor",
+        "        if cur == 0:\n            cur = 1",
+        "fen",
+    ),
+    _fix(
+        "ng-bo-gunzip",
+        "boltons",
+        "The test tests/test_strutils.py::test_roundzip fails. Fix boltons, not the test.",
+        "boltons/strutils.py",
+        "    return zlib.decompress(bytestring, zlib.MAX_WBITS)",
+        "    return zlib.decompress(bytestring, 16 + zlib.MAX_WBITS)",
+        "fen",
+    ),
+]
+"""Fix tasks written at stop 55, after failed test and program runs were labelled as runs,
+checked without the model, and run once with it, for the figures they are in."""
+
+
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
     edits: list[Edit] = []
@@ -2305,6 +2386,7 @@ GROUPS = {
         *SPUR_REAL,
         *VALE_REAL,
         *DUNE_REAL,
+        *FEN_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2333,6 +2415,7 @@ HALVES = (
     "spur",
     "vale",
     "dune",
+    "fen",
 )
 
 
