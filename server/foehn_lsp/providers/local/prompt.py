@@ -301,8 +301,8 @@ RAN_AND_FAILED = {
     PROGRAM_TOOL: "the program ran and failed",
 }
 """What a failed result says of a call whose program started; any other failed call did
-nothing (refused, invalid, not found). A failing test run was labelled "it did nothing" after
-an edit the run had tested (bench: ny-mi-nth-or-last, which then undid its own edit)."""
+nothing (refused, invalid, not found). Failing test runs were labelled "it did nothing" after
+the edits they had tested (bench: ny-mi-nth-or-last, whose third edit put back its first)."""
 
 
 def failure(result: ToolResultMessage) -> str:
