@@ -1,16 +1,18 @@
 """Exact-match edit blocks: where each ``old_text`` is, and why it is not found.
 
-A block must match exactly once in the original text. When it does not, the message shows the
-closest candidate with line numbers, says when the only difference is whitespace, and says how
-to make a multiple match unique.
+A block must match exactly once in the original text, or exactly once inside the definition
+that holds the line a tool last pointed the model to in that file (``pointed``). When it does
+not, the message shows the closest candidate with line numbers, says when the only difference
+is whitespace, and says how to make a multiple match unique.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 
-from foehn_lsp.workspace.symbols import outline
+from foehn_lsp.workspace.symbols import Symbol, outline
 
 MAX_WINDOWS = 20_000
 
@@ -73,6 +75,12 @@ def explain_missing(text: str, needle: str) -> str:
     )
 
 
+def _innermost(symbols: Sequence[Symbol], line: int) -> Symbol | None:
+    """The innermost definition (not a heading) that holds ``line``."""
+    inside = [s for s in symbols if s.start <= line <= s.end and s.kind != "heading"]
+    return max(inside, key=lambda s: s.start, default=None)
+
+
 def explain_multiple(text: str, starts: list[int], path: str = "") -> str:
     """Where ``starts`` are, each line with the definition it is in (when ``path`` names a
     language the outline reads): a small model that edited one line of ``first`` found it in
@@ -81,8 +89,7 @@ def explain_multiple(text: str, starts: list[int], path: str = "") -> str:
     places = []
     for start in starts:
         number = line_of(text, start)
-        inside = [s for s in symbols if s.start <= number <= s.end and s.kind != "heading"]
-        innermost = max(inside, key=lambda s: s.start, default=None)
+        innermost = _innermost(symbols, number)
         places.append(f"{number} in {innermost.name}" if innermost else str(number))
     more = " or more" if len(starts) >= 10 else ""
     return (
@@ -90,6 +97,29 @@ def explain_multiple(text: str, starts: list[int], path: str = "") -> str:
         "surrounding lines in old_text (the line before or after it, from the definition you "
         "mean) so that it matches exactly once"
     )
+
+
+def pointed(text: str, needle: str, path: str, point: int | None) -> tuple[int, Symbol] | None:
+    """The one place ``needle`` is found (its start) inside the innermost definition that holds
+    line ``point``, and that definition; ``None`` when there is no point, no definition holds
+    it, or ``needle`` is not found exactly once inside it. ``point`` is the line of the file a
+    tool last pointed the model to: the line a failing test's traced call returned at, a frame
+    of its traceback, a search hit. Seen (bench: ny-bo-floor, ny-bo-parse-int-list,
+    ng-tz-valfilter): right after a failing run that showed one function, the model's edit
+    named a line that function shares with another (``if options is None:``), was refused,
+    and never found its way back."""
+    if point is None:
+        return None
+    definition = _innermost(outline(path, text).symbols, point)
+    if definition is None:
+        return None
+    inside = [
+        start
+        for start in occurrences(text, needle, limit=len(text))
+        if definition.start <= line_of(text, start)
+        and line_of(text, start + len(needle) - 1) <= definition.end
+    ]
+    return (inside[0], definition) if len(inside) == 1 else None
 
 
 _NUMBERED = re.compile(r"^\s*\d+\t")

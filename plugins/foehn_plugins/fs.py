@@ -27,7 +27,14 @@ from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, outline
 from foehn_plugins import _syntax
 from foehn_plugins._failures import LEFT_OUT
-from foehn_plugins._matching import copied_lines, explain_missing, explain_multiple, occurrences
+from foehn_plugins._matching import (
+    copied_lines,
+    explain_missing,
+    explain_multiple,
+    line_of,
+    occurrences,
+    pointed,
+)
 from foehn_plugins._suggest import missing, suggestion
 from foehn_plugins._window import read_budget
 
@@ -458,6 +465,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
     crlf = document.newline == "\r\n"
     problems: list[str] = []
     spans: list[tuple[int, int, str, int]] = []
+    placed: list[str] = []
+    """Blocks found more than once, and the place taken: the one where a tool pointed."""
     for number, block in enumerate(arguments.edits, 1):
         old, new = block.old_text, block.new_text
         if crlf and "\r\n" not in old:
@@ -477,6 +486,15 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
             )
             continue
         starts = occurrences(text, old)
+        point = ctx.files.shown.last_point(path)
+        if len(starts) > 1 and (found := pointed(text, old, name, point)) is not None:
+            start, definition = found
+            placed.append(
+                f"block {number}'s old_text is in {len(starts)}{'+' if len(starts) >= 10 else ''}"
+                f" places; the one changed is in {definition.name} (line "
+                f"{line_of(text, start)}), where a tool last pointed (line {point})"
+            )
+            starts = [start]
         if not starts:
             problems.append(f"block {number}: old_text not found; {explain_missing(text, old)}")
         elif len(starts) > 1:
@@ -508,7 +526,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
     return EditPlan(
         tool="edit_file",
         changes=(change,),
-        summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})",
+        summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})"
+        + "".join(f"; {p}" for p in placed),
     )
 
 

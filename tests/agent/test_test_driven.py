@@ -719,3 +719,48 @@ async def test_the_embedded_models_fix_as_code_reads_a_real_run_and_its_edit_fit
     assert listing.replace(edit["old_text"], edit["new_text"]) == listing.replace(
         "items[-count - 1 :]", "items[-count:]"
     )
+
+
+async def test_an_edit_of_a_line_two_functions_share_changes_the_one_the_failing_run_shows(
+    model: ModelServer, root: Path
+) -> None:
+    """Seen (bench: ny-bo-floor, ny-bo-parse-int-list, ng-tz-valfilter): the first edit after
+    the failing run named a line the function it showed shares with another, and was refused
+    as matching twice. The run pointed into the function it showed: that one is changed."""
+    (root / "numbers_.py").write_text(CEIL_AND_FLOOR)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_numbers.py").write_text(
+        "from numbers_ import floor\n\n\ndef test_floor_unsorted():\n"
+        "    assert floor(5, [9, 4, 1]) == 4\n"
+    )
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    pytest_venv(root / ".venv")
+    node = "tests/test_numbers.py::test_floor_unsorted"
+    edit = {"old_text": "    if options is None:", "new_text": "    if not options:"}
+    served = await served_turn(
+        model,
+        root,
+        f"Fix the bug behind {node}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [node]})]),
+            Turn(tool_calls=[("edit_file", {"path": "numbers_.py", "edits": [edit]})]),
+            Turn(text="done"),
+        ],
+    )
+    ran, edited = served.results
+    assert "floor, which the test calls:" in ran.output
+    assert edited.ok, edited.output
+    assert "the one changed is in floor (line 11), where a tool last pointed" in edited.output
+    assert (root / "numbers_.py").read_text() == CEIL_AND_FLOOR.replace(
+        "def floor(x, options=None):\n    if options is None:",
+        "def floor(x, options=None):\n    if not options:",
+    )
+
+
+CEIL_AND_FLOOR = (
+    "import bisect\n\n\ndef ceil(x, options=None):\n    if options is None:\n"
+    "        return round(x)\n    return min(o for o in options if o >= x)\n\n\n"
+    "def floor(x, options=None):\n    if options is None:\n        return int(x)\n"
+    "    options = list(options)\n    i = bisect.bisect_right(options, x)\n"
+    "    return options[i - 1]\n"
+)

@@ -311,6 +311,55 @@ async def test_an_ambiguous_edit_names_the_definition_each_match_is_in(
     assert "return item" not in (root / "m.py").read_text()
 
 
+TWO_SCALES = (
+    "def celsius(value, unit=None):\n    if unit is None:\n        return value\n"
+    "    return value - 273.15\n\n\ndef fahrenheit(value, unit=None):\n"
+    "    if unit is None:\n        return value\n    return value * 9 / 5 - 459.67\n"
+)
+
+
+async def test_an_ambiguous_edit_changes_the_one_in_the_definition_a_tool_pointed_to(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Right after a failing run that pointed into ``floor``, a small model's edit named a line
+    ``floor`` shares with ``ceil``, was refused, and never found its way back: the match inside
+    the definition a tool last pointed to is the one changed, and the result says so."""
+    (root / "m.py").write_text(TWO_SCALES)
+    await call(registry, ctx, "read_file", path="m.py")
+    edit = {"old_text": "    if unit is None:", "new_text": "    if not unit:"}
+    refused = await call(registry, ctx, "edit_file", path="m.py", edits=[edit])
+    assert "matches 2 times (at lines 2 in celsius, 8 in fahrenheit)" in refused.output
+    assert (root / "m.py").read_text() == TWO_SCALES
+    await call(registry, ctx, "search", pattern="459.67")  # a hit on line 10, in fahrenheit
+    result = await call(registry, ctx, "edit_file", path="m.py", edits=[edit])
+    assert result.ok, result.output
+    assert (
+        "block 1's old_text is in 2 places; the one changed is in fahrenheit (line 8), where a "
+        "tool last pointed (line 10)" in result.output
+    )
+    assert (root / "m.py").read_text() == TWO_SCALES.replace(
+        "unit=None):\n    if unit is None:\n        return value\n    return value * 9",
+        "unit=None):\n    if not unit:\n        return value\n    return value * 9",
+    )
+
+
+async def test_an_edit_found_twice_where_a_tool_pointed_or_with_no_definition_there_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    text = "LIMIT = 1\n\n\ndef first(items):\n    x = 1\n    x = 1\n    return x\n\n\nx = 1\n"
+    (root / "m.py").write_text(text)
+    await call(registry, ctx, "read_file", path="m.py")
+    for pattern, edit in [
+        ("return x", {"old_text": "    x = 1", "new_text": "    x = 2"}),  # twice in first
+        ("LIMIT", {"old_text": "x = 1", "new_text": "x = 2"}),  # no definition holds line 1
+    ]:
+        await call(registry, ctx, "search", pattern=pattern)
+        result = await call(registry, ctx, "edit_file", path="m.py", edits=[edit])
+        assert not result.ok
+        assert "include more surrounding lines" in result.output
+    assert (root / "m.py").read_text() == text
+
+
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
