@@ -639,6 +639,32 @@ async def test_a_call_refused_as_a_repeat_is_not_offered_again_in_that_step(
     assert {"read_symbol", "edit_file"} <= offered
 
 
+async def test_a_repeat_chosen_when_a_later_guard_asks_again_is_refused_too(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen (bench: ng-tz-peekn): asked again after an edit it had made already, the model ran
+    the tests that had just failed with nothing changed since, and the run was made."""
+    insert = {"old_text": "    return s", "new_text": "    # shout\n    return s"}
+    edit = {"path": "text.py", "edits": [insert]}
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": edit}),
+        _call({"tool": "run_tests", "arguments": {}}),
+        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+    )
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c2", "edit_file", edit, "edit text.py (1 block)"),
+        *exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    bodies = _chat_bodies(tmp_path / "states")
+    assert len(bodies) == 3
+    assert bodies[2]["messages"][-1]["content"].startswith("[Foehn] The tests ran already")
+    assert not {"run_tests", "run_command"} & _offered(bodies[2])
+
+
 async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:

@@ -410,18 +410,30 @@ class LocalProvider:
             # task named no test): asked once more, with a note.
             chat += [{"role": "assistant", "content": json.dumps(step)}, note(example_note(copied))]
             step, usage = await decide(schema, usage)
-        if (
-            "tool" in step
-            and (repeat := key(step["tool"], json.dumps(step["arguments"]), tools)) in earlier
-        ):
-            # An identical call since the workspace last changed would show the same: offer
-            # the other tools (and, unless the step must act, an answer), for the rest of the
-            # step (asked again by a later guard, the model made the same call once more).
+
+        def repeats(step: dict[str, Any]) -> str | None:
+            """What ``step`` repeats (``key``) of the calls made since the workspace last
+            changed, if it is one of them."""
+            if "tool" not in step:
+                return None
+            repeat = key(step["tool"], json.dumps(step["arguments"]), tools)
+            return repeat if repeat in earlier else None
+
+        async def refuse_repeat(
+            step: dict[str, Any], repeat: str, usage: Usage
+        ) -> tuple[dict[str, Any], Usage]:
+            """An identical call since the workspace last changed would show the same: the other
+            tools are offered (and, unless the step must act, an answer) for the rest of the
+            step (asked again by a later guard, the model made the same call once more)."""
+            nonlocal tools, schema
             said_tool = TESTS_TOOL if repeat == TESTS_TOOL else step["tool"]
             tools = instead_of(step["tool"], json.dumps(step["arguments"]), tools)
             chat.append(note(repeated_note(said_tool, tools, may_answer=not acting)))
             schema = offering(tools)
-            step, usage = await decide(schema, usage)
+            return await decide(schema, usage)
+
+        if (repeat := repeats(step)) is not None:
+            step, usage = await refuse_repeat(step, repeat, usage)
         if "tool" in step and made_before(
             step["tool"], json.dumps(step["arguments"]), messages, catalogue
         ):
@@ -454,6 +466,10 @@ class LocalProvider:
             # An answer that says what it will do: asked once more, for the call.
             chat += [{"role": "assistant", "content": json.dumps(step)}, note(ANNOUNCED_NOTE)]
             step, usage = await decide(step_schema(tools, tools_only=True, files=files), usage)
+        if (repeat := repeats(step)) is not None:
+            # A repeat chosen when a later guard asked again (seen: bench ng-tz-peekn, the
+            # same failing run again after an edit made twice): refused as the first was.
+            step, usage = await refuse_repeat(step, repeat, usage)
         if "tool" in step:
             return self._call(str(step["tool"]), step["arguments"], usage)
         return await self._answer(step, usage, chat, decide, account)
