@@ -22,6 +22,7 @@ from foehn_lsp.checks.claims import (
     claims_whole_file,
     code_claims,
 )
+from foehn_lsp.checks.comments import only_comments
 from foehn_lsp.checks.honesty import check_claim, untested
 from foehn_lsp.events import TextDelta
 from foehn_lsp.providers.effects import runs_tests
@@ -613,3 +614,90 @@ async def test_a_whole_file_said_replaced_after_write_file_stands(
 )
 def test_what_counts_as_saying_a_whole_file_was_replaced(sentence: str, claims: bool) -> None:
     assert claims_whole_file(sentence) is claims
+
+
+COMMENT_EDIT = (
+    "edit_file",
+    {"path": "app.py", "edits": [{"old_text": "return 1", "new_text": "return 1  # must be 2"}]},
+)
+CODE_EDIT = ("edit_file", {"path": "app.py", "edits": [{"old_text": "1  #", "new_text": "2  #"}]})
+RETURNS_TWO = "I changed main in app.py to return 2."
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_a_change_said_made_where_only_a_comment_changed_is_sent_back(
+    app: Path, ctx: ToolContext, streaming: bool
+) -> None:
+    """Seen with the embedded model (toolz's ``valfilter``): it answered that it had changed the
+    factory to return a list, where its edits had added a comment, twice."""
+    runner, provider = agent(
+        [
+            calls(READ_APP),
+            calls(COMMENT_EDIT),
+            say(RETURNS_TWO),
+            calls(CODE_EDIT),
+            say(RETURNS_TWO),
+        ],
+        enable_streaming=streaming,
+    )
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, events)
+    assert notes(provider, 3)[-1] == (
+        "[Foehn] Your answer says you changed app.py, but this turn's changes to it touched only "
+        "comments: the code runs as it did. Make the change in the code with a tool, or answer "
+        "with what you actually changed."
+    )
+    assert outcome.answer == RETURNS_TWO
+    assert streamed(events) == RETURNS_TWO, "the first, false claim never streamed"
+    assert (app / "app.py").read_text() == "def main():\n    return 2  # must be 2\n"
+
+
+async def test_said_again_a_change_only_a_comment_made_is_left_out(
+    app: Path, ctx: ToolContext
+) -> None:
+    again = f"I read app.py. {RETURNS_TWO}"
+    runner, provider = agent([calls(READ_APP), calls(COMMENT_EDIT), say(again), say(again)])
+    outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, Recorder())
+    assert outcome.answer == (
+        "I read app.py.\n\n[Foehn] This turn changed only comments in app.py: the code runs as "
+        "it did; the sentence saying otherwise is left out."
+    )
+    assert len(provider.requests) == 4
+
+
+@pytest.mark.parametrize(
+    ("task", "edit", "answer"),
+    [
+        ("Explain main in app.py with a comment", COMMENT_EDIT, "I added a comment to app.py."),
+        ("Make main return 2", COMMENT_EDIT, "I noted in a comment in app.py that it must be 2."),
+        (
+            "Make main return 2",
+            ("edit_file", {"path": "app.py", "edits": [{"old_text": "1", "new_text": "2  # 2"}]}),
+            RETURNS_TWO,
+        ),
+    ],
+)
+async def test_a_comment_asked_for_or_said_and_a_change_of_code_stand(
+    app: Path, ctx: ToolContext, task: str, edit: tuple[str, dict[str, Any]], answer: str
+) -> None:
+    runner, provider = agent([calls(READ_APP), calls(edit), say(answer)])
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert outcome.answer == answer
+    assert len(provider.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("path", "lines", "only"),
+    [
+        ("a.py", ["-    return 1", "+    return 1  # must be 2"], True),
+        ("a.py", ["+# why", "+", "-    # old note"], True),
+        ("a.py", ["-x = 1", "+x = 2  # two"], False),
+        ("a.py", ["-    return 1", "+return 1"], False),  # indentation is code
+        ("a.py", ["-x = '#a'", "+x = '#b'"], False),  # a mark inside a string
+        ("a.ts", ["+// why", "-let x = 1;", "+let x = 1; // one"], True),
+        ("a.md", ["+# A heading"], False),
+        ("a.py", [], False),
+    ],
+)
+def test_which_changes_touch_only_comments(path: str, lines: list[str], only: bool) -> None:
+    assert only_comments(path, lines) is only

@@ -481,6 +481,9 @@ class Agent:
             )
         return (
             honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
+            or honesty.check_comment_claim(
+                answer, turn=turn, task=state.task, earlier=state.earlier, tools=state.tools
+            )
             or honesty.check_result_claim(answer, turn, state.tools)
             or honesty.check_content_claim(
                 answer, turn=turn, session=state.messages, task=state.task, tools=state.tools

@@ -8,7 +8,9 @@
   the claim says it changed is not among them, the answer is sent back once with what actually
   changed; claimed again, it stands less the sentences that name the unchanged files, or, when
   the turn changed nothing, it is withheld and the person reads what happened instead. The
-  check applies when the task asks for a change or the turn tried one.
+  check applies when the task asks for a change or the turn tried one. A file whose changes in
+  the turn touched only comments counts as unchanged for such a claim (``check_comment_claim``),
+  unless the task or the claim speaks of comments.
 - An answer that says what a run would show is checked against the turn's runs: "the tests
   pass" against its last test run (it ran none, that run failed, or a change came after it; a
   ``run_command`` of a test runner such as ``python -m pytest`` is a test run, other programs
@@ -37,7 +39,7 @@ is read in ``effects``; this module holds the claims against the turn's messages
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from foehn_lsp.checks.claims import (
@@ -53,6 +55,7 @@ from foehn_lsp.checks.claims import (
     same_file,
     sentences,
 )
+from foehn_lsp.checks.comments import only_comments
 from foehn_lsp.providers.effects import (
     PROGRAM_TOOL,
     TESTS_TOOL,
@@ -172,13 +175,15 @@ class _Diff:
     files: tuple[str, ...]
     whole: bool
     """Whether each change showed its whole diff (none was cut, moved or deleted a folder)."""
+    lines: Mapping[str, tuple[str, ...]]
+    """Each file's lines taken away (``-``) and added (``+``), with their marks, as written."""
 
 
 def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
     added: list[str] = []
     removed: list[str] = []
     text: list[str] = []
-    files: list[str] = []
+    by_file: dict[str, list[str]] = {}
     whole = True
     for message in messages:
         if not isinstance(message, ToolResultMessage):
@@ -189,6 +194,7 @@ def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
             continue
         lines = message.content.split("\n[Foehn] ", 1)[0].splitlines()[1:]  # not its notes
         tool = tools.get(message.name)
+        changed: list[str] = []
         shows_diff = any(line.startswith("+++ ") for line in lines)
         if tool is None or tool.kind != "edit" or not shows_diff or _CUT in message.content:
             whole = False
@@ -196,20 +202,20 @@ def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
             if line.startswith(("+++ ", "--- ")):
                 name = line[4:].strip()
                 name = name[2:] if name.startswith(("a/", "b/")) else name
-                if name != "/dev/null" and name not in files:
-                    files.append(name)
-            elif line.startswith("+"):
-                added.append(line[1:].strip())
-            elif line.startswith("-"):
-                removed.append(line[1:].strip())
+                if name != "/dev/null":
+                    changed = by_file.setdefault(name, [])
+            elif line.startswith(("+", "-")):
+                (added if line.startswith("+") else removed).append(line[1:].strip())
+                changed.append(line)
             if not line.startswith(("+++ ", "--- ", "@@")):
                 text.append(line[1:])
     return _Diff(
         added=tuple(added),
         removed=tuple(removed),
         text="".join("".join(text).split()),
-        files=tuple(files),
+        files=tuple(by_file),
         whole=whole,
+        lines={name: tuple(changed) for name, changed in by_file.items()},
     )
 
 
@@ -439,6 +445,64 @@ def left_behind(answer: str, found: Sequence[references.Leftovers]) -> ClaimChec
     return ClaimCheck(
         note=f"[Foehn] Do not answer yet. {references.note(found)}",
         statement=references.statement(found),
+        kept=_without(answer, false),
+    )
+
+
+_COMMENT = re.compile(r"\bcomment|\bdocstring|\btodo\b", re.IGNORECASE)
+
+
+def check_comment_claim(
+    answer: str,
+    *,
+    turn: Sequence[Message],
+    task: str,
+    earlier: Sequence[str],
+    tools: ToolRegistry,
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` claims a change to a file (the files it names, else
+    every file the ``turn`` changed) whose changes in the turn touched only comments and blank
+    lines (``comments.only_comments``), so the code runs as before. Not where the ``task`` or
+    the claim speaks of comments, nor for a file changed by earlier turns too (``earlier``).
+    Said again, the answer stands less the sentences that claim the change, with what the check
+    found after it."""
+    if not claims_change(answer) or _COMMENT.search(task):
+        return None
+    diff = _diffs(turn, tools)
+    if not diff.whole or not diff.files:
+        return None
+    named = named_files(answer)
+    claimed = (
+        [f for f in diff.files if any(same_file(n, f) for n in named)] if named else diff.files
+    )
+    quiet = [
+        f
+        for f in claimed
+        if only_comments(f, diff.lines[f]) and not any(same_file(f, e) for e in earlier)
+    ]
+    if not quiet or (not named and len(quiet) < len(diff.files)):
+        return None
+    false = [
+        s
+        for s in sentences(answer)
+        if claims_change(s)
+        and not _COMMENT.search(s)
+        and (not named or any(same_file(n, f) for n in named_files(s) for f in quiet))
+    ]
+    if not false:
+        return None
+    files, them = ", ".join(quiet), "it" if len(quiet) == 1 else "them"
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says you changed {files}, but this turn's changes to {them} "
+            "touched only comments: the code runs as it did. Make the change in the code with "
+            "a tool, or answer with what you actually changed."
+        ),
+        statement=(
+            f"[Foehn] This turn changed only comments in {files}: the code runs as it did; "
+            f"{'the sentence' if len(false) == 1 else 'the sentences'} saying otherwise "
+            f"{'is' if len(false) == 1 else 'are'} left out."
+        ),
         kept=_without(answer, false),
     )
 
