@@ -35,6 +35,7 @@ from foehn_plugins._matching import (
     occurrences,
     pointed,
 )
+from foehn_plugins._shadowing import Hidden, hidden_imports, source_of
 from foehn_plugins._suggest import missing, suggestion
 from foehn_plugins._window import read_budget
 
@@ -376,6 +377,8 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         return ToolResult.success(f"{name} already has exactly this content; nothing changed")
     if broken := _syntax.breaks(name, current.text, text):
         return ToolResult.failure(_unparsable(name, broken, text))
+    if hidden := hidden_imports(name, current.text, text):
+        return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
     change = WriteFile(
         path=path, text=text, old_text=current.text, old_fingerprint=current.fingerprint
     )
@@ -521,6 +524,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         # A read of the file after this opens at the lines the edit meant to change.
         ctx.files.shown.point(path, text.count("\n", 0, spans[0][0]) + 1)
         return ToolResult.failure(_unparsable(name, broken, updated))
+    if hidden := hidden_imports(name, text, updated):
+        return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
     change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
     blocks = len(spans)
     return EditPlan(
@@ -528,6 +533,23 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         changes=(change,),
         summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})"
         + "".join(f"; {p}" for p in placed),
+    )
+
+
+def _hiding(name: str, hidden: Hidden, path: Path, ctx: ToolContext) -> str:
+    what, module = hidden.name, hidden.module
+    source = source_of(module, path, ctx.workspace.roots)
+    where = (
+        f"in {ctx.workspace.display(source)}, where it is defined"
+        if source is not None
+        else f"where {module} defines it (search finds it)"
+    )
+    return (
+        f"no change was made to {name}: the edit defines {what} (line {hidden.defined}), which "
+        f"{name} imports from {module} (line {hidden.imported}). The new definition would hide "
+        f"the imported one, and code that imports {what} from {module} would still get the old "
+        f"one. Change {what} {where}; if {name} is to have its own {what}, take {what} out of "
+        "the import in the same edit."
     )
 
 

@@ -13,6 +13,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
+from foehn_plugins._shadowing import hidden_imports
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
@@ -358,6 +359,72 @@ async def test_an_edit_found_twice_where_a_tool_pointed_or_with_no_definition_th
         assert not result.ok
         assert "include more surrounding lines" in result.output
     assert (root / "m.py").read_text() == text
+
+
+REPORT = (
+    "from weatherlog.units import c_to_f\n\n\ndef line(celsius):\n"
+    '    return f"{c_to_f(celsius)} F"\n'
+)
+SECOND_C_TO_F = "def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\n\n\ndef line(celsius):"
+
+
+async def test_an_edit_that_defines_a_name_the_file_imports_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (the held-out task mt-report): the bug was in ``units.py``;
+    it wrote a second ``c_to_f`` into ``report.py``, which imports it, so the test of
+    ``report.py`` passed and ``units.py`` stayed wrong."""
+    package = root / "src" / "weatherlog"
+    package.mkdir(parents=True)
+    units = "def c_to_f(celsius):\n    return celsius * 5 / 9 + 32\n"
+    (package / "units.py").write_text(units)
+    (package / "report.py").write_text(REPORT)
+    await call(registry, ctx, "read_file", path="src/weatherlog/report.py")
+    edit = {"old_text": "def line(celsius):", "new_text": SECOND_C_TO_F}
+    result = await call(registry, ctx, "edit_file", path="src/weatherlog/report.py", edits=[edit])
+    assert not result.ok
+    assert result.output == (
+        "no change was made to src/weatherlog/report.py: the edit defines c_to_f (line 4), which "
+        "src/weatherlog/report.py imports from weatherlog.units (line 1). The new definition "
+        "would hide the imported one, and code that imports c_to_f from weatherlog.units would "
+        "still get the old one. Change c_to_f in src/weatherlog/units.py, where it is defined; if "
+        "src/weatherlog/report.py is to have its own c_to_f, take c_to_f out of the import in "
+        "the same edit."
+    )
+    whole = REPORT.replace("def line(celsius):", SECOND_C_TO_F)
+    replaced = await call(
+        registry, ctx, "write_file", path="src/weatherlog/report.py", content=whole
+    )
+    assert not replaced.ok
+    assert "Change c_to_f in src/weatherlog/units.py, where it is defined" in replaced.output
+    assert (package / "report.py").read_text() == REPORT
+    moved = await call(
+        registry,
+        ctx,
+        "write_file",
+        path="src/weatherlog/report.py",
+        content=whole.replace("from weatherlog.units import c_to_f\n", ""),
+    )
+    assert moved.ok, "taken out of the import, the definition is the module's own"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "hidden"),
+    [
+        ("from .units import c_to_f\n", "from .units import c_to_f\n\nclass c_to_f: ...\n", 1),
+        ("from m import a as b\n", "from m import a as b\n\ndef b(): ...\n", 1),
+        ("from m import a\n", "from m import a\n\ndef run():\n    def a(): ...\n", 0),
+        ("from m import a\n\ndef a(): ...\n", "from m import a\n\ndef a(): return 1\n", 0),
+        (
+            "try:\n    from m import a\nexcept ImportError:\n    pass\n",
+            "try:\n    from m import a\nexcept ImportError:\n    def a(): ...\n",
+            0,
+        ),
+    ],
+)
+def test_which_definitions_hide_an_import(before: str, after: str, hidden: int) -> None:
+    assert len(hidden_imports("m.py", before, after)) == hidden
+    assert hidden_imports("m.txt", before, after) == []
 
 
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(

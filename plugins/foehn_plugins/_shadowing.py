@@ -1,0 +1,76 @@
+"""Does an edit make a Python module define a name it imports? The definition and the import
+hide one another, and callers that import the name from its own module still get the old one:
+the embedded model "fixed" a wrong ``c_to_f`` in ``units.py`` by writing a second ``c_to_f``
+into the module that imported it, so the named test passed and the bug stayed (the held-out
+task ``mt-report``). ``edit_file`` and ``write_file`` refuse such an edit, naming where the name
+comes from; one that also takes the name out of the import is a move, and goes ahead."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hidden:
+    name: str
+    defined: int
+    """The line of the new definition."""
+    imported: int
+    """The line of the import."""
+    module: str
+    """Where the import takes it from, as written (``weatherlog.units``, ``.units``)."""
+
+
+def hidden_imports(path: str, before: str, after: str) -> list[Hidden]:
+    """The names ``after`` both imports and defines at module level where ``before`` did not
+    (for a Python file that parses; otherwise none)."""
+    if PurePosixPath(path).suffix not in (".py", ".pyi"):
+        return []
+    try:
+        old = _clashes(ast.parse(before)) if before else {}
+        new = _clashes(ast.parse(after))
+    except (SyntaxError, ValueError):
+        return []
+    return [hidden for name, hidden in new.items() if name not in old]
+
+
+def _clashes(tree: ast.Module) -> dict[str, Hidden]:
+    imported: dict[str, tuple[int, str]] = {}
+    defined: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name != "*":
+                    imported[alias.asname or alias.name] = (node.lineno, module)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.setdefault(node.name, node.lineno)
+    return {
+        name: Hidden(name=name, defined=line, imported=imported[name][0], module=imported[name][1])
+        for name, line in defined.items()
+        if name in imported
+    }
+
+
+def source_of(module: str, importer: Path, roots: Sequence[Path]) -> Path | None:
+    """The workspace file ``module`` names, imported from ``importer``: a relative module from
+    the importer's package, an absolute one from a root or its ``src`` folder."""
+    dots = len(module) - len(module.lstrip("."))
+    parts = module.lstrip(".").split(".") if module.lstrip(".") else []
+    if dots:
+        base = importer.parent
+        for _ in range(dots - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = [folder for root in roots for folder in (root, root / "src")]
+    for base in bases:
+        target = base.joinpath(*parts)
+        for candidate in (target.with_suffix(".py"), target / "__init__.py"):
+            inside = any(candidate.is_relative_to(root) for root in roots)
+            if parts and inside and candidate.is_file():
+                return candidate
+    return None
