@@ -475,6 +475,12 @@ FAILING_RUN = (
     "Fix the code above with edit_file, then run_tests with paths "
     '["tests/test_text.py::test_shout"] first.'
 )
+SHOUT_FAILED = (
+    UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+    *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+)
+"""A turn asked to fix ``shout``, after its failing run."""
+READ_SHOUT = _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}})
 
 
 EDIT = {"path": "text.py", "edits": [{"old_text": "return s", "new_text": "return s.upper()"}]}
@@ -504,8 +510,7 @@ async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(
     that failed, with no request to the model at all."""
     provider = fake_provider()
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
         *exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
     ]
     response = await provider.complete(history, registry.definitions())
@@ -537,11 +542,10 @@ async def test_an_identical_call_with_nothing_changed_since_is_refused_with_what
     names the next steps with the tools the model has; run_tests is not offered again."""
     provider = fake_provider(
         _call({"tool": "run_tests", "arguments": {}}),
-        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+        READ_SHOUT,
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
@@ -573,11 +577,10 @@ async def test_only_a_program_that_could_write_makes_a_call_new_again(
     grep = {"command": ["grep", "-n", "upper", "text.py"]}
     provider = fake_provider(
         _call({"tool": "run_tests", "arguments": {}}),
-        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+        READ_SHOUT,
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
         *exchange(
             "c2",
             "run_command",
@@ -619,7 +622,7 @@ async def test_a_call_refused_as_a_repeat_is_not_offered_again_in_that_step(
     provider = fake_provider(
         _call({"tool": "read_file", "arguments": read}),
         _call({"tool": "edit_file", "arguments": same}),
-        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+        READ_SHOUT,
     )
     history: list[Message] = [
         UserMessage(content="Make shout upper-case its text"),
@@ -649,11 +652,10 @@ async def test_a_repeat_chosen_when_a_later_guard_asks_again_is_refused_too(
     provider = fake_provider(
         _call({"tool": "edit_file", "arguments": edit}),
         _call({"tool": "run_tests", "arguments": {}}),
-        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+        READ_SHOUT,
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
         *exchange("c2", "edit_file", edit, "edit text.py (1 block)"),
         *exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
     ]
@@ -673,11 +675,10 @@ async def test_a_narrower_run_of_tests_that_just_failed_counts_as_the_same_run(
     narrower = {"paths": ["tests/test_text.py::test_shout"]}
     provider = fake_provider(
         _call({"tool": "run_tests", "arguments": narrower}),
-        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+        READ_SHOUT,
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
@@ -696,11 +697,10 @@ async def test_the_tests_run_as_a_program_count_as_the_same_run(
     same = {"path": "text.py", "edits": [{"old_text": "return s", "new_text": "return s"}]}
     provider = fake_provider(
         _call({"tool": "run_command", "arguments": pytest_run}),
-        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+        READ_SHOUT,
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
         *exchange(
             "c2",
             "edit_file",
@@ -732,8 +732,7 @@ async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
     run's code did not count as shown). Now the edit is offered, with the code it showed."""
     provider = fake_provider(_call({"tool": "read_file", "arguments": {"path": "text.py"}}))
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
     ]
     await provider.complete(history, registry.definitions())
     body = _chat_bodies(tmp_path / "states")[-1]
@@ -761,8 +760,7 @@ async def test_an_edit_that_writes_its_old_text_back_is_asked_again(
         _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [fixed]}}),
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
     ]
     response = await provider.complete(history, registry.definitions())
     [call] = response.message.tool_calls
@@ -784,8 +782,7 @@ async def test_an_edit_written_back_unchanged_twice_is_not_offered_a_third_time(
         _call({"tool": "read_symbol", "arguments": read}),
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
     ]
     response = await provider.complete(history, registry.definitions())
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
@@ -942,8 +939,7 @@ async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
         _call({"tool": "edit_file", "arguments": {"path": "text.py", "edits": [fixed]}}),
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
     ]
     response = await provider.complete(history, registry.definitions())
     [call] = response.message.tool_calls
@@ -1040,11 +1036,10 @@ async def test_a_change_that_succeeded_already_is_not_made_again(
     provider = fake_provider(
         _call({"tool": "edit_file", "arguments": edit}),
         _call({"tool": "edit_file", "arguments": edit}),
-        _call({"tool": "read_symbol", "arguments": {"path": "text.py", "name": "shout"}}),
+        READ_SHOUT,
     )
     history: list[Message] = [
-        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
-        *exchange("c1", "run_tests", {}, FAILING_RUN, failed=True),
+        *SHOUT_FAILED,
         *exchange("c2", "edit_file", edit, "edit text.py (1 block)"),
         *exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
     ]
