@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -280,7 +281,9 @@ async def test_code_actions_offer_explain_refactor_and_fix(app: Path, model: Mod
     assert "Diagnostic from pyflakes: undefined name 'x'" in user
 
 
-async def _cancel_case(app: Path, model: ModelServer, how: str) -> tuple[dict[str, Any], float]:
+async def _cancel_case(app: Path, model: ModelServer, how: str) -> dict[str, Any]:
+    """The run's result after it is cancelled ``how``; the model would answer after 60 s, so a
+    run that ends within the 20 s waited for was stopped by the cancel."""
     model.script(Fault(delay=60, then=Turn(text="too late")))
     async with lsp_client(app, model) as client:
         done = asyncio.Event()
@@ -303,8 +306,13 @@ async def _cancel_case(app: Path, model: ModelServer, how: str) -> tuple[dict[st
         else:
             pending = asyncio.ensure_future(run(client, "wait"))
         assert await asyncio.to_thread(model.wait_for_requests, 1)
-        started = time.monotonic()
         if how == "progress":
+            # The server creates the run's progress as the run starts; on a busy machine that
+            # may reach the client after the model's first request. pytest-lsp records it with
+            # no event to wait on.
+            async with asyncio.timeout(20):
+                while not client.progress_reports:  # noqa: ASYNC110
+                    await asyncio.sleep(0.05)
             [token] = client.progress_reports
             client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
         elif how == "request":
@@ -315,21 +323,19 @@ async def _cancel_case(app: Path, model: ModelServer, how: str) -> tuple[dict[st
             )
             assert len(cancelled["cancelled"]) == 1
         await asyncio.wait_for(done.wait(), timeout=20)
-        elapsed = time.monotonic() - started
         try:
             result = await asyncio.wait_for(pending, timeout=20)
         except JsonRpcException:
             result = {"stopReason": finished[0].reason}
-    return result, elapsed
+    return result
 
 
 @pytest.mark.parametrize("how", ["progress", "request", "command"])
 async def test_each_way_of_cancelling_stops_the_run(
     app: Path, model: ModelServer, how: str
 ) -> None:
-    result, elapsed = await _cancel_case(app, model, how)
+    result = await _cancel_case(app, model, how)
     assert result["stopReason"] == "cancelled"
-    assert elapsed < 2.0  # measured well under 0.5 s; the bound only guards against hangs
 
 
 async def test_settings_come_from_the_editor_and_follow_changes(
@@ -353,14 +359,24 @@ async def test_settings_come_from_the_editor_and_follow_changes(
     assert "policy denies write calls" in tool_result["content"]
 
 
+def _held(gate: threading.Event, text: str) -> Callable[[dict[str, Any]], Turn]:
+    """A reply of ``text`` that waits until ``gate`` opens (at most a minute)."""
+
+    def reply(_body: dict[str, Any]) -> Turn:
+        gate.wait(timeout=60)
+        return Turn(text=text)
+
+    return reply
+
+
 async def test_runs_in_parallel_and_the_server_stays_responsive(
     app: Path, model: ModelServer
 ) -> None:
-    model.script(Fault(delay=1.5, then=Turn(text="first")), Fault(delay=1.5, then=Turn(text="2nd")))
+    gate = threading.Event()
+    model.script(_held(gate, "first"), _held(gate, "2nd"))
     async with lsp_client(app, model) as client:
         runs = [asyncio.ensure_future(run(client, f"task {n}")) for n in range(2)]
         assert await asyncio.to_thread(model.wait_for_requests, 2)
-        started = time.monotonic()
         actions = await client.text_document_code_action_async(
             types.CodeActionParams(
                 text_document=types.TextDocumentIdentifier(uri=(app / "app.py").as_uri()),
@@ -371,11 +387,11 @@ async def test_runs_in_parallel_and_the_server_stays_responsive(
                 context=types.CodeActionContext(diagnostics=[]),
             )
         )
-        answered_in = time.monotonic() - started
         assert actions
+        assert not any(r.done() for r in runs), "answered while both runs wait for their model"
+        gate.set()
         answers = sorted(r["answer"] for r in await asyncio.gather(*runs))
     assert answers == ["2nd", "first"]
-    assert answered_in < 1.0  # while both runs wait 1.5 s for their model
 
 
 async def test_a_missing_key_is_one_clear_error(app: Path, model: ModelServer) -> None:
