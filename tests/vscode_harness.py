@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
@@ -124,72 +125,76 @@ def code_server(
     """code-server with ``vsix`` installed and ``extensions`` (folders) beside it, ``settings``
     as the user's and the machine's settings (code-server is a remote: machine-scoped settings
     such as foehn.serverPath are read from the machine's, the rest from the user's), and
-    ``env`` as its whole environment (plus Node 24 first on PATH)."""
-    data, folder = tmp_path / "data", tmp_path / "extensions"
-    (data / "User").mkdir(parents=True)
-    (data / "Machine").mkdir()
-    text = json.dumps(
-        {**QUIET, "security.workspace.trust.enabled": trust, "chat.disableAIFeatures": True}
-        | dict(settings)
-    )
-    for scope in ("User", "Machine"):
-        (data / scope / "settings.json").write_text(text)
-    folder.mkdir()
-    for extension in extensions:
-        name = json.loads((extension / "package.json").read_text())
-        target = folder / f"{name['publisher']}.{name['name']}-{name['version']}"
-        subprocess.run(["cp", "-r", str(extension), str(target)], check=True)
-    port = free_port()
-    config = tmp_path / "config.yaml"
-    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
-    environment = {**env, "PATH": f"{NODE24}{os.pathsep}{env.get('PATH', '')}"}
-    common = ["--config", str(config), "--user-data-dir", str(data)]
-    common += ["--extensions-dir", str(folder)]
-    subprocess.run(
-        [str(CODE_SERVER), *common, "--install-extension", str(vsix)],
-        env=environment,
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    log = open(tmp_path / "code-server.log", "w")  # noqa: SIM115
-    server = subprocess.Popen(
-        [
-            str(CODE_SERVER),
-            *common,
-            "--disable-telemetry",
-            "--disable-update-check",
-            *([] if trust else ["--disable-workspace-trust"]),
-            "--disable-getting-started-override",
-            "--reconnection-grace-time",
-            "5",
-        ],
-        env=environment,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/healthz", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    log_text = (tmp_path / "code-server.log").read_text()[-3000:]
-                    raise RuntimeError(f"code-server did not start:\n{log_text}") from None
-                time.sleep(0.5)
-        yield CodeServer(url=url, env=environment, model=model, data=data)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
+    ``env`` as its whole environment (plus Node 24 first on PATH, and a ``TMPDIR`` of its own,
+    removed afterwards)."""
+    # A short path: a socket's path is limited to about 100 characters.
+    with tempfile.TemporaryDirectory(prefix="foehn-cs-", ignore_cleanup_errors=True) as scratch:
+        data, folder = tmp_path / "data", tmp_path / "extensions"
+        (data / "User").mkdir(parents=True)
+        (data / "Machine").mkdir()
+        text = json.dumps(
+            {**QUIET, "security.workspace.trust.enabled": trust, "chat.disableAIFeatures": True}
+            | dict(settings)
+        )
+        for scope in ("User", "Machine"):
+            (data / scope / "settings.json").write_text(text)
+        folder.mkdir()
+        for extension in extensions:
+            name = json.loads((extension / "package.json").read_text())
+            target = folder / f"{name['publisher']}.{name['name']}-{name['version']}"
+            subprocess.run(["cp", "-r", str(extension), str(target)], check=True)
+        port = free_port()
+        config = tmp_path / "config.yaml"
+        config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
+        path = f"{NODE24}{os.pathsep}{env.get('PATH', '')}"
+        environment = {**env, "PATH": path, "TMPDIR": scratch}
+        common = ["--config", str(config), "--user-data-dir", str(data)]
+        common += ["--extensions-dir", str(folder)]
+        subprocess.run(
+            [str(CODE_SERVER), *common, "--install-extension", str(vsix)],
+            env=environment,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        log = open(tmp_path / "code-server.log", "w")  # noqa: SIM115
+        server = subprocess.Popen(
+            [
+                str(CODE_SERVER),
+                *common,
+                "--disable-telemetry",
+                "--disable-update-check",
+                *([] if trust else ["--disable-workspace-trust"]),
+                "--disable-getting-started-override",
+                "--reconnection-grace-time",
+                "5",
+            ],
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
         try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        log.close()
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    urllib.request.urlopen(f"{url}/healthz", timeout=2)
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        log_text = (tmp_path / "code-server.log").read_text()[-3000:]
+                        raise RuntimeError(f"code-server did not start:\n{log_text}") from None
+                    time.sleep(0.5)
+            yield CodeServer(url=url, env=environment, model=model, data=data)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait()
+            log.close()
 
 
 def run_scenario(

@@ -106,7 +106,12 @@ def oauth_settings(scenario: str) -> dict[str, Any]:
 
 
 async def main(url: str, scenario: str) -> int:
-    root = Path(tempfile.mkdtemp(prefix="foehn-conformance-"))
+    """Runs the scenario in a workspace of its own, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="foehn-conformance-") as folder:
+        return await run_in(Path(folder), url, scenario)
+
+
+async def run_in(root: Path, url: str, scenario: str) -> int:
     await grant_authorization_server(url, root)
     config = McpServerConfig.model_validate(
         {"url": url, "startup_timeout_seconds": 20, "oauth": oauth_settings(scenario)}

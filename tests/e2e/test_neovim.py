@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -61,14 +62,17 @@ def test_a_confirmed_edit_lands_in_the_neovim_buffer_and_undoes(root: Path, tmp_
             }
         )
         script = Path(__file__).with_name("drive_neovim.lua")
-        done = subprocess.run(
-            [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {script}"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            cwd=root,
-        )
+        # Neovim's own temporary folder and socket, in a folder removed afterwards (a short
+        # path: a socket's path is limited to about 100 characters).
+        with tempfile.TemporaryDirectory(prefix="foehn-nvim-") as scratch:
+            done = subprocess.run(
+                [NVIM, "--headless", "--clean", "-n", "-c", f"luafile {script}"],
+                env={**env, "TMPDIR": scratch},
+                capture_output=True,
+                text=True,
+                timeout=180,
+                cwd=root,
+            )
     report = json.loads(out.read_text())
     assert done.returncode == 0, (report, done.stderr)
     assert report["result"]["stopReason"] == "answer"

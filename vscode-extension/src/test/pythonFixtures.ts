@@ -2,7 +2,7 @@
 // one Python's ensurepip carries), and small real wheels written here, so that making an
 // environment runs real venv and pip in seconds. Tests that need what this machine lacks skip.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Bundle } from "../python/bundle";
@@ -29,8 +29,18 @@ export function canUnshare(): boolean {
   return spawnSync("unshare", ["-rm", "true"]).status === 0;
 }
 
+const made: string[] = [];
+process.on("exit", () => {
+  for (const folder of made) {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+/** A new folder in the system's temporary folder, removed when the test file's process ends. */
 export function tempFolder(prefix: string): string {
-  return mkdtempSync(path.join(os.tmpdir(), `foehn-${prefix}-`));
+  const folder = mkdtempSync(path.join(os.tmpdir(), `foehn-${prefix}-`));
+  made.push(folder);
+  return folder;
 }
 
 const WHEEL_SCRIPT = `
