@@ -675,6 +675,11 @@ async def test_said_again_a_change_only_a_comment_made_is_left_out(
             ("edit_file", {"path": "app.py", "edits": [{"old_text": "1", "new_text": "2  # 2"}]}),
             RETURNS_TWO,
         ),
+        (
+            "Create settings.py for the defaults",
+            ("write_file", {"path": "settings.py", "content": "# defaults go here\n"}),
+            "I created settings.py.",
+        ),
     ],
 )
 async def test_a_comment_asked_for_or_said_and_a_change_of_code_stand(

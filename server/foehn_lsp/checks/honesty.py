@@ -176,7 +176,8 @@ class _Diff:
     whole: bool
     """Whether each change showed its whole diff (none was cut, moved or deleted a folder)."""
     lines: Mapping[str, tuple[str, ...]]
-    """Each file's lines taken away (``-``) and added (``+``), with their marks, as written."""
+    """Each file's lines taken away (``-``) and added (``+``), with their marks, as written; of
+    the files changed in place (not created or deleted)."""
 
 
 def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
@@ -184,6 +185,7 @@ def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
     removed: list[str] = []
     text: list[str] = []
     by_file: dict[str, list[str]] = {}
+    created_or_deleted: set[str] = set()
     whole = True
     for message in messages:
         if not isinstance(message, ToolResultMessage):
@@ -198,12 +200,16 @@ def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
         shows_diff = any(line.startswith("+++ ") for line in lines)
         if tool is None or tool.kind != "edit" or not shows_diff or _CUT in message.content:
             whole = False
+        source = ""
         for line in lines:
-            if line.startswith(("+++ ", "--- ")):
-                name = line[4:].strip()
-                name = name[2:] if name.startswith(("a/", "b/")) else name
-                if name != "/dev/null":
-                    changed = by_file.setdefault(name, [])
+            if line.startswith("--- "):
+                source = _named(line)
+            elif line.startswith("+++ "):
+                target = _named(line)
+                name = source if target == "/dev/null" else target
+                changed = by_file.setdefault(name, [])
+                if "/dev/null" in (source, target):
+                    created_or_deleted.add(name)
             elif line.startswith(("+", "-")):
                 (added if line.startswith("+") else removed).append(line[1:].strip())
                 changed.append(line)
@@ -215,8 +221,18 @@ def _diffs(messages: Sequence[Message], tools: ToolRegistry) -> _Diff:
         text="".join("".join(text).split()),
         files=tuple(by_file),
         whole=whole,
-        lines={name: tuple(changed) for name, changed in by_file.items()},
+        lines={
+            name: tuple(changed)
+            for name, changed in by_file.items()
+            if name not in created_or_deleted
+        },
     )
+
+
+def _named(header: str) -> str:
+    """The file a diff's ``---``/``+++`` line names (``/dev/null``: none)."""
+    name = header[4:].strip()
+    return name[2:] if name.startswith(("a/", "b/")) else name
 
 
 def _reads_of(messages: Sequence[Message], files: Sequence[str], tools: ToolRegistry) -> str:
@@ -478,7 +494,9 @@ def check_comment_claim(
     quiet = [
         f
         for f in claimed
-        if only_comments(f, diff.lines[f]) and not any(same_file(f, e) for e in earlier)
+        if f in diff.lines
+        and only_comments(f, diff.lines[f])
+        and not any(same_file(f, e) for e in earlier)
     ]
     if not quiet or (not named and len(quiet) < len(diff.files)):
         return None
