@@ -323,6 +323,7 @@ async def _cancel_case(app: Path, model: ModelServer, how: str) -> dict[str, Any
             )
             assert len(cancelled["cancelled"]) == 1
         await asyncio.wait_for(done.wait(), timeout=20)
+        result: dict[str, Any]
         try:
             result = await asyncio.wait_for(pending, timeout=20)
         except JsonRpcException:
