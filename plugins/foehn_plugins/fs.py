@@ -35,6 +35,7 @@ from foehn_plugins._matching import (
     occurrences,
     pointed,
 )
+from foehn_plugins._names import Undefined, new_undefined
 from foehn_plugins._shadowing import Hidden, hidden_imports, source_of
 from foehn_plugins._suggest import missing, suggestion
 from foehn_plugins._window import read_budget
@@ -377,6 +378,8 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         return ToolResult.success(f"{name} already has exactly this content; nothing changed")
     if broken := _syntax.breaks(name, current.text, text):
         return ToolResult.failure(_unparsable(name, broken, text))
+    if undefined := new_undefined(name, current.text, text):
+        return ToolResult.failure(_undefined(name, undefined))
     if hidden := hidden_imports(name, current.text, text):
         return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
     change = WriteFile(
@@ -524,6 +527,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         # A read of the file after this opens at the lines the edit meant to change.
         ctx.files.shown.point(path, text.count("\n", 0, spans[0][0]) + 1)
         return ToolResult.failure(_unparsable(name, broken, updated))
+    if undefined := new_undefined(name, text, updated):
+        return ToolResult.failure(_undefined(name, undefined))
     if hidden := hidden_imports(name, text, updated):
         return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
     change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
@@ -533,6 +538,18 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         changes=(change,),
         summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})"
         + "".join(f"; {p}" for p in placed),
+    )
+
+
+def _undefined(name: str, found: list[Undefined]) -> str:
+    uses = "; ".join(
+        f"{u.name} (line {u.line}{f'; did you mean {u.like}?' if u.like else ''})"
+        for u in found[:3]
+    )
+    return (
+        f"no change was made to {name}: the edit uses names defined nowhere in {name} and not "
+        f"among Python's builtins, which would raise NameError when they run: {uses}. Use "
+        "names the file has, or define or import them in the same edit."
     )
 
 

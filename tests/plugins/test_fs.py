@@ -13,6 +13,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
+from foehn_plugins._names import new_undefined
 from foehn_plugins._shadowing import hidden_imports
 
 
@@ -425,6 +426,56 @@ async def test_an_edit_that_defines_a_name_the_file_imports_is_refused(
 def test_which_definitions_hide_an_import(before: str, after: str, hidden: int) -> None:
     assert len(hidden_imports("m.py", before, after)) == hidden
     assert hidden_imports("m.txt", before, after) == []
+
+
+SUB = "import re\n\n\ndef strip(rule, word):\n    return re.sub(rule, '', word)\n"
+
+
+async def test_an_edit_that_uses_a_name_defined_nowhere_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: nh-inf-transliterate): it wrote ``re.sub(ruule,
+    …)`` for ``rule``; the edit parsed, and the line would have raised NameError."""
+    (root / "m.py").write_text(SUB)
+    await call(registry, ctx, "read_file", path="m.py")
+    typo = {"old_text": "re.sub(rule,", "new_text": "re.sub(ruule,"}
+    result = await call(registry, ctx, "edit_file", path="m.py", edits=[typo])
+    assert not result.ok
+    assert result.output == (
+        "no change was made to m.py: the edit uses names defined nowhere in m.py and not among "
+        "Python's builtins, which would raise NameError when they run: ruule (line 5; did you "
+        "mean rule?). Use names the file has, or define or import them in the same edit."
+    )
+    assert (root / "m.py").read_text() == SUB
+    imported = [
+        {"old_text": "import re\n", "new_text": "import re\nimport string\n"},
+        {"old_text": "'', word)", "new_text": "string.whitespace, word)"},
+    ]
+    assert (await call(registry, ctx, "edit_file", path="m.py", edits=imported)).ok
+
+
+@pytest.mark.parametrize(
+    ("after", "undefined"),
+    [
+        ("def f(xs):\n    return [x for x in xs if (n := x)] and n\n", []),
+        ("try:\n    pass\nexcept OSError as e:\n    print(e, __file__)\n", []),
+        ("def f():\n    return later()\n\n\ndef later():\n    return len([])\n", []),
+        (
+            "def f(p):\n    match p:\n        case {'a': a, **rest}:\n            return a, rest\n",
+            [],
+        ),
+        ("def f():\n    global G\n    G = 1\n\n\ndef g():\n    return G\n", []),
+        ("from os.path import *\n\nprint(joined)\n", []),
+        ("print(lenght([]))\n", [("lenght", 1, "len")]),
+        ("x = 1\nprint(y, y)\nprint(z)\n", [("y", 2, None), ("z", 3, None)]),
+    ],
+)
+def test_which_names_an_edit_uses_but_defines_nowhere(
+    after: str, undefined: list[tuple[str, int, str | None]]
+) -> None:
+    found = new_undefined("m.py", "", after)
+    assert [(u.name, u.line, u.like) for u in found] == undefined
+    assert new_undefined("m.py", after, after + "\n") == [], "only the names an edit brings in"
 
 
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
