@@ -128,6 +128,28 @@ MIN_COPIED = 6
 """Characters a copied line needs (beside spaces) to be looked for."""
 
 
+_GUTTER = re.compile(r"^\s*(\d{1,6})(?:\t| {2,})(\S.*)$")
+LIKE_THE_LINE = 0.75
+"""How close to the line it numbers a line behind a copied number must be (a changed copy)."""
+
+
+def numbered_copies(new: str, text: str) -> list[int]:
+    """The line numbers of read_file's results that ``new`` has in front of its lines: a line
+    that is a number N, a tab or spaces, then the file's line N or a changed copy of it. Seen
+    (bench: nh-tz-partitionby): ``    46        return map(…)`` for line 46, which landed in a
+    docstring, where it still parsed."""
+    lines = text.splitlines()
+    found: list[int] = []
+    for line in new.splitlines():
+        match = _GUTTER.match(line)
+        if match is None or not 0 < (number := int(match[1])) <= len(lines):
+            continue
+        numbered, copied = lines[number - 1].strip(), match[2].strip()
+        if numbered and difflib.SequenceMatcher(None, numbered, copied).ratio() >= LIKE_THE_LINE:
+            found.append(number)
+    return found
+
+
 def copied_lines(text: str) -> list[str]:
     """The lines of code in ``text`` as a file has them, when ``text`` was copied out of a
     result: less read_file's line numbers, a traced line's ``<- returned …`` mark, and a

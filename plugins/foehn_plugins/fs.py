@@ -32,6 +32,7 @@ from foehn_plugins._matching import (
     explain_missing,
     explain_multiple,
     line_of,
+    numbered_copies,
     occurrences,
     pointed,
 )
@@ -482,6 +483,13 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
                 f"block {number}: {marker}, which Foehn showed in place of a docstring it left "
                 "out; the file does not have it. Leave that line out and give only the file's "
                 "own lines."
+            )
+            continue
+        if numbers := numbered_copies(new, text):
+            problems.append(
+                f"block {number}: new_text has read_file's line numbers in front of its lines "
+                f"({', '.join(map(str, numbers[:3]))}); write the lines as the file has them, "
+                "without the numbers"
             )
             continue
         if not old:

@@ -13,6 +13,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
+from foehn_plugins._matching import numbered_copies
 from foehn_plugins._names import new_undefined
 from foehn_plugins._shadowing import hidden_imports
 
@@ -476,6 +477,41 @@ def test_which_names_an_edit_uses_but_defines_nowhere(
     found = new_undefined("m.py", "", after)
     assert [(u.name, u.line, u.like) for u in found] == undefined
     assert new_undefined("m.py", after, after + "\n") == [], "only the names an edit brings in"
+
+
+async def test_an_edit_that_writes_read_files_line_numbers_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: nh-tz-partitionby): new_text began with ``46`` and
+    the spaces read_file shows before line 46; it landed in a docstring, where it parsed."""
+    text = 'def partitionby(func, seq):\n    """Groups."""\n    return pluck(0, groupby(seq))\n'
+    (root / "m.py").write_text(text)
+    await call(registry, ctx, "read_file", path="m.py")
+    edit = {
+        "old_text": '    """Groups."""',
+        "new_text": "     3        return pluck(1, groupby(seq))",
+    }
+    result = await call(registry, ctx, "edit_file", path="m.py", edits=[edit])
+    assert not result.ok
+    assert result.output == (
+        "no change was made to m.py:\n- block 1: new_text has read_file's line numbers in front "
+        "of its lines (3); write the lines as the file has them, without the numbers"
+    )
+    assert (root / "m.py").read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("new", "numbers"),
+    [
+        ("     2\tb = 2", [2]),
+        ("2  b = 3\n    3        c = 3", [2, 3]),
+        ("2  one", []),  # not line 2
+        ("9  b = 2", []),  # the file has no line 9
+        ("b = 2", []),
+    ],
+)
+def test_which_lines_carry_read_files_numbers(new: str, numbers: list[int]) -> None:
+    assert numbered_copies(new, "a = 1\nb = 2\nc = 3\n") == numbers
 
 
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
