@@ -123,7 +123,7 @@ def pointed(text: str, needle: str, path: str, point: int | None) -> tuple[int, 
 
 
 _NUMBERED = re.compile(r"^\s*\d+\t")
-_MARK = re.compile(r"\s+<- (?:returned|raised) .*$")
+_MARK = re.compile(r"\s+<- (?:returned |raised |[A-Za-z_]\w* = ).*$")
 MIN_COPIED = 6
 """Characters a copied line needs (beside spaces) to be looked for."""
 
@@ -152,7 +152,8 @@ def numbered_copies(new: str, text: str) -> list[int]:
 
 def copied_lines(text: str) -> list[str]:
     """The lines of code in ``text`` as a file has them, when ``text`` was copied out of a
-    result: less read_file's line numbers, a traced line's ``<- returned …`` mark, and a
+    result: less read_file's line numbers, a traced line's ``<- returned …`` (or ``<- x = …``)
+    mark, and a
     quoting ``>`` in front; lines too short to find are left out. Seen (bench:
     nd-inf-underscore, nd-bo-remap-clone): the model gave read_file's around and search a
     whole traced call, and a line with ``>#`` in front."""

@@ -1,8 +1,10 @@
 """What the code under test did on a test's failing line: the test run once more, read-only,
 with a line tracer on the calls that line makes into the workspace's own code. For
 ``run_tests`` to show, under a failed assertion, what each such call was given, which of its
-lines ran and where it returned (and what), or raised: the return that gave the wrong value is
-usually next to the bug, and the arguments say which case it was.
+lines ran, what each line set the first time it ran, and where it returned (and what), or
+raised: the return that gave the wrong value is usually next to the bug, the values say at
+which step it went wrong (``string = transliterate(string)   <- string = 'Malm'`` for
+``'Malmö'``: the bug is in ``transliterate``), and the arguments say which case it was.
 
 It runs only where ``run_tests`` ran ``python -m pytest`` (the tracer needs that interpreter),
 in the read-only sandbox (what it writes is thrown away, it reaches no network, so it asks
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from foehn_lsp import ToolContext
 from foehn_lsp.errors import FileReadError
@@ -31,13 +33,15 @@ MAX_LINES = 24
 MAX_ARGUMENTS = 4
 """Arguments shown for one call at most (the first ones; ``self`` and ``cls`` are left out)."""
 MARKER = "@@foehn-trace@@"
+SNAPSHOTS = 2_000
+"""Line events of one call after which what each line set is no longer read (a long loop)."""
 
 # Run as ``python -c TRACER TEST_FILE FIRST LAST NODE`` from the workspace's root, the workspace
 # first on the module path as the tests' own run had it: pytest runs the one node with a tracer
 # that follows only the frames the test file's lines FIRST to LAST call directly (and that live
 # under the root, outside any environment), then prints what they did after MARKER.
 TRACER = r"""
-import copy, itertools, json, os, re, sys, warnings
+import copy, itertools, json, os, re, reprlib, sys, warnings
 sys.path.insert(0, os.getcwd())  # as ``python -m pytest`` has it; the read-only sandbox does not
 import pytest
 test_file, node = os.path.abspath(sys.argv[1]), sys.argv[4]
@@ -81,6 +85,19 @@ def arguments(frame):
     names = [n for n in code.co_varnames[:count] if n not in ("self", "cls")]
     given = frame.f_locals
     return [[n, shown(given[n], 60)] for n in names if n in given]
+brief = reprlib.Repr()
+brief.maxstring, brief.maxother, brief.maxlist, brief.maxtuple = 58, 58, 8, 8
+def glimpse(value):
+    # A value in at most 60 characters, read in bounded time (a long list is not repr'd whole).
+    try:
+        text = re.sub(r" at 0x[0-9a-fA-F]+>", ">", brief.repr(value))
+    except Exception as exc:
+        text = "<" + type(exc).__name__ + " from repr>"
+    return text if len(text) <= 60 else text[:57] + "..."
+def values(frame):
+    # A frame's plain local values (no modules, functions, classes or _), briefly.
+    return {n: glimpse(v) for n, v in frame.f_locals.items()
+            if n != "_" and not (callable(v) or type(v).__name__ == "module")}
 def tracer(frame, event, arg):
     caller = frame.f_back
     if caller is None or not first <= caller.f_lineno <= last:
@@ -93,10 +110,22 @@ def tracer(frame, event, arg):
     if len(calls) >= 20:
         return None
     call = {"file": name[len(root):], "name": frame.f_code.co_name, "args": arguments(frame),
-            "lines": {}, "end": None}
+            "lines": {}, "sets": {}, "end": None}
     calls.append(call)
     lines = call["lines"]  # a dict: each line once, in the order it first ran, looked up fast
+    sets = call["sets"]
+    # What each line set, the first time it ran (read at the next event, for the first
+    # SNAPSHOTS events): the value that went wrong is usually one step before the wrong return.
+    state = {"line": None, "values": values(frame), "events": 0}
     def local(frame, event, arg):
+        if state["events"] < SNAPSHOTS:
+            state["events"] += 1
+            now = values(frame)
+            if state["line"] is not None and state["line"] not in sets:
+                changed = [[n, v] for n, v in now.items() if state["values"].get(n) != v]
+                if changed:
+                    sets[state["line"]] = changed[:3]
+            state["values"], state["line"] = now, frame.f_lineno if event == "line" else None
         if event == "line" and frame.f_lineno not in lines and len(lines) < 400:
             lines[frame.f_lineno] = None
         elif event == "exception":
@@ -109,8 +138,9 @@ sys.settrace(tracer)
 pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:cov", "-x", "--", node])
 sys.settrace(None)
 print()
-print(MARKER + json.dumps([{**c, "lines": list(c["lines"])} for c in calls]))
-""".replace("MARKER", repr(MARKER))
+print(MARKER + json.dumps([{**c, "lines": list(c["lines"]), "sets": list(c["sets"].items())}
+                           for c in calls]))
+""".replace("MARKER", repr(MARKER)).replace("SNAPSHOTS", str(SNAPSHOTS))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,6 +154,8 @@ class Call:
     """Its arguments as it was given them: (name, value as ``repr`` shows it, cut at 60)."""
     lines: tuple[int, ...]
     """The lines that ran, each once, in the order they first ran."""
+    sets: Mapping[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """What a line set the first time it ran: (local name, new value as shown, cut at 60)."""
     end: tuple[str, int, str] | None
     """``("returned", line, value)`` or ``("raised", line, "Error: message")``."""
 
@@ -141,6 +173,10 @@ def parse(output: str) -> list[Call]:
                 name=str(c["name"]),
                 arguments=tuple((str(n), str(v)) for n, v in c["args"]),
                 lines=tuple(int(n) for n in c["lines"]),
+                sets={
+                    int(n): tuple((str(name), str(v)) for name, v in changed)
+                    for n, changed in c.get("sets", ())
+                },
                 end=(str(c["end"][0]), int(c["end"][1]), str(c["end"][2])) if c["end"] else None,
             )
             for c in raw
@@ -236,7 +272,12 @@ async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str
     out = [f"{call.name}({_given(call.arguments)}) ({call.file}) ran these lines{how}:"]
     ran = sorted(n for n in call.lines if 0 < n <= len(text))
     for number in _kept(ran, call.end[1] if call.end else None):
-        mark = f"   <- {call.end[0]} {call.end[2]}" if call.end and number == call.end[1] else ""
+        if call.end and number == call.end[1]:
+            mark = f"   <- {call.end[0]} {call.end[2]}"
+        elif number in call.sets:
+            mark = "   <- " + ", ".join(f"{name} = {value}" for name, value in call.sets[number])
+        else:
+            mark = ""
         out.append(f"{number:>6}\t{text[number - 1]}{mark}")
     if len(ran) > MAX_LINES:
         out.append(f"        ({len(ran) - MAX_LINES} more lines ran)")

@@ -351,6 +351,26 @@ async def test_the_traced_run_of_a_failing_line_shows_the_lines_that_ran_and_cha
     assert (project / "runs.txt").read_text() == "ran\n"
 
 
+async def test_the_traced_run_shows_what_each_line_set_the_first_time_it_ran(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nh-inf-transliterate): the run showed ``parameterize`` return ``'malm'``
+    for ``'Malmö'`` and the model changed its last lines; the value had gone wrong at its first
+    line, ``string = transliterate(string)``. What a line set is shown beside it."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text().replace(
+            "    return tail(items, n)\n",
+            "    shown, _ = tail(items, n), len(items)\n    return list(shown)\n",
+        )
+    )
+    shown = await _first_run(model, project)
+    assert (
+        "    10\t    shown, _ = tail(items, n), len(items)   <- shown = [2, 3, 4]\n"
+        "    11\t    return list(shown)   <- returned [2, 3, 4]\n"
+    ) in shown, shown
+
+
 async def test_a_rerun_whose_call_returns_what_it_returned_before_says_where_the_value_comes_from(
     model: ModelServer, project: Path, registry: ToolRegistry
 ) -> None:
