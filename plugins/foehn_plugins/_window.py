@@ -4,8 +4,8 @@ A small window (up to ``SMALL_WINDOW`` tokens: the embedded model's is 16,384) i
 few whole files, and on a CPU every token of a result is read before the next step: a 430-line
 test file cost 150-200 s on 2 busy cores. There, ``read_file`` of a long file shows an outline
 and the region asked for (a sixteenth of the window), a read by range what was asked up to a
-quarter of the window, and a failing ``run_tests`` its digest without pytest's report. Unknown
-windows are taken as large.
+quarter of the window, and a failing ``run_tests`` its digest without pytest's report (or,
+with no digest, its output's end within a read's share). Unknown windows are taken as large.
 """
 
 from __future__ import annotations

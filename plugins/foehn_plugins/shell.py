@@ -42,7 +42,7 @@ from foehn_plugins._git import (
 from foehn_plugins._repository_code import NOTE, repository_code
 from foehn_plugins._running import as_result, granted, network_access
 from foehn_plugins._suggest import nearest_names
-from foehn_plugins._window import is_small
+from foehn_plugins._window import is_small, read_budget
 from foehn_plugins.command_risk import classify
 
 DEFAULT_TIMEOUT = 60.0
@@ -397,7 +397,31 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
         return ToolResult.failure(
             _with_digest(head, finished.output, found, ctx.window), data=result.data
         )
+    if (budget := read_budget(ctx.window)) is not None:
+        return ToolResult.failure(_end_within(result.output, budget), data=result.data)
     return result
+
+
+def _end_within(output: str, budget: int) -> str:
+    """A failing run with no digest, for a small window: how it ran (its first two lines) and
+    as much of its end as fits ``budget`` characters. Seen (bench: nh-tz-interleave): a run
+    that ran out of memory showed pytest's whole INTERNALERROR traceback, and the embedded
+    model was still reading it when its 300 s ran out."""
+    if len(output) <= budget:
+        return output
+    lines = output.split("\n")
+    head, rest = lines[:2], lines[2:]
+    kept: list[str] = []
+    room = budget - sum(len(line) + 1 for line in head) - len(_LEFT_OUT.format(len(rest))) - 1
+    for line in reversed(rest):
+        if len(line) + 1 > room:
+            break
+        kept.insert(0, line)
+        room -= len(line) + 1
+    return "\n".join([*head, _LEFT_OUT.format(len(rest) - len(kept)), *kept])
+
+
+_LEFT_OUT = "({} lines of the output are left out to fit the model's window; its end follows)"
 
 
 _COUNTS = re.compile(r"^=*\s*(\d+ (failed|passed|error|errors|skipped)\b.*?)\s*=*$")

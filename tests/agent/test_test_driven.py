@@ -371,6 +371,36 @@ async def test_the_traced_run_shows_what_each_line_set_the_first_time_it_ran(
     ) in shown, shown
 
 
+@pytest.mark.parametrize("window", [16_384, None])
+async def test_a_run_with_no_failing_test_to_digest_shows_its_end_in_a_small_window(
+    model: ModelServer, project: Path, window: int | None
+) -> None:
+    """Seen (bench: nh-tz-interleave): a run that ran out of memory showed pytest's whole
+    INTERNALERROR traceback, and the embedded model was still reading it at its 300 s."""
+    (project / "tests" / "conftest.py").write_text(
+        "def pytest_sessionstart(session):\n    print('noise\\n' * 2000)\n\n\n"
+        "def pytest_collection_finish(session):\n    raise RuntimeError('the end')\n"
+    )
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [Turn(tool_calls=[("run_tests", {"paths": [TEST]})]), Turn(text="ok")],
+        window=window,
+    )
+    output = served.results[0].output
+    assert output.startswith("$ .venv/bin/python -m pytest -- tests/test_listing.py::test_last_two")
+    assert "INTERNALERROR> RuntimeError: the end\n" in output
+    note = "lines of the output are left out to fit the model's window; its end follows"
+    if window is None:
+        assert note not in output
+        assert output.count("noise") == 2000
+    else:
+        assert output.split("\n")[1].startswith("(in .; exit 3")
+        assert note in output
+        assert len(output) <= 4_096
+
+
 async def test_a_rerun_whose_call_returns_what_it_returned_before_says_where_the_value_comes_from(
     model: ModelServer, project: Path, registry: ToolRegistry
 ) -> None:
