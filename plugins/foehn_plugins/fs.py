@@ -24,7 +24,7 @@ from foehn_lsp.errors import FileReadError, PathRefusedError
 from foehn_lsp.tools.contract import CallPaths, Change, PathsOf, ToolKind
 from foehn_lsp.workspace import DeletePath, EditPlan, FileChange, MakeDirectory, MovePath, WriteFile
 from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
-from foehn_lsp.workspace.symbols import Outline, outline
+from foehn_lsp.workspace.symbols import Outline, nested, outline
 from foehn_plugins import _syntax
 from foehn_plugins._failures import LEFT_OUT
 from foehn_plugins._matching import (
@@ -441,7 +441,8 @@ def _outside(
     ``None`` when every block lies inside a definition the model was shown (as it is now)."""
     known = ctx.files.shown.symbols_of(path)
     found = outline(name, text)
-    symbols = {found.find(known_name) for known_name in known} - {None}
+    python = found.language == "Python"
+    symbols = {found.find(n) or (nested(text, n) if python else None) for n in known} - {None}
     ranges = sorted((s.start, s.end, s.name) for s in symbols if s is not None)
     outside = []
     for start, end, _, number in spans:

@@ -22,7 +22,14 @@ from foehn_lsp import RiskLevel, Tool, ToolContext, ToolResult
 from foehn_lsp.errors import FileReadError
 from foehn_lsp.tools.contract import CallPaths
 from foehn_lsp.workspace.listing import common_args, ripgrep
-from foehn_lsp.workspace.symbols import Outline, Symbol, language_of, outline, symbol_text
+from foehn_lsp.workspace.symbols import (
+    Outline,
+    Symbol,
+    language_of,
+    nested,
+    outline,
+    symbol_text,
+)
 from foehn_plugins._suggest import missing, suggestion
 
 MAX_OUTLINE_LINES = 400
@@ -149,6 +156,8 @@ async def read_symbol(arguments: SymbolArguments, ctx: ToolContext) -> ToolResul
     found = outline(name, document.text)
     wanted = arguments.name.strip()
     symbol = found.find(wanted)
+    if symbol is None and found.language == "Python":
+        symbol = nested(document.text, wanted.replace("::", "."))
     if symbol is None:
         return ToolResult.failure(_not_found(name, wanted, found))
     text = symbol_text(document.text, symbol).replace("\r\n", "\n")

@@ -153,6 +153,42 @@ async def test_read_symbol_takes_a_method_written_as_a_pytest_node_id_writes_it(
     assert found.output.startswith("src/store.py: Store.restock (method), lines 12-13")
 
 
+THREAD = """\
+def thread_last(val, *forms):
+    def evalform_back(val, form):
+        if callable(form):
+            return form(val)
+        return form[0](*form[1:], val)
+
+    return reduce(evalform_back, forms, val)
+
+
+def other(x):
+    def evalform_back(x):
+        return x
+"""
+
+
+async def test_read_symbol_finds_a_function_defined_inside_another(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen (bench: nh-tz-thread-last): after reading thread_last, the model asked for the
+    evalform_back it defines and was told no definition had that name."""
+    (root / "f.py").write_text(THREAD)
+    twice = await call(registry, ctx, "read_symbol", path="f.py", name="evalform_back")
+    assert not twice.ok, "two functions define one: which one is not guessed"
+    found = await call(registry, ctx, "read_symbol", path="f.py", name="thread_last.evalform_back")
+    assert found.ok, found.output
+    assert found.output.startswith(
+        "f.py: thread_last.evalform_back (function), lines 2-5 of 12; its exact text:\n"
+        "    def evalform_back(val, form):\n"
+    )
+    edit = {"old_text": "form[0](*form[1:], val)", "new_text": "form[0](*form[1:], val)  # back"}
+    assert (await call(registry, ctx, "edit_file", path="f.py", edits=[edit])).ok, (
+        "what read_symbol showed counts as read"
+    )
+
+
 async def test_read_symbol_names_the_nearest_definitions_when_not_found(
     package: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:

@@ -179,6 +179,43 @@ def _python(text: str) -> Outline:
     return Outline(language="Python", parser="ast", symbols=tuple(found))
 
 
+def nested(text: str, name: str) -> Symbol | None:
+    """The Python definition called ``name`` inside a function of ``text`` (which the outline
+    leaves out): by its own name when exactly one such definition has it, or qualified by the
+    definitions that hold it (``thread_last.evalform_back``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = text.splitlines()
+    found: list[Symbol] = []
+
+    def visit(node: ast.AST, prefix: str, inside: bool, depth: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                qualified = prefix + child.name
+                if inside and name in (child.name, qualified):
+                    start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                    found.append(
+                        Symbol(
+                            name=qualified,
+                            kind="class" if isinstance(child, ast.ClassDef) else "function",
+                            start=start,
+                            end=child.end_lineno or child.lineno,
+                            line=child.lineno,
+                            signature=_signature(lines, child.lineno),
+                            depth=depth,
+                        )
+                    )
+                is_function = not isinstance(child, ast.ClassDef)
+                visit(child, f"{qualified}.", inside or is_function, depth + 1)
+            else:
+                visit(child, prefix, inside, depth)
+
+    visit(tree, "", False, 0)
+    return found[0] if len(found) == 1 else None
+
+
 # Tags the grammars' own queries do not capture, in the same capture convention.
 _EXTRA_QUERIES = {
     "TypeScript": """
