@@ -3,7 +3,9 @@ hide one another, and callers that import the name from its own module still get
 the embedded model "fixed" a wrong ``c_to_f`` in ``units.py`` by writing a second ``c_to_f``
 into the module that imported it, so the named test passed and the bug stayed (the held-out
 task ``mt-report``). ``edit_file`` and ``write_file`` refuse such an edit, naming where the name
-comes from; one that also takes the name out of the import is a move, and goes ahead."""
+comes from; one that also takes the name out of the import is a move, and goes ahead. They
+refuse, too, an edit that makes a module define one name twice at its top level: the later
+definition replaces the earlier as the module loads."""
 
 from __future__ import annotations
 
@@ -35,6 +37,47 @@ def hidden_imports(path: str, before: str, after: str) -> list[Hidden]:
     except (SyntaxError, ValueError):
         return []
     return [hidden for name, hidden in new.items() if name not in old]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Twice:
+    name: str
+    first: int
+    second: int
+    """The lines of the two definitions; the second replaces the first as the module loads."""
+
+
+def redefined(path: str, before: str, after: str) -> list[Twice]:
+    """The names ``after`` defines twice at module level (``def``, ``class``) where ``before``
+    did not. Seen (bench: mt-report): told a second ``c_to_f`` would hide the imported one, the
+    model wrote the fixed ``c_to_f`` into ``units.py`` and the wrong one again below it."""
+    if PurePosixPath(path).suffix not in (".py", ".pyi"):
+        return []
+    try:
+        old = _twice(ast.parse(before)) if before else {}
+        new = _twice(ast.parse(after))
+    except (SyntaxError, ValueError):
+        return []
+    return [twice for name, twice in new.items() if name not in old]
+
+
+def _twice(tree: ast.Module) -> dict[str, Twice]:
+    first: dict[str, int] = {}
+    found: dict[str, Twice] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == "_" or any(_overload(d) for d in node.decorator_list):
+                continue  # typing's overloads, and registered functions named _, repeat on purpose
+            if node.name in first and node.name not in found:
+                found[node.name] = Twice(name=node.name, first=first[node.name], second=node.lineno)
+            first.setdefault(node.name, node.lineno)
+    return found
+
+
+def _overload(decorator: ast.expr) -> bool:
+    return (isinstance(decorator, ast.Name) and decorator.id == "overload") or (
+        isinstance(decorator, ast.Attribute) and decorator.attr == "overload"
+    )
 
 
 def _clashes(tree: ast.Module) -> dict[str, Hidden]:

@@ -37,8 +37,9 @@ from foehn_plugins._matching import (
     pointed,
 )
 from foehn_plugins._names import Undefined, new_undefined
-from foehn_plugins._shadowing import Hidden, hidden_imports, source_of
+from foehn_plugins._shadowing import Hidden, Twice, hidden_imports, redefined, source_of
 from foehn_plugins._suggest import missing, suggestion
+from foehn_plugins._unrun import Unrun, new_unrun
 from foehn_plugins._window import read_budget
 
 MAX_SCAN_ENTRIES = 500
@@ -381,8 +382,12 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         return ToolResult.failure(_unparsable(name, broken, text))
     if undefined := new_undefined(name, current.text, text):
         return ToolResult.failure(_undefined(name, undefined))
+    if unrun := new_unrun(name, current.text, text):
+        return ToolResult.failure(_never_runs(name, unrun))
     if hidden := hidden_imports(name, current.text, text):
         return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
+    if twice := redefined(name, current.text, text):
+        return ToolResult.failure(_twice(name, twice[0]))
     change = WriteFile(
         path=path, text=text, old_text=current.text, old_fingerprint=current.fingerprint
     )
@@ -538,8 +543,12 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         return ToolResult.failure(_unparsable(name, broken, updated))
     if undefined := new_undefined(name, text, updated):
         return ToolResult.failure(_undefined(name, undefined))
+    if unrun := new_unrun(name, text, updated):
+        return ToolResult.failure(_never_runs(name, unrun))
     if hidden := hidden_imports(name, text, updated):
         return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
+    if twice := redefined(name, text, updated):
+        return ToolResult.failure(_twice(name, twice[0]))
     change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
     blocks = len(spans)
     return EditPlan(
@@ -559,6 +568,22 @@ def _undefined(name: str, found: list[Undefined]) -> str:
         f"no change was made to {name}: the edit uses names defined nowhere in {name} and not "
         f"among Python's builtins, which would raise NameError when they run: {uses}. Use "
         "names the file has, or define or import them in the same edit."
+    )
+
+
+def _never_runs(name: str, found: list[Unrun]) -> str:
+    where = "; ".join(f"line {u.line}: {u.why}" for u in found[:3])
+    return (
+        f"no change was made to {name}: the edit adds code that never runs ({where}). A new "
+        "function goes at the file's top level, not indented under the function before it."
+    )
+
+
+def _twice(name: str, twice: Twice) -> str:
+    return (
+        f"no change was made to {name}: the edit defines {twice.name} twice at the top level "
+        f"(lines {twice.first} and {twice.second}), and the later one replaces the earlier as "
+        f"the module loads. Change the {twice.name} that is there instead of adding another."
     )
 
 

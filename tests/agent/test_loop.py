@@ -137,7 +137,7 @@ async def test_a_denied_call_is_not_run_and_the_model_continues(
     runner, _provider = agent(
         [
             calls(("read_file", {"path": "app.py"})),
-            calls(("write_file", {"path": "app.py", "content": "gone"})),
+            calls(("write_file", {"path": "app.py", "content": "gone = True\n"})),
             say("I was not allowed to change app.py."),
         ],
         approver=FixedApprover(Denied(reason="--approve never")),

@@ -70,17 +70,19 @@ async def test_only_the_problem_the_edit_added_reaches_the_model(root: Path) -> 
     provider, events = await run_turn(
         root,
         calls(READ),
-        calls(edit("old = BROKEN_BEFORE\n", "first = 1\nold = BROKEN_BEFORE\nnew = BROKEN_NEW\n")),
+        calls(
+            edit("old = BROKEN_BEFORE\n", "first = 1\nold = BROKEN_BEFORE\nnew = 'BROKEN_NEW'\n")
+        ),
         say("Added the setting."),
-        calls(edit("new = BROKEN_NEW\n", "new = 2\n"), prefix="f"),
+        calls(edit("new = 'BROKEN_NEW'\n", "new = 2\n"), prefix="f"),
         say("Added the setting."),
     )
     told = notes(provider, 3)[-1]
-    assert "app.py:3: new = BROKEN_NEW (sh)" in told
+    assert "app.py:3: new = 'BROKEN_NEW' (sh)" in told
     assert "BROKEN_BEFORE" not in told
     checked = events.of(Checked)
     assert [(p.path, p.line, p.message) for p in checked[0].problems] == [
-        ("app.py", 3, "new = BROKEN_NEW")
+        ("app.py", 3, "new = 'BROKEN_NEW'")
     ]
     assert len(provider.requests) == 5  # the fix left no new problem: the answer ends the turn
     assert (root / "app.py").read_text() == "first = 1\nold = BROKEN_BEFORE\nnew = 2\n"

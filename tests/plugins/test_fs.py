@@ -15,7 +15,8 @@ from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
 from foehn_plugins._matching import numbered_copies
 from foehn_plugins._names import new_undefined
-from foehn_plugins._shadowing import hidden_imports
+from foehn_plugins._shadowing import hidden_imports, redefined
+from foehn_plugins._unrun import new_unrun
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
@@ -410,6 +411,27 @@ async def test_an_edit_that_defines_a_name_the_file_imports_is_refused(
     assert moved.ok, "taken out of the import, the definition is the module's own"
 
 
+async def test_an_edit_that_defines_a_name_twice_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (mt-report, after the refusal above): it wrote the fixed
+    ``c_to_f`` into ``units.py`` with the wrong one again below it, which replaced it."""
+    wrong = "def c_to_f(celsius):\n    return celsius * 5 / 9 + 32\n"
+    (root / "units.py").write_text(wrong)
+    await call(registry, ctx, "read_file", path="units.py")
+    right = wrong.replace("5 / 9", "9 / 5")
+    edit = {"old_text": wrong, "new_text": f"{right}\n\n{wrong}"}
+    result = await call(registry, ctx, "edit_file", path="units.py", edits=[edit])
+    assert result.output == (
+        "no change was made to units.py: the edit defines c_to_f twice at the top level (lines 1 "
+        "and 5), and the later one replaces the earlier as the module loads. Change the c_to_f "
+        "that is there instead of adding another."
+    )
+    assert (root / "units.py").read_text() == wrong
+    overloads = "@overload\ndef f(x: int) -> int: ...\n@overload\ndef f(x: str) -> str: ...\n"
+    assert redefined("m.py", "", overloads + "def f(x):\n    return x\n") == []
+
+
 @pytest.mark.parametrize(
     ("before", "after", "hidden"),
     [
@@ -512,6 +534,57 @@ async def test_an_edit_that_writes_read_files_line_numbers_is_refused(
 )
 def test_which_lines_carry_read_files_numbers(new: str, numbers: list[int]) -> None:
     assert numbered_copies(new, "a = 1\nb = 2\nc = 3\n") == numbers
+
+
+MEAN = "def mean(values):\n    return sum(values) / len(values)\n"
+MEDIAN = "    def median(values):\n        return sorted(values)[len(values) // 2]\n"
+
+
+async def test_an_edit_that_adds_code_that_never_runs_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: mt-median): asked for a median with its test, it
+    indented ``def median`` under ``mean``'s return, and its tests under ``test_mean``."""
+    (root / "stats.py").write_text(MEAN)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_stats.py").write_text("def test_mean():\n    assert mean([2]) == 2\n")
+    await call(registry, ctx, "read_file", path="stats.py")
+    await call(registry, ctx, "read_file", path="tests/test_stats.py")
+    after = {"old_text": "len(values)\n", "new_text": "len(values)\n\n" + MEDIAN}
+    result = await call(registry, ctx, "edit_file", path="stats.py", edits=[after])
+    assert result.output == (
+        "no change was made to stats.py: the edit adds code that never runs (line 4: it follows "
+        "the return on line 2). A new function goes at the file's top level, not indented under "
+        "the function before it."
+    )
+    nested = {"old_text": "== 2\n", "new_text": "== 2\n\n    def test_median():\n        pass\n"}
+    result = await call(registry, ctx, "edit_file", path="tests/test_stats.py", edits=[nested])
+    assert "line 4: test_median is defined inside test_mean, and pytest collects" in result.output
+    assert (root / "stats.py").read_text() == MEAN
+    assert (
+        root / "tests" / "test_stats.py"
+    ).read_text() == "def test_mean():\n    assert mean([2]) == 2\n"
+    top = {
+        "old_text": "len(values)\n",
+        "new_text": "len(values)\n\n\n" + MEDIAN.replace("\n    ", "\n")[4:],
+    }
+    assert (await call(registry, ctx, "edit_file", path="stats.py", edits=[top])).ok
+
+
+@pytest.mark.parametrize(
+    ("path", "after", "lines"),
+    [
+        ("m.py", "def f():\n    raise ValueError\n    x = 1\n", [3]),
+        ("m.py", "for x in y:\n    continue\n    print(x)\n", [3]),
+        ("m.py", "def gen():\n    raise RuntimeError\n    yield 1\n", []),
+        ("tests/test_m.py", "def test_a():\n    def test():\n        pass\n    test()\n", []),
+        ("m.py", "def f():\n    def test_a():\n        pass\n", []),  # not a test file
+        ("tests/test_m.py", "class TestA:\n    def test_a(self):\n        pass\n", []),
+    ],
+)
+def test_which_code_never_runs(path: str, after: str, lines: list[int]) -> None:
+    assert [u.line for u in new_unrun(path, "", after)] == lines
+    assert new_unrun(path, after, after + "\n") == [], "only what an edit brings in"
 
 
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(

@@ -1,0 +1,96 @@
+"""Does an edit add Python code that never runs? Two shapes a small model writes when it
+indents new code under the function before it (bench: mt-median): statements after that
+function's ``return`` (a ``def median`` that only exists if ``mean`` never returns), and a
+``test_…`` function nested in another function of a test file, which pytest never collects
+(unless that function calls it).
+``edit_file`` and ``write_file`` refuse such an edit, naming the line, as they refuse one that
+does not parse. Only what the edit brings in counts."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from foehn_lsp.workspace.testfiles import is_test_file
+
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unrun:
+    line: int
+    why: str
+
+
+def new_unrun(path: str, before: str, after: str) -> list[Unrun]:
+    """What ``after`` holds that never runs and ``before`` did not (for a Python file whose
+    both texts parse; otherwise nothing)."""
+    if PurePosixPath(path).suffix != ".py":
+        return []
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return []
+    tests = is_test_file(path)
+    seen = {key for key, _ in _found(old, tests)}
+    return [unrun for key, unrun in _found(new, tests) if key not in seen]
+
+
+def _found(tree: ast.Module, tests: bool) -> Iterator[tuple[str, Unrun]]:
+    """Each piece of code in ``tree`` that never runs, with a key that is the same for the
+    same code in another version of the file (its enclosing definitions and its text)."""
+
+    def visit(node: ast.AST, where: str, in_function: bool) -> Iterator[tuple[str, Unrun]]:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            ended = next((s for s in block if isinstance(s, _ENDS)), None)
+            if ended is not None and block[-1] is not ended:
+                first = block[block.index(ended) + 1]
+                if _yields(first):
+                    continue  # a yield no one reaches makes a generator: written on purpose
+                kind = type(ended).__name__.lower()
+                yield (
+                    f"{where}:after:{ast.dump(first)}",
+                    Unrun(line=first.lineno, why=f"it follows the {kind} on line {ended.lineno}"),
+                )
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if (
+                    tests
+                    and in_function
+                    and child.name.startswith("test")
+                    and not _used(node, child.name)
+                ):
+                    yield (
+                        f"{where}:test:{child.name}",
+                        Unrun(
+                            line=child.lineno,
+                            why=f"{child.name} is defined inside {where.rsplit('.', 1)[-1]}, "
+                            "and pytest collects only top-level tests and the methods of test "
+                            "classes",
+                        ),
+                    )
+                function = not isinstance(child, ast.ClassDef)
+                yield from visit(child, f"{where}.{child.name}", in_function or function)
+            else:
+                yield from visit(child, where, in_function)
+
+    yield from visit(tree, "", False)
+
+
+def _yields(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(
+        statement.value, ast.Yield | ast.YieldFrom
+    )
+
+
+def _used(scope: ast.AST, name: str) -> bool:
+    """Whether ``scope`` reads ``name`` (a nested helper called by the test that holds it)."""
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+        for n in ast.walk(scope)
+    )
