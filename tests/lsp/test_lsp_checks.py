@@ -21,9 +21,12 @@ pytestmark = pytest.mark.process
 READ = ("read_file", {"path": "app.py"})
 BREAK = (
     "edit_file",
-    {"path": "app.py", "edits": [{"old_text": "x = 1\n", "new_text": "x = 1\ny = BROKEN\n"}]},
+    {"path": "app.py", "edits": [{"old_text": "x = 1\n", "new_text": "x = 1\ny = 'BROKEN'\n"}]},
 )
-FIX = ("edit_file", {"path": "app.py", "edits": [{"old_text": "y = BROKEN", "new_text": "y = 2"}]})
+FIX = (
+    "edit_file",
+    {"path": "app.py", "edits": [{"old_text": "y = 'BROKEN'", "new_text": "y = 2"}]},
+)
 
 
 @pytest.fixture
@@ -96,12 +99,12 @@ async def test_the_editors_new_diagnostics_reach_the_model(app: Path, model: Mod
     assert [a["uris"] for a in asked] == [[(app / "app.py").as_uri()]] * 3
     assert all(a["runId"] == "r1" for a in asked)
     told = model.requests[3].body["messages"][-1]["content"]
-    assert "app.py:3: y = BROKEN (fake-ls)" in told
+    assert "app.py:3: y = 'BROKEN' (fake-ls)" in told
     assert "BROKEN_BEFORE" not in told
     assert "docstring" not in told
     checked = [e for e in map(event_of, received) if e["event"] == "checked"]
     assert [c["problems"] for c in checked] == [
-        [{"path": "app.py", "line": 3, "message": "y = BROKEN", "source": "fake-ls"}]
+        [{"path": "app.py", "line": 3, "message": "y = 'BROKEN'", "source": "fake-ls"}]
     ]
     assert len(model.requests) == 5
     assert (app / "app.py").read_text() == "old = BROKEN_BEFORE\nx = 1\ny = 2\n"
