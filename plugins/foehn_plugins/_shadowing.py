@@ -10,9 +10,12 @@ definition replaces the earlier as the module loads."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,14 +32,7 @@ class Hidden:
 def hidden_imports(path: str, before: str, after: str) -> list[Hidden]:
     """The names ``after`` both imports and defines at module level where ``before`` did not
     (for a Python file that parses; otherwise none)."""
-    if PurePosixPath(path).suffix not in (".py", ".pyi"):
-        return []
-    try:
-        old = _clashes(ast.parse(before)) if before else {}
-        new = _clashes(ast.parse(after))
-    except (SyntaxError, ValueError):
-        return []
-    return [hidden for name, hidden in new.items() if name not in old]
+    return _brought_in(path, before, after, _clashes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,14 +47,22 @@ def redefined(path: str, before: str, after: str) -> list[Twice]:
     """The names ``after`` defines twice at module level (``def``, ``class``) where ``before``
     did not. Seen (bench: mt-report): told a second ``c_to_f`` would hide the imported one, the
     model wrote the fixed ``c_to_f`` into ``units.py`` and the wrong one again below it."""
+    return _brought_in(path, before, after, _twice)
+
+
+def _brought_in(
+    path: str, before: str, after: str, find: Callable[[ast.Module], dict[str, T]]
+) -> list[T]:
+    """What ``find`` finds by name in ``after`` and not in ``before`` (a Python file whose
+    texts parse; otherwise nothing)."""
     if PurePosixPath(path).suffix not in (".py", ".pyi"):
         return []
     try:
-        old = _twice(ast.parse(before)) if before else {}
-        new = _twice(ast.parse(after))
+        old = find(ast.parse(before)) if before else {}
+        new = find(ast.parse(after))
     except (SyntaxError, ValueError):
         return []
-    return [twice for name, twice in new.items() if name not in old]
+    return [found for name, found in new.items() if name not in old]
 
 
 def _twice(tree: ast.Module) -> dict[str, Twice]:
