@@ -26,6 +26,7 @@ from foehn_lsp.workspace import DeletePath, EditPlan, FileChange, MakeDirectory,
 from foehn_lsp.workspace.listing import check_glob, common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, nested, outline
 from foehn_plugins import _syntax
+from foehn_plugins._code_checks import code_refusal
 from foehn_plugins._failures import LEFT_OUT
 from foehn_plugins._matching import (
     copied_lines,
@@ -36,10 +37,7 @@ from foehn_plugins._matching import (
     occurrences,
     pointed,
 )
-from foehn_plugins._names import Undefined, new_undefined
-from foehn_plugins._shadowing import Hidden, Twice, hidden_imports, redefined, source_of
 from foehn_plugins._suggest import missing, suggestion
-from foehn_plugins._unrun import Unrun, new_unrun
 from foehn_plugins._window import read_budget
 
 MAX_SCAN_ENTRIES = 500
@@ -380,14 +378,8 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         return ToolResult.success(f"{name} already has exactly this content; nothing changed")
     if broken := _syntax.breaks(name, current.text, text):
         return ToolResult.failure(_unparsable(name, broken, text))
-    if undefined := new_undefined(name, current.text, text):
-        return ToolResult.failure(_undefined(name, undefined))
-    if unrun := new_unrun(name, current.text, text):
-        return ToolResult.failure(_never_runs(name, unrun))
-    if hidden := hidden_imports(name, current.text, text):
-        return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
-    if twice := redefined(name, current.text, text):
-        return ToolResult.failure(_twice(name, twice[0]))
+    if why := code_refusal(name, current.text, text, path, ctx):
+        return ToolResult.failure(why)
     change = WriteFile(
         path=path, text=text, old_text=current.text, old_fingerprint=current.fingerprint
     )
@@ -541,14 +533,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         # A read of the file after this opens at the lines the edit meant to change.
         ctx.files.shown.point(path, text.count("\n", 0, spans[0][0]) + 1)
         return ToolResult.failure(_unparsable(name, broken, updated))
-    if undefined := new_undefined(name, text, updated):
-        return ToolResult.failure(_undefined(name, undefined))
-    if unrun := new_unrun(name, text, updated):
-        return ToolResult.failure(_never_runs(name, unrun))
-    if hidden := hidden_imports(name, text, updated):
-        return ToolResult.failure(_hiding(name, hidden[0], path, ctx))
-    if twice := redefined(name, text, updated):
-        return ToolResult.failure(_twice(name, twice[0]))
+    if why := code_refusal(name, text, updated, path, ctx):
+        return ToolResult.failure(why)
     change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
     blocks = len(spans)
     return EditPlan(
@@ -556,51 +542,6 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         changes=(change,),
         summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})"
         + "".join(f"; {p}" for p in placed),
-    )
-
-
-def _undefined(name: str, found: list[Undefined]) -> str:
-    uses = "; ".join(
-        f"{u.name} (line {u.line}{f'; did you mean {u.like}?' if u.like else ''})"
-        for u in found[:3]
-    )
-    return (
-        f"no change was made to {name}: the edit uses names defined nowhere in {name} and not "
-        f"among Python's builtins, which would raise NameError when they run: {uses}. Use "
-        "names the file has, or define or import them in the same edit."
-    )
-
-
-def _never_runs(name: str, found: list[Unrun]) -> str:
-    where = "; ".join(f"line {u.line}: {u.why}" for u in found[:3])
-    return (
-        f"no change was made to {name}: the edit adds code that never runs ({where}). A new "
-        "function goes at the file's top level, not indented under the function before it."
-    )
-
-
-def _twice(name: str, twice: Twice) -> str:
-    return (
-        f"no change was made to {name}: the edit defines {twice.name} twice at the top level "
-        f"(lines {twice.first} and {twice.second}), and the later one replaces the earlier as "
-        f"the module loads. Change the {twice.name} that is there instead of adding another."
-    )
-
-
-def _hiding(name: str, hidden: Hidden, path: Path, ctx: ToolContext) -> str:
-    what, module = hidden.name, hidden.module
-    source = source_of(module, path, ctx.workspace.roots)
-    where = (
-        f"in {ctx.workspace.display(source)}, where it is defined"
-        if source is not None
-        else f"where {module} defines it (search finds it)"
-    )
-    return (
-        f"no change was made to {name}: the edit defines {what} (line {hidden.defined}), which "
-        f"{name} imports from {module} (line {hidden.imported}). The new definition would hide "
-        f"the imported one, and code that imports {what} from {module} would still get the old "
-        f"one. Change {what} {where}; if {name} is to have its own {what}, take {what} out of "
-        "the import in the same edit."
     )
 
 

@@ -1,0 +1,72 @@
+"""What an edit's new Python code is refused for, beside its syntax (``_syntax``): a name
+defined nowhere (``_names``), code that never runs (``_unrun``), a definition that hides a name
+the module imports, or one name defined twice (``_shadowing``). ``edit_file`` and
+``write_file`` ask ``code_refusal`` before they plan a change; each refusal says what was found,
+where, and what to do instead. Only what the edit brings in counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from foehn_lsp import ToolContext
+from foehn_plugins._names import Undefined, new_undefined
+from foehn_plugins._shadowing import Hidden, Twice, hidden_imports, redefined, source_of
+from foehn_plugins._unrun import Unrun, new_unrun
+
+
+def code_refusal(name: str, before: str, after: str, path: Path, ctx: ToolContext) -> str | None:
+    """Why changing ``name`` (at ``path``) from ``before`` to ``after`` is refused, or ``None``."""
+    if undefined := new_undefined(name, before, after):
+        return _undefined(name, undefined)
+    if unrun := new_unrun(name, before, after):
+        return _never_runs(name, unrun)
+    if hidden := hidden_imports(name, before, after):
+        return _hiding(name, hidden[0], path, ctx)
+    if twice := redefined(name, before, after):
+        return _twice(name, twice[0])
+    return None
+
+
+def _undefined(name: str, found: list[Undefined]) -> str:
+    uses = "; ".join(
+        f"{u.name} (line {u.line}{f'; did you mean {u.like}?' if u.like else ''})"
+        for u in found[:3]
+    )
+    return (
+        f"no change was made to {name}: the edit uses names defined nowhere in {name} and not "
+        f"among Python's builtins, which would raise NameError when they run: {uses}. Use "
+        "names the file has, or define or import them in the same edit."
+    )
+
+
+def _never_runs(name: str, found: list[Unrun]) -> str:
+    where = "; ".join(f"line {u.line}: {u.why}" for u in found[:3])
+    return (
+        f"no change was made to {name}: the edit adds code that never runs ({where}). A new "
+        "function goes at the file's top level, not indented under the function before it."
+    )
+
+
+def _twice(name: str, twice: Twice) -> str:
+    return (
+        f"no change was made to {name}: the edit defines {twice.name} twice at the top level "
+        f"(lines {twice.first} and {twice.second}), and the later one replaces the earlier as "
+        f"the module loads. Change the {twice.name} that is there instead of adding another."
+    )
+
+
+def _hiding(name: str, hidden: Hidden, path: Path, ctx: ToolContext) -> str:
+    what, module = hidden.name, hidden.module
+    source = source_of(module, path, ctx.workspace.roots)
+    where = (
+        f"in {ctx.workspace.display(source)}, where it is defined"
+        if source is not None
+        else f"where {module} defines it (search finds it)"
+    )
+    return (
+        f"no change was made to {name}: the edit defines {what} (line {hidden.defined}), which "
+        f"{name} imports from {module} (line {hidden.imported}). The new definition would hide "
+        f"the imported one, and code that imports {what} from {module} would still get the old "
+        f"one. Change {what} {where}; if {name} is to have its own {what}, take {what} out of "
+        "the import in the same edit."
+    )
