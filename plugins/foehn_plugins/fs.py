@@ -406,12 +406,12 @@ class EditArguments(BaseModel):
 
 
 def _left_out(old: str, new: str, text: str) -> str | None:
-    """Which of ``old`` and ``new`` has the line a failure's digest shows in place of a
-    docstring (``_failures.LEFT_OUT``) that the file does not have, and that line."""
+    """Which of ``old`` and ``new`` has the words a failure's digest shows in place of a
+    docstring (``_failures.LEFT_OUT``) that the file does not have, and those words."""
     for which, given in (("old_text", old), ("new_text", new)):
         for found in LEFT_OUT.finditer(given):
             if found[1] not in text:
-                return f"{which} has the line {found[1]!r}"
+                return f"{which} has {found[1]!r}"
     return None
 
 
@@ -479,8 +479,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         if (marker := _left_out(old, new, text)) is not None:
             problems.append(
                 f"block {number}: {marker}, which Foehn showed in place of a docstring it left "
-                "out; the file does not have it. Leave that line out and give only the file's "
-                "own lines."
+                "out; the file does not have it. Leave those words out and give only the "
+                "file's own lines."
             )
             continue
         if numbers := numbered_copies(new, text):

@@ -265,6 +265,7 @@ async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_stil
     before = listing.read_text()
     head = 'def tail(items, count):\n    """How many items from the end.'
     copied = {"old_text": head, "new_text": f"{head}\n        (lines 6-12: the docstring)"}
+    appended = {"old_text": head, "new_text": f"{head} (lines 6-12: the docstring)"}
     served = await served_turn(
         model,
         project,
@@ -272,12 +273,13 @@ async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_stil
         [
             Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
             Turn(tool_calls=[("edit_file", {"path": "src/shop/listing.py", "edits": [copied]})]),
+            Turn(tool_calls=[("edit_file", {"path": "src/shop/listing.py", "edits": [appended]})]),
             Turn(tool_calls=[FIX]),
             Turn(text="ok"),
         ],
         window=16_384,
     )
-    shown, marker, edit = served.results[:3]
+    shown, marker, at_the_end, edit = served.results[:4]
     assert '     4\tdef tail(items, count):\n     5\t    """How many items from the end.\n' in (
         shown.output
     )
@@ -285,10 +287,11 @@ async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_stil
     assert "More words" not in shown.output
     assert not marker.ok
     assert marker.output == (
-        "no change was made to src/shop/listing.py:\n- block 1: new_text has the line "
+        "no change was made to src/shop/listing.py:\n- block 1: new_text has "
         "'(lines 6-12: the docstring)', which Foehn showed in place of a docstring it left out; "
-        "the file does not have it. Leave that line out and give only the file's own lines."
+        "the file does not have it. Leave those words out and give only the file's own lines."
     )
+    assert at_the_end.output == marker.output, "seen (bench: nh-tz-partitionby): at a line's end"
     assert edit.ok, edit.output
     assert listing.read_text() == before.replace("items[-count - 1 :]", "items[-count:]")
 
