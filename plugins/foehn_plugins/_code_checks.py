@@ -1,12 +1,14 @@
 """What an edit's new Python code is refused for, beside its syntax (``_syntax``): a name
 defined nowhere (``_names``), code that never runs (``_unrun``), a definition that hides a name
 the module imports, or one name defined twice (``_shadowing``). ``edit_file`` and
-``write_file`` ask ``code_refusal`` before they plan a change; each refusal says what was found,
-where, and what to do instead. Only what the edit brings in counts."""
+``write_file`` ask ``code_refusal`` before they plan a change, which parses both texts once for
+all four; each refusal says what was found, where, and what to do instead. Only what the edit
+brings in counts."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import ast
+from pathlib import Path, PurePosixPath
 
 from foehn_lsp import ToolContext
 from foehn_plugins._names import Undefined, new_undefined
@@ -15,16 +17,32 @@ from foehn_plugins._unrun import Unrun, new_unrun
 
 
 def code_refusal(name: str, before: str, after: str, path: Path, ctx: ToolContext) -> str | None:
-    """Why changing ``name`` (at ``path``) from ``before`` to ``after`` is refused, or ``None``."""
-    if undefined := new_undefined(name, before, after):
+    """Why changing ``name`` (at ``path``) from ``before`` to ``after`` is refused, or ``None``
+    (also for a file that is not Python, or a text that does not parse)."""
+    if (trees := parsed(name, before, after)) is None:
+        return None
+    old, new = trees
+    stub = PurePosixPath(name).suffix == ".pyi"  # names and code that runs mean nothing there
+    if not stub and (undefined := new_undefined(old, new)):
         return _undefined(name, undefined)
-    if unrun := new_unrun(name, before, after):
+    if not stub and (unrun := new_unrun(name, old, new)):
         return _never_runs(name, unrun)
-    if hidden := hidden_imports(name, before, after):
+    if hidden := hidden_imports(old, new):
         return _hiding(name, hidden[0], path, ctx)
-    if twice := redefined(name, before, after):
+    if twice := redefined(old, new):
         return _twice(name, twice[0])
     return None
+
+
+def parsed(name: str, before: str, after: str) -> tuple[ast.Module, ast.Module] | None:
+    """Both texts of the Python file ``name``, parsed once for every check; ``None`` when it is
+    not Python or either does not parse."""
+    if PurePosixPath(name).suffix not in (".py", ".pyi"):
+        return None
+    try:
+        return ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _undefined(name: str, found: list[Undefined]) -> str:

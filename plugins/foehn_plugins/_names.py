@@ -13,7 +13,6 @@ import ast
 import builtins
 import difflib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 PROVIDED = frozenset(dir(builtins)) | {
     "__annotations__",
@@ -43,15 +42,10 @@ class Undefined:
     """The nearest name the module has, if one is near."""
 
 
-def new_undefined(path: str, before: str, after: str) -> list[Undefined]:
-    """The names ``after`` uses but defines nowhere, that ``before`` did not use so (for a
-    Python file whose both texts parse; otherwise none), in the order of their lines."""
-    if PurePosixPath(path).suffix != ".py":
-        return []
-    try:
-        old, new = _names(ast.parse(before)), _names(ast.parse(after))
-    except (SyntaxError, ValueError):
-        return []
+def new_undefined(before: ast.Module, after: ast.Module) -> list[Undefined]:
+    """The names the module ``after`` uses but defines nowhere, that ``before`` did not use so,
+    in the order of their lines."""
+    old, new = _names(before), _names(after)
     if old is None or new is None:
         return []
     old_bound, old_used = old

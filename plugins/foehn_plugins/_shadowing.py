@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -29,10 +29,10 @@ class Hidden:
     """Where the import takes it from, as written (``weatherlog.units``, ``.units``)."""
 
 
-def hidden_imports(path: str, before: str, after: str) -> list[Hidden]:
-    """The names ``after`` both imports and defines at module level where ``before`` did not
-    (for a Python file that parses; otherwise none)."""
-    return _brought_in(path, before, after, _clashes)
+def hidden_imports(before: ast.Module, after: ast.Module) -> list[Hidden]:
+    """The names the module ``after`` both imports and defines at its top level where
+    ``before`` did not."""
+    return _brought_in(before, after, _clashes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,26 +43,20 @@ class Twice:
     """The lines of the two definitions; the second replaces the first as the module loads."""
 
 
-def redefined(path: str, before: str, after: str) -> list[Twice]:
-    """The names ``after`` defines twice at module level (``def``, ``class``) where ``before``
-    did not. Seen (bench: mt-report): told a second ``c_to_f`` would hide the imported one, the
-    model wrote the fixed ``c_to_f`` into ``units.py`` and the wrong one again below it."""
-    return _brought_in(path, before, after, _twice)
+def redefined(before: ast.Module, after: ast.Module) -> list[Twice]:
+    """The names the module ``after`` defines twice at its top level (``def``, ``class``)
+    where ``before`` did not. Seen (bench: mt-report): told a second ``c_to_f`` would hide the
+    imported one, the model wrote the fixed ``c_to_f`` into ``units.py`` and the wrong one
+    again below it."""
+    return _brought_in(before, after, _twice)
 
 
 def _brought_in(
-    path: str, before: str, after: str, find: Callable[[ast.Module], dict[str, T]]
+    before: ast.Module, after: ast.Module, find: Callable[[ast.Module], dict[str, T]]
 ) -> list[T]:
-    """What ``find`` finds by name in ``after`` and not in ``before`` (a Python file whose
-    texts parse; otherwise nothing)."""
-    if PurePosixPath(path).suffix not in (".py", ".pyi"):
-        return []
-    try:
-        old = find(ast.parse(before)) if before else {}
-        new = find(ast.parse(after))
-    except (SyntaxError, ValueError):
-        return []
-    return [found for name, found in new.items() if name not in old]
+    """What ``find`` finds by name in ``after`` and not in ``before``."""
+    old = find(before)
+    return [found for name, found in find(after).items() if name not in old]
 
 
 def _twice(tree: ast.Module) -> dict[str, Twice]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from foehn_lsp.workspace.testfiles import is_test_file
 
@@ -24,18 +23,12 @@ class Unrun:
     why: str
 
 
-def new_unrun(path: str, before: str, after: str) -> list[Unrun]:
-    """What ``after`` holds that never runs and ``before`` did not (for a Python file whose
-    both texts parse; otherwise nothing)."""
-    if PurePosixPath(path).suffix != ".py":
-        return []
-    try:
-        old, new = ast.parse(before), ast.parse(after)
-    except (SyntaxError, ValueError):
-        return []
+def new_unrun(path: str, before: ast.Module, after: ast.Module) -> list[Unrun]:
+    """What the module ``after`` (the file ``path``) holds that never runs and ``before`` did
+    not."""
     tests = is_test_file(path)
-    seen = {key for key, _ in _found(old, tests)}
-    return [unrun for key, unrun in _found(new, tests) if key not in seen]
+    seen = {key for key, _ in _found(before, tests)}
+    return [unrun for key, unrun in _found(after, tests) if key not in seen]
 
 
 def _found(tree: ast.Module, tests: bool) -> Iterator[tuple[str, Unrun]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import stat
 from pathlib import Path
@@ -13,6 +14,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
+from foehn_plugins._code_checks import parsed
 from foehn_plugins._matching import numbered_copies
 from foehn_plugins._names import new_undefined
 from foehn_plugins._shadowing import hidden_imports, redefined
@@ -364,6 +366,12 @@ async def test_an_edit_found_twice_where_a_tool_pointed_or_with_no_definition_th
     assert (root / "m.py").read_text() == text
 
 
+def trees(path: str, before: str, after: str) -> tuple[ast.Module, ast.Module]:
+    both = parsed(path, before, after)
+    assert both is not None, "both texts parse"
+    return both
+
+
 REPORT = (
     "from weatherlog.units import c_to_f\n\n\ndef line(celsius):\n"
     '    return f"{c_to_f(celsius)} F"\n'
@@ -429,7 +437,7 @@ async def test_an_edit_that_defines_a_name_twice_is_refused(
     )
     assert (root / "units.py").read_text() == wrong
     overloads = "@overload\ndef f(x: int) -> int: ...\n@overload\ndef f(x: str) -> str: ...\n"
-    assert redefined("m.py", "", overloads + "def f(x):\n    return x\n") == []
+    assert redefined(*trees("m.py", "", overloads + "def f(x):\n    return x\n")) == []
 
 
 @pytest.mark.parametrize(
@@ -447,8 +455,8 @@ async def test_an_edit_that_defines_a_name_twice_is_refused(
     ],
 )
 def test_which_definitions_hide_an_import(before: str, after: str, hidden: int) -> None:
-    assert len(hidden_imports("m.py", before, after)) == hidden
-    assert hidden_imports("m.txt", before, after) == []
+    assert len(hidden_imports(*trees("m.py", before, after))) == hidden
+    assert parsed("m.txt", before, after) is None, "only Python is read"
 
 
 SUB = "import re\n\n\ndef strip(rule, word):\n    return re.sub(rule, '', word)\n"
@@ -496,9 +504,11 @@ async def test_an_edit_that_uses_a_name_defined_nowhere_is_refused(
 def test_which_names_an_edit_uses_but_defines_nowhere(
     after: str, undefined: list[tuple[str, int, str | None]]
 ) -> None:
-    found = new_undefined("m.py", "", after)
+    found = new_undefined(*trees("m.py", "", after))
     assert [(u.name, u.line, u.like) for u in found] == undefined
-    assert new_undefined("m.py", after, after + "\n") == [], "only the names an edit brings in"
+    assert new_undefined(*trees("m.py", after, after + "\n")) == [], (
+        "only the names an edit brings in"
+    )
 
 
 async def test_an_edit_that_writes_read_files_line_numbers_is_refused(
@@ -583,8 +593,8 @@ async def test_an_edit_that_adds_code_that_never_runs_is_refused(
     ],
 )
 def test_which_code_never_runs(path: str, after: str, lines: list[int]) -> None:
-    assert [u.line for u in new_unrun(path, "", after)] == lines
-    assert new_unrun(path, after, after + "\n") == [], "only what an edit brings in"
+    assert [u.line for u in new_unrun(path, *trees(path, "", after))] == lines
+    assert new_unrun(path, *trees(path, after, after + "\n")) == [], "only what an edit brings in"
 
 
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
