@@ -60,8 +60,8 @@ def _undefined(name: str, found: list[Undefined]) -> str:
 def _never_runs(name: str, found: list[Unrun]) -> str:
     where = "; ".join(f"line {u.line}: {u.why}" for u in found[:3])
     return (
-        f"no change was made to {name}: the edit adds code that never runs ({where}). A new "
-        "function goes at the file's top level, not indented under the function before it."
+        f"no change was made to {name}: the edit adds code that never runs ({where}). "
+        + found[0].fix
     )
 
 

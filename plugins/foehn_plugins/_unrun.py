@@ -15,12 +15,16 @@ from dataclasses import dataclass
 from foehn_lsp.workspace.testfiles import is_test_file
 
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEDENT = "A new function goes at the file's top level, not indented under the function before it."
 
 
 @dataclass(frozen=True, kw_only=True)
 class Unrun:
     line: int
     why: str
+    fix: str
+    """What to do instead, in a sentence."""
 
 
 def new_unrun(path: str, before: ast.Module, after: ast.Module) -> list[Unrun]:
@@ -48,7 +52,13 @@ def _found(tree: ast.Module, tests: bool) -> Iterator[tuple[str, Unrun]]:
                 kind = type(ended).__name__.lower()
                 yield (
                     f"{where}:after:{ast.dump(first)}",
-                    Unrun(line=first.lineno, why=f"it follows the {kind} on line {ended.lineno}"),
+                    Unrun(
+                        line=first.lineno,
+                        why=f"it follows the {kind} on line {ended.lineno}",
+                        fix=_DEDENT
+                        if isinstance(first, _DEFINITIONS)
+                        else f"Put it before the {kind}, or leave it out.",
+                    ),
                 )
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -65,6 +75,7 @@ def _found(tree: ast.Module, tests: bool) -> Iterator[tuple[str, Unrun]]:
                             why=f"{child.name} is defined inside {where.rsplit('.', 1)[-1]}, "
                             "and pytest collects only top-level tests and the methods of test "
                             "classes",
+                            fix=_DEDENT,
                         ),
                     )
                 function = not isinstance(child, ast.ClassDef)

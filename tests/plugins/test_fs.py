@@ -597,6 +597,23 @@ def test_which_code_never_runs(path: str, after: str, lines: list[int]) -> None:
     assert new_unrun(path, *trees(path, after, after + "\n")) == [], "only what an edit brings in"
 
 
+@pytest.mark.parametrize(
+    ("path", "after", "fix"),
+    [
+        ("m.py", "def f():\n    return 1\n    def g():\n        pass\n", "A new function goes"),
+        ("m.py", "def f():\n    return 1\n    class G:\n        pass\n", "A new function goes"),
+        ("m.py", "def f():\n    return 1\n    x = 2\n", "Put it before the return, or"),
+        ("m.py", "while y:\n    break\n    y()\n", "Put it before the break, or leave it"),
+        ("tests/test_m.py", "def test_a():\n    def test_b():\n        pass\n", "A new function"),
+    ],
+)
+def test_what_to_do_with_code_that_never_runs_fits_the_code(
+    path: str, after: str, fix: str
+) -> None:
+    (unrun,) = new_unrun(path, *trees(path, "", after))
+    assert unrun.fix.startswith(fix)
+
+
 async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
