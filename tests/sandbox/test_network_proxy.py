@@ -4,6 +4,7 @@ reached the servers and what the proxy recorded, not what it answered."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import resource
 import socket
@@ -25,6 +26,7 @@ from foehn_lsp.sandbox.network import (
     Served,
     serving,
 )
+from foehn_lsp.sandbox.network.proxy import CallProxy
 from foehn_lsp.secrets import Scrubber
 from network_places import Counting, Names, Package, StandIn, TlsCounting, hosts_names
 
@@ -429,3 +431,32 @@ def test_without_an_allowance_a_key_in_authorization_is_refused_as_before(
     assert answer.startswith(b"HTTP/1.1 403 refused: the request carries one of the person")
     assert record.reason == "the request carries one of the person's keys or tokens"
     assert site.seen == []
+
+
+def test_a_closing_proxy_leaves_no_descriptor_watched_for_another_connection(
+    tmp_path: Path,
+) -> None:
+    """Every call's proxy shares one loop (``service``). Seen once in a few suite runs: a proxy
+    closed its listening socket before its accept was cancelled, and a connection another call's
+    proxy opened in that moment got the same descriptor number, which the loop still watched
+    for the old socket: it failed with "could not connect (127.0.0.1: No such file or
+    directory)"."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        address = server.getsockname()
+
+        async def race() -> None:
+            proxy = CallProxy(Access(grant=Grant(), call="c"), tmp_path / "p.sock", Limits())
+            await proxy.start()
+            await asyncio.sleep(0)  # its accept now waits on the loop
+
+            async def another_calls_connection() -> None:
+                _, writer = await asyncio.open_connection(*address)
+                writer.close()
+
+            other = asyncio.ensure_future(another_calls_connection())  # runs as close() waits
+            await proxy.close()
+            await asyncio.wait_for(other, WAIT)
+
+        for _ in range(20):
+            asyncio.run(race())
+            (tmp_path / "p.sock").unlink()

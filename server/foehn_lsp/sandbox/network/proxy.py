@@ -143,12 +143,15 @@ class CallProxy:
         self._spawn(self._accept(listener))
 
     async def close(self) -> None:
-        """Stop listening and end every connection (each is recorded)."""
-        if self._listener is not None:
-            self._listener.close()
+        """Stop listening and end every connection (each is recorded). The listening socket is
+        closed only once its accept has ended: the loop, shared by every call's proxy, would
+        otherwise still watch its descriptor number, which the next socket opened on the loop
+        is given (that socket's connect then failed with ENOENT)."""
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._listener is not None:
+            self._listener.close()
         if self._unrecorded:
             self._record(
                 Connection(
