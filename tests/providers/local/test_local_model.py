@@ -22,6 +22,7 @@ from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.config import Settings
 from foehn_lsp.errors import ProviderRequestError
+from foehn_lsp.events import ToolResultEvent, TurnEvent
 from foehn_lsp.providers.local import (
     MODEL_NAME,
     MODEL_SHA256,
@@ -414,7 +415,9 @@ async def test_the_model_fixes_a_failing_test_from_what_the_run_shows(
     the run shows the test and the function it calls, the model edits that function, the
     failing test runs again after the edit, and the test file is left as it was. Whether the
     edit is right is the bench's to count (``bench/bench_tasks.py real``): the model's tokens
-    differ from one CPU to another, and a test must not fail on which of them it ran on."""
+    differ from one CPU to another, and a test must not fail on which of them it ran on. So the
+    turn is stopped once that run has come back, as a person stops it: what the model does
+    after it (an answer, or more tries) is the bench's too, and took minutes of the suite."""
     from foehn_lsp.agent import Agent, TurnRequest
     from foehn_lsp.agent.chain import Parts
     from foehn_lsp.policy import ApprovalGate, Approved, FixedApprover
@@ -439,28 +442,34 @@ async def test_the_model_fixes_a_failing_test_from_what_the_run_shows(
     workspace = Workspace([root])
     ctx = ToolContext(workspace=workspace, files=FileAccess(workspace), window=provider.window)
     gate = ApprovalGate(settings.approval, FixedApprover(Approved(scope="run")), lambda _: None)
-    executor = TurnExecutor(tools, ctx, lambda _: None, Parts(approval=gate))
-    outcome = await Agent(provider=provider, settings=settings).run_turn(
+    stop = asyncio.Event()
+    results: list[ToolResultEvent] = []  # as the executor hands them on: the last may not reach
+    # the turn's messages before it stops
+
+    def rerun_stops(event: TurnEvent) -> None:
+        if not isinstance(event, ToolResultEvent):
+            return
+        results.append(event)
+        if event.tool == "run_tests" and any(r.ok and r.tool in _WRITES for r in results):
+            stop.set()
+
+    executor = TurnExecutor(tools, ctx, rerun_stops, Parts(approval=gate))
+    await Agent(provider=provider, settings=settings).run_turn(
         TurnRequest(task="Fix the bug behind tests/test_money.py::test_add_tax"),
         executor,
         lambda _: None,
+        stop,
     )
-    runs = [
-        m for m in outcome.messages if isinstance(m, ToolResultMessage) and m.name == "run_tests"
-    ]
-    results = [m for m in outcome.messages if isinstance(m, ToolResultMessage)]
-    trail = [(m.name, m.is_error, m.content[:200]) for m in results]
-    assert runs[0].is_error
-    assert "add_tax, which the test calls:" in runs[0].content
-    edits = [i for i, m in enumerate(results) if m.name in _WRITES and not m.is_error]
+    runs = [r for r in results if r.tool == "run_tests"]
+    trail = [(r.tool, r.ok, r.output[:200]) for r in results]
+    assert not runs[0].ok
+    assert "add_tax, which the test calls:" in runs[0].output
+    edits = [i for i, r in enumerate(results) if r.tool in _WRITES and r.ok]
     assert edits, trail
     assert (
         root / "money.py"
     ).read_text() != "def add_tax(price, rate):\n    return price - price * rate\n"
-    rerun = results[edits[-1] + 1 :]
-    assert any(m.name == "run_tests" for m in rerun), trail
-    assert (
-        "tests/test_money.py::test_add_tax"
-        in next(m for m in rerun if m.name == "run_tests").content
-    )
+    rerun = [r for r in results[edits[-1] + 1 :] if r.tool == "run_tests"]
+    assert rerun, trail
+    assert "tests/test_money.py::test_add_tax" in rerun[0].output
     assert (root / "tests" / "test_money.py").read_text() == test
