@@ -178,7 +178,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``gale``, fix tasks written at stop 56 after claimed
+    """In neither half, reported apart: ``haze``, fix tasks written at stop 57 after the advice
+    for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56 after claimed
     changes of comments were sent back and definitions hiding imports refused; ``fen``, fix
     tasks written at stop 55 after failed runs were labelled as runs; ``dune``, fix tasks
     written at stop 54 after the account of a turn whose answers only copied; ``vale``, fix
@@ -1983,6 +1984,91 @@ GALE_REAL: list[Task] = [
 back and a definition hiding an import refused, checked without the model, and run once with
 it, for the figures they are in."""
 
+HAZE_REAL: list[Task] = [
+    _fix(
+        "ni-tz-update-in",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_update_in fails. Fix toolz, not the test.",
+        "toolz/dicttoolz.py",
+        "        inner[k] = default\n",
+        "        inner[k] = func(default)\n",
+        "haze",
+    ),
+    _fix(
+        "ni-tz-reduceby",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_reduceby fails. Find the bug in toolz and "
+        "fix it.",
+        "toolz/itertoolz.py",
+        "        d[k] = binop(item, d[k])\n",
+        "        d[k] = binop(d[k], item)\n",
+        "haze",
+    ),
+    _fix(
+        "ni-mi-intersperse",
+        "more-itertools",
+        "tests/test_more.py::IntersperseTest::test_even fails. Fix more_itertools so that it "
+        "passes.",
+        "more_itertools/more.py",
+        "        return islice(interleave(repeat(e), iterable), 0, None)",
+        "        return islice(interleave(repeat(e), iterable), 1, None)",
+        "haze",
+    ),
+    _fix(
+        "ni-mi-mark-ends",
+        "more-itertools",
+        "tests/test_more.py::MarkEndsTests::test_basic fails. Fix more_itertools; do not change "
+        "the test.",
+        "more_itertools/more.py",
+        "            first = False\n        yield first, False, a\n",
+        "            first = False\n        yield first, True, a\n",
+        "haze",
+    ),
+    _fix(
+        "ni-bo-guiderator",
+        "boltons",
+        "The test tests/test_iterutils.py::test_guiderator fails. Find the bug in boltons and "
+        "fix it.",
+        "boltons/iterutils.py",
+        "        target_bytes = (self.salt + str(self.count)).encode('utf8')\n"
+        "        hash_text = self._sha1(target_bytes).hexdigest()[:self.size]",
+        "        target_bytes = (self.salt + str(next(self.count))).encode('utf8')\n"
+        "        hash_text = self._sha1(target_bytes).hexdigest()[:self.size]",
+        "haze",
+    ),
+    _fix(
+        "ni-bo-backoff-repeat",
+        "boltons",
+        "tests/test_iterutils.py::test_backoff_repeat fails. Fix boltons, not the test.",
+        "boltons/iterutils.py",
+        "    while i < count:",
+        "    while count == 'repeat' or i < count:",
+        "haze",
+    ),
+    _fix(
+        "ni-inf-uncountable",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_uncountable_word_is_not_greedy fails. Fix inflection so "
+        "that it passes.",
+        INFLECTION,
+        "        if re.search(r'(?i)(%s)\\Z' % inflection, word):",
+        "        if re.search(r'(?i)\\b(%s)\\Z' % inflection, word):",
+        "haze",
+    ),
+    _fix(
+        "ni-inf-no-separator",
+        "inflection",
+        f"The tests {INFLECTION_TESTS}::test_parameterize_with_no_separator fail. Find the bug "
+        "in inflection and fix it.",
+        INFLECTION,
+        '    string = re.sub(r"(?i)[^a-z0-9\\-_]+", "-", string)',
+        '    string = re.sub(r"(?i)[^a-z0-9\\-_]+", separator, string)',
+        "haze",
+    ),
+]
+"""Fix tasks written at stop 57, after the advice for code that never runs was fitted to the
+code, checked without the model, and run once with it, for the figures they are in."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2484,6 +2570,7 @@ GROUPS = {
         *DUNE_REAL,
         *FEN_REAL,
         *GALE_REAL,
+        *HAZE_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2524,6 +2611,7 @@ HALVES = (
     "dune",
     "fen",
     "gale",
+    "haze",
 )
 
 
