@@ -45,6 +45,11 @@ _FRAME = re.compile(r"^([^\s:=>][^:\n]*?\.py):(\d+):(?: in (\S+)| \w+|\s*$)")
 _ERROR = re.compile(r"^E\s+(.*)$")
 _CALL = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*\(")
 _IGNORED = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"raises", "approx", "fixture"}
+_CONTAINER_METHODS = frozenset(
+    name for kind in (list, dict, set, str, bytes) for name in dir(kind) if not name.startswith("_")
+)
+"""Methods of Python's own containers: a test's ``seen.append(x)`` calls one of these, not the
+method of that name of some class in the workspace."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -373,7 +378,9 @@ MAX_PLACES = 6
 async def _definitions(files: _Files, name: str, test_file: str) -> list[_Block]:
     """The definition of ``name`` outside the tests: a module's function before a class's
     method of that name (seen, bench: nd-mi-prepend, where ``mi.prepend`` was shown as
-    ``peekable.prepend``), then the one in a module the test file names."""
+    ``peekable.prepend``), then the one in a module the test file names. A name of a method of
+    Python's containers is never a class's method (seen, bench: ni-bo-backoff-repeat, where the
+    test's ``fives.append`` was shown as ``BarrelList.append``)."""
     places = await asyncio.to_thread(_search, files.ctx, name)
     places = [p for p in places if not is_test_file(p)][:MAX_PLACES]
     test_path = files.resolve(test_file)
@@ -383,6 +390,8 @@ async def _definitions(files: _Files, name: str, test_file: str) -> list[_Block]
         path = files.resolve(place)
         read = await files.get(path) if path is not None else None
         if path is None or read is None or (symbol := read[1].find(name)) is None:
+            continue
+        if "." in symbol.name and name in _CONTAINER_METHODS:
             continue
         rank = ("." in symbol.name, Path(place).stem not in test_text)
         block = _block(path, files.shown(path), symbol, read[0], "called", "which the test calls")

@@ -605,6 +605,21 @@ async def test_a_called_name_is_shown_as_the_module_function_before_a_method_of_
     assert "Basket" not in shown
 
 
+async def test_a_list_method_the_test_calls_is_not_shown_as_a_classs_method_of_that_name(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: ni-bo-backoff-repeat): the test appended to a list (``fives.append``) and
+    the digest showed ``BarrelList.append``, a method of another module."""
+    (project / "src" / "shop" / "basket.py").write_text(
+        "class Basket:\n    def append(self, item):\n        return None\n"
+    )
+    _failing_line_becomes(project, "    seen = []\n    seen.append(1)\n    assert seen == [2]\n")
+    shown = await _first_run(model, project)
+    assert "seen.append(1)" in shown
+    assert "append, which the test calls" not in shown
+    assert "Basket" not in shown
+
+
 async def test_a_constructor_that_returned_none_again_is_not_said_to_be_where_the_value_comes_from(
     model: ModelServer, project: Path
 ) -> None:
