@@ -150,6 +150,19 @@ def numbered_copies(new: str, text: str) -> list[int]:
     return found
 
 
+def noted_lines(new: str, text: str) -> list[str]:
+    """The lines of ``new`` that carry a note in the traced run's manner (``   <- …`` after the
+    code) and are not lines of the file ``text``. Seen (bench: ni-mi-mark-ends):
+    ``    for a in it:   <- added a return statement``."""
+    have = set(text.splitlines())
+    return [line for line in new.splitlines() if _NOTE.search(line) and line not in have]
+
+
+_NOTE = re.compile(r"\S\s{3,}<- \S")
+"""Code, three spaces or more, then ``<-`` and a word: the traced run's mark
+(``_tracing``)."""
+
+
 def copied_lines(text: str) -> list[str]:
     """The lines of code in ``text`` as a file has them, when ``text`` was copied out of a
     result: less read_file's line numbers, a traced line's ``<- returned …`` (or ``<- x = …``)

@@ -33,6 +33,7 @@ from foehn_plugins._matching import (
     explain_missing,
     explain_multiple,
     line_of,
+    noted_lines,
     numbered_copies,
     occurrences,
     pointed,
@@ -488,6 +489,12 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
                 f"block {number}: new_text has read_file's line numbers in front of its lines "
                 f"({', '.join(map(str, numbers[:3]))}); write the lines as the file has them, "
                 "without the numbers"
+            )
+            continue
+        if noted := noted_lines(new, text):
+            problems.append(
+                f"block {number}: new_text has a note after its code ({noted[0].strip()!r}), as "
+                "the traced run marks lines; write the code alone, without the note"
             )
             continue
         if not old:

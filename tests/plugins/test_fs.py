@@ -15,7 +15,7 @@ from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
 from foehn_plugins._code_checks import parsed
-from foehn_plugins._matching import numbered_copies
+from foehn_plugins._matching import noted_lines, numbered_copies
 from foehn_plugins._names import new_undefined
 from foehn_plugins._shadowing import hidden_imports, redefined
 from foehn_plugins._unrun import new_unrun
@@ -544,6 +544,39 @@ async def test_an_edit_that_writes_read_files_line_numbers_is_refused(
 )
 def test_which_lines_carry_read_files_numbers(new: str, numbers: list[int]) -> None:
     assert numbered_copies(new, "a = 1\nb = 2\nc = 3\n") == numbers
+
+
+async def test_an_edit_that_writes_a_note_after_its_code_as_the_trace_does_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: ni-mi-mark-ends): after a traced run, which marks
+    lines with ``   <- x = …``, it wrote ``    for a in it:   <- added a return statement``.
+    Where such a note parses (``return a   <- a`` compares), it would change what the code
+    does."""
+    text = "def last(a):\n    return a\n"
+    (root / "m.py").write_text(text)
+    await call(registry, ctx, "read_file", path="m.py")
+    edit = {"old_text": "    return a", "new_text": "    return a   <- a = 1"}
+    result = await call(registry, ctx, "edit_file", path="m.py", edits=[edit])
+    assert result.output == (
+        "no change was made to m.py:\n- block 1: new_text has a note after its code ('return a "
+        "  <- a = 1'), as the traced run marks lines; write the code alone, without the note"
+    )
+    assert (root / "m.py").read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("new", "noted"),
+    [
+        ("    for a in it:   <- added a return statement", True),
+        ("x = 1   <- x = 1", True),
+        ("if a <- b:", False),  # code, not a note
+        ("old   <- kept", False),  # the file has it
+        ("y = 2", False),
+    ],
+)
+def test_which_lines_carry_a_note_as_the_trace_does(new: str, noted: bool) -> None:
+    assert noted_lines(new, "old   <- kept\n") == ([new] if noted else [])
 
 
 MEAN = "def mean(values):\n    return sum(values) / len(values)\n"
