@@ -61,7 +61,7 @@ def _found(tree: ast.Module, tests: bool) -> Iterator[tuple[str, Unrun]]:
                     ),
                 )
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if isinstance(child, _DEFINITIONS):
                 if (
                     tests
                     and in_function
