@@ -31,6 +31,7 @@ from foehn_lsp.sessions.session import Session
 from foehn_lsp.sessions.store import SessionBusy, SessionStore
 from foehn_lsp.sessions.transcript import read_transcript
 from foehn_lsp.tools import ToolRegistry
+from foehn_lsp.tools.contract import CallScope, ToolContext
 from foehn_lsp.tools.discovery import LoadedTools
 from foehn_lsp.workspace.watch import Watch
 from pytest_venv import pytest_venv
@@ -245,6 +246,69 @@ async def test_undo_puts_back_edits_creations_moves_deletions_and_program_change
     assert (project / "renamed.txt").read_text() == "old name\n"
     assert (project / "gen" / "deep" / "out.txt").read_text() == "y"
     assert (project / "data.txt").read_text() == "after\n"
+
+
+def writes_itself(arguments: Any, ctx: ToolContext) -> CallScope:
+    """An MCP server's tool: it changes files itself, and the checkpoint only hears it may."""
+    return CallScope(writes=())
+
+
+async def test_calls_that_change_files_themselves_at_once_are_the_turns_and_undone(
+    root: Path,
+) -> None:
+    """Two calls of a turn that make a folder and write a file themselves, as an MCP server's
+    ``create_directory`` and ``write_file`` do, run at once and end together: both changes are
+    the turn's, and undo takes them away. A file the person changed between two calls is not
+    the turn's, and stays."""
+    made = asyncio.Event()
+
+    @tool(risk=RiskLevel.DESTRUCTIVE, scope=writes_itself)
+    async def make_folder(name: str) -> str:
+        """Makes a folder."""
+        (root / name).mkdir()
+        made.set()
+        return "made"
+
+    @tool(risk=RiskLevel.DESTRUCTIVE, scope=writes_itself)
+    async def write_file(name: str) -> str:
+        """Writes a file, once the folder is made."""
+        await asyncio.wait_for(made.wait(), 30)
+        (root / name).write_text("new\n")
+        return "written"
+
+    @tool(risk=RiskLevel.READ_ONLY)
+    async def look() -> str:
+        """Looks, while the person edits a file."""
+        (root / "mine.txt").write_text("the person's\n")
+        return "looked"
+
+    provider = ScriptedProvider(
+        [
+            calls(("make_folder", {"name": "docs"}), ("write_file", {"name": "docs/notes.txt"})),
+            calls(("look", {})),
+            calls(("write_file", {"name": "other.txt"})),
+            say("Done."),
+        ]
+    )
+    chat = build_session(
+        Settings(),
+        root,
+        FrontEnd(name="cli", approver=FixedApprover(Approved())),
+        provider=provider,
+        tools=LoadedTools(registry=ToolRegistry([make_folder, write_file, look])),
+    )
+    events = Recorder()
+    await chat.prompt("write", emit=events)
+    [changed] = [e for e in events if isinstance(e, FilesChanged)]
+    assert {f.path: f.change for f in changed.files} == {
+        "docs/notes.txt": "created",
+        "other.txt": "created",
+    }
+    report = await chat.undo()
+    assert report.applied, report
+    assert not (root / "docs").exists()
+    assert not (root / "other.txt").exists()
+    assert (root / "mine.txt").read_text() == "the person's\n"
 
 
 async def test_undo_refuses_after_hand_edits_and_lists_them(project: Path) -> None:

@@ -271,38 +271,44 @@ class ProgramWatch:
             return await next_step(invocation)
         checkpoint = self.checkpoint
         root = checkpoint.workspace.root
-        async with self._lock:
-            if self.keeper.watch is None:
-                self.keeper.watch = await asyncio.to_thread(Watch.start, root)
-        watch = self.keeper.watch
-
-        def prepare() -> tuple[dict[str, Stat], set[str]] | None:
-            for path in self.held():
-                checkpoint.hold(checkpoint.relative(path))
-            for path in writes or ():
-                if checkpoint.workspace.contains(path):
-                    # The path itself too: a tool that makes a folder (create_directory) names
-                    # it, and undo removes it if it is a folder by then, whatever the watch saw.
-                    checkpoint.new_folders(path)
-                    checkpoint.remember_file(checkpoint.relative(path))
-            if watch is not None and watch.usable:
-                watch.drain(record=self.active > 0, checkpoint=checkpoint)
-                return None
-            folders: set[str] = set()
-            return snapshot(root, folders), folders
-
-        before = await asyncio.to_thread(prepare)
+        # The drain before a call keeps what it reads only if another call is counted (with
+        # none, it was the person's change between calls). Counted before its own drain, a call
+        # cannot start while another's drain decides to drop what it reads.
         self.active += 1
+        watch: Watch | None = None
+        before: tuple[dict[str, Stat], set[str]] | None = None
         try:
+            async with self._lock:
+                if self.keeper.watch is None:
+                    self.keeper.watch = await asyncio.to_thread(Watch.start, root)
+            watch = self.keeper.watch
+
+            def prepare() -> tuple[dict[str, Stat], set[str]] | None:
+                for path in self.held():
+                    checkpoint.hold(checkpoint.relative(path))
+                for path in writes or ():
+                    if checkpoint.workspace.contains(path):
+                        # The path itself too: a tool that makes a folder (create_directory)
+                        # names it, and undo removes it if it is a folder by then, whatever the
+                        # watch saw.
+                        checkpoint.new_folders(path)
+                        checkpoint.remember_file(checkpoint.relative(path))
+                if watch is not None and watch.usable:
+                    watch.drain(record=lambda: self.active > 1, checkpoint=checkpoint)
+                    return None
+                folders: set[str] = set()
+                return snapshot(root, folders), folders
+
+            before = await asyncio.to_thread(prepare)
             return await next_step(invocation)
         finally:
             self.active -= 1
             if before is None and watch is not None and watch.usable:
-                await asyncio.to_thread(watch.drain, record=True, checkpoint=checkpoint)
-            else:
+                await asyncio.to_thread(watch.drain, record=lambda: True, checkpoint=checkpoint)
+            elif before is not None:
                 folders: set[str] = set()
                 after = await asyncio.to_thread(snapshot, root, folders)
-                files, old = before if before is not None else (after, folders)
+                files, old = before
                 await asyncio.to_thread(
                     checkpoint.program_changed, files, compare(files, after), folders - old
                 )

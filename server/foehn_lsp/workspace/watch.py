@@ -12,6 +12,8 @@ import logging
 import os
 import struct
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -109,7 +111,8 @@ _EVENT = struct.Struct("iIII")
 class Watch:
     """inotify on every folder of the workspace (``.git`` and ``.foehn`` left out), and the
     files known to exist, kept up to date from the events. ``usable`` is false where inotify is
-    missing, the watch limit is reached, or events were lost; callers then compare snapshots."""
+    missing, the watch limit is reached, or events were lost; callers then compare snapshots.
+    Calls that end together drain it from several threads: one drain at a time."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -119,8 +122,7 @@ class Watch:
         """Watch descriptor -> folder relative to the root ("" for the root)."""
         self.known: set[str] = set()
         self._add_watch: Any = None
-        self.created_folders: list[str] = []
-        """Folders created since the last drain began."""
+        self._draining = threading.Lock()
 
     @classmethod
     def start(cls, root: Path) -> Watch:
@@ -172,11 +174,16 @@ class Watch:
                             added.append(name)
         return True
 
-    def drain(self, *, record: bool, checkpoint: WatchedChanges) -> None:
-        """Read the events so far; with ``record``, the files they touched go to the
-        checkpoint (created if they were not known before)."""
+    def drain(self, *, record: Callable[[], bool], checkpoint: WatchedChanges) -> None:
+        """Read the events so far; if ``record()`` (asked once this drain has the watch to
+        itself), the files they touched go to the checkpoint (created if they were not known
+        before), and the folders they created."""
+        with self._draining:
+            self._drain(record(), checkpoint)
+
+    def _drain(self, record: bool, checkpoint: WatchedChanges) -> None:
         existed: dict[str, bool] = {}
-        self.created_folders = []
+        folders: list[str] = []
         while True:
             try:
                 data = os.read(self.fd, 1 << 16)
@@ -200,17 +207,21 @@ class Watch:
                 name = os.fsdecode(raw.rstrip(b"\0"))
                 folder = self.folders[wd]
                 relative = f"{folder}/{name}" if folder else name
-                self._event(mask, relative, existed)
+                self._event(mask, relative, existed, folders)
         if record:
             created = [p for p, before in existed.items() if not before]
             existing = [p for p, before in existed.items() if before]
-            checkpoint.watched_changes(created, existing, self.created_folders)
+            checkpoint.watched_changes(created, existing, folders)
 
-    def _event(self, mask: int, relative: str, existed: dict[str, bool]) -> None:
+    def _event(
+        self, mask: int, relative: str, existed: dict[str, bool], folders: list[str]
+    ) -> None:
+        """One event: ``existed`` learns whether the file it names existed before the drain,
+        ``folders`` the folders it created."""
         if mask & _IN_ISDIR:
             if mask & (_IN_CREATE | _IN_MOVED_TO):
                 added: list[str] = []
-                self._add_tree(relative, added, self.created_folders)
+                self._add_tree(relative, added, folders)
                 for path in added:
                     existed.setdefault(path, False)
             elif mask & (_IN_DELETE | _IN_MOVED_FROM):
@@ -226,11 +237,12 @@ class Watch:
             self.known.add(relative)
 
     def close(self) -> None:
-        """Release the inotify descriptor."""
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-        self.usable = False
+        """Release the inotify descriptor (once no drain reads it)."""
+        with self._draining:
+            if self.fd >= 0:
+                os.close(self.fd)
+                self.fd = -1
+            self.usable = False
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # a session that was never closed
