@@ -178,7 +178,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``haze``, fix tasks written at stop 57 after the advice
+    """In neither half, reported apart: ``isle``, fix tasks written at stop 58 with nothing
+    changed for the model since ``haze``; ``haze``, fix tasks written at stop 57 after the advice
     for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56 after claimed
     changes of comments were sent back and definitions hiding imports refused; ``fen``, fix
     tasks written at stop 55 after failed runs were labelled as runs; ``dune``, fix tasks
@@ -2069,6 +2070,88 @@ HAZE_REAL: list[Task] = [
 """Fix tasks written at stop 57, after the advice for code that never runs was fitted to the
 code, checked without the model, and run once with it, for the figures they are in."""
 
+ISLE_REAL: list[Task] = [
+    _fix(
+        "nj-tz-diff",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_diff fails. Fix toolz, not the test.",
+        "toolz/itertoolz.py",
+        "            if items.count(items[0]) == N:\n",
+        "            if items.count(items[0]) != N:\n",
+        "isle",
+    ),
+    _fix(
+        "nj-tz-merge",
+        "toolz",
+        "The test toolz/tests/test_dicttoolz.py::TestDict::test_merge fails. Find the bug in "
+        "toolz and fix it.",
+        "toolz/dicttoolz.py",
+        "    rv = factory()\n    for d in dicts[1:]:\n        rv.update(d)\n",
+        "    rv = factory()\n    for d in dicts:\n        rv.update(d)\n",
+        "isle",
+    ),
+    _fix(
+        "nj-tz-countby",
+        "toolz",
+        "toolz/tests/test_recipes.py::test_countby fails. Fix toolz so that it passes.",
+        "toolz/recipes.py",
+        "    return frequencies(seq)\n",
+        "    return frequencies(map(key, seq))\n",
+        "isle",
+    ),
+    _fix(
+        "nj-mi-exactly-n",
+        "more-itertools",
+        "tests/test_more.py::ExactlyNTests::test_false fails. Fix more_itertools; do not change "
+        "the test.",
+        "more_itertools/more.py",
+        "    return ilen(islice(filter(predicate, iterable), n)) == n\n",
+        "    return ilen(islice(filter(predicate, iterable), n + 1)) == n\n",
+        "isle",
+    ),
+    _fix(
+        "nj-mi-map-if",
+        "more-itertools",
+        "The test tests/test_more.py::MapIfTests::test_without_func_else fails. Find the bug in "
+        "more_itertools and fix it.",
+        "more_itertools/more.py",
+        "            yield func(item) if not pred(item) else item\n",
+        "            yield func(item) if pred(item) else item\n",
+        "isle",
+    ),
+    _fix(
+        "nj-mi-count-cycle",
+        "more-itertools",
+        "tests/test_more.py::CountCycleTests::test_basic fails. Fix more_itertools so that it "
+        "passes.",
+        "more_itertools/more.py",
+        "    counter = count() if n is None else range(1, n)\n",
+        "    counter = count() if n is None else range(n)\n",
+        "isle",
+    ),
+    _fix(
+        "nj-bo-first",
+        "boltons",
+        "tests/test_iterutils.py::TestFirst::test_default_value fails. Fix boltons, not the test.",
+        "boltons/iterutils.py",
+        "    return next(filter(key, iterable), None)\n",
+        "    return next(filter(key, iterable), default)\n",
+        "isle",
+    ),
+    _fix(
+        "nj-bo-is-uuid",
+        "boltons",
+        "The test tests/test_strutils.py::test_is_uuid fails. Find the bug in boltons and fix it.",
+        "boltons/strutils.py",
+        "    if version and obj.version == int(version):\n",
+        "    if version and obj.version != int(version):\n",
+        "isle",
+    ),
+]
+"""Fix tasks written at stop 58, after two calls ending together were made safe for the
+checkpoint (and no change for the model), checked without the model, and run once with it, for
+the figures they are in."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2571,6 +2654,7 @@ GROUPS = {
         *FEN_REAL,
         *GALE_REAL,
         *HAZE_REAL,
+        *ISLE_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2612,6 +2696,7 @@ HALVES = (
     "fen",
     "gale",
     "haze",
+    "isle",
 )
 
 
