@@ -24,6 +24,7 @@ from foehn_lsp.events import (
     event_json,
 )
 from foehn_lsp.policy import Approved, FixedApprover
+from foehn_lsp.policy.approval import ApprovalDecision, ApprovalRequest
 from foehn_lsp.providers.messages import ModelResponse, ToolResultMessage, UserMessage
 from foehn_lsp.providers.scripted import ScriptedProvider
 from foehn_lsp.sessions.builder import FrontEnd, build_session, open_saved
@@ -309,6 +310,66 @@ async def test_calls_that_change_files_themselves_at_once_are_the_turns_and_undo
     assert not (root / "docs").exists()
     assert not (root / "other.txt").exists()
     assert (root / "mine.txt").read_text() == "the person's\n"
+
+
+class ApprovesLater(FixedApprover):
+    """Approves every call; ``later`` only once ``ready`` is set (the person answers late)."""
+
+    def __init__(self, ready: asyncio.Event) -> None:
+        super().__init__(Approved())
+        self.ready = ready
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        if request.tool == "later":
+            await asyncio.wait_for(self.ready.wait(), 30)
+        return await super().ask(request)
+
+
+async def test_a_file_one_call_changed_before_the_next_was_approved_is_put_back(
+    root: Path,
+) -> None:
+    """Two calls of a turn at once, the second approved while the first, which rewrote a file
+    the turn had read, still runs: undo puts back the file as it was before the turn, not as
+    the second call found it when it was prepared."""
+    (root / "data.txt").write_text("before\n")
+    rewritten, later_ran = asyncio.Event(), asyncio.Event()
+
+    @tool(risk=RiskLevel.READ_ONLY)
+    async def look(ctx: ToolContext) -> str:
+        """Reads the data."""
+        return (await ctx.files.read(root / "data.txt")).text
+
+    @tool(risk=RiskLevel.DESTRUCTIVE, scope=writes_itself)
+    async def rewrite() -> str:
+        """Rewrites the data, and ends after ``later``."""
+        (root / "data.txt").write_text("after\n")
+        rewritten.set()
+        await asyncio.wait_for(later_ran.wait(), 30)
+        return "rewritten"
+
+    @tool(risk=RiskLevel.DESTRUCTIVE, scope=writes_itself)
+    async def later() -> str:
+        """Changes nothing."""
+        later_ran.set()
+        return "done"
+
+    provider = ScriptedProvider(
+        [calls(("look", {})), calls(("rewrite", {}), ("later", {})), say("Done.")]
+    )
+    chat = build_session(
+        Settings(),
+        root,
+        FrontEnd(name="cli", approver=ApprovesLater(rewritten)),
+        provider=provider,
+        tools=LoadedTools(registry=ToolRegistry([look, rewrite, later])),
+    )
+    events = Recorder()
+    await chat.prompt("rewrite", emit=events)
+    [changed] = [e for e in events if isinstance(e, FilesChanged)]
+    assert {f.path: f.change for f in changed.files} == {"data.txt": "modified"}
+    report = await chat.undo()
+    assert report.applied, report
+    assert (root / "data.txt").read_text() == "before\n"
 
 
 async def test_undo_refuses_after_hand_edits_and_lists_them(project: Path) -> None:

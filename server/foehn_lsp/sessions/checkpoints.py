@@ -20,9 +20,11 @@ import asyncio
 import logging
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from foehn_lsp.sessions.store import BlobStore, FileState
 from foehn_lsp.tools.contract import ToolResult
@@ -262,7 +264,11 @@ class ProgramWatch:
         """The files whose content to keep before each call: those the session has read or
         changed (a program may overwrite them)."""
         self.keeper = keeper
-        self.active = 0
+        self.running = 0
+        """Calls prepared and not yet ended (their changes found)."""
+        self._counting = threading.Lock()
+        self._preparing = threading.Lock()
+        """One call prepared at a time, and none starts meanwhile."""
         self._lock = asyncio.Lock()
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
@@ -271,21 +277,23 @@ class ProgramWatch:
             return await next_step(invocation)
         checkpoint = self.checkpoint
         root = checkpoint.workspace.root
-        # The drain before a call keeps what it reads only if another call is counted (with
-        # none, it was the person's change between calls). Counted before its own drain, a call
-        # cannot start while another's drain decides to drop what it reads.
-        self.active += 1
-        watch: Watch | None = None
-        before: tuple[dict[str, Stat], set[str]] | None = None
-        try:
-            async with self._lock:
-                if self.keeper.watch is None:
-                    self.keeper.watch = await asyncio.to_thread(Watch.start, root)
-            watch = self.keeper.watch
+        async with self._lock:
+            if self.keeper.watch is None:
+                self.keeper.watch = await asyncio.to_thread(Watch.start, root)
+        watch = self.keeper.watch
 
-            def prepare() -> tuple[dict[str, Stat], set[str]] | None:
-                for path in self.held():
-                    checkpoint.hold(checkpoint.relative(path))
+        def prepare() -> tuple[dict[str, Stat], set[str]] | None:
+            with self._preparing:
+                # With no call running, what the watch reads is the person's change between
+                # calls, and nothing changes the files while they are held. With one running,
+                # what it reads is that call's change (recorded against the contents held before
+                # it ran), and the files are not held again: that call may be changing them.
+                alone = self.running == 0
+                if watch is not None and watch.usable:
+                    watch.drain(record=lambda: self.running > 0, checkpoint=checkpoint)
+                if alone:
+                    for path in self.held():
+                        checkpoint.hold(checkpoint.relative(path))
                 for path in writes or ():
                     if checkpoint.workspace.contains(path):
                         # The path itself too: a tool that makes a folder (create_directory)
@@ -293,25 +301,47 @@ class ProgramWatch:
                         # watch saw.
                         checkpoint.new_folders(path)
                         checkpoint.remember_file(checkpoint.relative(path))
-                if watch is not None and watch.usable:
-                    watch.drain(record=lambda: self.active > 1, checkpoint=checkpoint)
-                    return None
                 folders: set[str] = set()
-                return snapshot(root, folders), folders
+                watched = watch is not None and watch.usable  # the drain may have lost events
+                before = None if watched else (snapshot(root, folders), folders)
+                with self._counting:
+                    self.running += 1
+                return before
 
-            before = await asyncio.to_thread(prepare)
+        def ended(before: tuple[dict[str, Stat], set[str]] | None) -> None:
+            """Find what the call changed, then count it out (so that no call's drain takes
+            its changes for the person's in between)."""
+            try:
+                if before is None and watch is not None and watch.usable:
+                    watch.drain(record=lambda: True, checkpoint=checkpoint)
+                elif before is not None:
+                    folders: set[str] = set()
+                    after = snapshot(root, folders)
+                    files, old = before
+                    checkpoint.program_changed(files, compare(files, after), folders - old)
+            finally:
+                self._count_out()
+
+        preparing = asyncio.ensure_future(asyncio.to_thread(prepare))
+        try:
+            before = await asyncio.shield(preparing)
+        except asyncio.CancelledError:  # the thread still prepares and counts the call
+            preparing.add_done_callback(self._count_out_prepared)
+            raise
+        try:
             return await next_step(invocation)
         finally:
-            self.active -= 1
-            if before is None and watch is not None and watch.usable:
-                await asyncio.to_thread(watch.drain, record=lambda: True, checkpoint=checkpoint)
-            elif before is not None:
-                folders: set[str] = set()
-                after = await asyncio.to_thread(snapshot, root, folders)
-                files, old = before
-                await asyncio.to_thread(
-                    checkpoint.program_changed, files, compare(files, after), folders - old
-                )
+            await asyncio.to_thread(ended, before)
+
+    def _count_out(self) -> None:
+        with self._counting:
+            self.running -= 1
+
+    def _count_out_prepared(self, preparing: asyncio.Future[Any]) -> None:
+        """A call cancelled while it was prepared never runs: once its preparation (which
+        counted it) ends, it is counted out."""
+        if not preparing.cancelled() and preparing.exception() is None:
+            self._count_out()
 
 
 @dataclass(frozen=True, kw_only=True)
