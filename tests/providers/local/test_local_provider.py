@@ -520,6 +520,38 @@ async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(
     assert _chat_bodies(tmp_path / "states") == []
 
 
+PASSING_RUN = "$ python -m pytest tests/test_text.py::test_shout\n(in .; exit 0; 0.3 s)\n1 passed"
+
+
+async def test_once_the_failing_test_passes_after_an_edit_its_file_runs_whole(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """An edit can fix the failing test and break the one beside it (bench: nj-mi-map-if,
+    then an answer that the test passed). Once the narrowed run passes, the host's next step
+    is the run of its file; once that has run, or with nothing changed, the model goes on."""
+    narrowed = {"paths": ["tests/test_text.py::test_shout"]}
+    whole = {"paths": ["tests/test_text.py"]}
+    fixed: list[Message] = [
+        *SHOUT_FAILED,
+        *exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+        *exchange("c3", "run_tests", narrowed, PASSING_RUN),
+    ]
+    response = await fake_provider().complete(fixed, registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("run_tests", whole)
+    assert _chat_bodies(tmp_path / "states") == []
+    ran_whole = [*fixed, *exchange("c4", "run_tests", whole, "$ python -m pytest\n3 passed")]
+    unchanged: list[Message] = [
+        UserMessage(content="Run tests/test_text.py::test_shout"),
+        *exchange("c1", "run_tests", narrowed, PASSING_RUN),
+    ]
+    for history in (ran_whole, unchanged):
+        provider = fake_provider(_call({"answer": "The tests pass."}))
+        response = await provider.complete(history, registry.definitions())
+        assert response.message.tool_calls == (), history[-1]
+    assert len(_chat_bodies(tmp_path / "states")) == 2
+
+
 async def test_an_identical_call_is_new_again_once_a_file_changed(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:

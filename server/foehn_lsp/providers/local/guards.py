@@ -22,7 +22,10 @@
   more, with a note, as a tool call.
 - After a successful change following a failed test run, and before any run since, the step
   is that test run again, narrowed to the tests that failed (``rerun_after_change``): the host
-  makes the call itself, as the grammar would leave the model no other choice.
+  makes the call itself, as the grammar would leave the model no other choice. Once such a
+  narrowed run passes, the step is the run of the files those tests are in
+  (``widen_after_pass``), so that a change that broke a test beside them is seen before the
+  answer.
 - After ``FAILED_RUNS`` test runs of a turn that failed after a change, the step is the
   answer: what the model changed, what still fails, and what it would try next.
 
@@ -39,8 +42,10 @@ from foehn_lsp.providers.effects import (
     PROGRAM_TOOL,
     TESTS_TOOL,
     ChangesFiles,
+    arguments_of,
     calls_in,
     calls_since_change,
+    last_change,
     may_have_changed,
     ran,
     refused,
@@ -183,6 +188,38 @@ def rerun_after_change(
     if named:
         arguments["paths"] = named
         arguments.pop("keyword", None)
+    return arguments
+
+
+def widen_after_pass(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> dict[str, object] | None:
+    """The arguments of the test run the next step must be, or ``None``: after a change, a
+    run narrowed to node ids passed, and no run since the change took their files whole; the
+    step is the run of those files. Seen (bench: nj-mi-map-if): an edit that fixed ``map_if``
+    for the failing test and broke it for the test beside it, then an answer that the test
+    passed."""
+    if not any(t.name == TESTS_TOOL for t in tools):
+        return None
+    last = last_result(messages)
+    if not (isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and not last.is_error):
+        return None
+    turn = messages[turn_start(messages) :]
+    since = last_change(turn, changing(tools))
+    if since == 0:
+        return None  # nothing changed in this turn
+    calls = {c.id: c for c in calls_in(turn)}
+    runs = [
+        arguments_of(calls.get(m.call_id))
+        for m in turn[since:]
+        if isinstance(m, ToolResultMessage) and m.name == TESTS_TOOL
+    ]  # the last of them is ``last``'s
+    named = [run.get("paths") for run in runs]
+    if not all(isinstance(n, list) and any("::" in str(p) for p in n) for n in named):
+        return None  # a run since the change took whole files
+    arguments = dict(runs[-1])
+    arguments["paths"] = list(dict.fromkeys(str(p).split("::", 1)[0] for p in named[-1] or ()))
+    arguments.pop("keyword", None)
     return arguments
 
 

@@ -13,7 +13,8 @@ Host guards (``guards``): a call that names what only the examples have is asked
 call identical to one made since the workspace last changed is not
 run again (the model is told what to do next and offered the other tools, or an answer unless
 the step must act); right after a failed change the step must be a tool call; after a change
-that follows a failed test run, the failing tests run again before anything else; an answer
+that follows a failed test run, the failing tests run again before anything else, and once
+they pass, the files they are in; an answer
 that copies tool output, prompt text or the examples is sent back once, and if it copies again
 the person gets a plain statement that no answer could be formed, with what the turn changed
 and what its last test run showed (``account``), never the copy.
@@ -66,6 +67,7 @@ from foehn_lsp.providers.local.guards import (
     shrinks,
     step_tools,
     unchanged_calls,
+    widen_after_pass,
 )
 from foehn_lsp.providers.local.model import (
     MODEL_NAME,
@@ -347,7 +349,7 @@ class LocalProvider:
         said = "\n".join(m["content"] for m in chat)
         status = on_status or (lambda _: None)
         shown = on_text if stream and on_text is not None else None
-        rerun = rerun_after_change(messages, tools)
+        rerun = rerun_after_change(messages, tools) or widen_after_pass(messages, tools)
         if rerun is not None:
             return self._call("run_tests", rerun, Usage())
         catalogue = tools
