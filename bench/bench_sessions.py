@@ -66,9 +66,9 @@ def checkpoint_figures(root: Path) -> Iterator[str]:
     if watch.usable:
 
         def watched_call() -> None:
-            watch.drain(record=lambda: False, checkpoint=Sink())
+            watch.drain(record=False, checkpoint=Sink())
             program()
-            watch.drain(record=lambda: True, checkpoint=Sink())
+            watch.drain(record=True, checkpoint=Sink())
 
         per_call = median_ms(watched_call, rounds=50)
         watch.close()

@@ -69,17 +69,17 @@ def test_the_watch_sees_the_same_changes_without_walking_the_tree(tree: Path) ->
         assert watch.usable
         assert watch.known == {"src/pkg/a.py", "src/b.py", "docs/x.md"}
         changes = Changes()
-        watch.drain(record=lambda: True, checkpoint=changes)
+        watch.drain(record=True, checkpoint=changes)
         assert (changes.created, changes.existing) == ([], [])
         change(tree)
-        watch.drain(record=lambda: True, checkpoint=changes)
+        watch.drain(record=True, checkpoint=changes)
         assert sorted(changes.created) == ["made/deep/c.py", "manual/x.md", "new.txt"]
         assert sorted(changes.existing) == ["docs/x.md", "src/b.py", "src/pkg/a.py"]
         assert sorted(set(changes.folders)) == ["made", "made/deep", "manual"]
         shutil.rmtree(tree / "made")
         (tree / "manual" / "x.md").write_text("edited after the move\n")
         later = Changes()
-        watch.drain(record=lambda: True, checkpoint=later)
+        watch.drain(record=True, checkpoint=later)
         assert sorted(later.existing) == ["made/deep/c.py", "manual/x.md"]
         assert watch.known == {"src/b.py", "new.txt", "manual/x.md"}
     finally:
@@ -99,7 +99,7 @@ def test_calls_that_end_together_lose_no_folder_between_their_drains(root: Path)
 
         def drain() -> None:
             while not stop.is_set():
-                watch.drain(record=lambda: True, checkpoint=changes)
+                watch.drain(record=True, checkpoint=changes)
 
         drainers = [threading.Thread(target=drain) for _ in range(4)]
         for drainer in drainers:
@@ -110,7 +110,7 @@ def test_calls_that_end_together_lose_no_folder_between_their_drains(root: Path)
         stop.set()
         for drainer in drainers:
             drainer.join(timeout=60)
-        watch.drain(record=lambda: True, checkpoint=changes)
+        watch.drain(record=True, checkpoint=changes)
         assert sorted(set(made) - set(changes.folders)) == []
     finally:
         watch.close()

@@ -290,7 +290,7 @@ class ProgramWatch:
                 # it ran), and the files are not held again: that call may be changing them.
                 alone = self.running == 0
                 if watch is not None and watch.usable:
-                    watch.drain(record=lambda: self.running > 0, checkpoint=checkpoint)
+                    watch.drain(record=self.running > 0, checkpoint=checkpoint)
                 if alone:
                     for path in self.held():
                         checkpoint.hold(checkpoint.relative(path))
@@ -313,7 +313,7 @@ class ProgramWatch:
             its changes for the person's in between)."""
             try:
                 if before is None and watch is not None and watch.usable:
-                    watch.drain(record=lambda: True, checkpoint=checkpoint)
+                    watch.drain(record=True, checkpoint=checkpoint)
                 elif before is not None:
                     folders: set[str] = set()
                     after = snapshot(root, folders)

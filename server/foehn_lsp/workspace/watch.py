@@ -13,7 +13,6 @@ import os
 import struct
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -174,12 +173,11 @@ class Watch:
                             added.append(name)
         return True
 
-    def drain(self, *, record: Callable[[], bool], checkpoint: WatchedChanges) -> None:
-        """Read the events so far; if ``record()`` (asked once this drain has the watch to
-        itself), the files they touched go to the checkpoint (created if they were not known
-        before), and the folders they created."""
+    def drain(self, *, record: bool, checkpoint: WatchedChanges) -> None:
+        """Read the events so far; with ``record``, the files they touched go to the
+        checkpoint (created if they were not known before), and the folders they created."""
         with self._draining:
-            self._drain(record(), checkpoint)
+            self._drain(record, checkpoint)
 
     def _drain(self, record: bool, checkpoint: WatchedChanges) -> None:
         existed: dict[str, bool] = {}
