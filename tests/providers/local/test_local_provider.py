@@ -520,6 +520,23 @@ async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(
     assert _chat_bodies(tmp_path / "states") == []
 
 
+async def test_a_failing_run_that_names_no_test_runs_again_as_it_was_after_an_edit(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """A run whose output names no failing test (a collection error) runs again after the
+    edit with the arguments it had: none."""
+    broken = "$ python -m pytest\n(in .; exit 2; 0.4 s)\nERROR tests/test_text.py\n1 error"
+    history: list[Message] = [
+        UserMessage(content="Fix the bug behind tests/test_text.py::test_shout"),
+        *exchange("c1", "run_tests", {}, broken, failed=True),
+        *exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+    ]
+    response = await fake_provider().complete(history, registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("run_tests", {})
+    assert _chat_bodies(tmp_path / "states") == []
+
+
 PASSING_RUN = "$ python -m pytest tests/test_text.py::test_shout\n(in .; exit 0; 0.3 s)\n1 passed"
 
 

@@ -349,7 +349,9 @@ class LocalProvider:
         said = "\n".join(m["content"] for m in chat)
         status = on_status or (lambda _: None)
         shown = on_text if stream and on_text is not None else None
-        rerun = rerun_after_change(messages, tools) or widen_after_pass(messages, tools)
+        rerun = rerun_after_change(messages, tools)
+        if rerun is None:
+            rerun = widen_after_pass(messages, tools)
         if rerun is not None:
             return self._call("run_tests", rerun, Usage())
         catalogue = tools
