@@ -263,9 +263,11 @@ class McpCatalogue:
 
     def unstarted(self, server: str, why: str) -> None:
         """The first start of ``server`` did not end in a listing: ``why`` is its problem,
-        unless a failure that came meanwhile has said more."""
+        unless a failure that came meanwhile has said more, or a listing came meanwhile (a
+        sign-in the person finished before the start's outcome reached here)."""
         with self._lock:
-            if not any(p.server == server for p in self.problems):
+            listed = server in self._first
+            if not listed and not any(p.server == server for p in self.problems):
                 self._replace(server, [why])
 
     def _replace(self, server: str, texts: list[str]) -> None:
