@@ -210,7 +210,7 @@ def run_scenario(
     """Runs ``script``'s ``scenario`` in ``server`` on the folder ``root``; its report, also kept
     as ``SHOTS/report-<scenario>.json``. A failed run fails with the step's error, the open tabs,
     the chat's text and the last step passed (first, so that a shortened message keeps them),
-    the end of stderr and what the model was sent."""
+    the end of stderr, what the model was sent and the end of Foehn's log."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "failure.png").unlink(missing_ok=True)  # from an earlier run
     done = subprocess.run(
@@ -235,5 +235,18 @@ def run_scenario(
     (SHOTS / f"report-{scenario}.json").write_text(json.dumps(report, indent=2))
     sent = [str(request.body["messages"][-1]["content"])[:300] for request in server.model.requests]
     failed = {key: report.get(key) for key in ("error", "tabs", "chatText")}
-    assert done.returncode == 0, (failed, report.get("steps", [])[-1:], done.stderr[-2000:], sent)
+    assert done.returncode == 0, (
+        failed,
+        report.get("steps", [])[-1:],
+        done.stderr[-2000:],
+        sent,
+        foehn_log(server.data),
+    )
     return report
+
+
+def foehn_log(data: Path) -> list[str]:
+    """The end of Foehn's output channel in each window code-server opened on the profile
+    ``data``, oldest first."""
+    logs = sorted(data.glob("logs/**/Foehn.log"), key=lambda path: path.stat().st_mtime)
+    return [path.read_text(errors="replace")[-1500:] for path in logs]

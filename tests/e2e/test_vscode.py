@@ -234,6 +234,7 @@ def test_a_whole_task_in_the_chat_view(code_server: CodeServer, root: Path, tmp_
     assert "return 2" in report["afterUndo"]
     assert report["dirtyAfterUndo"] == 0
     assert "return 1  # TODO" in report["afterFileUndo"]
+    assert report["draftKept"] == "Delete app.py"
     assert "keep it, please" in report["denied"]
     assert "keep it, please" in json.dumps(model.requests[7].body["messages"])
     assert "return 1  # TODO" in report["afterDenial"]

@@ -130,11 +130,14 @@ async function openChat() {
   await chat().locator("#input").waitFor({ state: "visible", timeout: 60_000 });
 }
 
-/** Types ``text`` into the chat and sends it. The chat empties its input once it has sent; an
- * Enter pressed before the view is ready to send (seen once on a busy machine: the model
- * server never got the question) leaves the text there, and is pressed again. */
+/** Types ``text`` into the chat and sends it, and waits until the chat shows it (as a turn, or
+ * queued). An Enter pressed before the view is ready to send (seen once on a busy machine: the
+ * model server never got the question) leaves the text there, and is pressed again; a question
+ * the chat took but does not show fails here, not at a later wait. */
 async function ask(text) {
   const input = chat().locator("#input");
+  const asked = chat().locator("section.turn .task, #queued .queued-message .text");
+  const before = await asked.count();
   await input.fill(text);
   for (let tries = 1; ; tries++) {
     await input.press("Enter");
@@ -143,11 +146,18 @@ async function ask(text) {
       await page.waitForTimeout(100);
     }
     if ((await input.inputValue()) === "") {
-      return;
+      break;
     }
     if (tries * 5_000 > LONG) {
       throw new Error(`the chat did not send ${JSON.stringify(text)}`);
     }
+  }
+  const deadline = Date.now() + LONG;
+  while ((await asked.count()) <= before) {
+    if (Date.now() > deadline) {
+      throw new Error(`the chat emptied its input but does not show ${JSON.stringify(text)}`);
+    }
+    await page.waitForTimeout(100);
   }
 }
 
@@ -639,8 +649,16 @@ async function fullTask() {
   report.afterFileUndo = await editorText("app.py");
   step("undid one file of the first turn");
 
-  // Deny with a message to the model.
+  // A question being typed survives the view being hidden (which reloads its webview).
   await openChat();
+  await chat().locator("#input").fill("Delete app.py");
+  await page.keyboard.press("Control+Shift+E");
+  await page.locator("iframe.webview.ready").waitFor({ state: "detached", timeout: 30_000 });
+  await openChat();
+  report.draftKept = await chat().locator("#input").inputValue();
+  step("a draft outlived the hidden view");
+
+  // Deny with a message to the model.
   await ask("Delete app.py");
   const denyCard = chat().locator(".approval").last();
   await denyCard.waitFor({ state: "visible", timeout: LONG });

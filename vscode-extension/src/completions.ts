@@ -34,9 +34,11 @@ export class Mentions {
   async context(text: string, chips: ContextChips): Promise<TaskContext> {
     const base = chips.arguments();
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const known = new Set(await this.list().catch(() => []));
+    const mentioned = mentionsIn(text);
+    // Listed only when a file is mentioned: a question without one goes at once.
+    const known = new Set(mentioned.length ? await this.list().catch(() => []) : []);
     const files: { path: string; text: string }[] = [];
-    for (const path of mentionsIn(text)) {
+    for (const path of mentioned) {
       if (!folder || !known.has(path)) {
         continue;
       }

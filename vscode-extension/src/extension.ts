@@ -69,7 +69,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.registerWebviewViewProvider(VIEW_ID, view),
     vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, diffs),
     review,
-    view.onMessage((message) => routeViewMessage(message, { ...parts, mentions, slash, review, diffs })),
+    view.onMessage((message) => {
+      // What the person did in the chat is never dropped without a word.
+      routeViewMessage(message, { ...parts, mentions, slash, review, diffs }).catch((error: unknown) => {
+        const why = `the chat's "${message.type}" failed: ${error instanceof Error ? error.message : String(error)}`;
+        output.error(why);
+        void vscode.window.showErrorMessage(`Foehn: ${why}`);
+      });
+    }),
     server.onStatus((status) => {
       view.post({ type: "status", status: shownStatus(status, context.globalState) });
       if (status.kind !== "starting" && status.kind !== "settingUp") {

@@ -1,13 +1,18 @@
 // The chat webview: draws what the host posts (chat/view.ts makes the HTML) and posts back what
 // the person did. It holds no conversation state of its own beyond what is on screen, so a
-// reloaded view is redrawn from the host's "reset".
+// reloaded view is redrawn from the host's "reset"; only the question being typed is kept in the
+// webview's own state, so that hiding the view (which reloads it) loses no draft.
 import type { Chip, HostMessage, RecentChat, ServerStatus, ViewMessage } from "../chat/messages";
 import { renderEmpty, renderQueued, renderStatus, renderTurn } from "../chat/view";
 import { canRestore, meterText, type Turn } from "../chat/state";
 import { escapeHtml as esc } from "../chat/markdown";
 import { slashQuery } from "../chat/rules";
 
-declare function acquireVsCodeApi(): { postMessage(message: ViewMessage): void };
+declare function acquireVsCodeApi(): {
+  postMessage(message: ViewMessage): void;
+  getState(): unknown;
+  setState(state: { draft: string }): void;
+};
 
 const vscode = acquireVsCodeApi();
 const post = (message: ViewMessage): void => vscode.postMessage(message);
@@ -222,6 +227,7 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
     case "focus":
       if (message.prefill !== undefined) {
         input.value = message.prefill;
+        keepDraft();
       }
       input.focus();
       break;
@@ -267,6 +273,7 @@ document.addEventListener("click", (event) => {
       break;
     case "suggest":
       input.value = data["text"] ?? "";
+      keepDraft();
       input.focus();
       break;
     case "approve": {
@@ -337,7 +344,13 @@ function ask(): void {
   }
   post({ type: "ask", text, ...(mode.value === "plan" ? { mode: "plan" as const } : {}) });
   input.value = "";
+  keepDraft();
   hideCompletions();
+}
+
+/** The question being typed, kept for a reloaded view. */
+function keepDraft(): void {
+  vscode.setState({ draft: input.value });
 }
 
 send.addEventListener("click", ask);
@@ -369,6 +382,7 @@ input.addEventListener("keydown", (event) => {
 });
 
 input.addEventListener("input", () => {
+  keepDraft();
   const query = typed();
   if (query === undefined) {
     hideCompletions();
@@ -434,6 +448,7 @@ function pick(item: Completion): void {
   const before = item.kind === "slash" ? `/${item.value} ` : typedText.replace(/@([^\s@]*)$/, `@${item.value} `);
   input.value = before + input.value.slice(cursor);
   input.selectionStart = input.selectionEnd = before.length;
+  keepDraft();
   hideCompletions();
   input.focus();
 }
@@ -448,4 +463,8 @@ list.addEventListener("mousedown", (event) => {
   }
 });
 
+const saved = vscode.getState() as { draft?: unknown } | undefined;
+if (typeof saved?.draft === "string") {
+  input.value = saved.draft;
+}
 post({ type: "ready" });
