@@ -135,3 +135,50 @@ async def test_a_call_cancelled_while_it_is_prepared_is_counted_out(
     finally:
         release.set()
         keeper.close()
+
+
+class PausingBlobs(BlobStore):
+    """A real blob store whose ``put`` of a chosen content waits until released: the moment
+    two recorders of one file can both be inside."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self.inside: dict[bytes, threading.Event] = {}
+        self.release: dict[bytes, threading.Event] = {}
+
+    def pause(self, data: bytes) -> None:
+        self.inside[data] = threading.Event()
+        self.release[data] = threading.Event()
+
+    def put(self, data: bytes) -> str:
+        if data in self.release:
+            self.inside[data].set()
+            assert self.release[data].wait(30)
+        return super().put(data)
+
+
+def test_a_file_recorded_by_an_edit_and_a_programs_drain_at_once_keeps_the_first_record(
+    root: Path, tmp_path: Path
+) -> None:
+    """The edit's record (on the loop) is being stored when a program's drain (in a thread)
+    finds the same file: the drain's record, made meanwhile and stored after, does not
+    replace the first one."""
+    (root / "f.py").write_text("as the program found it\n")
+    blobs = PausingBlobs(tmp_path / "blobs")
+    checkpoint = Checkpoint(Workspace([root]), blobs, lambda path: None)
+    checkpoint.hold("f.py")
+    edit, held = b"as the edit found it\n", b"as the program found it\n"
+    blobs.pause(edit)
+    blobs.pause(held)
+    editing = threading.Thread(target=checkpoint.remember, args=("f.py", edit))
+    editing.start()
+    assert blobs.inside[edit].wait(30)
+    draining = threading.Thread(target=checkpoint.watched_changes, args=((), ["f.py"]))
+    draining.start()
+    # Without one step for check and record, the drain is inside too within this time.
+    blobs.inside[held].wait(0.5)
+    blobs.release[edit].set()
+    editing.join(30)
+    blobs.release[held].set()
+    draining.join(30)
+    assert checkpoint.before["f.py"] == hashlib.sha256(edit).hexdigest()

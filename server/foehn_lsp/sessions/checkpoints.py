@@ -67,6 +67,10 @@ class Checkpoint:
         """Contents the session saw (read or wrote), to recover what a program overwrote."""
         self.folders: set[str] = set()
         """Folders the turn created."""
+        self._first_seen = threading.Lock()
+        """A file's state before the turn is the first one recorded: its check and its record
+        are one step, as an edit (on the loop) and a program's drain (in a thread) may record
+        the same file at once."""
 
     def relative(self, path: Path) -> str:
         """``path`` as checkpoints name files: relative to the workspace root, with "/"."""
@@ -91,9 +95,10 @@ class Checkpoint:
 
     def remember(self, relative: str, content: bytes | None) -> None:
         """Record ``relative``'s content before its first change in this turn."""
-        if relative in self.before or relative in self.lost:
-            return
-        self.before[relative] = None if content is None else self.blobs.put(content)
+        with self._first_seen:
+            if relative in self.before or relative in self.lost:
+                return
+            self.before[relative] = None if content is None else self.blobs.put(content)
 
     def remember_file(self, relative: str) -> None:
         """Record the file's current content, if this turn has not yet."""
@@ -165,15 +170,16 @@ class Checkpoint:
         """Record files a program created, changed or deleted, given the snapshot from before
         it ran, and the ``folders`` it created."""
         self.folders.update(folders)
-        for relative in paths:
-            if relative in self.before or relative in self.lost:
-                continue
-            if relative not in before:
-                self.before[relative] = None
-            elif relative in self.held and self.held[relative][0] == before[relative]:
-                self.before[relative] = self.blobs.put(self.held[relative][1])
-            else:
-                self.lost.add(relative)
+        with self._first_seen:
+            for relative in paths:
+                if relative in self.before or relative in self.lost:
+                    continue
+                if relative not in before:
+                    self.before[relative] = None
+                elif relative in self.held and self.held[relative][0] == before[relative]:
+                    self.before[relative] = self.blobs.put(self.held[relative][1])
+                else:
+                    self.lost.add(relative)
 
     def watched_changes(
         self, created: Iterable[str], existing: Iterable[str], folders: Iterable[str] = ()
@@ -182,16 +188,17 @@ class Checkpoint:
         changed or deleted (their previous content known if the session held it just before
         the call)."""
         self.folders.update(folders)
-        for relative in created:
-            if relative not in self.before and relative not in self.lost:
-                self.before[relative] = None
-        for relative in existing:
-            if relative in self.before or relative in self.lost:
-                continue
-            if relative in self.held:
-                self.before[relative] = self.blobs.put(self.held[relative][1])
-            else:
-                self.lost.add(relative)
+        with self._first_seen:
+            for relative in created:
+                if relative not in self.before and relative not in self.lost:
+                    self.before[relative] = None
+            for relative in existing:
+                if relative in self.before or relative in self.lost:
+                    continue
+                if relative in self.held:
+                    self.before[relative] = self.blobs.put(self.held[relative][1])
+                else:
+                    self.lost.add(relative)
 
     def changes(self) -> tuple[FileState, ...]:
         """Every file whose content differs from before the turn, as it is now (its content
@@ -290,7 +297,7 @@ class ProgramWatch:
                 # it ran), and the files are not held again: that call may be changing them.
                 alone = self.running == 0
                 if watch is not None and watch.usable:
-                    watch.drain(record=self.running > 0, checkpoint=checkpoint)
+                    watch.drain(record=not alone, checkpoint=checkpoint)
                 if alone:
                     for path in self.held():
                         checkpoint.hold(checkpoint.relative(path))
