@@ -178,7 +178,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``isle``, fix tasks written at stop 58 with nothing
+    """In neither half, reported apart: ``jade``, fix tasks written at stop 59 with nothing
+    changed for the model since ``isle``; ``isle``, fix tasks written at stop 58 with nothing
     changed for the model since ``haze``; ``haze``, fix tasks written at stop 57 after the advice
     for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56 after claimed
     changes of comments were sent back and definitions hiding imports refused; ``fen``, fix
@@ -2152,6 +2153,91 @@ ISLE_REAL: list[Task] = [
 checkpoint (and no change for the model), checked without the model, and run once with it, for
 the figures they are in."""
 
+JADE_REAL: list[Task] = [
+    _fix(
+        "nl-tz-pluck",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_pluck fails. Fix toolz, not the test.",
+        "toolz/itertoolz.py",
+        "    return (_get(ind, seq, None) for seq in seqs)\n",
+        "    return (_get(ind, seq, default) for seq in seqs)\n",
+        "jade",
+    ),
+    _fix(
+        "nl-tz-juxt",
+        "toolz",
+        "The test toolz/tests/test_functoolz.py::test_juxt_generator_input fails. Find the bug "
+        "in toolz and fix it.",
+        "toolz/functoolz.py",
+        "        if len(funcs) == 1 and callable(funcs[0]):\n",
+        "        if len(funcs) == 1 and not callable(funcs[0]):\n",
+        "jade",
+    ),
+    _fix(
+        "nl-tz-itemmap",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_itemmap fails. Fix toolz so that it "
+        "passes.",
+        "toolz/dicttoolz.py",
+        "    rv.update(d.items())\n",
+        "    rv.update(map(func, d.items()))\n",
+        "jade",
+    ),
+    _fix(
+        "nl-tz-groupby",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_groupby fails. Find the bug in toolz and "
+        "fix it.",
+        "toolz/itertoolz.py",
+        "        d[item](item)\n",
+        "        d[key(item)](item)\n",
+        "jade",
+    ),
+    _fix(
+        "nl-mi-only",
+        "more-itertools",
+        "tests/test_more.py::OnlyTests::test_custom_value fails. Fix more_itertools; do not "
+        "change the test.",
+        "more_itertools/more.py",
+        "        return first\n    return None\n",
+        "        return first\n    return default\n",
+        "jade",
+    ),
+    _fix(
+        "nl-mi-takewhile-inclusive",
+        "more-itertools",
+        "The test tests/test_more.py::TakewhileInclusiveTests::test_basic fails. Find the bug in "
+        "more_itertools and fix it.",
+        "more_itertools/more.py",
+        "    for x in iterable:\n        if not predicate(x):\n            break\n        yield x\n",
+        "    for x in iterable:\n        yield x\n        if not predicate(x):\n            break\n",
+        "jade",
+    ),
+    _fix(
+        "nl-bo-daterange-inclusive",
+        "boltons",
+        "tests/test_timeutils.py::test_daterange_with_same_start_stop fails. Fix boltons, not "
+        "the test.",
+        "boltons/timeutils.py",
+        "        finished = operator.ge if inclusive else operator.gt\n",
+        "        finished = operator.gt if inclusive else operator.ge\n",
+        "jade",
+    ),
+    _fix(
+        "nl-bo-daterange-years",
+        "boltons",
+        "The test tests/test_timeutils.py::test_daterange_years fails. Find the bug in boltons "
+        "and fix it.",
+        "boltons/timeutils.py",
+        "    m_step += y_step\n",
+        "    m_step += y_step * 12\n",
+        "jade",
+    ),
+]
+"""Fix tasks written at stop 59, after changes to the chat view, the MCP catalogue and the
+checkpoint (none for the model), checked without the model, and run once with it, for the
+figures they are in."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2655,6 +2741,7 @@ GROUPS = {
         *GALE_REAL,
         *HAZE_REAL,
         *ISLE_REAL,
+        *JADE_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2697,6 +2784,7 @@ HALVES = (
     "gale",
     "haze",
     "isle",
+    "jade",
 )
 
 
