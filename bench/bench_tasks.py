@@ -2176,8 +2176,7 @@ JADE_REAL: list[Task] = [
     _fix(
         "nl-tz-itemmap",
         "toolz",
-        "toolz/tests/test_dicttoolz.py::TestDict::test_itemmap fails. Fix toolz so that it "
-        "passes.",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_itemmap fails. Fix toolz so that it passes.",
         "toolz/dicttoolz.py",
         "    rv.update(d.items())\n",
         "    rv.update(map(func, d.items()))\n",
@@ -2209,8 +2208,10 @@ JADE_REAL: list[Task] = [
         "The test tests/test_more.py::TakewhileInclusiveTests::test_basic fails. Find the bug in "
         "more_itertools and fix it.",
         "more_itertools/more.py",
-        "    for x in iterable:\n        if not predicate(x):\n            break\n        yield x\n",
-        "    for x in iterable:\n        yield x\n        if not predicate(x):\n            break\n",
+        "    for x in iterable:\n        if not predicate(x):\n            break\n"
+        "        yield x\n",
+        "    for x in iterable:\n        yield x\n"
+        "        if not predicate(x):\n            break\n",
         "jade",
     ),
     _fix(
