@@ -3,7 +3,8 @@
 A block must match exactly once in the original text, or exactly once inside the definition
 that holds the line a tool last pointed the model to in that file (``pointed``). When it does
 not, the message shows the closest candidate with line numbers, says when the only difference
-is whitespace, and says how to make a multiple match unique.
+is whitespace, and says how to make a multiple match unique. Two blocks that overlap are one
+edit when both keep the text they share (``joined``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,35 @@ def occurrences(text: str, needle: str, limit: int = 10) -> list[int]:
         found.append(position)
         position = text.find(needle, position + 1)
     return found
+
+
+Span = tuple[int, int, str, int]
+"""A block placed in the text: its start and end offsets, its new text and its number."""
+
+
+def joined(text: str, spans: Sequence[Span]) -> tuple[list[Span], list[str], list[str]]:
+    """``spans`` (in order of their starts) with each block that overlaps the one before it
+    joined to it when both keep the text they share: the first block's ``new_text`` ends with
+    it and the next one's begins with it, as when a model gives a line as the end of one block
+    and the start of the next. Returns the spans, a note per join, and a problem per overlap
+    that cannot be joined (the blocks change the shared text, or one holds the other)."""
+    out: list[Span] = []
+    notes: list[str] = []
+    problems: list[str] = []
+    for span in spans:
+        if not out or span[0] >= out[-1][1]:
+            out.append(span)
+            continue
+        start, end, new, number = out[-1]
+        shared = text[span[0] : end]
+        if span[1] > end and new.endswith(shared) and span[2].startswith(shared):
+            out[-1] = (start, span[1], new + span[2][len(shared) :], number)
+            first, last = line_of(text, span[0]), line_of(text, max(end - 1, span[0]))
+            lines = f"line {first}" if first == last else f"lines {first}-{last}"
+            notes.append(f"blocks {number} and {span[3]} share {lines}, which both keep: joined")
+        else:
+            problems.append(f"blocks {number} and {span[3]} overlap; merge them into one block")
+    return out, notes, problems
 
 
 def line_of(text: str, offset: int) -> int:

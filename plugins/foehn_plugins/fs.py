@@ -8,7 +8,6 @@ say what was left out and how to get it.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 import re
 import subprocess
@@ -29,9 +28,11 @@ from foehn_plugins import _syntax
 from foehn_plugins._code_checks import code_refusal
 from foehn_plugins._failures import LEFT_OUT
 from foehn_plugins._matching import (
+    Span,
     copied_lines,
     explain_missing,
     explain_multiple,
+    joined,
     line_of,
     noted_lines,
     numbered_copies,
@@ -432,9 +433,7 @@ def _not_read(name: str) -> str:
     )
 
 
-def _outside(
-    name: str, text: str, spans: list[tuple[int, int, str, int]], ctx: ToolContext, path: Path
-) -> str | None:
+def _outside(name: str, text: str, spans: list[Span], ctx: ToolContext, path: Path) -> str | None:
     """Why an edit of a file known only by some of its definitions reaches outside them, or
     ``None`` when every block lies inside a definition the model was shown (as it is now)."""
     known = ctx.files.shown.symbols_of(path)
@@ -470,7 +469,7 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
     text = document.text
     crlf = document.newline == "\r\n"
     problems: list[str] = []
-    spans: list[tuple[int, int, str, int]] = []
+    spans: list[Span] = []
     placed: list[str] = []
     """Blocks found more than once, and the place taken: the one where a tool pointed."""
     for number, block in enumerate(arguments.edits, 1):
@@ -520,10 +519,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
             problems.append(f"block {number}: old_text {explain_multiple(text, starts, name)}")
         else:
             spans.append((starts[0], starts[0] + len(old), new, number))
-    spans.sort()
-    for (_, end, _, first), (start, _, _, second) in itertools.pairwise(spans):
-        if start < end:
-            problems.append(f"blocks {first} and {second} overlap; merge them into one block")
+    spans, joins, overlaps = joined(text, sorted(spans))
+    problems += overlaps
     if problems:
         listed = "\n".join(f"- {p}" for p in problems)
         return ToolResult.failure(f"no change was made to {name}:\n{listed}")
@@ -548,7 +545,7 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         tool="edit_file",
         changes=(change,),
         summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})"
-        + "".join(f"; {p}" for p in placed),
+        + "".join(f"; {p}" for p in [*placed, *joins]),
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import tempfile
 from pathlib import Path
 
@@ -21,8 +20,9 @@ fragments = st.text(alphabet="abxy =1\n\t", max_size=8)
 
 
 def expected_result(text: str, edits: list[tuple[str, str]]) -> str | None:
-    """The oracle: every old_text occurs once (overlaps included), blocks are disjoint and
-    something changes; otherwise nothing happens."""
+    """The oracle: every old_text occurs once (overlaps included), blocks are disjoint or
+    overlap on text both keep (then they are one block), and something changes; otherwise
+    nothing happens."""
     spans = []
     for old, new in edits:
         if not old:
@@ -32,11 +32,18 @@ def expected_result(text: str, edits: list[tuple[str, str]]) -> str | None:
             return None
         spans.append((starts[0], starts[0] + len(old), new))
     spans.sort()
-    for (_, end, _), (start, _, _) in itertools.pairwise(spans):
-        if start < end:
-            return None
-    out, cursor = "", 0
+    blocks: list[tuple[int, int, str]] = []
     for start, end, new in spans:
+        if blocks and start < blocks[-1][1]:
+            first_start, first_end, first_new = blocks[-1]
+            shared = text[start:first_end]
+            if end <= first_end or not (first_new.endswith(shared) and new.startswith(shared)):
+                return None
+            blocks[-1] = (first_start, end, first_new + new[len(shared) :])
+        else:
+            blocks.append((start, end, new))
+    out, cursor = "", 0
+    for start, end, new in blocks:
         out += text[cursor:start] + new
         cursor = end
     out += text[cursor:]

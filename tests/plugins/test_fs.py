@@ -667,7 +667,7 @@ async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
             {"old_text": "b = 1\na", "new_text": "y"},
         ],
     )
-    assert "blocks 1 and 2 overlap" in overlap.output
+    assert "blocks 1 and 2 overlap; merge them into one block" in overlap.output
     empty = await call(
         registry, ctx, "edit_file", path="r.txt", edits=[{"old_text": "", "new_text": "y"}]
     )
@@ -675,6 +675,55 @@ async def test_edit_file_refuses_ambiguous_overlapping_and_empty_blocks(
     none = await call(registry, ctx, "edit_file", path="r.txt", edits=[])
     assert "arguments/edits" in none.output
     assert (root / "r.txt").read_text() == "a = 1\nb = 1\na = 1\n"
+
+
+async def test_blocks_that_share_a_line_both_keep_are_one_edit(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """A model gives the line between two changes as the end of one block and the start of the
+    next (as the embedded model did in toolz's ``groupby``): both keep it, so the edit is one
+    block; blocks that change the text they share stay refused."""
+    before = "def f(seq):\n    d = {}\n    for x in seq:\n        d[x] = 1\n    return d\n"
+    (root / "g.py").write_text(before)
+    await call(registry, ctx, "read_file", path="g.py")
+    changed = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="g.py",
+        edits=[
+            {
+                "old_text": "    d = {}\n    for x in seq:",
+                "new_text": "    d = []\n    for x in seq:",
+            },
+            {
+                "old_text": "    for x in seq:\n        d[x] = 1",
+                "new_text": "    for x in seq:\n        d.append(x)",
+            },
+        ],
+    )
+    assert changed.ok, changed.output
+    assert "blocks 1 and 2 share line 3, which both keep: joined" in changed.output
+    after = "def f(seq):\n    d = []\n    for x in seq:\n        d.append(x)\n    return d\n"
+    assert (root / "g.py").read_text() == after
+    refused = await call(
+        registry,
+        ctx,
+        "edit_file",
+        path="g.py",
+        edits=[
+            {
+                "old_text": "    d = []\n    for x in seq:",
+                "new_text": "    d = []\n    for y in seq:",
+            },
+            {
+                "old_text": "    for x in seq:\n        d.append(x)",
+                "new_text": "    for x in seq:\n        d.append(2)",
+            },
+        ],
+    )
+    assert "blocks 1 and 2 overlap; merge them into one block" in refused.output
+    assert (root / "g.py").read_text() == after
 
 
 async def test_edit_file_matches_lf_blocks_in_crlf_files(
