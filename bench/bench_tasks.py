@@ -178,14 +178,15 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``jade``, fix tasks written at stop 59 with nothing
-    changed for the model since ``isle``; ``isle``, fix tasks written at stop 58 with nothing
-    changed for the model since ``haze``; ``haze``, fix tasks written at stop 57 after the advice
-    for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56 after claimed
-    changes of comments were sent back and definitions hiding imports refused; ``fen``, fix
-    tasks written at stop 55 after failed runs were labelled as runs; ``dune``, fix tasks
-    written at stop 54 after the account of a turn whose answers only copied; ``vale``, fix
-    tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks written at stop 52
+    """In neither half, reported apart: ``kite``, fix tasks written at stop 60 after blocks that
+    overlap on a line both keep became one edit; ``jade``, fix tasks written at stop 59 with
+    nothing changed for the model since ``isle``; ``isle``, fix tasks written at stop 58 with
+    nothing changed for the model since ``haze``; ``haze``, fix tasks written at stop 57 after
+    the advice for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56
+    after claimed changes of comments were sent back and definitions hiding imports refused;
+    ``fen``, fix tasks written at stop 55 after failed runs were labelled as runs; ``dune``, fix
+    tasks written at stop 54 after the account of a turn whose answers only copied; ``vale``,
+    fix tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks written at stop 52
     after its guard changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run;
     ``ridge``, fix tasks written at stop 51 after its fix written as code; ``brink``, fix tasks
     written at stop 50 after its changes; ``coda`` and ``close``, fix tasks written at stop 49,
@@ -2239,6 +2240,86 @@ JADE_REAL: list[Task] = [
 checkpoint (none for the model), checked without the model, and run once with it, for the
 figures they are in."""
 
+KITE_REAL: list[Task] = [
+    _fix(
+        "nm-tz-flip",
+        "toolz",
+        "toolz/tests/test_functoolz.py::test_flip fails. Fix toolz, not the test.",
+        "toolz/functoolz.py",
+        "    return func(a, b)\n",
+        "    return func(b, a)\n",
+        "kite",
+    ),
+    _fix(
+        "nm-tz-pipe",
+        "toolz",
+        "The test toolz/tests/test_functoolz.py::test_pipe fails. Find the bug in toolz and fix "
+        "it.",
+        "toolz/functoolz.py",
+        "    for func in funcs[:-1]:\n        data = func(data)\n",
+        "    for func in funcs:\n        data = func(data)\n",
+        "kite",
+    ),
+    _fix(
+        "nm-tz-complement",
+        "toolz",
+        "toolz/tests/test_functoolz.py::test_complement fails. Fix toolz so that it passes.",
+        "toolz/functoolz.py",
+        "    return compose(func, not_)\n",
+        "    return compose(not_, func)\n",
+        "kite",
+    ),
+    _fix(
+        "nm-mi-ilen",
+        "more-itertools",
+        "tests/test_more.py::IlenTests::test_ilen fails. Fix more_itertools; do not change the "
+        "test.",
+        "more_itertools/more.py",
+        "    return sum(compress(repeat(1), iterable))\n",
+        "    return sum(compress(repeat(1), zip(iterable)))\n",
+        "kite",
+    ),
+    _fix(
+        "nm-mi-rstrip",
+        "more-itertools",
+        "The test tests/test_more.py::StripFunctionTests::test_math fails. Find the bug in "
+        "more_itertools and fix it.",
+        "more_itertools/more.py",
+        "            yield from cache\n            yield x\n",
+        "            yield from cache\n            cache_clear()\n            yield x\n",
+        "kite",
+    ),
+    _fix(
+        "nm-mi-padded",
+        "more-itertools",
+        "tests/test_more.py::PaddedTest::test_valid_n fails. Fix more_itertools, not the test.",
+        "more_itertools/more.py",
+        "        return chain(islice(iterator, n), iterator)\n",
+        "        return chain(islice(iterator_with_repeat, n), iterator)\n",
+        "kite",
+    ),
+    _fix(
+        "nm-bo-parse-int-list",
+        "boltons",
+        "tests/test_strutils.py::test_parse_int_list fails. Fix boltons so that it passes.",
+        "boltons/strutils.py",
+        "            output += list(range(min(range_limits), max(range_limits)))\n",
+        "            output += list(range(min(range_limits), max(range_limits)+1))\n",
+        "kite",
+    ),
+    _fix(
+        "nm-bo-indent",
+        "boltons",
+        "The test tests/test_strutils.py::test_indent fails. Find the bug in boltons and fix it.",
+        "boltons/strutils.py",
+        "    indented_lines = [(line + margin if key(line) else line)\n",
+        "    indented_lines = [(margin + line if key(line) else line)\n",
+        "kite",
+    ),
+]
+"""Fix tasks written at stop 60, after blocks that overlap on a line both keep became one
+edit, checked without the model, and run once with it, for the figures they are in."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2743,6 +2824,7 @@ GROUPS = {
         *HAZE_REAL,
         *ISLE_REAL,
         *JADE_REAL,
+        *KITE_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
 }
@@ -2786,6 +2868,7 @@ HALVES = (
     "haze",
     "isle",
     "jade",
+    "kite",
 )
 
 
