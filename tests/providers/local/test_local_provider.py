@@ -1096,7 +1096,45 @@ async def test_a_change_that_succeeded_already_is_not_made_again(
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
     bodies = _chat_bodies(tmp_path / "states")
     assert bodies[1]["messages"][-1]["content"].startswith(
-        "[Foehn] You made exactly this change already, and it succeeded"
+        "[Foehn] You made exactly this change already in this turn"
     )
     last = _offered(bodies[2])
     assert "edit_file" not in last
+
+
+async def test_a_change_made_before_chosen_when_a_later_guard_asks_again_is_refused_too(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen (bench: nm-mi-ilen): the model added ``+ 1`` and took it out; asked again after
+    adding it once more, it ran the tests that had just failed, and, that run refused as a
+    repeat, it added ``+ 1`` again, and that edit was made."""
+    added = {
+        "path": "text.py",
+        "edits": [{"old_text": "    return s", "new_text": "    return s + 1"}],
+    }
+    undone = {
+        "path": "text.py",
+        "edits": [{"old_text": "    return s + 1", "new_text": "    return s"}],
+    }
+    provider = fake_provider(
+        _call({"tool": "edit_file", "arguments": added}),
+        _call({"tool": "run_tests", "arguments": {}}),
+        _call({"tool": "edit_file", "arguments": added}),
+        READ_SHOUT,
+    )
+    history: list[Message] = [
+        *SHOUT_FAILED,
+        *exchange("c2", "edit_file", added, "edit text.py (1 block)"),
+        *exchange("c3", "run_tests", {}, FAILING_RUN, failed=True),
+        *exchange("c4", "edit_file", undone, "edit text.py (1 block)"),
+        *exchange("c5", "run_tests", {}, FAILING_RUN, failed=True),
+    ]
+    response = await provider.complete(history, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    bodies = _chat_bodies(tmp_path / "states")
+    assert len(bodies) == 4
+    made = "[Foehn] You made exactly this change already in this turn"
+    assert bodies[1]["messages"][-1]["content"].startswith(made)
+    assert bodies[2]["messages"][-1]["content"].startswith("[Foehn] The tests ran already")
+    assert bodies[3]["messages"][-1]["content"].startswith(made)
+    assert not {"edit_file", "run_tests", "run_command"} & _offered(bodies[3])

@@ -316,9 +316,9 @@ def example_note(names: Sequence[str]) -> str:
 
 
 MADE_NOTE = (
-    "[Foehn] You made exactly this change already, and it succeeded: the file has it now. The "
-    "fix is elsewhere: edit_file another line, one the failure points to, or read_symbol the "
-    "function the traceback names."
+    "[Foehn] You made exactly this change already in this turn, and it was made: making it "
+    "again does not fix the failure. The fix is elsewhere: edit_file another line, one the "
+    "failure points to, or read_symbol the function the traceback names."
 )
 
 

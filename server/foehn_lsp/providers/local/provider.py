@@ -474,6 +474,15 @@ class LocalProvider:
             # A repeat chosen when a later guard asked again (seen: bench ng-tz-peekn, the
             # same failing run again after an edit made twice): refused as the first was.
             step, usage = await refuse_repeat(step, repeat, usage)
+        if "tool" in step and made_before(
+            step["tool"], json.dumps(step["arguments"]), messages, catalogue
+        ):
+            # A change made before, chosen when a later guard asked again (seen: bench
+            # nm-mi-ilen, ``+ 1`` added, taken out and added once more): that tool is not
+            # offered for the rest of the step.
+            chat += [{"role": "assistant", "content": json.dumps(step)}, note(MADE_NOTE)]
+            others = [t for t in tools if t.name != step["tool"]]
+            step, usage = await decide(offering(others), usage)
         if "tool" in step:
             return self._call(str(step["tool"]), step["arguments"], usage)
         return await self._answer(step, usage, chat, decide, account)
