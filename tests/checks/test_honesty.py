@@ -88,6 +88,27 @@ async def test_a_false_claim_is_sent_back_once_and_never_reaches_the_person(
     assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
 
 
+async def test_a_file_whose_edits_undid_each_other_is_not_a_change(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen (bench: nm-mi-rstrip): the model added an argument, took it out again, and answered
+    "I changed more_itertools/more.py to remove the cache argument"; the file was as before."""
+    undo = (
+        "edit_file",
+        {"path": "tasks.txt", "edits": [{"old_text": "test\nlint", "new_text": "test"}]},
+    )
+    claim = "I changed tasks.txt to remove the line lint."
+    runner, provider = agent([calls(READ), calls(GOOD_EDIT), calls(undo), say(claim), say(claim)])
+    events = Recorder()
+    outcome = await runner.run_turn(TurnRequest(task="Add the line lint to tasks.txt"), ctx, events)
+    sent_back = notes(provider, 4)[-1]
+    assert "this turn changed no file (its edits of tasks.txt undid each other)" in sent_back
+    assert outcome.answer.startswith("[Foehn] The model's answer said it had changed files")
+    assert "Nothing was changed." in outcome.answer
+    assert claim not in streamed(events)
+    assert (app / "tasks.txt").read_text() == "build\ntest\n"
+
+
 async def test_a_claim_made_twice_is_withheld_and_the_person_reads_what_happened(
     app: Path, ctx: ToolContext
 ) -> None:

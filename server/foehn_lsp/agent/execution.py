@@ -113,6 +113,14 @@ class TurnExecutor:
         ``data["files"]`` name them (workspace-relative), in order, once each."""
         self.renamed: list[Rename] = []
         """The definitions those calls renamed (their results' ``data["renamed"]``)."""
+        self._contents: dict[str, tuple[str | None, str | None]] = {}
+        """Each written file's content (sha256) before the turn's first write of it and after
+        its last (the results' ``data["sha256"]``)."""
+
+    def restored(self) -> set[str]:
+        """The files the turn wrote whose content is now what it was before its first write:
+        its writes undid each other (``+ 1`` added, then taken out)."""
+        return {path for path, (before, after) in self._contents.items() if before == after}
 
     def _connection(self, attempt: Connection) -> None:
         """A call's connection attempt, as the turn's ``network`` event."""
@@ -155,6 +163,9 @@ class TurnExecutor:
         files = result.data.get("files") if planned and result.ok and result.data else None
         if isinstance(files, list):
             self.written += [f for f in files if isinstance(f, str) and f not in self.written]
+        contents = result.data.get("sha256") if isinstance(files, list) and result.data else None
+        for path, (before, after) in contents.items() if isinstance(contents, dict) else ():
+            self._contents[path] = (self._contents.get(path, (before, None))[0], after)
         renamed = result.data.get("renamed") if isinstance(files, list) and result.data else None
         for path, old, new in renamed if isinstance(renamed, list) else ():
             self.renamed.append(Rename(path=path, old=old, new=new))

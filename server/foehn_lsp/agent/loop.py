@@ -35,7 +35,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -157,6 +157,8 @@ class _State:
     checks: checking.EditChecks | None = None
     written: Sequence[str] = ()
     """The files the turn's successful calls said they wrote (the executor's record)."""
+    restored: Callable[[], Collection[str]] = tuple
+    """The files among them that the turn's writes left as they were (the executor's record)."""
     renamed: Sequence[Rename] = ()
     """The definitions those calls renamed (the executor's record)."""
     told_left: bool = False
@@ -322,6 +324,7 @@ class Agent:
             planned_from=ctx.tasks.items if ctx.tasks is not None else (),
             checks=calls.parts.edit_checks,
             written=calls.written,
+            restored=calls.restored,
             renamed=calls.renamed,
             tools=calls.registry,
         )
@@ -463,9 +466,14 @@ class Agent:
     def _changed(self, state: _State) -> Sequence[str]:
         # The checkpoint reads a file's open buffer first, then the disk; an edit the editor
         # applied may not have reached the buffer the server holds yet, so the successful file
-        # tools' own record counts too.
+        # tools' own record counts too, less the files whose writes undid each other.
         turn = state.messages[state.start :]
-        by_calls = honesty.changed_by_calls(turn, state.tools, state.written)
+        restored = state.restored()
+        by_calls = [
+            path
+            for path in honesty.changed_by_calls(turn, state.tools, state.written)
+            if path not in restored
+        ]
         if state.changed is None:
             return by_calls
         on_disk = list(state.changed())
@@ -480,7 +488,12 @@ class Agent:
                 else honesty.check_value_claim(answer, turn, state.tools)
             )
         return (
-            honesty.check_claim(answer, changed=self._changed(state), earlier=state.earlier)
+            honesty.check_claim(
+                answer,
+                changed=self._changed(state),
+                earlier=state.earlier,
+                restored=state.restored(),
+            )
             or honesty.check_comment_claim(
                 answer, turn=turn, task=state.task, earlier=state.earlier, tools=state.tools
             )

@@ -39,7 +39,7 @@ is read in ``effects``; this module holds the claims against the turn's messages
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from foehn_lsp.checks.claims import (
@@ -106,13 +106,18 @@ class ClaimCheck:
 
 
 def check_claim(
-    answer: str, *, changed: Sequence[str], earlier: Sequence[str]
+    answer: str,
+    *,
+    changed: Sequence[str],
+    earlier: Sequence[str],
+    restored: Collection[str] = (),
 ) -> ClaimCheck | None:
     """A ``ClaimCheck`` when ``answer`` claims a change the turn did not make: it changed no
     file (``changed``: this turn's files), or a file it says it changed is not among them (nor
     among ``earlier``: files changed by earlier turns of the session, for a claim that names
-    them). Said again, an answer that names files some of which did change stands less the
-    sentences that name the others; one that claims changes where none were made is
+    them). A file the turn's edits left as it was (``restored``) is not a change, and the
+    check says so. Said again, an answer that names files some of which did change stands
+    less the sentences that name the others; one that claims changes where none were made is
     withheld."""
     if not claims_change(answer):
         return None
@@ -122,6 +127,8 @@ def check_claim(
     if (files and not missing) or (not files and changed):
         return None
     done = f"only: {', '.join(changed)}" if changed else "no file"
+    if back := [f for f in missing if any(same_file(f, r) for r in restored)]:
+        done += f" (its edits of {', '.join(back)} undid each other)"
     named = f" (it names {', '.join(missing)})" if missing else ""
     note = (
         f"[Foehn] Your answer says you changed files{named}, but this turn changed {done}. "

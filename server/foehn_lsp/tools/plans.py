@@ -9,6 +9,7 @@ nothing, if a file differs from what the plan was made on."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,8 +77,10 @@ async def plan_call(
 
 async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = False) -> ToolResult:
     """Apply a plan made earlier (the one the person approved) through the host, and report its
-    diff (``data["diff"]``), the files it wrote (``data["files"]``, workspace-relative) and the
-    definitions it renamed (``data["renamed"]``: ``[path, old, new]`` each), with a note of
+    diff (``data["diff"]``), the files it wrote (``data["files"]``, workspace-relative), each
+    file's content before and after as sha256 (``data["sha256"]``: ``{path: [before, after]}``,
+    ``before`` null for a new file) and the definitions it renamed (``data["renamed"]``:
+    ``[path, old, new]`` each), with a note of
     where their old names still appear. The applier refuses, changing nothing, if a file
     differs from what the plan was made on. ``whole``: the plan writes its files whole
     (``CallPaths.whole``)."""
@@ -103,9 +106,17 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
         data={
             "diff": diff,
             "files": files,
+            "sha256": {
+                name: [_sha256(c.old_text), _sha256(c.text)]
+                for name, c in zip(files, writes, strict=True)
+            },
             "renamed": [[r.path, r.old, r.new] for r in renames],
         },
     )
+
+
+def _sha256(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode()).hexdigest()
 
 
 def _renames(writes: list[WriteFile], workspace: Workspace) -> list[references.Rename]:
