@@ -124,12 +124,16 @@ GROUPS = {
     "tests/e2e/test_vscode_package.py": "vscode",
     "tests/sandbox/test_attacks.py": "attacks",
     "tests/sandbox/test_network_attacks.py": "network-attacks",
+    "tests/conformance/test_mcp_conformance.py::test_foehn_mcp_passes": "conformance-server",
+    "tests/conformance/test_mcp_conformance.py::test_a_server_scenario_that_does_not_apply_"
+    "does_not_pass": "conformance-server",
 }
 """Tests (by node id prefix) that run on one xdist worker, one after another, by group: each
 worker that runs the embedded model loads its own 2 GB copy, and two inferences at once only
 slow each other down; the VS Code tests share one platform ``.vsix`` and write the same
 screenshot folder; the attack suite's tests share one campaign (a module fixture), which every
-worker given one of them would run again (the network attack suite's too)."""
+worker given one of them would run again (the network attack suite's too, and the MCP
+conformance suite's run against ``foehn mcp``, which ran on all four workers)."""
 
 
 LONGEST = (
