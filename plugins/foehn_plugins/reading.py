@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -155,7 +156,7 @@ async def read_symbol(arguments: SymbolArguments, ctx: ToolContext) -> ToolResul
     document = await ctx.files.read(path)
     found = outline(name, document.text)
     wanted = arguments.name.strip()
-    symbol = found.find(wanted)
+    symbol = found.find(wanted) or found.find(_bare(wanted))
     if symbol is None and found.language == "Python":
         symbol = nested(document.text, wanted.replace("::", "."))
     if symbol is None:
@@ -178,6 +179,17 @@ async def read_symbol(arguments: SymbolArguments, ctx: ToolContext) -> ToolResul
         f"{header}; its exact text:\n{text}",
         data={"name": symbol.name, "start": symbol.start, "end": symbol.end},
     )
+
+
+_HEADER = re.compile(r"^(?:async\s+def|def|class)\s+|\s*[(:].*$", re.DOTALL)
+"""What a name given as its definition's header has around the name: ``def ``, the parameters."""
+
+
+def _bare(wanted: str) -> str:
+    """``wanted`` without what its definition's header has around it: the model asked for
+    ``sliced(seq, n, strict=False)`` (bench: nn-mi-sliced), twice, and was told no definition
+    had that name."""
+    return _HEADER.sub("", wanted)
 
 
 def _not_found(name: str, wanted: str, found: Outline) -> str:

@@ -189,6 +189,18 @@ async def test_read_symbol_finds_a_function_defined_inside_another(
     )
 
 
+@pytest.mark.parametrize(
+    "given", ["restock(self, count)", "def restock(self, count):", "Store.restock(self, count)"]
+)
+async def test_read_symbol_finds_a_name_given_with_its_header(
+    package: Path, ctx: ToolContext, registry: ToolRegistry, given: str
+) -> None:
+    """Seen (bench: nn-mi-sliced): the model asked for ``sliced(seq, n, strict=False)``."""
+    found = await call(registry, ctx, "read_symbol", path="src/store.py", name=given)
+    assert found.ok, found.output
+    assert found.output.startswith("src/store.py: Store.restock (method)")
+
+
 async def test_read_symbol_names_the_nearest_definitions_when_not_found(
     package: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
