@@ -93,9 +93,9 @@ async def test_a_file_whose_edits_undid_each_other_is_not_a_change(
 ) -> None:
     """Seen (bench: nm-mi-rstrip): the model added an argument, took it out again, and answered
     "I changed more_itertools/more.py to remove the cache argument"; the file was as before."""
-    undo = (
+    undo = (  # named as the model may name it
         "edit_file",
-        {"path": "tasks.txt", "edits": [{"old_text": "test\nlint", "new_text": "test"}]},
+        {"path": "./tasks.txt", "edits": [{"old_text": "test\nlint", "new_text": "test"}]},
     )
     claim = "I changed tasks.txt to remove the line lint."
     runner, provider = agent([calls(READ), calls(GOOD_EDIT), calls(undo), say(claim), say(claim)])

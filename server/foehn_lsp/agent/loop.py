@@ -468,11 +468,11 @@ class Agent:
         # applied may not have reached the buffer the server holds yet, so the successful file
         # tools' own record counts too, less the files whose writes undid each other.
         turn = state.messages[state.start :]
-        restored = state.restored()
+        restored = state.restored()  # as results name files; a call may add "./"
         by_calls = [
             path
             for path in honesty.changed_by_calls(turn, state.tools, state.written)
-            if path not in restored
+            if path.removeprefix("./") not in restored
         ]
         if state.changed is None:
             return by_calls
