@@ -123,10 +123,11 @@ async def test_a_sandboxed_server_reaches_the_grant_and_nothing_else(
     assert "demo-1.0.0" in granted
     assert "403" in other
     assert [seen.path for seen in site.seen] == ["/simple/demo/"]
-    assert [(r.call, r.host, r.allowed) for r in records] == [
-        ("mcp:sockets", names.granted, True),
-        ("mcp:sockets", names.other, False),
-    ]
+    # A connection is recorded when it ends (with its bytes): the granted one may end after
+    # the refused one was made and recorded, on a busy machine (seen once in a run from /tmp).
+    assert sorted((r.call, r.host, r.allowed) for r in records) == sorted(
+        [("mcp:sockets", names.granted, True), ("mcp:sockets", names.other, False)]
+    )
 
 
 @needs_sandbox
