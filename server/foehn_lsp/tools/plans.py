@@ -9,14 +9,13 @@ nothing, if a file differs from what the plan was made on."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.tools.contract import Plan, ToolContext, ToolResult
 from foehn_lsp.workspace import references
-from foehn_lsp.workspace.edits import EditPlan, WriteFile
+from foehn_lsp.workspace.edits import EditPlan, WriteFile, fingerprint
 from foehn_lsp.workspace.paths import Workspace
 
 MAX_PREVIEW_CHARS = 1_000_000
@@ -107,16 +106,15 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
             "diff": diff,
             "files": files,
             "sha256": {
-                name: [_sha256(c.old_text), _sha256(c.text)]
+                name: [
+                    None if c.old_text is None else fingerprint(c.old_text.encode()),
+                    fingerprint(c.text.encode()),
+                ]
                 for name, c in zip(files, writes, strict=True)
             },
             "renamed": [[r.path, r.old, r.new] for r in renames],
         },
     )
-
-
-def _sha256(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(text.encode()).hexdigest()
 
 
 def _renames(writes: list[WriteFile], workspace: Workspace) -> list[references.Rename]:
