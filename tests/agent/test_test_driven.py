@@ -620,6 +620,36 @@ async def test_a_list_method_the_test_calls_is_not_shown_as_a_classs_method_of_t
     assert "Basket" not in shown
 
 
+async def test_what_the_code_under_test_calls_is_shown_by_how_it_is_called(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nn-mi-sliced): ``sliced`` called ``count(1, n)``, itertools' ``count``,
+    and the digest showed ``numeric_range.count``, a method of that name in the same file. A
+    bare name is a module's function; ``self.name`` is a method of the caller's own class."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        "from itertools import islice\n\n"
+        + listing.read_text().replace(
+            "return tail(items, n)", "return tail(list(islice(items, None)), n)"
+        )
+        + "class Window:\n    def islice(self, start):\n        return start\n\n"
+        "    def grow(self):\n        size = self.step(self.islice(0))\n"
+        "        assert size == 2\n        return size\n\n"
+        "    def step(self, size):\n        return size + 1\n\n\n"
+        "class Other:\n    def step(self, size):\n        return size\n"
+    )
+    shown = await _first_run(model, project)
+    assert "tail, which last_n calls:" in shown
+    assert "Window" not in shown
+
+    _failing_line_becomes(
+        project, "    from shop.listing import Window\n    assert Window().grow() == 2\n"
+    )
+    shown = await _first_run(model, project)
+    assert "Window.step, which Window.grow calls:" in shown
+    assert "Other" not in shown
+
+
 async def test_a_constructor_that_returned_none_again_is_not_said_to_be_where_the_value_comes_from(
     model: ModelServer, project: Path
 ) -> None:
