@@ -418,10 +418,13 @@ def _left_out(old: str, new: str, text: str) -> str | None:
 
 
 def _unparsable(name: str, broken: _syntax.SyntaxProblem, text: str) -> str:
+    """Why an edit was refused, the line that would not parse shown on its own line with
+    nothing after it (seen, bench: nn-bo-drop-nones: shown inside parentheses, the line
+    ``…isinstance(new_parent, Set)`` read ``…Set))``)."""
     return (
-        f"no change was made to {name}: the result would not parse as {broken.kind} "
-        f"({broken.describe(text)})\nFix new_text (its indentation, brackets, quotes, "
-        "commas) and try again."
+        f"no change was made to {name}: the result would not parse as {broken.kind}, "
+        f"{broken.describe(text)}\nFix new_text (its indentation, brackets, quotes, commas) "
+        "and try again."
     )
 
 

@@ -201,7 +201,7 @@ def test_an_unparsable_edit_is_refused_and_an_answer_after_it_is_sent_back(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     results = [e for e in events(done.stdout) if e["event"] == "tool_result"]
-    assert "would not parse as Python (line 1: invalid syntax" in results[1]["output"]
+    assert "would not parse as Python, line 1: invalid syntax" in results[1]["output"]
     told = messages(server.requests[2].body)[-1]
     assert told["role"] == "user"
     assert told["content"].startswith("[Foehn] Your last change (edit_file) failed")

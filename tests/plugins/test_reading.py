@@ -270,7 +270,7 @@ async def test_an_edit_that_breaks_python_is_refused_naming_the_line(
         refused.output
     )
     assert "line 16: invalid syntax" in refused.output
-    assert "    16\tdef average(values): if not values: return 0.0" in refused.output
+    assert "    16\tdef average(values): if not values: return 0.0\nFix new_text" in refused.output
     assert (package / "src" / "store.py").read_text() == STORE
 
 
@@ -286,7 +286,7 @@ async def test_edits_that_break_json_or_toml_are_refused(
         path="config.json",
         edits=[{"old_text": '"debug": true', "new_text": '"debug": true}]}usere'}],
     )
-    assert "would not parse as JSON (line 3: Extra data" in json_edit.output
+    assert "would not parse as JSON, line 3: Extra data" in json_edit.output
     toml_edit = await call(
         registry,
         ctx,
@@ -294,7 +294,7 @@ async def test_edits_that_break_json_or_toml_are_refused(
         path="settings.toml",
         edits=[{"old_text": "port = 8080", "new_text": "port = = 8080"}],
     )
-    assert "would not parse as TOML (line 2: " in toml_edit.output
+    assert "would not parse as TOML, line 2: " in toml_edit.output
     replaced = await call(registry, ctx, "write_file", path="config.json", content="{oops\n")
     assert "would not parse as JSON" in replaced.output
     assert (package / "config.json").read_text().endswith('"debug": true\n}\n')
