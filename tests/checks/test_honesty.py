@@ -23,7 +23,7 @@ from foehn_lsp.checks.claims import (
     code_claims,
 )
 from foehn_lsp.checks.comments import only_comments
-from foehn_lsp.checks.honesty import check_claim, untested
+from foehn_lsp.checks.honesty import check_claim, check_unsaid_failure, untested
 from foehn_lsp.events import TextDelta
 from foehn_lsp.providers.effects import runs_tests
 from foehn_lsp.providers.messages import (
@@ -212,6 +212,56 @@ async def test_tests_said_to_pass_are_checked_against_the_last_run(
     assert "1 failed" in sent_back
     assert outcome.answer.startswith("I added lint to tasks.txt; test_main fails")
     assert "all tests pass" not in streamed(events)
+
+
+async def test_a_change_reported_without_the_failing_run_after_it_is_sent_back(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen (bench: nn-tz-get): "I changed that line to return 'B'." after a run that still
+    failed. With the real run_tests on a failing test, the answer goes back once; said again,
+    it stands with the run's result after it."""
+    (app / "test_app.py").write_text(
+        "from app import main\n\n\ndef test_main():\n    assert main() == 2\n"
+    )
+    (app / "pyproject.toml").write_text(
+        f"[tool.foehn]\ntest-command = {json.dumps([sys.executable, '-m', 'pytest'])}\n"
+    )
+    claim = "I changed tasks.txt to add lint."
+    runner, provider = agent(
+        [calls(READ), calls(GOOD_EDIT), calls(RUN_TESTS), say(claim), say(claim)]
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Add lint to tasks.txt"), ctx, Recorder())
+    sent_back = notes(provider, 4)[-1]
+    assert sent_back.startswith(
+        "[Foehn] Your answer says what you changed, but not that the last test run, after your "
+        "last change, failed (1 failed"
+    )
+    assert outcome.answer.startswith(
+        f"{claim}\n\n[Foehn] The last test run, after this turn's last change, failed (1 failed"
+    )
+
+
+def test_a_failing_run_after_a_change_is_unsaid_only_where_the_answer_is_silent_on_it(
+    registry: ToolRegistry,
+) -> None:
+    def result(name: str, failed: bool = False) -> ToolResultMessage:
+        content = "1 failed in 0.1s" if failed else "done"
+        return ToolResultMessage(call_id=name, name=name, content=content, is_error=failed)
+
+    changed, failed = result("edit_file"), result("run_tests", failed=True)
+    said = "I changed app.py."
+    assert check_unsaid_failure(said, [changed, failed], registry) is not None
+    for answer in (
+        "I changed app.py; test_main still fails.",
+        "I changed app.py, but the test does not pass yet.",
+        "I could not fix it: I changed app.py and the error remains.",
+        "The test fails because main returns 1.",  # no change reported
+    ):
+        assert check_unsaid_failure(answer, [changed, failed], registry) is None, answer
+    # No change before the failing run, a change after it, or a passing last run: not this check.
+    assert check_unsaid_failure(said, [failed], registry) is None
+    assert check_unsaid_failure(said, [changed, failed, result("edit_file")], registry) is None
+    assert check_unsaid_failure(said, [changed, failed, result("run_tests")], registry) is None
 
 
 def test_a_change_after_the_last_run_leaves_passing_tests_unproven(registry: ToolRegistry) -> None:

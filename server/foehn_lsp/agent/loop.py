@@ -498,6 +498,7 @@ class Agent:
                 answer, turn=turn, task=state.task, earlier=state.earlier, tools=state.tools
             )
             or honesty.check_result_claim(answer, turn, state.tools)
+            or honesty.check_unsaid_failure(answer, turn, state.tools)
             or honesty.check_content_claim(
                 answer, turn=turn, session=state.messages, task=state.task, tools=state.tools
             )

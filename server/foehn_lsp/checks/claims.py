@@ -273,6 +273,19 @@ _ADMITS = re.compile(
 )
 
 
+def tells_of_failure(text: str) -> bool:
+    """Whether ``text`` says that something failed or could not be done ("the test still
+    fails", "an error remains", "it does not pass yet")."""
+    return admits_failure(text) or bool(_FAILURE.search(text))
+
+
+_FAILURE = re.compile(
+    r"\b(?:fail\w*|still|errors?|not\s+(?:yet\s+)?pass\w*|doesn't\s+pass|don't\s+pass|"
+    r"broken|unsuccessful\w*)\b",
+    re.IGNORECASE,
+)
+
+
 def claims(text: str) -> bool:
     """Whether ``text`` claims something the loop checks: a change, passing tests, a fix or a
     speed-up."""

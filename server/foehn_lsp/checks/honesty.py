@@ -20,7 +20,9 @@
   less them, with what the check found after it. An answer that says what code returns after
   the turn's last run, a ``run_command``, failed goes back once too (``check_value_claim``), and
   one that says it replaced a whole file where every change replaced a part
-  (``check_whole_claim``).
+  (``check_whole_claim``). An answer that reports a change and says nothing of the failure the
+  turn's last test run, after that change, showed goes back once; said again, it stands with
+  that run's result after it (``check_unsaid_failure``).
 - An answer that says what it wrote, in code (`--verbose`, a version, a name in backquotes), is
   checked against the diffs of the session's changes and what the turn read of the files it
   changed; an answer that says only that it added is checked against the lines the turn's
@@ -54,6 +56,7 @@ from foehn_lsp.checks.claims import (
     named_files,
     same_file,
     sentences,
+    tells_of_failure,
 )
 from foehn_lsp.checks.comments import only_comments
 from foehn_lsp.providers.effects import (
@@ -354,30 +357,71 @@ def untested(messages: Sequence[Message], tools: ToolRegistry) -> str | None:
     test run failed, or a change came after it), or ``None``: they back it. A test run is a
     ``run_tests``, or a ``run_command`` of a test runner (``effects.runs_tests``); other
     programs show nothing of the tests."""
-    calls = {call.id: call for call in calls_in(messages)}
-    last_run: ToolResultMessage | None = None
-    changed_since = False
-    for message in messages:
-        if not isinstance(message, ToolResultMessage):
-            continue
-        call = calls.get(message.call_id)
-        if message.name == TESTS_TOOL or (call is not None and runs_tests(call)):
-            last_run, changed_since = message, False
-        elif tools.changes_files(message.name) and not message.is_error:
-            changed_since = True
+    last_run, changed_since, _ = _last_test_run(messages, tools)
     if last_run is None:
         return "this turn did not run them"
     if last_run.is_error:
-        lines = [line for line in last_run.content.splitlines() if line.strip()]
-        counts = [line for line in lines if _COUNTS.search(line)]
-        said = " ".join((counts or lines or ["it failed"])[-1].split())[:200]
-        return f"the last test run in this turn failed ({said})"
+        return f"the last test run in this turn failed ({_counted(last_run)})"
     if changed_since:
         return "the tests were not run again after the last change"
     return None
 
 
+def _counted(run: ToolResultMessage) -> str:
+    """What a failed test run's result says of it: its first line of counts ("1 failed, 3
+    passed", without pytest's rule of ``=`` around it) if it has one, else its last line."""
+    lines = [line for line in run.content.splitlines() if line.strip()]
+    counts = [line for line in lines if _COUNTS.search(line)]
+    said = counts[0] if counts else (lines or ["it failed"])[-1]
+    return " ".join(said.strip("= ").split())[:200]
+
+
 _COUNTS = re.compile(r"\b\d+ (?:failed|passed|errors?)\b")
+
+
+def _last_test_run(
+    messages: Sequence[Message], tools: ToolRegistry
+) -> tuple[ToolResultMessage | None, bool, bool]:
+    """The turn's last test run (``run_tests``, or a ``run_command`` of a test runner), whether
+    a successful change came after it, and whether one came before it."""
+    calls = {(call.id, call.name): call for call in calls_in(messages)}
+    last_run: ToolResultMessage | None = None
+    changed_since = changed_before = False
+    for message in messages:
+        if not isinstance(message, ToolResultMessage):
+            continue
+        # By id and name: a provider may give the calls of different steps one id.
+        call = calls.get((message.call_id, message.name))
+        if message.name == TESTS_TOOL or (call is not None and runs_tests(call)):
+            last_run, changed_before = message, changed_before or changed_since
+            changed_since = False
+        elif tools.changes_files(message.name) and not message.is_error:
+            changed_since = True
+    return last_run, changed_since, changed_before
+
+
+def check_unsaid_failure(
+    answer: str, messages: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` reports a change and says nothing of the failure that
+    this turn's last test run, after that change, showed (seen, bench: nn-tz-get, "I changed
+    that line to return 'B'." after a run that still failed). Said again, the answer stands
+    with the run's result after it."""
+    if not claims_change(answer) or tells_of_failure(answer):
+        return None
+    last_run, changed_since, changed_before = _last_test_run(messages, tools)
+    if last_run is None or not last_run.is_error or changed_since or not changed_before:
+        return None
+    said = _counted(last_run)
+    return ClaimCheck(
+        note=(
+            "[Foehn] Your answer says what you changed, but not that the last test run, after "
+            f"your last change, failed ({said}). Fix what fails and run the tests again, or "
+            "answer with what you changed and that the tests still fail."
+        ),
+        statement=f"[Foehn] The last test run, after this turn's last change, failed ({said}).",
+        kept=answer,
+    )
 
 
 def _runs(
