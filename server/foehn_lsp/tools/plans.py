@@ -14,13 +14,14 @@ from pathlib import Path
 
 from foehn_lsp.errors import ToolInputError
 from foehn_lsp.tools.contract import Plan, ToolContext, ToolResult
-from foehn_lsp.workspace import references
+from foehn_lsp.workspace import references, versions
 from foehn_lsp.workspace.edits import EditPlan, WriteFile, fingerprint
 from foehn_lsp.workspace.paths import Workspace
 
 MAX_PREVIEW_CHARS = 1_000_000
 MAX_RENAME_CHARS = 300_000
-"""Files larger than this are not read for renames (their definitions parsed before and after)."""
+"""Files larger than this are not read for renames (their definitions parsed before and after)
+or bumped versions."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,10 +80,10 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     diff (``data["diff"]``), the files it wrote (``data["files"]``, workspace-relative), each
     file's content before and after as sha256 (``data["sha256"]``: ``{path: [before, after]}``,
     ``before`` null for a new file) and the definitions it renamed (``data["renamed"]``:
-    ``[path, old, new]`` each), with a note of
-    where their old names still appear. The applier refuses, changing nothing, if a file
-    differs from what the plan was made on. ``whole``: the plan writes its files whole
-    (``CallPaths.whole``)."""
+    ``[path, old, new]`` each), with a note of where their old names still appear, and of
+    where a version it bumped is still given as before (``workspace.versions``). The applier
+    refuses, changing nothing, if a file differs from what the plan was made on. ``whole``:
+    the plan writes its files whole (``CallPaths.whole``)."""
     outcome = await ctx.files.apply(planned.plan, whole=whole)
     if not outcome.applied:
         return ToolResult.failure(
@@ -92,14 +93,17 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     writes = [c for c in planned.plan.changes if isinstance(c, WriteFile)]
     files = [ctx.workspace.display(c.path) for c in writes]
     # Parsing the files before and after is CPU work: off the event loop the server answers on.
-    renames = await asyncio.to_thread(_renames, writes, ctx.workspace)
+    renames, bumps = await asyncio.to_thread(_renames_and_bumps, writes, ctx.workspace)
     output = f"{summary}\n{diff}" if diff else summary
     try:
         left = await references.leftovers(ctx.workspace, renames, ctx.files.buffers)
+        given = await versions.still_given(ctx.workspace, bumps, ctx.files.buffers)
     except TimeoutError:
-        left = []
+        left, given = [], []
     if left:
         output += "\n[Foehn] " + references.note(left)
+    if given:
+        output += "\n[Foehn] " + versions.note(given)
     return ToolResult.success(
         output,
         data={
@@ -117,14 +121,17 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     )
 
 
-def _renames(writes: list[WriteFile], workspace: Workspace) -> list[references.Rename]:
-    """The definitions ``writes`` renamed, in files small enough to parse before and after."""
-    return [
-        rename
-        for change in writes
-        if change.old_text is not None
-        and len(change.old_text) + len(change.text) <= MAX_RENAME_CHARS
-        for rename in references.renamed(
-            workspace.display(change.path), change.old_text, change.text
-        )
-    ]
+def _renames_and_bumps(
+    writes: list[WriteFile], workspace: Workspace
+) -> tuple[list[references.Rename], list[versions.Bump]]:
+    """The definitions ``writes`` renamed and the versions they bumped, in files small enough
+    to parse and compare before and after."""
+    renames: list[references.Rename] = []
+    bumps: list[versions.Bump] = []
+    for change in writes:
+        if change.old_text is None or len(change.old_text) + len(change.text) > MAX_RENAME_CHARS:
+            continue
+        name = workspace.display(change.path)
+        renames += references.renamed(name, change.old_text, change.text)
+        bumps += versions.bumped(name, change.old_text, change.text)
+    return renames, bumps

@@ -9,6 +9,7 @@ listing.py   listing files with ripgrep, ignore files honoured
 ignored.py   which files the workspace ignores (left out of "files changed")
 symbols.py   the definitions in a source text, with their line ranges
 references.py which definitions an edit renamed, and where their old names still appear
+versions.py  which versions an edit bumped, and where the old version is still given
 testfiles.py which files are tests (pytest's default names, tests/ folders)
 trust/       which of the workspace's own files the person approved
 """

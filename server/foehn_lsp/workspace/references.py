@@ -56,10 +56,15 @@ class Leftovers:
 
     def listed(self) -> str:
         """The places, one per line, and how many more there are."""
-        lines = [f"  {p.path}:{p.line}: {p.text.strip()}" for p in self.places]
-        if self.count > len(self.places):
-            lines.append(f"  … and {self.count - len(self.places)} more")
-        return "\n".join(lines)
+        return listed(self.places, self.count)
+
+
+def listed(places: Sequence[Place], count: int) -> str:
+    """``places``, one per line, and how many more of ``count`` there are."""
+    lines = [f"  {p.path}:{p.line}: {p.text.strip()}" for p in places]
+    if count > len(places):
+        lines.append(f"  … and {count - len(places)} more")
+    return "\n".join(lines)
 
 
 def renamed(path: str, before: str, after: str) -> list[Rename]:
