@@ -148,3 +148,35 @@ async def test_said_again_with_the_old_name_still_there_the_answer_stands_with_t
 )
 def test_what_counts_as_saying_every_use_changed(sentence: str, claims: bool) -> None:
     assert claims_every_use(sentence) is claims
+
+
+async def test_an_edit_that_puts_another_definition_in_a_used_ones_place_says_where_it_is_used(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen (bench: mt-median): asked to add median, the model replaced ``def mean`` and its
+    body with the median's; called a rename, it was told to rename mean's uses."""
+    (app / "units.py").write_text("def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\n")
+    replace = {
+        "old_text": "def c_to_f(celsius):\n    return celsius * 9 / 5 + 32",
+        "new_text": "def k_to_c(kelvin):\n    if kelvin < 0:\n        raise ValueError(kelvin)\n"
+        "    return kelvin - 273.15",
+    }
+    runner, _ = agent(
+        [
+            calls(READ_UNITS),
+            calls(("edit_file", {"path": "units.py", "edits": [replace]})),
+            say("ok"),
+        ]
+    )
+    events = Recorder()
+    await runner.run_turn(TurnRequest(task="Add k_to_c to units.py"), ctx, events)
+    (edit,) = [e for e in events.of(ToolResultEvent) if e.tool == "edit_file"]
+    assert (
+        "[Foehn] `c_to_f` is no longer defined in units.py (`k_to_c` took its place), but "
+        "`c_to_f` still appears in 2 places:\n  report.py:1: from units import c_to_f\n"
+        "  report.py:5: return c_to_f(c)\nThose uses fail now. Unless the task is to take "
+        "`c_to_f` out, put it back (the diff above shows its lines) and add `k_to_c` beside it."
+    ) in edit.output
+    assert "was renamed" not in edit.output
+    assert edit.data is not None
+    assert edit.data["renamed"] == []

@@ -9,13 +9,18 @@ from foehn_lsp.workspace import Workspace
 from foehn_lsp.workspace.references import (
     Rename,
     appearances,
+    changed,
     leftovers,
     note,
-    renamed,
+    removed_note,
     statement,
 )
 
 UNITS = "def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\n\n\ndef f_to_c(f):\n    return 0\n"
+
+
+def renamed(path: str, before: str, after: str) -> list[Rename]:
+    return list(changed(path, before, after).renames)
 
 
 def test_a_definition_whose_name_changed_is_a_rename() -> None:
@@ -29,6 +34,48 @@ def test_an_added_or_removed_definition_or_a_new_body_is_no_rename() -> None:
     assert renamed("units.py", UNITS, UNITS + "\n\ndef k_to_c(k):\n    return k\n") == []
     assert renamed("units.py", UNITS, "def f_to_c(f):\n    return 0\n") == []
     assert renamed("units.py", UNITS, UNITS.replace("+ 32", "+ 33")) == []
+
+
+def test_a_definition_whose_place_one_with_other_lines_took_was_replaced_not_renamed() -> None:
+    """Seen (bench: mt-median): asked to add median, the model replaced ``def mean`` and its
+    body with the median's, and was told to rename mean's uses."""
+    stats = (
+        "def mean(values):\n    return sum(values) / len(values)\n\n\ndef spread(v):\n    pass\n"
+    )
+    median = (
+        "def median(values):\n    ordered = sorted(values)\n    middle = len(ordered) // 2\n"
+        "    return ordered[middle]\n"
+    )
+    after = changed("stats.py", stats, stats.replace(stats.split("\n\n\n")[0] + "\n", median))
+    assert after.renames == ()
+    assert after.removed == (Rename(path="stats.py", old="mean", new="median"),)
+    # Renamed with a parameter and a line changed, it is still a rename.
+    moved = "def average(items):\n    return sum(items) / len(values)\n"
+    after = changed("stats.py", stats, stats.replace(stats.split("\n\n\n")[0] + "\n", moved))
+    assert after.renames == (Rename(path="stats.py", old="mean", new="average"),)
+    assert after.removed == ()
+
+
+def test_a_top_level_definition_taken_out_is_removed_and_a_method_is_not_listed() -> None:
+    assert changed("units.py", UNITS, "def f_to_c(f):\n    return 0\n").removed == (
+        Rename(path="units.py", old="c_to_f", new=""),
+    )
+    shop = (
+        "class Store:\n    def restock(self):\n        pass\n\n    def empty(self):\n        pass\n"
+    )
+    assert changed("shop.py", shop, shop.split("\n\n")[0] + "\n") == changed("shop.py", "", "")
+
+
+async def test_where_a_definition_taken_out_is_still_used(root: Path) -> None:
+    (root / "test_stats.py").write_text("from stats import mean\n\nassert mean([1]) == 1\n")
+    gone = Rename(path="stats.py", old="mean", new="median")
+    told = removed_note(await leftovers(Workspace([root]), [gone]))
+    assert told == (
+        "`mean` is no longer defined in stats.py (`median` took its place), but `mean` still "
+        "appears in 2 places:\n  test_stats.py:1: from stats import mean\n"
+        "  test_stats.py:3: assert mean([1]) == 1\nThose uses fail now. Unless the task is to "
+        "take `mean` out, put it back (the diff above shows its lines) and add `median` beside it."
+    )
 
 
 def test_a_method_renamed_in_one_class_pairs_within_that_class_only() -> None:

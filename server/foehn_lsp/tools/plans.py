@@ -80,8 +80,9 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     diff (``data["diff"]``), the files it wrote (``data["files"]``, workspace-relative), each
     file's content before and after as sha256 (``data["sha256"]``: ``{path: [before, after]}``,
     ``before`` null for a new file) and the definitions it renamed (``data["renamed"]``:
-    ``[path, old, new]`` each), with a note of where their old names still appear, and of
-    where a version it bumped is still given as before (``workspace.versions``). The applier
+    ``[path, old, new]`` each), with a note of where their old names still appear, of where
+    the names of top-level definitions it took out are still used, and of where a version it
+    bumped is still given as before (``workspace.versions``). The applier
     refuses, changing nothing, if a file differs from what the plan was made on. ``whole``:
     the plan writes its files whole (``CallPaths.whole``)."""
     outcome = await ctx.files.apply(planned.plan, whole=whole)
@@ -93,15 +94,18 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     writes = [c for c in planned.plan.changes if isinstance(c, WriteFile)]
     files = [ctx.workspace.display(c.path) for c in writes]
     # Parsing the files before and after is CPU work: off the event loop the server answers on.
-    renames, bumps = await asyncio.to_thread(_renames_and_bumps, writes, ctx.workspace)
+    renames, removed, bumps = await asyncio.to_thread(_read_changes, writes, ctx.workspace)
     output = f"{summary}\n{diff}" if diff else summary
     try:
         left = await references.leftovers(ctx.workspace, renames, ctx.files.buffers)
+        used = await references.leftovers(ctx.workspace, removed, ctx.files.buffers)
         given = await versions.still_given(ctx.workspace, bumps, ctx.files.buffers)
     except TimeoutError:
-        left, given = [], []
+        left, used, given = [], [], []
     if left:
         output += "\n[Foehn] " + references.note(left)
+    if used:
+        output += "\n[Foehn] " + references.removed_note(used)
     if given:
         output += "\n[Foehn] " + versions.note(given)
     return ToolResult.success(
@@ -121,17 +125,20 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     )
 
 
-def _renames_and_bumps(
+def _read_changes(
     writes: list[WriteFile], workspace: Workspace
-) -> tuple[list[references.Rename], list[versions.Bump]]:
-    """The definitions ``writes`` renamed and the versions they bumped, in files small enough
-    to parse and compare before and after."""
+) -> tuple[list[references.Rename], list[references.Rename], list[versions.Bump]]:
+    """The definitions ``writes`` renamed, the top-level ones they took out, and the versions
+    they bumped, in files small enough to parse and compare before and after."""
     renames: list[references.Rename] = []
+    removed: list[references.Rename] = []
     bumps: list[versions.Bump] = []
     for change in writes:
         if change.old_text is None or len(change.old_text) + len(change.text) > MAX_RENAME_CHARS:
             continue
         name = workspace.display(change.path)
-        renames += references.renamed(name, change.old_text, change.text)
+        definitions = references.changed(name, change.old_text, change.text)
+        renames += definitions.renames
+        removed += definitions.removed
         bumps += versions.bumped(name, change.old_text, change.text)
-    return renames, bumps
+    return renames, removed, bumps

@@ -1,18 +1,23 @@
-"""Renames an edit made, and where the old names still appear: what an applied edit tells the
-model it left behind, and what the loop checks before a turn that renamed something ends.
+"""Renames an edit made, the top-level definitions it took out, and where their old names still
+appear: what an applied edit tells the model it left behind, and what the loop checks before a
+turn that renamed something ends.
 
 A rename is read from a file's definitions before and after an edit (``symbols.outline``): in
 one container (a module, a class), definitions whose names went away paired in order with as
-many new ones. A name still defined elsewhere in the file (a method of another class) is no
-rename's leftover and is not looked for. Where a name appears is found with ripgrep, as whole
-words, case-sensitive, under the listing's rules (``.gitignore`` honoured): in code, comments
-and strings alike, since any of them may need the new name. A file open in the editor is read
-from its buffer, which holds the edits the editor applied before they are saved.
+many new ones whose bodies are much the same (``ALIKE``, the names of their parameters aside).
+A definition whose place one with another body took was replaced, not renamed, and a top-level
+one replaced or gone is taken out: its uses now fail. A name still defined elsewhere in the
+file (a method of another class) is neither and is not looked for. Where a name appears is
+found with ripgrep, as whole words, case-sensitive, under the listing's rules (``.gitignore``
+honoured): in code, comments and strings alike, since any of them may need the new name. A
+file open in the editor is read from its buffer, which holds the edits the editor applied
+before they are saved.
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import os
 import re
 from collections.abc import Sequence
@@ -26,6 +31,11 @@ from foehn_lsp.workspace.symbols import outline
 SEARCH_SECONDS = 10.0
 MAX_LISTED = 12
 MAX_COLUMNS = 200
+ALIKE = 0.6
+"""How alike two definitions' bodies are, at least, for one to be the other renamed: their
+tokens' ``difflib`` ratio. Measured: ``mean``'s body against the median's the model put in its
+place, 0.4 or less; against itself with a check for an empty list added, or a parameter
+renamed and a ``max`` added, 0.7 or more."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,25 +77,78 @@ def listed(places: Sequence[Place], count: int) -> str:
     return "\n".join(lines)
 
 
-def renamed(path: str, before: str, after: str) -> list[Rename]:
-    """The definitions of ``before`` (the text of ``path``) that ``after`` renamed."""
+@dataclass(frozen=True, kw_only=True)
+class Changed:
+    """The definitions an edit of one file renamed, and the top-level ones it took out."""
+
+    renames: tuple[Rename, ...]
+    removed: tuple[Rename, ...]
+    """Each with ``new`` the definition that took its place (empty when none did)."""
+
+
+def changed(path: str, before: str, after: str) -> Changed:
+    """The definitions of ``before`` (the text of ``path``) that ``after`` renamed or took
+    out. A definition gone whose place a new one took, with much the same lines, was renamed;
+    with other lines, it was replaced (seen, bench: mt-median, where ``def mean`` became
+    ``def median`` and its body the median's: called a rename of ``mean``, the model was told
+    to rename its uses). A top-level name gone and defined nowhere in ``after`` was taken out,
+    renamed or not."""
     old, new = _definitions(path, before), _definitions(path, after)
     defined_after = {name.rsplit(".", 1)[-1] for name in new}
-    found: list[Rename] = []
+    renames: list[Rename] = []
+    removed: list[Rename] = []
     for container in dict.fromkeys(_container(name) for name in [*old, *new]):
         gone = [n for n in old if _container(n) == container and n not in new]
         added = [n for n in new if _container(n) == container and n not in old]
-        if not gone or len(gone) != len(added):
-            continue
-        for was, now in zip(gone, added, strict=True):
+        paired = zip(gone, added, strict=True) if gone and len(gone) == len(added) else ()
+        taken = dict(paired)
+        for was in gone:
             bare = was.rsplit(".", 1)[-1]
-            if bare not in defined_after:
-                found.append(Rename(path=path, old=bare, new=now.rsplit(".", 1)[-1]))
+            if bare in defined_after:
+                continue
+            now = taken.get(was)
+            if now is not None and _alike(old[was], new[now], bare, now.rsplit(".", 1)[-1]):
+                renames.append(Rename(path=path, old=bare, new=now.rsplit(".", 1)[-1]))
+            elif not container:
+                replaced_by = now.rsplit(".", 1)[-1] if now is not None else ""
+                removed.append(Rename(path=path, old=bare, new=replaced_by))
+    return Changed(renames=tuple(renames), removed=tuple(removed))
+
+
+def _definitions(path: str, text: str) -> dict[str, list[str]]:
+    """Each definition's qualified name and its lines (the first of a name)."""
+    lines = text.splitlines()
+    found: dict[str, list[str]] = {}
+    for symbol in outline(path, text).symbols:
+        if symbol.kind != "heading":
+            found.setdefault(symbol.name, lines[symbol.start - 1 : symbol.end])
     return found
 
 
-def _definitions(path: str, text: str) -> list[str]:
-    return list(dict.fromkeys(s.name for s in outline(path, text).symbols if s.kind != "heading"))
+def _alike(old: list[str], new: list[str], old_name: str, new_name: str) -> bool:
+    """Whether the body of a definition's lines ``new`` is much the same as that of ``old``
+    (``ALIKE`` of their tokens), its own name and its parameters' names aside."""
+    a, b = _body(old, old_name), _body(new, new_name)
+    return difflib.SequenceMatcher(a=a, b=b, autojunk=False).ratio() >= ALIKE
+
+
+_TOKEN = re.compile(r"\w+|\S")
+
+
+def _body(lines: list[str], name: str) -> list[str]:
+    """A definition's tokens after its header, its own name as ``NAME`` and the names of its
+    parameters numbered (``P0``, ``P1``…), so that a renamed parameter is the same token."""
+    tokens = _TOKEN.findall("\n".join(lines))
+    start = tokens.index(name) + 1 if name in tokens else 0
+    depth, end = 0, start
+    for end in range(start, len(tokens)):
+        depth += {"(": 1, ")": -1}.get(tokens[end], 0)
+        if depth == 0 and tokens[end] == ":":
+            break
+    header, body = tokens[start:end], tokens[end + 1 :]
+    params = [t for i, t in enumerate(header) if i and header[i - 1] in "(,*" and t.isidentifier()]
+    numbered = {param: f"P{i}" for i, param in enumerate(params)} | {name: "NAME"}
+    return [numbered.get(token, token) for token in body]
 
 
 def _container(name: str) -> str:
@@ -167,6 +230,23 @@ def note(found: Sequence[Leftovers]) -> str:
         f"new_name `{f.rename.new}` changes every one in one call; then run_tests."
         for f in found
     )
+
+
+def removed_note(found: Sequence[Leftovers]) -> str:
+    """Where the names of definitions an edit took out (``Changed.removed``, each a
+    ``Leftovers`` whose ``rename.new`` is what took its place) still appear, and what to do."""
+    notes: list[str] = []
+    for f in found:
+        old, new, path = f.rename.old, f.rename.new, f.rename.path
+        place = f" (`{new}` took its place)" if new else ""
+        beside = f" and add `{new}` beside it" if new else ""
+        notes.append(
+            f"`{old}` is no longer defined in {path}{place}, but `{old}` still appears in "
+            f"{f.count} place{'s' if f.count != 1 else ''}:\n{f.listed()}\nThose uses fail "
+            f"now. Unless the task is to take `{old}` out, put it back (the diff above shows "
+            f"its lines){beside}."
+        )
+    return "\n".join(notes)
 
 
 def statement(found: Sequence[Leftovers]) -> str:
