@@ -178,7 +178,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``lark``, fix tasks written at stop 60 after a change made
+    """In neither half, reported apart: ``moor``, multi-step tasks written at stop 61 before
+    any met the model; ``lark``, fix tasks written at stop 60 after a change made
     before was refused also when a later guard asked again; ``kite``, fix tasks written at stop
     60 after blocks that overlap on a line both keep became one edit; ``jade``, fix tasks
     written at stop 59 with nothing changed for the model since ``isle``; ``isle``, fix tasks
@@ -2409,6 +2410,11 @@ RENAMED = {
     "nw-tz-rename": ("_merge_sorted_binary", "_merge_two_sorted", ("toolz/itertoolz.py",)),
     "nw-mi-rename": ("_islice_helper", "_slice_iterator", ("more_itertools/more.py",)),
     "nw-recent": ("recent", "last_readings", ("src/weatherlog/window.py", "tests/test_window.py")),
+    "mo-format-line": (
+        "line",
+        "format_line",
+        ("src/weatherlog/report.py", "src/weatherlog/cli.py", "tests/test_report.py"),
+    ),
     "mt-rename": (
         "c_to_f",
         "celsius_to_fahrenheit",
@@ -2871,6 +2877,158 @@ FRESH_MULTI: list[Task] = [
 ]
 """Multi-step tasks written for stop 46's figures, run once there."""
 
+MOOR_MULTI: list[Task] = [
+    Task(
+        id="mo-count-above",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Add a function count_above(values, limit) to src/weatherlog/stats.py that "
+        "returns how many readings are above limit, and a test for it in tests/test_stats.py.",
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return max(values) - min(values)\n",
+                new="    return max(values) - min(values)\n\n\n"
+                "def count_above(values, limit):\n"
+                "    return sum(1 for value in values if value > limit)\n",
+            ),
+            Edit(
+                path="tests/test_stats.py",
+                old="    assert spread([3, 9, 4]) == 6\n",
+                new="    assert spread([3, 9, 4]) == 6\n\n\ndef test_count_above():\n"
+                "    from weatherlog.stats import count_above\n\n"
+                "    assert count_above([3, 9, 4], 3) == 2\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.stats import count_above; "
+                "print(count_above([3, 9, 4], 3), count_above([], 0), count_above([1, 2], 2))",
+                "2 0 0",
+            ),
+            has("tests/test_stats.py", "count_above("),
+            passes("tests"),
+        ),
+        apart="moor",
+    ),
+    Task(
+        id="mo-version",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Bump the version to 3.0.0.",
+        solution=(
+            Edit(path="pyproject.toml", old='version = "2.1.0"', new='version = "3.0.0"'),
+            Edit(
+                path="src/weatherlog/__init__.py",
+                old='__version__ = "2.1.0"',
+                new='__version__ = "3.0.0"',
+            ),
+        ),
+        judge=every(
+            has("pyproject.toml", 'version = "3.0.0"'),
+            prints("import weatherlog; print(weatherlog.__version__)", "3.0.0"),
+            only_changed("pyproject.toml", "src/weatherlog/__init__.py"),
+        ),
+        apart="moor",
+    ),
+    Task(
+        id="mo-format-line",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Rename the function line in src/weatherlog/report.py to format_line, everywhere "
+        "it is used. The tests must pass afterwards.",
+        judge=every(
+            nowhere(r"\bline\(", "src"),
+            nowhere(r"\bline\b", "tests"),
+            has("src/weatherlog/report.py", "def format_line("),
+            has("src/weatherlog/cli.py", "format_line("),
+            passes("tests"),
+        ),
+        apart="moor",
+    ),
+    Task(
+        id="mo-spread",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="tests/test_stats.py::test_spread fails. Fix the code so that it passes.",
+        setup=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return max(values) - min(values)\n",
+                new="    return max(values) - min(values[1:])\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return max(values) - min(values[1:])\n",
+                new="    return max(values) - min(values)\n",
+            ),
+        ),
+        judge=every(passes("tests"), only_changed("src/weatherlog/stats.py")),
+        apart="moor",
+    ),
+    Task(
+        id="mo-default-station",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Change the default station in src/weatherlog/cli.py from home to unknown, and "
+        "update any test that expects the old default.",
+        solution=(
+            Edit(
+                path="src/weatherlog/cli.py",
+                old='default="home"',
+                new='default="unknown"',
+            ),
+        ),
+        judge=every(
+            prints("from weatherlog.cli import main; main(['20'])", "unknown: 20.0C / 68.0F"),
+            passes("tests"),
+        ),
+        apart="moor",
+    ),
+    Task(
+        id="mo-docstrings",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Give every function in src/weatherlog/stats.py a docstring that says what it "
+        "returns.",
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="def mean(values):\n",
+                new='def mean(values):\n    """The average of the readings."""\n',
+            ),
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="def spread(values):\n",
+                new='def spread(values):\n    """The highest reading less the lowest."""\n',
+            ),
+        ),
+        judge=every(
+            lambda ws, _answer: all(
+                ast.get_docstring(node)
+                for node in ast.walk(ast.parse(ws.text("src/weatherlog/stats.py")))
+                if isinstance(node, ast.FunctionDef)
+            ),
+            has("src/weatherlog/stats.py", "def mean(values):", "def spread(values):"),
+            only_changed("src/weatherlog/stats.py"),
+            passes("tests"),
+        ),
+        apart="moor",
+    ),
+    Task(
+        id="mo-where",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Which function converts Celsius to Fahrenheit, and in which file is it?",
+        answer="c_to_f, in src/weatherlog/units.py.",
+        judge=every(only_changed(), says(r"c_to_f", r"units\.py")),
+        apart="moor",
+    ),
+]
+"""Multi-step tasks written at stop 61 before any met the model, run once there."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -2896,7 +3054,7 @@ GROUPS = {
         *KITE_REAL,
         *LARK_REAL,
     ],
-    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI],
+    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI, *MOOR_MULTI],
 }
 TESTS = {
     "inflection": (INFLECTION_TESTS,),
@@ -2940,6 +3098,7 @@ HALVES = (
     "jade",
     "kite",
     "lark",
+    "moor",
 )
 
 
