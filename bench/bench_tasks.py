@@ -178,27 +178,26 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``moor``, multi-step tasks written at stop 61 before
-    any met the model; ``lark``, fix tasks written at stop 60 after a change made
-    before was refused also when a later guard asked again; ``kite``, fix tasks written at stop
-    60 after blocks that overlap on a line both keep became one edit; ``jade``, fix tasks
-    written at stop 59 with nothing changed for the model since ``isle``; ``isle``, fix tasks
-    written at stop 58 with nothing changed for the model since ``haze``; ``haze``, fix tasks
-    written at stop 57 after the advice for code that never runs was fitted to it; ``gale``, fix
-    tasks written at stop 56 after claimed changes of comments were sent back and definitions
-    hiding imports refused; ``fen``, fix tasks written at stop 55 after failed runs were
+    """In neither half, reported apart: ``nook``, fix tasks written at stop 61 after its changes;
+    ``moor``, multi-step tasks written at stop 61 before any met the model; ``lark``, fix tasks
+    written at stop 60 after a change made before was refused also when a later guard asked again;
+    ``kite``, fix tasks written at stop 60 after blocks that overlap on a line both keep became one
+    edit; ``jade``, fix tasks written at stop 59 with nothing changed for the model since ``isle``;
+    ``isle``, fix tasks written at stop 58 with nothing changed for the model since ``haze``;
+    ``haze``, fix tasks written at stop 57 after the advice for code that never runs was fitted to
+    it; ``gale``, fix tasks written at stop 56 after claimed changes of comments were sent back and
+    definitions hiding imports refused; ``fen``, fix tasks written at stop 55 after failed runs were
     labelled as runs; ``dune``, fix tasks written at stop 54 after the account of a turn whose
-    answers only copied; ``vale``, fix tasks written at stop 53 after stop 52's guards;
-    ``spur``, fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks written
-    at stop 51 after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix
-    written as code; ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and
-    ``close``, fix tasks written at stop 49, each before it met the model and run once there;
-    ``post``, fix tasks written at stop 48 after every change read from ``final``'s run;
-    ``final``, fix tasks written at stop 48 before any met the model and run once there;
-    ``last``, fix tasks written after every change of stop 47 and run once there; ``after``, fix
-    tasks written for stop 47's figures and run once there; ``fresh``, written for stop 46's and
-    run once there; ``seen``, written for stop 45's, run once there, and its log read since (the
-    ``rename`` tool came from two of its renames)."""
+    answers only copied; ``vale``, fix tasks written at stop 53 after stop 52's guards; ``spur``,
+    fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks written at stop 51
+    after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix written as code;
+    ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and ``close``, fix tasks
+    written at stop 49, each before it met the model and run once there; ``post``, fix tasks written
+    at stop 48 after every change read from ``final``'s run; ``final``, fix tasks written at stop 48
+    before any met the model and run once there; ``last``, fix tasks written after every change of
+    stop 47 and run once there; ``after``, fix tasks written for stop 47's figures and run once
+    there; ``fresh``, written for stop 46's and run once there; ``seen``, written for stop 45's, run
+    once there, and its log read since (the ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -2390,6 +2389,80 @@ LARK_REAL: list[Task] = [
 guard asked again and a file whose edits undid each other stopped counting as changed,
 checked without the model, and run once with it, for the figures they are in."""
 
+NOOK_REAL: list[Task] = [
+    _fix(
+        "np-tz-assoc-in",
+        "toolz",
+        "toolz/tests/test_dicttoolz.py::TestDict::test_assoc_in fails. Fix toolz, not the test.",
+        "toolz/dicttoolz.py",
+        "    return update_in(d, keys, lambda x: x, value, factory)\n",
+        "    return update_in(d, keys, lambda x: value, value, factory)\n",
+        "nook",
+    ),
+    _fix(
+        "np-tz-compose",
+        "toolz",
+        "The test toolz/tests/test_functoolz.py::test_compose fails. Find the bug in toolz and "
+        "fix it.",
+        "toolz/functoolz.py",
+        "        funcs = tuple(funcs)\n        self.first = funcs[0]\n",
+        "        funcs = tuple(reversed(funcs))\n        self.first = funcs[0]\n",
+        "nook",
+    ),
+    _fix(
+        "np-mi-run-length",
+        "more-itertools",
+        "tests/test_more.py::RunLengthTest::test_encode fails. Fix more_itertools so that it "
+        "passes.",
+        "more_itertools/more.py",
+        "        return ((ilen(g), k) for k, g in groupby(iterable))\n",
+        "        return ((k, ilen(g)) for k, g in groupby(iterable))\n",
+        "nook",
+    ),
+    _fix(
+        "np-mi-distribute",
+        "more-itertools",
+        "The test tests/test_more.py::DistributeTest::test_basic fails. Find the bug in "
+        "more_itertools and fix it.",
+        "more_itertools/more.py",
+        "    return [islice(it, index, None, n) for index, it in enumerate(children, 1)]\n",
+        "    return [islice(it, index, None, n) for index, it in enumerate(children)]\n",
+        "nook",
+    ),
+    _fix(
+        "np-mi-stagger",
+        "more-itertools",
+        "tests/test_more.py::StaggerTest::test_longest fails. Fix more_itertools, not the test.",
+        "more_itertools/more.py",
+        "        *children, offsets=offsets, longest=False, fillvalue=fillvalue\n",
+        "        *children, offsets=offsets, longest=longest, fillvalue=fillvalue\n",
+        "nook",
+    ),
+    _fix(
+        "np-mi-repeat-last",
+        "more-itertools",
+        "tests/test_more.py::RepeatLastTests::test_basic fails. Fix more_itertools so that it "
+        "passes.",
+        "more_itertools/more.py",
+        "    final = item if item is _marker else default\n",
+        "    final = default if item is _marker else item\n",
+        "nook",
+    ),
+    _fix(
+        "np-mi-adjacent",
+        "more-itertools",
+        "The test tests/test_more.py::AdjacentTests::test_typical fails. Find the bug in "
+        "more_itertools and fix it.",
+        "more_itertools/more.py",
+        "    padding = [True] * distance\n",
+        "    padding = [False] * distance\n",
+        "nook",
+    ),
+]
+"""Fix tasks written at stop 61 after its changes (callees found by how they are called, a
+change reported without the failing run after it sent back, versions bumped and definitions
+taken out told where they are still used), checked without the model, and run once with it."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -3053,6 +3126,7 @@ GROUPS = {
         *JADE_REAL,
         *KITE_REAL,
         *LARK_REAL,
+        *NOOK_REAL,
     ],
     "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI, *MOOR_MULTI],
 }
@@ -3099,6 +3173,7 @@ HALVES = (
     "kite",
     "lark",
     "moor",
+    "nook",
 )
 
 
