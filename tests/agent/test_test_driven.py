@@ -218,6 +218,13 @@ async def test_a_task_that_asks_for_a_test_may_change_the_tests(
             "tests must pass afterwards.",
             False,
         ),
+        (
+            "Rename the function line in src/weatherlog/report.py to format_line, everywhere "
+            "it is used. The tests must pass afterwards.",
+            False,
+        ),
+        ("Make tests/test_greet.py pass.", True),
+        ("Make the failing test pass.", True),
     ],
 )
 def test_which_tasks_are_to_fix_the_code(task: str, fixes: bool) -> None:

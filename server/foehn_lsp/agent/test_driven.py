@@ -2,8 +2,10 @@
 test, the turn does not change the tests.
 
 ``fixes_code`` reads it in the person's words ("fix the bug behind tests/test_x.py::test_y",
-"… so that tests/test_greet.py passes", "fix the code, not the test"); a task that asks for a
-test ("add a keyword argument with its test", "fix the test") is not such a task. In one,
+"fix the typo so that tests/test_greet.py passes", "make tests/test_greet.py pass", "fix the
+code, not the test"); a task that asks for a test ("add a keyword argument with its test", "fix
+the test"), or where passing tests are a condition on other work ("rename … everywhere it is
+used; the tests must pass afterwards"), is not such a task. In one,
 ``TestGuard`` (a step of the turn's chain before approval, like plan mode's) refuses a change
 to a test file, and the deletion of any file unless the task asks to delete or remove one,
 saying why and what to do instead: a model that finds the test itself wrong, or a file in the
@@ -25,8 +27,12 @@ _NOT_THE_TEST = re.compile(
 )
 _NAMES_A_TEST = re.compile(r"\btests?\b|::|test_\w+", re.IGNORECASE)
 _TO_PASS = re.compile(
-    r"\b(?:fix\w*|pass(?:es|ing)?|fail(?:s|ing|ed)?|bug|broken|repair)\b", re.IGNORECASE
+    r"\b(?:fix\w*|fail(?:s|ing|ed)?|bug|broken|repair)\b|\bmake\s+(?:\S+\s+){0,3}pass\b",
+    re.IGNORECASE,
 )
+"""Words that make a failing test the task's goal: a test that "must pass afterwards" is a
+condition on other work (seen, bench: mo-format-line, a rename whose edit of a test was
+refused as if the task were to fix the code behind it)."""
 _WRITES_A_TEST = re.compile(
     r"\b(?:add|write|create|update|change|edit|adjust|rename|extend|fix|delete|remove)\s+"
     r"(?:(?:a|an|the|its|their|one|new|failing|unit|that|this)\s+){0,3}tests?\b"
