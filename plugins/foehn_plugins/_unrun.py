@@ -4,7 +4,9 @@ function's ``return`` (a ``def median`` that only exists if ``mean`` never retur
 ``test_…`` function nested in another function of a test file, which pytest never collects
 (unless that function calls it).
 ``edit_file`` and ``write_file`` refuse such an edit, naming the line, as they refuse one that
-does not parse. Only what the edit brings in counts."""
+does not parse. Only what the edit brings in counts. ``edit_file`` first moves definitions the
+edit indented after a function's end out beside that function (``lifted``): that is what their
+author meant, and the plan it shows for approval holds them moved."""
 
 from __future__ import annotations
 
@@ -84,6 +86,72 @@ def _found(tree: ast.Module, tests: bool) -> Iterator[tuple[str, Unrun]]:
                 yield from visit(child, where, in_function)
 
     yield from visit(tree, "", False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lifted:
+    """An edit's text with the definitions it indented after a function's end put beside that
+    function."""
+
+    text: str
+    moved: tuple[tuple[str, str], ...]
+    """Each definition moved, and the function it was under."""
+
+
+def lifted(path: str, before: str, after: str) -> Lifted | None:
+    """``after`` with the definitions it adds after the ``return`` (or ``raise``) that ends a
+    function of the module or of a class moved out to that function's own indentation, when
+    that is all the edit adds that never runs; ``None`` when it adds none, or something else.
+    A definition indented there only exists if the function never returns: its author meant
+    it beside the function (seen, bench: mo-count-above, where the embedded model was refused
+    seven times in a row for ``def count_above`` indented under ``spread`` and never wrote it
+    at the top level)."""
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    found = new_unrun(path, old, new)
+    if not found:
+        return None
+    lines = after.split("\n")
+    moved: list[tuple[str, str]] = []
+    for function in _outer_functions(new):
+        body = function.body
+        ended = next((s for s in body if isinstance(s, _ENDS)), None)
+        after_end = body[body.index(ended) + 1 :] if ended is not None else []
+        rest = [s for s in after_end if isinstance(s, _DEFINITIONS)]
+        if not rest or len(rest) != len(after_end):
+            continue
+        first = min([rest[0].lineno, *(d.lineno for d in rest[0].decorator_list)])
+        last = rest[-1].end_lineno or rest[-1].lineno
+        depth = rest[0].col_offset - function.col_offset
+        span = lines[first - 1 : last]
+        if any(line.strip() and not line.startswith(" " * depth) for line in span):
+            return None
+        lines[first - 1 : last] = [line[depth:] for line in span]
+        moved += [(definition.name, function.name) for definition in rest]
+    text = "\n".join(lines)
+    try:
+        if not moved or new_unrun(path, old, ast.parse(text)):
+            return None
+    except (SyntaxError, ValueError):
+        return None
+    return Lifted(text=text, moved=tuple(moved))
+
+
+def _outer_functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions of the module and the methods of its classes (at any depth of classes)."""
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for statement in body:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.append(statement)
+            elif isinstance(statement, ast.ClassDef):
+                visit(statement.body)
+
+    visit(tree.body)
+    return found
 
 
 def _yields(statement: ast.stmt) -> bool:

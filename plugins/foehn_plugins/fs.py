@@ -40,6 +40,7 @@ from foehn_plugins._matching import (
     pointed,
 )
 from foehn_plugins._suggest import missing, suggestion
+from foehn_plugins._unrun import lifted
 from foehn_plugins._window import read_budget
 
 MAX_SCAN_ENTRIES = 500
@@ -540,6 +541,14 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         # A read of the file after this opens at the lines the edit meant to change.
         ctx.files.shown.point(path, text.count("\n", 0, spans[0][0]) + 1)
         return ToolResult.failure(_unparsable(name, broken, updated))
+    moved: list[str] = []
+    if (lift := lifted(name, text, updated)) is not None:
+        updated = lift.text
+        moved = [
+            f"{definition} was indented under {function}, after its end, where it would never "
+            f"run: it is put beside {function}"
+            for definition, function in lift.moved
+        ]
     if why := code_refusal(name, text, updated, path, ctx):
         return ToolResult.failure(why)
     change = WriteFile(path=path, text=updated, old_text=text, old_fingerprint=document.fingerprint)
@@ -548,7 +557,7 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
         tool="edit_file",
         changes=(change,),
         summary=f"edit {name} ({blocks} block{'s' if blocks != 1 else ''})"
-        + "".join(f"; {p}" for p in [*placed, *joins]),
+        + "".join(f"; {p}" for p in [*placed, *joins, *moved]),
     )
 
 

@@ -18,7 +18,7 @@ from foehn_plugins._code_checks import parsed
 from foehn_plugins._matching import noted_lines, numbered_copies
 from foehn_plugins._names import new_undefined
 from foehn_plugins._shadowing import hidden_imports, redefined
-from foehn_plugins._unrun import new_unrun
+from foehn_plugins._unrun import lifted, new_unrun
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments: object):  # type: ignore[no-untyped-def]
@@ -583,35 +583,61 @@ MEAN = "def mean(values):\n    return sum(values) / len(values)\n"
 MEDIAN = "    def median(values):\n        return sorted(values)[len(values) // 2]\n"
 
 
-async def test_an_edit_that_adds_code_that_never_runs_is_refused(
+async def test_a_definition_indented_after_a_functions_end_is_put_beside_it(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
-    """Seen with the embedded model (bench: mt-median): asked for a median with its test, it
-    indented ``def median`` under ``mean``'s return, and its tests under ``test_mean``."""
+    """Seen with the embedded model (bench: mt-median, mo-count-above): asked for a median with
+    its test, it indented ``def median`` under ``mean``'s return, and its tests under
+    ``test_mean``; refused for it, it wrote the same edit again seven times in a row. edit_file
+    puts such a definition beside the function; other code that never runs is still refused,
+    and write_file, which replaces a whole file, refuses it too."""
     (root / "stats.py").write_text(MEAN)
     (root / "tests").mkdir()
     (root / "tests" / "test_stats.py").write_text("def test_mean():\n    assert mean([2]) == 2\n")
     await call(registry, ctx, "read_file", path="stats.py")
     await call(registry, ctx, "read_file", path="tests/test_stats.py")
-    after = {"old_text": "len(values)\n", "new_text": "len(values)\n\n" + MEDIAN}
-    result = await call(registry, ctx, "edit_file", path="stats.py", edits=[after])
-    assert result.output == (
-        "no change was made to stats.py: the edit adds code that never runs (line 4: it follows "
+    replaced = await call(registry, ctx, "write_file", path="stats.py", content=MEAN + MEDIAN)
+    assert replaced.output == (
+        "no change was made to stats.py: the edit adds code that never runs (line 3: it follows "
         "the return on line 2). A new function goes at the file's top level, not indented under "
         "the function before it."
     )
     nested = {"old_text": "== 2\n", "new_text": "== 2\n\n    def test_median():\n        pass\n"}
     result = await call(registry, ctx, "edit_file", path="tests/test_stats.py", edits=[nested])
     assert "line 4: test_median is defined inside test_mean, and pytest collects" in result.output
-    assert (root / "stats.py").read_text() == MEAN
     assert (
         root / "tests" / "test_stats.py"
     ).read_text() == "def test_mean():\n    assert mean([2]) == 2\n"
-    top = {
-        "old_text": "len(values)\n",
-        "new_text": "len(values)\n\n\n" + MEDIAN.replace("\n    ", "\n")[4:],
-    }
-    assert (await call(registry, ctx, "edit_file", path="stats.py", edits=[top])).ok
+    after = {"old_text": "len(values)\n", "new_text": "len(values)\n\n" + MEDIAN}
+    result = await call(registry, ctx, "edit_file", path="stats.py", edits=[after])
+    assert result.output.startswith(
+        "edit stats.py (1 block); median was indented under mean, after its end, where it would "
+        "never run: it is put beside mean\n"
+    )
+    assert (root / "stats.py").read_text() == MEAN + "\n" + MEDIAN.replace("\n    ", "\n")[4:]
+
+
+@pytest.mark.parametrize(
+    ("after", "lifted_to"),
+    [
+        (  # a method indented under the method before it, with its decorator
+            "class A:\n    def f(self):\n        return 1\n\n        @staticmethod\n"
+            "        def g():\n            return 2\n",
+            "class A:\n    def f(self):\n        return 1\n\n    @staticmethod\n"
+            "    def g():\n        return 2\n",
+        ),
+        # Anything but definitions after the end is left to the refusal.
+        ("def f():\n    return 1\n    x = 2\n    def g():\n        pass\n", None),
+        ("def f():\n    return 1\n", None),
+    ],
+)
+def test_which_definitions_after_a_functions_end_are_put_beside_it(
+    after: str, lifted_to: str | None
+) -> None:
+    found = lifted("m.py", "", after)
+    assert (found.text if found else None) == lifted_to
+    if found is not None:
+        assert not new_unrun("m.py", *trees("m.py", "", found.text))
 
 
 @pytest.mark.parametrize(
