@@ -21,6 +21,7 @@ from foehn_lsp.checks.claims import (
     claims_tests_pass,
     claims_whole_file,
     code_claims,
+    locations,
 )
 from foehn_lsp.checks.comments import only_comments
 from foehn_lsp.checks.honesty import check_claim, check_unsaid_failure, untested
@@ -239,6 +240,56 @@ async def test_a_change_reported_without_the_failing_run_after_it_is_sent_back(
     assert outcome.answer.startswith(
         f"{claim}\n\n[Foehn] The last test run, after this turn's last change, failed (1 failed"
     )
+
+
+async def test_a_definition_said_to_be_in_a_file_that_does_not_hold_it_is_sent_back(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen (bench: mo-where): asked which function converts Celsius to Fahrenheit, the
+    embedded model read the file that defines ``c_to_f`` and answered "The function
+    celsius_to_f is defined in src/weatherlog/units.py." In a question's turn the answer goes
+    back once; said again, it stands with what the file defines after it."""
+    (app / "src").mkdir()
+    (app / "src" / "units.py").write_text("def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\n")
+    wrong = "The function celsius_to_f is defined in src/units.py. It takes degrees Celsius."
+    runner, provider = agent(
+        [calls(("read_file", {"path": "src/units.py"})), say(wrong), say(wrong)],
+        enable_streaming=True,
+    )
+    task = TurnRequest(task="Which function converts Celsius to Fahrenheit?")
+    events = Recorder()
+    outcome = await runner.run_turn(task, ctx, events)
+    assert streamed(events).count("celsius_to_f is defined") == 1, "held, shown once at the end"
+    assert notes(provider, 2)[-1] == (
+        "[Foehn] Your answer says where something is defined, but src/units.py has no "
+        "celsius_to_f (it defines: c_to_f). Answer with the names and files as the workspace "
+        "has them; read the file first if you are not sure."
+    )
+    assert outcome.answer == (
+        f"{wrong}\n\n[Foehn] src/units.py has no celsius_to_f (it defines: c_to_f)."
+    )
+    right = "The function `c_to_f()` is defined in src/units.py; report.py lives beside it."
+    runner, provider = agent([say(right)])
+    assert (await runner.run_turn(task, ctx, Recorder())).answer == right
+
+
+@pytest.mark.parametrize(
+    ("answer", "located"),
+    [
+        (
+            "The function celsius_to_f is defined in src/units.py.",
+            [("celsius_to_f", "src/units.py")],
+        ),
+        ("`Store.restock` is implemented in shop/store.py.", [("restock", "shop/store.py")]),
+        ("mean() lives in stats.py.", [("mean", "stats.py")]),
+        ("The function named c_to_f is declared in units.py.", [("c_to_f", "units.py")]),
+        ("The function is defined in units.py.", []),  # no name
+        ("c_to_f, in src/units.py.", []),  # no word of where it is defined
+        ("`mean` is defined in stats.py and used in report.py.", []),  # two files
+    ],
+)
+def test_where_an_answer_says_a_definition_is(answer: str, located: list[tuple[str, str]]) -> None:
+    assert [(name, path) for _, name, path in locations(answer)] == located
 
 
 def test_a_failing_run_after_a_change_is_unsaid_only_where_the_answer_is_silent_on_it(

@@ -54,7 +54,14 @@ from foehn_lsp.agent.plan_mode import (
 from foehn_lsp.agent.prompt import system_message
 from foehn_lsp.checks import checking, claims, honesty
 from foehn_lsp.config import Settings
-from foehn_lsp.errors import ErrorKind, ProviderError, ProviderRequestError, error_kind
+from foehn_lsp.errors import (
+    ErrorKind,
+    FileReadError,
+    PathRefusedError,
+    ProviderError,
+    ProviderRequestError,
+    error_kind,
+)
 from foehn_lsp.events import (
     Checked,
     CheckedProblem,
@@ -179,8 +186,10 @@ def _claims_checked(state: _State) -> bool:
 
 def _held(state: _State, sentence: str) -> bool:
     """Whether ``sentence`` (and what follows it) waits for the answer's checks: a claim the
-    loop checks, or what code returns after a failed ``run_command``."""
+    loop checks, where a definition is, or what code returns after a failed ``run_command``."""
     if claims.claims(sentence) and _claims_checked(state):
+        return True
+    if state.mode != "plan" and claims.locations(sentence):
         return True
     turn = state.messages[state.start :]
     return (
@@ -410,7 +419,7 @@ class Agent:
             state.text.drop()
             state.messages.append(UserMessage(content=honesty.left_behind(answer, left).note))
             return None
-        check = self._check_claim(state, answer)
+        check = await self._check_claim(state, answer, ctx)
         if check is None and left:
             # Sent back once already: the answer stands, less its claim that every use changed.
             check, state.claimed = honesty.left_behind(answer, left), True
@@ -479,14 +488,15 @@ class Agent:
         on_disk = list(state.changed())
         return [*on_disk, *(path for path in by_calls if path not in on_disk)]
 
-    def _check_claim(self, state: _State, answer: str) -> honesty.ClaimCheck | None:
+    async def _check_claim(
+        self, state: _State, answer: str, ctx: ToolContext
+    ) -> honesty.ClaimCheck | None:
         turn = state.messages[state.start :]
+        if state.mode == "plan":
+            return None
+        located = honesty.check_location_claim(answer, await _texts_named(answer, ctx))
         if not _claims_checked(state):
-            return (
-                None
-                if state.mode == "plan"
-                else honesty.check_value_claim(answer, turn, state.tools)
-            )
+            return honesty.check_value_claim(answer, turn, state.tools) or located
         return (
             honesty.check_claim(
                 answer,
@@ -504,6 +514,7 @@ class Agent:
             )
             or honesty.check_whole_claim(answer, turn, state.tools)
             or honesty.check_value_claim(answer, turn, state.tools)
+            or located
         )
 
     async def _review(
@@ -705,13 +716,27 @@ class Agent:
         except ProviderError as exc:
             summary = ""
             log.info("no summary after %s: %s", reason, exc)
-        if summary and (check := self._check_claim(state, summary)) is not None:
+        if summary and (check := await self._check_claim(state, summary, ctx)) is not None:
             state.text.drop()
             summary = f"{check.kept}\n\n{check.statement}" if check.kept else check.statement
         else:
             state.text.release()
         answer = f"Stopped: {why}." + (f"\n\n{summary}" if summary else "")
         return self._outcome(state, reason, answer)
+
+
+async def _texts_named(answer: str, ctx: ToolContext) -> dict[str, str]:
+    """The text of each file of the workspace that ``answer`` says a definition is in (a file
+    that does not exist, or cannot be read, is left out)."""
+    texts: dict[str, str] = {}
+    for path in dict.fromkeys(path for _, _, path in claims.locations(answer)):
+        try:
+            resolved = ctx.workspace.resolve(path)
+            if resolved.is_file():
+                texts[path] = (await ctx.files.read(resolved)).text
+        except (PathRefusedError, FileReadError, OSError):
+            continue
+    return texts
 
 
 def _closed(messages: Sequence[Message]) -> list[Message]:

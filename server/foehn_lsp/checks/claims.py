@@ -286,6 +286,62 @@ _FAILURE = re.compile(
 )
 
 
+def locations(text: str) -> list[tuple[str, str, str]]:
+    """Where ``text`` says a definition is: for each sentence that names one file and says a
+    function, class or method is defined (implemented, declared, located) there, the sentence,
+    the name and the file. A name is one given after "function", "class" or "method", in
+    backquotes, or followed by ``()``."""
+    found: list[tuple[str, str, str]] = []
+    for sentence in sentences(text):
+        files = mentioned_files(sentence)
+        if len(files) != 1 or not _LOCATED.search(sentence):
+            continue
+        parts = set(re.split(r"[/.]", files[0]))
+        for match in _DEFINITION_NAME.finditer(sentence):
+            name = next(group for group in match.groups() if group).rsplit(".", 1)[-1]
+            if name.lower() in _NOT_NAMES or name in parts:
+                continue
+            if (sentence, name, files[0]) not in found:
+                found.append((sentence, name, files[0]))
+    return found
+
+
+_LOCATED = re.compile(r"\b(?:defined|implemented|declared|located|lives)\b", re.IGNORECASE)
+_DEFINITION_NAME = re.compile(
+    r"\b(?:function|class|method)\s+(?:named\s+|called\s+)?`?([A-Za-z_]\w*)"
+    r"|`([A-Za-z_][\w.]*)(?:\(\))?`|\b([A-Za-z_]\w*)\(\)",
+    re.IGNORECASE,
+)
+_NOT_NAMES = frozenset(
+    [
+        "is",
+        "was",
+        "that",
+        "which",
+        "in",
+        "of",
+        "the",
+        "a",
+        "an",
+        "it",
+        "its",
+        "has",
+        "and",
+        "to",
+        "for",
+        "with",
+        "are",
+        "be",
+        "you",
+        "i",
+        "we",
+        "this",
+        "there",
+        "here",
+    ]
+)
+
+
 def claims(text: str) -> bool:
     """Whether ``text`` claims something the loop checks: a change, passing tests, a fix or a
     speed-up."""

@@ -53,6 +53,7 @@ from foehn_lsp.checks.claims import (
     claims_value,
     claims_whole_file,
     code_claims,
+    locations,
     named_files,
     same_file,
     sentences,
@@ -71,6 +72,7 @@ from foehn_lsp.providers.effects import (
 from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import references
+from foehn_lsp.workspace.symbols import outline
 
 
 def failed_change(
@@ -501,6 +503,34 @@ def check_result_claim(
             + " left out. Run the tests before relying on this turn's changes."
         ),
         kept=_without(answer, false),
+    )
+
+
+def check_location_claim(answer: str, texts: Mapping[str, str]) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` says a definition is in a file (``claims.locations``)
+    whose text (``texts``: the files of the workspace it names that exist) does not hold its
+    name at all (seen, bench: mo-where, "The function celsius_to_f is defined in
+    src/weatherlog/units.py." after reading that file, which defines ``c_to_f``). Said again,
+    the answer stands with what the file defines after it."""
+    wrong: list[str] = []
+    for _, name, path in locations(answer):
+        text = texts.get(path)
+        if text is None or re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+            continue
+        defined = [s.name for s in outline(path, text).symbols if s.depth == 0][:8]
+        wrong.append(
+            f"{path} has no {name}" + (f" (it defines: {', '.join(defined)})" if defined else "")
+        )
+    if not wrong:
+        return None
+    found = "; ".join(wrong)
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says where something is defined, but {found}. Answer with the "
+            "names and files as the workspace has them; read the file first if you are not sure."
+        ),
+        statement=f"[Foehn] {found}.",
+        kept=answer,
     )
 
 
