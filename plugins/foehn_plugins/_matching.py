@@ -10,6 +10,7 @@ edit when both keep the text they share (``joined``).
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -191,6 +192,22 @@ def noted_lines(new: str, text: str) -> list[str]:
 _NOTE = re.compile(r"\S\s{3,}<- \S")
 """Code, three spaces or more, then ``<-`` and a word: the traced run's mark
 (``_tracing``)."""
+
+
+def tool_output(new: str, text: str) -> str | None:
+    """What ``new`` holds of the results Foehn's tools write, that the file ``text`` does not:
+    a ``[Foehn]`` note, or a diff's header (``--- a/x`` then ``+++ b/x``), or ``None``. Seen
+    (bench: mo-version): ``write_file`` of pyproject.toml with the previous edit's diff and
+    its note as the content, in a file no parser would have refused it in had it been
+    Markdown."""
+    have = set(text.splitlines())
+    lines = [line for line in new.splitlines() if line not in have]
+    if any(line.startswith("[Foehn] ") for line in lines):
+        return "a [Foehn] note"
+    for first, second in itertools.pairwise(lines):
+        if first.startswith("--- a/") and second.startswith("+++ b/"):
+            return f"a diff's header ({first})"
+    return None
 
 
 def copied_lines(text: str) -> list[str]:

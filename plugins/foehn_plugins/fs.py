@@ -38,6 +38,7 @@ from foehn_plugins._matching import (
     numbered_copies,
     occurrences,
     pointed,
+    tool_output,
 )
 from foehn_plugins._suggest import missing, suggestion
 from foehn_plugins._unrun import lifted
@@ -360,6 +361,8 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
     if path.is_dir():
         return ToolResult.failure(f"{name} is a directory; give a file path")
     if not path.exists():
+        if (output := tool_output(arguments.content, "")) is not None:
+            return ToolResult.failure(_tool_output_content(name, output))
         change = WriteFile(path=path, text=arguments.content, old_text=None)
         lines = len(arguments.content.splitlines())
         return EditPlan(
@@ -379,8 +382,10 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         text = text.replace("\n", "\r\n")
     if text == current.text:
         return ToolResult.success(f"{name} already has exactly this content; nothing changed")
+    if (output := tool_output(text, current.text)) is not None:
+        return ToolResult.failure(_tool_output_content(name, output))
     if broken := _syntax.breaks(name, current.text, text):
-        return ToolResult.failure(_unparsable(name, broken, text))
+        return ToolResult.failure(_unparsable(name, broken, text, "content"))
     if why := code_refusal(name, current.text, text, path, ctx):
         return ToolResult.failure(why)
     change = WriteFile(
@@ -418,13 +423,21 @@ def _left_out(old: str, new: str, text: str) -> str | None:
     return None
 
 
-def _unparsable(name: str, broken: _syntax.SyntaxProblem, text: str) -> str:
+def _tool_output_content(name: str, output: str) -> str:
+    return (
+        f"no change was made to {name}: content has {output}, which a tool's result showed, "
+        "not the file's text. Give the file's whole text as it is to be, or change a part of "
+        "it with edit_file."
+    )
+
+
+def _unparsable(name: str, broken: _syntax.SyntaxProblem, text: str, field: str) -> str:
     """Why an edit was refused, the line that would not parse shown on its own line with
     nothing after it (seen, bench: nn-bo-drop-nones: shown inside parentheses, the line
     ``…isinstance(new_parent, Set)`` read ``…Set))``)."""
     return (
         f"no change was made to {name}: the result would not parse as {broken.kind}, "
-        f"{broken.describe(text)}\nFix new_text (its indentation, brackets, quotes, commas) "
+        f"{broken.describe(text)}\nFix {field} (its indentation, brackets, quotes, commas) "
         "and try again."
     )
 
@@ -494,6 +507,12 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
                 "without the numbers"
             )
             continue
+        if (output := tool_output(new, text)) is not None:
+            problems.append(
+                f"block {number}: new_text has {output}, which a tool's result showed; the file "
+                "does not have it. Give only the file's own lines."
+            )
+            continue
         if noted := noted_lines(new, text):
             problems.append(
                 f"block {number}: new_text has a note after its code ({noted[0].strip()!r}), as "
@@ -540,7 +559,7 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
     if broken := _syntax.breaks(name, text, updated):
         # A read of the file after this opens at the lines the edit meant to change.
         ctx.files.shown.point(path, text.count("\n", 0, spans[0][0]) + 1)
-        return ToolResult.failure(_unparsable(name, broken, updated))
+        return ToolResult.failure(_unparsable(name, broken, updated, "new_text"))
     moved: list[str] = []
     if (lift := lifted(name, text, updated)) is not None:
         updated = lift.text

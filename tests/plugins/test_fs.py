@@ -565,6 +565,38 @@ async def test_an_edit_that_writes_a_note_after_its_code_as_the_trace_does_is_re
     assert (root / "m.py").read_text() == text
 
 
+async def test_a_write_or_an_edit_that_copies_a_tools_diff_or_note_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: mo-version): it wrote the previous edit's result,
+    its diff and Foehn's note, as the whole of pyproject.toml. In a Markdown file no parser
+    refuses that; the file keeps its text."""
+    text = "# Changes\n\n## 2.1.0\n- CSV export\n"
+    (root / "CHANGES.md").write_text(text)
+    await call(registry, ctx, "read_file", path="CHANGES.md")
+    copied = (
+        "--- a/CHANGES.md\n+++ b/CHANGES.md\n@@ -1,3 +1,4 @@\n # Changes\n+## 2.2.0\n"
+        "[Foehn] The version 2.1.0 became 2.2.0 in CHANGES.md"
+    )
+    result = await call(registry, ctx, "write_file", path="CHANGES.md", content=copied)
+    assert result.output == (
+        "no change was made to CHANGES.md: content has a [Foehn] note, which a tool's result "
+        "showed, not the file's text. Give the file's whole text as it is to be, or change a "
+        "part of it with edit_file."
+    )
+    diff_only = copied.rsplit("\n", 1)[0]
+    result = await call(registry, ctx, "write_file", path="NEW.md", content=diff_only)
+    assert "content has a diff's header (--- a/CHANGES.md)" in result.output
+    edit = {
+        "old_text": "- CSV export",
+        "new_text": "- CSV export\n[Foehn] That edit changes nothing",
+    }
+    result = await call(registry, ctx, "edit_file", path="CHANGES.md", edits=[edit])
+    assert "block 1: new_text has a [Foehn] note, which a tool's result showed" in result.output
+    assert (root / "CHANGES.md").read_text() == text
+    assert not (root / "NEW.md").exists()
+
+
 @pytest.mark.parametrize(
     ("new", "noted"),
     [

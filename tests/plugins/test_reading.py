@@ -297,6 +297,7 @@ async def test_edits_that_break_json_or_toml_are_refused(
     assert "would not parse as TOML, line 2: " in toml_edit.output
     replaced = await call(registry, ctx, "write_file", path="config.json", content="{oops\n")
     assert "would not parse as JSON" in replaced.output
+    assert "\nFix content (its indentation" in replaced.output, "write_file has no new_text"
     assert (package / "config.json").read_text().endswith('"debug": true\n}\n')
     assert (package / "settings.toml").read_text() == "[server]\nport = 8080\ndebug = true\n"
 
