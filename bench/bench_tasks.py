@@ -179,25 +179,26 @@ class Task:
     the history."""
     apart: str = ""
     """In neither half, reported apart: ``nook``, fix tasks written at stop 61 after its changes;
-    ``moor``, multi-step tasks written at stop 61 before any met the model; ``lark``, fix tasks
-    written at stop 60 after a change made before was refused also when a later guard asked again;
-    ``kite``, fix tasks written at stop 60 after blocks that overlap on a line both keep became one
-    edit; ``jade``, fix tasks written at stop 59 with nothing changed for the model since ``isle``;
-    ``isle``, fix tasks written at stop 58 with nothing changed for the model since ``haze``;
-    ``haze``, fix tasks written at stop 57 after the advice for code that never runs was fitted to
-    it; ``gale``, fix tasks written at stop 56 after claimed changes of comments were sent back and
-    definitions hiding imports refused; ``fen``, fix tasks written at stop 55 after failed runs were
-    labelled as runs; ``dune``, fix tasks written at stop 54 after the account of a turn whose
-    answers only copied; ``vale``, fix tasks written at stop 53 after stop 52's guards; ``spur``,
-    fix tasks written at stop 52 after its guard changes; ``crest``, fix tasks written at stop 51
-    after ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix written as code;
-    ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and ``close``, fix tasks
-    written at stop 49, each before it met the model and run once there; ``post``, fix tasks written
-    at stop 48 after every change read from ``final``'s run; ``final``, fix tasks written at stop 48
-    before any met the model and run once there; ``last``, fix tasks written after every change of
-    stop 47 and run once there; ``after``, fix tasks written for stop 47's figures and run once
-    there; ``fresh``, written for stop 46's and run once there; ``seen``, written for stop 45's, run
-    once there, and its log read since (the ``rename`` tool came from two of its renames)."""
+    ``moor``, multi-step tasks written at stop 61 before any met the model, run once and read
+    since; ``lark``, fix tasks written at stop 60 after a change made before was refused also
+    when a later guard asked again; ``kite``, fix tasks written at stop 60 after blocks that
+    overlap on a line both keep became one edit; ``jade``, fix tasks written at stop 59 with
+    nothing changed for the model since ``isle``; ``isle``, fix tasks written at stop 58 with
+    nothing changed for the model since ``haze``; ``haze``, fix tasks written at stop 57 after
+    the advice for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56
+    after claimed changes of comments were sent back and definitions hiding imports refused;
+    ``fen``, fix tasks written at stop 55 after failed runs were labelled as runs; ``dune``, fix
+    tasks written at stop 54 after the account of a turn whose answers only copied; ``vale``, fix
+    tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks written at stop 52 after
+    its guard changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run; ``ridge``,
+    fix tasks written at stop 51 after its fix written as code; ``brink``, fix tasks written at
+    stop 50 after its changes; ``coda`` and ``close``, fix tasks written at stop 49, each before
+    it met the model and run once there; ``post``, fix tasks written at stop 48 after every
+    change read from ``final``'s run; ``final``, fix tasks written at stop 48 before any met the
+    model and run once there; ``last``, fix tasks written after every change of stop 47 and run
+    once there; ``after``, fix tasks written for stop 47's figures and run once there; ``fresh``,
+    written for stop 46's and run once there; ``seen``, written for stop 45's, run once there,
+    and its log read since (the ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
