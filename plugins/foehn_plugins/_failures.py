@@ -353,9 +353,17 @@ def _callee(outlined: Outline, caller: Symbol, called: str) -> Symbol | None:
 
 
 def _called(source: str) -> list[str]:
-    """The names a line of a test calls that may be the code under test."""
-    names = [m[1] for m in _CALL.finditer(source)]
-    return list(dict.fromkeys(n for n in names if n not in _IGNORED and not n.startswith("test")))
+    """The calls a test's lines make that may be of the code under test, each as written
+    (``mi.run_length.encode``), the innermost first: in ``take(4, encode(x))`` what ``take``
+    returns came through ``encode`` (seen, bench: np-mi-run-length, where the digest showed only
+    ``take`` and the model changed it)."""
+    calls: list[tuple[int, int, str]] = []
+    for match in _CALL.finditer(source):
+        if match[1] in _IGNORED or match[1].startswith("test"):
+            continue
+        depth = source.count("(", 0, match.start()) - source.count(")", 0, match.start())
+        calls.append((-depth, match.start(), match[0].split("(")[0].rstrip()))
+    return list(dict.fromkeys(called for _, _, called in sorted(calls)))
 
 
 def _block(
@@ -395,25 +403,32 @@ MAX_PLACES = 6
 """Files defining a name the test calls that are read to choose its definition."""
 
 
-async def _definitions(files: _Files, name: str, test_file: str) -> list[_Block]:
-    """The definition of ``name`` outside the tests: a module's function before a class's
-    method of that name (seen, bench: nd-mi-prepend, where ``mi.prepend`` was shown as
-    ``peekable.prepend``), then the one in a module the test file names. A name of a method of
-    Python's containers is never a class's method (seen, bench: ni-bo-backoff-repeat, where the
-    test's ``fives.append`` was shown as ``BarrelList.append``)."""
+async def _definitions(files: _Files, called: str, test_file: str) -> list[_Block]:
+    """The definition ``called`` (a call as written, ``mi.run_length.encode``) runs, outside
+    the tests: a class's method the call names with its class first, then a module's function
+    before a class's method of that name (seen, bench: nd-mi-prepend, where ``mi.prepend`` was
+    shown as ``peekable.prepend``), then the one in a module the test file names. A name of a
+    method of Python's containers is never a class's method, unless the call names its class
+    (seen, bench: ni-bo-backoff-repeat, where the test's ``fives.append`` was shown as
+    ``BarrelList.append``; np-mi-run-length, where ``run_length.encode`` was not shown)."""
+    name = called.rsplit(".", 1)[-1]
     places = await asyncio.to_thread(_search, files.ctx, name)
     places = [p for p in places if not is_test_file(p)][:MAX_PLACES]
     test_path = files.resolve(test_file)
     test_text = "\n".join((await files.get(test_path) or ([], None))[0]) if test_path else ""
-    found: list[tuple[tuple[bool, bool], _Block]] = []
+    found: list[tuple[tuple[bool, bool, bool], _Block]] = []
     for place in places:
         path = files.resolve(place)
         read = await files.get(path) if path is not None else None
-        if path is None or read is None or (symbol := read[1].find(name)) is None:
+        if path is None or read is None:
             continue
-        if "." in symbol.name and name in _CONTAINER_METHODS:
+        named = next((s for s in read[1].symbols if f".{called}".endswith(f".{s.name}")), None)
+        symbol = named if named is not None and "." in named.name else read[1].find(name)
+        if symbol is None:
             continue
-        rank = ("." in symbol.name, Path(place).stem not in test_text)
+        if symbol is not named and "." in symbol.name and name in _CONTAINER_METHODS:
+            continue
+        rank = (symbol is not named, "." in symbol.name, Path(place).stem not in test_text)
         block = _block(path, files.shown(path), symbol, read[0], "called", "which the test calls")
         found.append((rank, block))
     return [min(found, key=lambda pair: pair[0])[1]] if found else []

@@ -657,6 +657,28 @@ async def test_what_the_code_under_test_calls_is_shown_by_how_it_is_called(
     assert "Other" not in shown
 
 
+async def test_a_call_inside_another_is_shown_first_and_a_method_called_by_its_class_is_shown(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: np-mi-run-length): the test's ``mi.take(4, mi.run_length.encode(it))``
+    showed only ``take``, which passed on what the wrong ``encode`` gave it (``encode``, a
+    name str has, was never a class's method), and the model changed ``take``."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text() + "class Codec:\n    @staticmethod\n    def encode(items):\n"
+        "        return [(1, item) for item in items]\n\n\n"
+        "def first(n, items):\n    return list(items)[:n]\n"
+    )
+    _failing_line_becomes(
+        project,
+        "    from shop import listing\n"
+        "    assert listing.first(1, listing.Codec.encode([5])) == [(5, 1)]\n",
+    )
+    shown = await _first_run(model, project)
+    encode = shown.index("Codec.encode, which the test calls:")
+    assert encode < shown.index("first, which the test calls:")
+
+
 async def test_a_constructor_that_returned_none_again_is_not_said_to_be_where_the_value_comes_from(
     model: ModelServer, project: Path
 ) -> None:
