@@ -679,6 +679,28 @@ async def test_a_call_inside_another_is_shown_first_and_a_method_called_by_its_c
     assert encode < shown.index("first, which the test calls:")
 
 
+async def test_a_failing_line_in_a_loop_is_traced_in_the_pass_that_failed(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: np-tz-compose): the test's loop called ``compose`` three times; the traced
+    run showed the first two passes, which passed, and not the third, which failed."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text()
+        + "def scale(x):\n    if x > 1:\n        return x * 3\n    return x * 2\n"
+    )
+    _failing_line_becomes(
+        project,
+        "    from shop.listing import scale\n"
+        "    for x, want in [(0, 0), (1, 2), (2, 4)]:\n"
+        "        assert scale(x) == want\n",
+    )
+    shown = await _first_run(model, project)
+    assert "scale(x=2) (src/shop/listing.py) ran these lines and returned 6" in shown
+    assert "scale(x=0)" not in shown
+    assert "scale(x=1)" not in shown
+
+
 async def test_a_constructor_that_returned_none_again_is_not_said_to_be_where_the_value_comes_from(
     model: ModelServer, project: Path
 ) -> None:
