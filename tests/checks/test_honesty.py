@@ -242,32 +242,28 @@ async def test_a_change_reported_without_the_failing_run_after_it_is_sent_back(
     )
 
 
-async def test_a_definition_said_to_be_in_a_file_that_does_not_hold_it_is_sent_back(
+async def test_a_definition_said_to_be_in_a_file_that_does_not_hold_it_stands_corrected(
     app: Path, ctx: ToolContext
 ) -> None:
     """Seen (bench: mo-where): asked which function converts Celsius to Fahrenheit, the
     embedded model read the file that defines ``c_to_f`` and answered "The function
-    celsius_to_f is defined in src/weatherlog/units.py." In a question's turn the answer goes
-    back once; said again, it stands with what the file defines after it."""
+    celsius_to_f is defined in src/weatherlog/units.py." Sent back, it renamed ``c_to_f`` to
+    make its answer true; so the answer stands at once, held while it streams, with what the
+    file defines after it."""
     (app / "src").mkdir()
     (app / "src" / "units.py").write_text("def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\n")
     wrong = "The function celsius_to_f is defined in src/units.py. It takes degrees Celsius."
     runner, provider = agent(
-        [calls(("read_file", {"path": "src/units.py"})), say(wrong), say(wrong)],
-        enable_streaming=True,
+        [calls(("read_file", {"path": "src/units.py"})), say(wrong)], enable_streaming=True
     )
     task = TurnRequest(task="Which function converts Celsius to Fahrenheit?")
     events = Recorder()
     outcome = await runner.run_turn(task, ctx, events)
-    assert streamed(events).count("celsius_to_f is defined") == 1, "held, shown once at the end"
-    assert notes(provider, 2)[-1] == (
-        "[Foehn] Your answer says where something is defined, but src/units.py has no "
-        "celsius_to_f (it defines: c_to_f). Answer with the names and files as the workspace "
-        "has them; read the file first if you are not sure."
-    )
     assert outcome.answer == (
         f"{wrong}\n\n[Foehn] src/units.py has no celsius_to_f (it defines: c_to_f)."
     )
+    assert len(provider.requests) == 2, "not sent back"
+    assert streamed(events) == outcome.answer, "held while it streamed, shown once"
     right = "The function `c_to_f()` is defined in src/units.py; report.py lives beside it."
     runner, provider = agent([say(right)])
     assert (await runner.run_turn(task, ctx, Recorder())).answer == right

@@ -426,7 +426,7 @@ class Agent:
         if check is None:
             state.text.release()
             return self._outcome(state, "answer", answer)
-        if not state.claimed:
+        if not state.claimed and check.note is not None:
             state.text.drop()
             state.claimed = True
             state.messages.append(UserMessage(content=check.note))

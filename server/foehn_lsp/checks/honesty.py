@@ -103,7 +103,9 @@ class ClaimCheck:
     """A false claim found in an answer: what to tell the model, and, if it claims again, what
     the person reads."""
 
-    note: str
+    note: str | None
+    """What to tell the model, the answer sent back once; ``None``: the answer stands at once,
+    with ``statement`` after it."""
     statement: str
     kept: str | None = None
     """What the person reads of the answer, before ``statement``, if it is not withheld: where
@@ -510,8 +512,9 @@ def check_location_claim(answer: str, texts: Mapping[str, str]) -> ClaimCheck | 
     """A ``ClaimCheck`` when ``answer`` says a definition is in a file (``claims.locations``)
     whose text (``texts``: the files of the workspace it names that exist) does not hold its
     name at all (seen, bench: mo-where, "The function celsius_to_f is defined in
-    src/weatherlog/units.py." after reading that file, which defines ``c_to_f``). Said again,
-    the answer stands with what the file defines after it."""
+    src/weatherlog/units.py." after reading that file, which defines ``c_to_f``). The answer
+    stands at once with what the file defines after it: sent back, the embedded model renamed
+    ``c_to_f`` to ``celsius_to_f`` to make its answer true."""
     wrong: list[str] = []
     for _, name, path in locations(answer):
         text = texts.get(path)
@@ -525,10 +528,7 @@ def check_location_claim(answer: str, texts: Mapping[str, str]) -> ClaimCheck | 
         return None
     found = "; ".join(wrong)
     return ClaimCheck(
-        note=(
-            f"[Foehn] Your answer says where something is defined, but {found}. Answer with the "
-            "names and files as the workspace has them; read the file first if you are not sure."
-        ),
+        note=None,
         statement=f"[Foehn] {found}.",
         kept=answer,
     )
