@@ -7,6 +7,7 @@ from pathlib import Path
 
 from foehn_lsp.workspace import Workspace
 from foehn_lsp.workspace.references import (
+    Removed,
     Rename,
     appearances,
     changed,
@@ -14,6 +15,7 @@ from foehn_lsp.workspace.references import (
     note,
     removed_note,
     statement,
+    still_used,
 )
 
 UNITS = "def c_to_f(celsius):\n    return celsius * 9 / 5 + 32\n\n\ndef f_to_c(f):\n    return 0\n"
@@ -48,7 +50,7 @@ def test_a_definition_whose_place_one_with_other_lines_took_was_replaced_not_ren
     )
     after = changed("stats.py", stats, stats.replace(stats.split("\n\n\n")[0] + "\n", median))
     assert after.renames == ()
-    assert after.removed == (Rename(path="stats.py", old="mean", new="median"),)
+    assert after.removed == (Removed(path="stats.py", name="mean", replaced_by="median"),)
     # Renamed with a parameter and a line changed, it is still a rename.
     moved = "def average(items):\n    return sum(items) / len(values)\n"
     after = changed("stats.py", stats, stats.replace(stats.split("\n\n\n")[0] + "\n", moved))
@@ -58,7 +60,7 @@ def test_a_definition_whose_place_one_with_other_lines_took_was_replaced_not_ren
 
 def test_a_top_level_definition_taken_out_is_removed_and_a_method_is_not_listed() -> None:
     assert changed("units.py", UNITS, "def f_to_c(f):\n    return 0\n").removed == (
-        Rename(path="units.py", old="c_to_f", new=""),
+        Removed(path="units.py", name="c_to_f", replaced_by=""),
     )
     shop = (
         "class Store:\n    def restock(self):\n        pass\n\n    def empty(self):\n        pass\n"
@@ -68,8 +70,8 @@ def test_a_top_level_definition_taken_out_is_removed_and_a_method_is_not_listed(
 
 async def test_where_a_definition_taken_out_is_still_used(root: Path) -> None:
     (root / "test_stats.py").write_text("from stats import mean\n\nassert mean([1]) == 1\n")
-    gone = Rename(path="stats.py", old="mean", new="median")
-    told = removed_note(await leftovers(Workspace([root]), [gone]))
+    gone = Removed(path="stats.py", name="mean", replaced_by="median")
+    told = removed_note(await still_used(Workspace([root]), [gone]))
     assert told == (
         "`mean` is no longer defined in stats.py (`median` took its place), but `mean` still "
         "appears in 2 places:\n  test_stats.py:1: from stats import mean\n"

@@ -98,7 +98,7 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
     output = f"{summary}\n{diff}" if diff else summary
     try:
         left = await references.leftovers(ctx.workspace, renames, ctx.files.buffers)
-        used = await references.leftovers(ctx.workspace, removed, ctx.files.buffers)
+        used = await references.still_used(ctx.workspace, removed, ctx.files.buffers)
         given = await versions.still_given(ctx.workspace, bumps, ctx.files.buffers)
     except TimeoutError:
         left, used, given = [], [], []
@@ -127,11 +127,11 @@ async def apply_plan(planned: PlannedEdit, ctx: ToolContext, *, whole: bool = Fa
 
 def _read_changes(
     writes: list[WriteFile], workspace: Workspace
-) -> tuple[list[references.Rename], list[references.Rename], list[versions.Bump]]:
+) -> tuple[list[references.Rename], list[references.Removed], list[versions.Bump]]:
     """The definitions ``writes`` renamed, the top-level ones they took out, and the versions
     they bumped, in files small enough to parse and compare before and after."""
     renames: list[references.Rename] = []
-    removed: list[references.Rename] = []
+    removed: list[references.Removed] = []
     bumps: list[versions.Bump] = []
     for change in writes:
         if change.old_text is None or len(change.old_text) + len(change.text) > MAX_RENAME_CHARS:

@@ -48,6 +48,16 @@ class Rename:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Removed:
+    """A top-level definition of ``path`` (workspace-relative) that an edit took out, and the
+    one that took its place (``replaced_by``, empty when none did)."""
+
+    path: str
+    name: str
+    replaced_by: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Place:
     """A line of the workspace where a name appears."""
 
@@ -69,6 +79,16 @@ class Leftovers:
         return listed(self.places, self.count)
 
 
+@dataclass(frozen=True, kw_only=True)
+class StillUsed:
+    """Where the name of a definition an edit took out still appears: the first
+    ``MAX_LISTED`` places of ``count``."""
+
+    removed: Removed
+    places: tuple[Place, ...]
+    count: int
+
+
 def listed(places: Sequence[Place], count: int) -> str:
     """``places``, one per line, and how many more of ``count`` there are."""
     lines = [f"  {p.path}:{p.line}: {p.text.strip()}" for p in places]
@@ -82,21 +102,20 @@ class Changed:
     """The definitions an edit of one file renamed, and the top-level ones it took out."""
 
     renames: tuple[Rename, ...]
-    removed: tuple[Rename, ...]
-    """Each with ``new`` the definition that took its place (empty when none did)."""
+    removed: tuple[Removed, ...]
 
 
 def changed(path: str, before: str, after: str) -> Changed:
     """The definitions of ``before`` (the text of ``path``) that ``after`` renamed or took
-    out. A definition gone whose place a new one took, with much the same lines, was renamed;
-    with other lines, it was replaced (seen, bench: mt-median, where ``def mean`` became
-    ``def median`` and its body the median's: called a rename of ``mean``, the model was told
-    to rename its uses). A top-level name gone and defined nowhere in ``after`` was taken out,
-    renamed or not."""
+    out. A definition gone whose place a new one took, with a body much the same (``ALIKE``),
+    was renamed; with another body, it was replaced (seen, bench: mt-median, where ``def mean``
+    became ``def median`` and its body the median's: called a rename of ``mean``, the model was
+    told to rename its uses). A top-level definition gone and not renamed, replaced or not, was
+    taken out: its name is defined nowhere in ``after``."""
     old, new = _definitions(path, before), _definitions(path, after)
     defined_after = {name.rsplit(".", 1)[-1] for name in new}
     renames: list[Rename] = []
-    removed: list[Rename] = []
+    removed: list[Removed] = []
     for container in dict.fromkeys(_container(name) for name in [*old, *new]):
         gone = [n for n in old if _container(n) == container and n not in new]
         added = [n for n in new if _container(n) == container and n not in old]
@@ -111,7 +130,7 @@ def changed(path: str, before: str, after: str) -> Changed:
                 renames.append(Rename(path=path, old=bare, new=now.rsplit(".", 1)[-1]))
             elif not container:
                 replaced_by = now.rsplit(".", 1)[-1] if now is not None else ""
-                removed.append(Rename(path=path, old=bare, new=replaced_by))
+                removed.append(Removed(path=path, name=bare, replaced_by=replaced_by))
     return Changed(renames=tuple(renames), removed=tuple(removed))
 
 
@@ -168,6 +187,21 @@ async def leftovers(
         if places:
             found.append(
                 Leftovers(rename=rename, places=tuple(places[:MAX_LISTED]), count=len(places))
+            )
+    return found
+
+
+async def still_used(
+    workspace: Workspace, removed: Sequence[Removed], buffers: BufferSource | None = None
+) -> list[StillUsed]:
+    """For each of ``removed``, where its name still appears, as ``leftovers`` finds an old
+    name."""
+    found: list[StillUsed] = []
+    for gone in dict.fromkeys(removed):
+        places = await appearances(workspace, gone.name, buffers)
+        if places:
+            found.append(
+                StillUsed(removed=gone, places=tuple(places[:MAX_LISTED]), count=len(places))
             )
     return found
 
@@ -232,17 +266,17 @@ def note(found: Sequence[Leftovers]) -> str:
     )
 
 
-def removed_note(found: Sequence[Leftovers]) -> str:
-    """Where the names of definitions an edit took out (``Changed.removed``, each a
-    ``Leftovers`` whose ``rename.new`` is what took its place) still appear, and what to do."""
+def removed_note(found: Sequence[StillUsed]) -> str:
+    """Where the names of definitions an edit took out still appear, and what to do."""
     notes: list[str] = []
     for f in found:
-        old, new, path = f.rename.old, f.rename.new, f.rename.path
+        old, new, path = f.removed.name, f.removed.replaced_by, f.removed.path
         place = f" (`{new}` took its place)" if new else ""
         beside = f" and add `{new}` beside it" if new else ""
         notes.append(
             f"`{old}` is no longer defined in {path}{place}, but `{old}` still appears in "
-            f"{f.count} place{'s' if f.count != 1 else ''}:\n{f.listed()}\nThose uses fail "
+            f"{f.count} place{'s' if f.count != 1 else ''}:\n"
+            f"{listed(f.places, f.count)}\nThose uses fail "
             f"now. Unless the task is to take `{old}` out, put it back (the diff above shows "
             f"its lines){beside}."
         )
