@@ -312,34 +312,12 @@ _DEFINITION_NAME = re.compile(
     r"|`([A-Za-z_][\w.]*)(?:\(\))?`|\b([A-Za-z_]\w*)\(\)",
     re.IGNORECASE,
 )
-_NOT_NAMES = frozenset(
-    [
-        "is",
-        "was",
-        "that",
-        "which",
-        "in",
-        "of",
-        "the",
-        "a",
-        "an",
-        "it",
-        "its",
-        "has",
-        "and",
-        "to",
-        "for",
-        "with",
-        "are",
-        "be",
-        "you",
-        "i",
-        "we",
-        "this",
-        "there",
-        "here",
-    ]
-)
+# fmt: off
+_NOT_NAMES = frozenset({
+    "is", "was", "that", "which", "in", "of", "the", "a", "an", "it", "its", "has", "and", "to",
+    "for", "with", "are", "be", "you", "i", "we", "this", "there", "here",
+})
+# fmt: on
 
 
 def claims(text: str) -> bool:

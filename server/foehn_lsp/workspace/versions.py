@@ -47,6 +47,8 @@ class StillGiven:
 def bumped(path: str, before: str, after: str) -> list[Bump]:
     """The versions a change of ``path`` from ``before`` to ``after`` bumped: in each run of
     lines it replaced, the one version number of its version lines that became another."""
+    if not _VERSION_LINE.search(before):
+        return []
     old_lines, new_lines = before.splitlines(), after.splitlines()
     matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
     found: list[Bump] = []
