@@ -196,10 +196,11 @@ _NOTE = re.compile(r"\S\s{3,}<- \S")
 
 def tool_output(new: str, text: str) -> str | None:
     """What ``new`` holds of the results Foehn's tools write, that the file ``text`` does not:
-    a ``[Foehn]`` note, or a diff's header (``--- a/x`` then ``+++ b/x``), or ``None``. Seen
-    (bench: mo-version): ``write_file`` of pyproject.toml with the previous edit's diff and
-    its note as the content, in a file no parser would have refused it in had it been
-    Markdown."""
+    a ``[Foehn]`` note, a diff's header (``--- a/x`` then ``+++ b/x``), or read_file's header
+    (``x: lines 1-3 of 3``), or ``None``. Seen (bench: mo-version): ``write_file`` of
+    pyproject.toml with the previous edit's diff and its note as the content, in a file no
+    parser would have refused it in had it been Markdown; (bench: mt-version) with read_file's
+    result, header and numbered lines, as the content."""
     have = set(text.splitlines())
     lines = [line for line in new.splitlines() if line not in have]
     if any(line.startswith("[Foehn] ") for line in lines):
@@ -207,7 +208,14 @@ def tool_output(new: str, text: str) -> str | None:
     for first, second in itertools.pairwise(lines):
         if first.startswith("--- a/") and second.startswith("+++ b/"):
             return f"a diff's header ({first})"
+    for line in lines:
+        if _READ_HEADER.fullmatch(line):
+            return f"read_file's header ({line})"
     return None
+
+
+_READ_HEADER = re.compile(r"\S+(?: \(unsaved editor buffer\))?: lines \d+-\d+ of \d+")
+"""The first line of read_file's result (``fs.read_file``)."""
 
 
 def copied_lines(text: str) -> list[str]:

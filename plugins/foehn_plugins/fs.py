@@ -384,6 +384,12 @@ async def plan_write(arguments: WriteArguments, ctx: ToolContext) -> EditPlan | 
         return ToolResult.success(f"{name} already has exactly this content; nothing changed")
     if (output := tool_output(text, current.text)) is not None:
         return ToolResult.failure(_tool_output_content(name, output))
+    if numbers := numbered_copies(text, current.text):
+        return ToolResult.failure(
+            f"no change was made to {name}: content has read_file's line numbers in front of "
+            f"its lines ({', '.join(map(str, numbers[:3]))}); write the lines as the file is to "
+            "have them, without the numbers"
+        )
     if broken := _syntax.breaks(name, current.text, text):
         return ToolResult.failure(_unparsable(name, broken, text, "content"))
     if why := code_refusal(name, current.text, text, path, ctx):

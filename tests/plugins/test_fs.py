@@ -597,6 +597,34 @@ async def test_a_write_or_an_edit_that_copies_a_tools_diff_or_note_is_refused(
     assert not (root / "NEW.md").exists()
 
 
+async def test_a_write_that_copies_read_files_result_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: mt-version): read_file's result, its header and
+    numbered lines, written back as the whole of a file."""
+    text = '[project]\nname = "weatherlog"\nversion = "2.1.0"\n'
+    (root / "pyproject.toml").write_text(text)
+    (root / "NOTES.md").write_text("# Notes\n\nversion 2.1.0 ships CSV export\n")
+    read = await call(registry, ctx, "read_file", path="pyproject.toml")
+    await call(registry, ctx, "read_file", path="NOTES.md")
+    assert read.output.startswith("pyproject.toml: lines 1-3 of 3\n")
+    copied = read.output.replace("2.1.0", "3.0.0")
+    result = await call(registry, ctx, "write_file", path="pyproject.toml", content=copied)
+    assert result.output == (
+        "no change was made to pyproject.toml: content has read_file's header (pyproject.toml: "
+        "lines 1-3 of 3), which a tool's result showed, not the file's text. Give the file's "
+        "whole text as it is to be, or change a part of it with edit_file."
+    )
+    numbered = "     1\t# Notes\n     2\t\n     3\tversion 3.0.0 ships CSV export\n"
+    result = await call(registry, ctx, "write_file", path="NOTES.md", content=numbered)
+    assert result.output == (
+        "no change was made to NOTES.md: content has read_file's line numbers in front of its "
+        "lines (1, 3); write the lines as the file is to have them, without the numbers"
+    )
+    assert (root / "pyproject.toml").read_text() == text
+    assert (root / "NOTES.md").read_text() == "# Notes\n\nversion 2.1.0 ships CSV export\n"
+
+
 @pytest.mark.parametrize(
     ("new", "noted"),
     [
