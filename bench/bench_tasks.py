@@ -178,7 +178,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``nook``, fix tasks written at stop 61 after its changes;
+    """In neither half, reported apart: ``pale``, multi-step tasks written at stop 62 before any
+    met the model, run once there; ``nook``, fix tasks written at stop 61 after its changes;
     ``moor``, multi-step tasks written at stop 61 before any met the model, run once and read
     since; ``lark``, fix tasks written at stop 60 after a change made before was refused also
     when a later guard asked again; ``kite``, fix tasks written at stop 60 after blocks that
@@ -188,17 +189,18 @@ class Task:
     the advice for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56
     after claimed changes of comments were sent back and definitions hiding imports refused;
     ``fen``, fix tasks written at stop 55 after failed runs were labelled as runs; ``dune``, fix
-    tasks written at stop 54 after the account of a turn whose answers only copied; ``vale``, fix
-    tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks written at stop 52 after
-    its guard changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run; ``ridge``,
-    fix tasks written at stop 51 after its fix written as code; ``brink``, fix tasks written at
-    stop 50 after its changes; ``coda`` and ``close``, fix tasks written at stop 49, each before
-    it met the model and run once there; ``post``, fix tasks written at stop 48 after every
-    change read from ``final``'s run; ``final``, fix tasks written at stop 48 before any met the
-    model and run once there; ``last``, fix tasks written after every change of stop 47 and run
-    once there; ``after``, fix tasks written for stop 47's figures and run once there; ``fresh``,
-    written for stop 46's and run once there; ``seen``, written for stop 45's, run once there,
-    and its log read since (the ``rename`` tool came from two of its renames)."""
+    tasks written at stop 54 after the account of a turn whose answers only copied; ``vale``,
+    fix tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks written at stop 52
+    after its guard changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run;
+    ``ridge``, fix tasks written at stop 51 after its fix written as code; ``brink``, fix tasks
+    written at stop 50 after its changes; ``coda`` and ``close``, fix tasks written at stop 49,
+    each before it met the model and run once there; ``post``, fix tasks written at stop 48
+    after every change read from ``final``'s run; ``final``, fix tasks written at stop 48 before
+    any met the model and run once there; ``last``, fix tasks written after every change of stop
+    47 and run once there; ``after``, fix tasks written for stop 47's figures and run once
+    there; ``fresh``, written for stop 46's and run once there; ``seen``, written for stop 45's,
+    run once there, and its log read since (the ``rename`` tool came from two of its
+    renames)."""
 
     @property
     def half(self) -> str:
@@ -3103,6 +3105,195 @@ MOOR_MULTI: list[Task] = [
 ]
 """Multi-step tasks written at stop 61 before any met the model, run once there."""
 
+PALE_MULTI: list[Task] = [
+    Task(
+        id="pa-mean",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="The tests in tests/test_stats.py fail. Fix the code, not the tests.",
+        setup=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return sum(values) / len(values)\n",
+                new="    return sum(values) / (len(values) + 1)\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return sum(values) / (len(values) + 1)\n",
+                new="    return sum(values) / len(values)\n",
+            ),
+        ),
+        judge=every(passes("tests"), only_changed("src/weatherlog/stats.py")),
+        apart="pale",
+    ),
+    Task(
+        id="pa-last-readings",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Rename the function recent in src/weatherlog/window.py to last_readings, and "
+        "change its tests to match.",
+        solution=(
+            Edit(path="src/weatherlog/window.py", old="def recent(", new="def last_readings("),
+            Edit(
+                path="tests/test_window.py",
+                old="import recent",
+                new="import last_readings",
+            ),
+            Edit(
+                path="tests/test_window.py",
+                old="assert recent([1, 2, 3, 4], 2)",
+                new="assert last_readings([1, 2, 3, 4], 2)",
+            ),
+            Edit(
+                path="tests/test_window.py",
+                old="assert recent([1, 2], 2)",
+                new="assert last_readings([1, 2], 2)",
+            ),
+        ),
+        judge=every(
+            nowhere(r"\brecent\b", "src"),
+            nowhere(r"\brecent\(|import recent", "tests"),
+            has("src/weatherlog/window.py", "def last_readings("),
+            passes("tests"),
+        ),
+        apart="pale",
+    ),
+    Task(
+        id="pa-lowest",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Add a function lowest(values) to src/weatherlog/stats.py that returns the lowest "
+        "reading, or None when there are no readings, and a test for it in tests/test_stats.py.",
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return max(values) - min(values)\n",
+                new="    return max(values) - min(values)\n\n\n"
+                "def lowest(values):\n    return min(values) if values else None\n",
+            ),
+            Edit(
+                path="tests/test_stats.py",
+                old="    assert spread([3, 9, 4]) == 6\n",
+                new="    assert spread([3, 9, 4]) == 6\n\n\ndef test_lowest():\n"
+                "    from weatherlog.stats import lowest\n\n"
+                "    assert lowest([3, 1, 2]) == 1\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.stats import lowest; print(lowest([3, 1, 2]), lowest([]))",
+                "1 None",
+            ),
+            has("tests/test_stats.py", "lowest("),
+            passes("tests"),
+        ),
+        apart="pale",
+    ),
+    Task(
+        id="pa-release",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Release 2.1.1: bump the version everywhere it is given, and add a 2.1.1 entry "
+        "at the top of CHANGELOG.md that says: Fixed the Fahrenheit rounding.",
+        solution=(
+            Edit(path="pyproject.toml", old='version = "2.1.0"', new='version = "2.1.1"'),
+            Edit(
+                path="src/weatherlog/__init__.py",
+                old='__version__ = "2.1.0"',
+                new='__version__ = "2.1.1"',
+            ),
+            Edit(
+                path="CHANGELOG.md",
+                old="# Changes\n\n",
+                new="# Changes\n\n## 2.1.1\n- Fixed the Fahrenheit rounding\n\n",
+            ),
+        ),
+        judge=every(
+            has("pyproject.toml", 'version = "2.1.1"'),
+            prints("import weatherlog; print(weatherlog.__version__)", "2.1.1"),
+            lambda ws, _answer: bool(
+                re.search(
+                    r"2\.1\.1[^#]*Fahrenheit rounding[\s\S]*## 2\.1\.0", ws.text("CHANGELOG.md")
+                )
+            ),
+            only_changed("pyproject.toml", "src/weatherlog/__init__.py", "CHANGELOG.md"),
+        ),
+        apart="pale",
+    ),
+    Task(
+        id="pa-spread-empty",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="spread([]) in src/weatherlog/stats.py raises ValueError. Make it return 0 when "
+        "there are no readings, and add a test for that to tests/test_stats.py.",
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return max(values) - min(values)\n",
+                new="    if not values:\n        return 0\n    return max(values) - min(values)\n",
+            ),
+            Edit(
+                path="tests/test_stats.py",
+                old="    assert spread([3, 9, 4]) == 6\n",
+                new="    assert spread([3, 9, 4]) == 6\n    assert spread([]) == 0\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.stats import spread; print(spread([]), spread([3, 9, 4]))", "0 6"
+            ),
+            has("tests/test_stats.py", "spread([])"),
+            passes("tests"),
+        ),
+        apart="pale",
+    ),
+    Task(
+        id="pa-kelvin",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Add a --kelvin flag to src/weatherlog/cli.py: with it, the program prints the "
+        "station and the temperature in kelvin (celsius + 273.15, one decimal) instead of the "
+        "usual line, like this: Oslo: 295.0K",
+        solution=(
+            Edit(
+                path="src/weatherlog/cli.py",
+                old='    parser.add_argument("celsius", type=float)\n',
+                new='    parser.add_argument("celsius", type=float)\n'
+                '    parser.add_argument("--kelvin", action="store_true")\n',
+            ),
+            Edit(
+                path="src/weatherlog/cli.py",
+                old="    print(line(args.station, args.celsius))\n",
+                new="    if args.kelvin:\n"
+                '        print(f"{args.station}: {args.celsius + 273.15:.1f}K")\n'
+                "    else:\n        print(line(args.station, args.celsius))\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.cli import main; main(['--kelvin', '--station', 'Oslo', '21.85'])",
+                "Oslo: 295.0K",
+            ),
+            prints("from weatherlog.cli import main; main(['20'])", "home: 20.0C / 68.0F"),
+            passes("tests"),
+        ),
+        apart="pale",
+    ),
+    Task(
+        id="pa-too-many",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="What does recent([1, 2, 3], 5) from src/weatherlog/window.py return? Do not "
+        "change any file.",
+        answer="It returns [2, 3]: readings[3 - 5:] is readings[-2:].",
+        judge=every(only_changed(), says(r"\[2, 3\]")),
+        apart="pale",
+    ),
+]
+"""Multi-step tasks written at stop 62 before any met the model, run once there."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -3129,7 +3320,7 @@ GROUPS = {
         *LARK_REAL,
         *NOOK_REAL,
     ],
-    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI, *MOOR_MULTI],
+    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI, *MOOR_MULTI, *PALE_MULTI],
 }
 TESTS = {
     "inflection": (INFLECTION_TESTS,),
@@ -3175,6 +3366,7 @@ HALVES = (
     "lark",
     "moor",
     "nook",
+    "pale",
 )
 
 
