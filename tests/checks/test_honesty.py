@@ -18,6 +18,7 @@ from foehn_lsp.agent import TurnRequest
 from foehn_lsp.checks.claims import (
     asks_for_change,
     claims_change,
+    claims_test_added,
     claims_tests_pass,
     claims_whole_file,
     code_claims,
@@ -473,6 +474,27 @@ def test_earlier_turns_changes_count_for_claims_that_name_them() -> None:
     assert check_claim("I added the flag.", **earlier) is not None
 
 
+def test_a_claim_that_points_back_at_the_files_the_sentence_before_named_names_them() -> None:
+    """Seen (bench: pa-release): the model copied the version note's place into its answer and
+    said it had fixed "that line … there"; the turn changed pyproject.toml only."""
+    answer = (
+        "The version in pyproject.toml was updated from 2.1.0 to 2.1.1. The 2.1.0 version is "
+        'still given in src/weatherlog/__init__.py:3: __version__ = "2.1.0". I fixed that line '
+        "to 2.1.1 there too (edit_file)."
+    )
+    found = check_claim(answer, changed=["pyproject.toml"], earlier=[], restored=[])
+    assert found is not None
+    assert found.note is not None
+    assert "(it names src/weatherlog/__init__.py)" in found.note
+    assert found.kept == answer.rsplit(" I fixed", 1)[0]
+    changed = ["pyproject.toml", "src/weatherlog/__init__.py"]
+    assert check_claim(answer, changed=changed, earlier=[], restored=[]) is None
+    # A sentence that names its own file, or does not point back, keeps to what it names.
+    after_read = "I read tests/test_app.py. I fixed the bug in app.py."
+    assert check_claim(after_read, changed=["app.py"], earlier=[], restored=[]) is None
+    assert check_claim("I read README.md. I fixed it.", changed=["app.py"], earlier=[]) is None
+
+
 READ_APP = ("read_file", {"path": "app.py"})
 PRINT_EDIT = (
     "edit_file",
@@ -537,6 +559,84 @@ async def test_said_again_the_answer_stands_less_the_false_sentence_with_what_wa
     assert streamed(events) == outcome.answer, "neither false claim reached the person"
     assert outcome.messages[-1].content == outcome.answer
     assert len(provider.requests) == 4
+
+
+LOWEST_EDIT = (
+    "edit_file",
+    {
+        "path": "app.py",
+        "edits": [
+            {
+                "old_text": "    return 1",
+                "new_text": "    return 1\n\n\ndef lowest(values):\n    return min(values)",
+            }
+        ],
+    },
+)
+LOWEST_TEST = (
+    "write_file",
+    {
+        "path": "test_app.py",
+        "content": "from app import lowest\n\n\ndef test_lowest():\n"
+        "    assert lowest([2, 1]) == 1\n",
+    },
+)
+TEST_CLAIM = "I added lowest to app.py and its test for it."
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_a_test_said_to_be_added_that_no_change_adds_is_sent_back(
+    app: Path, ctx: ToolContext, streaming: bool
+) -> None:
+    """Seen (bench: pa-lowest, and mo-count-above before it): asked for a function and its test,
+    the model added the function and answered that it had added both."""
+    runner, provider = agent(
+        [calls(READ_APP), calls(LOWEST_EDIT), say(TEST_CLAIM), calls(LOWEST_TEST), say(TEST_CLAIM)],
+        enable_streaming=streaming,
+    )
+    events = Recorder()
+    task = "Add lowest(values) to app.py with a test"
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, events)
+    assert notes(provider, 3)[-1] == (
+        "[Foehn] Your answer says you added a test, but no change in this turn adds one (it "
+        "changed only app.py). Add the test now with a tool (edit_file in the tests' file), or "
+        "answer again with what you actually did."
+    )
+    assert outcome.answer == TEST_CLAIM
+    assert streamed(events) == TEST_CLAIM, "the first, false claim never streamed"
+    assert (app / "test_app.py").exists()
+
+
+async def test_said_again_a_test_no_change_adds_is_left_out(app: Path, ctx: ToolContext) -> None:
+    runner, provider = agent(
+        [calls(READ_APP), calls(LOWEST_EDIT), say(TEST_CLAIM), say(f"Done. {TEST_CLAIM}")]
+    )
+    task = "Add lowest(values) to app.py with a test"
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert outcome.answer == (
+        "Done.\n\n[Foehn] The answer said it added a test, but no change in this turn adds one; "
+        "that sentence is left out."
+    )
+    assert len(provider.requests) == 4
+    assert not (app / "test_app.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claims"),
+    [
+        ("I made the change to stats.py to add lowest(values) and its test for it.", True),
+        ("I added a test for spread([]) in tests/test_stats.py.", True),
+        ("I added test_lowest to tests/test_stats.py.", True),
+        ("Added a regression test.", True),
+        ("I added lowest and the tests for it pass.", False),
+        ("I did not add a test.", False),
+        ("The tests pass after I added the check.", False),
+        ("spread([]) now returns 0, and the test for that passes.", False),
+        ("I added a check and ran the tests.", False),
+    ],
+)
+def test_what_counts_as_saying_a_test_was_added(sentence: str, claims: bool) -> None:
+    assert claims_test_added(sentence) is claims
 
 
 @pytest.mark.parametrize(

@@ -504,6 +504,7 @@ class Agent:
                 earlier=state.earlier,
                 restored=state.restored(),
             )
+            or honesty.check_test_claim(answer, turn, state.tools)
             or honesty.check_comment_claim(
                 answer, turn=turn, task=state.task, earlier=state.earlier, tools=state.tools
             )

@@ -49,10 +49,12 @@ from foehn_lsp.checks.claims import (
     claims_every_use,
     claims_faster,
     claims_fixed,
+    claims_test_added,
     claims_tests_pass,
     claims_value,
     claims_whole_file,
     code_claims,
+    files_by_sentence,
     locations,
     named_files,
     same_file,
@@ -143,7 +145,7 @@ def check_claim(
         "with what you actually did and what failed."
     )
     if changed and missing:
-        false = [s for s in sentences(answer) if any(f in named_files(s) for f in missing)]
+        false = [s for s, names in files_by_sentence(answer) if any(f in names for f in missing)]
         them = "that sentence is" if len(false) == 1 else "those sentences are"
         return ClaimCheck(
             note=note,
@@ -161,6 +163,47 @@ def check_claim(
             + ("Check those files before relying on it." if changed else "Nothing was changed.")
         ),
     )
+
+
+def check_test_claim(
+    answer: str, turn: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when ``answer`` says it added a test (``claims_test_added``) and no
+    change of the ``turn`` adds one: none changed a test's file (``tests/…``, ``test_*.py``,
+    ``*.test.ts``…) or added a test's line (``def test…``, ``assert``, ``it(``). Checked only
+    where the diffs show every change whole (no program ran). Said again, the answer stands
+    less those sentences."""
+    false = [s for s in sentences(answer) if claims_test_added(s)]
+    if not false:
+        return None
+    diff = _diffs(turn, tools)
+    if not diff.whole or any(_TEST_FILE.search(f) for f in diff.files):
+        return None
+    if any(_TEST_LINE.match(line) for line in diff.added):
+        return None
+    changed = f"it changed only {', '.join(diff.files)}" if diff.files else "it changed no file"
+    them = "that sentence is" if len(false) == 1 else "those sentences are"
+    return ClaimCheck(
+        note=(
+            f"[Foehn] Your answer says you added a test, but no change in this turn adds one "
+            f"({changed}). Add the test now with a tool (edit_file in the tests' file), or "
+            "answer again with what you actually did."
+        ),
+        statement=(
+            f"[Foehn] The answer said it added a test, but no change in this turn adds one; "
+            f"{them} left out."
+        ),
+        kept=_without(answer, false),
+    )
+
+
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(?:test|spec)\.\w+$)"
+)
+_TEST_LINE = re.compile(
+    r"(?:async\s+)?def\s+test|(?:it|test|describe)\(|assert\b|self\.assert|#\[test\]"
+)
+"""An added line (stripped) that writes a test."""
 
 
 _ADDS = re.compile(
