@@ -1,9 +1,9 @@
 """What an edit's new Python code is refused for, beside its syntax (``_syntax``): a name
-defined nowhere (``_names``), code that never runs (``_unrun``), a definition that hides a name
-the module imports, or one name defined twice (``_shadowing``). ``edit_file`` and
-``write_file`` ask ``code_refusal`` before they plan a change, which parses both texts once for
-all four; each refusal says what was found, where, and what to do instead. Only what the edit
-brings in counts."""
+defined nowhere (``_names``), a call its function does not take (``_calls``), code that never
+runs (``_unrun``), a definition that hides a name the module imports, or one name defined twice
+(``_shadowing``). ``edit_file`` and ``write_file`` ask ``code_refusal`` before they plan a
+change, which parses both texts once for all five; each refusal says what was found, where,
+and what to do instead. Only what the edit brings in counts."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import ast
 from pathlib import Path, PurePosixPath
 
 from foehn_lsp import ToolContext
+from foehn_plugins._calls import Mismatch, new_mismatches
 from foehn_plugins._names import Undefined, new_undefined
 from foehn_plugins._shadowing import Hidden, Twice, hidden_imports, redefined, source_of
 from foehn_plugins._unrun import Unrun, new_unrun
@@ -25,6 +26,9 @@ def code_refusal(name: str, before: str, after: str, path: Path, ctx: ToolContex
     stub = PurePosixPath(name).suffix == ".pyi"  # names and code that runs mean nothing there
     if not stub and (undefined := new_undefined(old, new)):
         return _undefined(name, undefined)
+    roots, buffers = ctx.workspace.roots, ctx.files.buffers
+    if not stub and (mismatched := new_mismatches(old, new, path, roots, buffers)):
+        return _mismatched(name, mismatched[0], ctx)
     if not stub and (unrun := new_unrun(name, old, new)):
         return _never_runs(name, unrun)
     if hidden := hidden_imports(old, new):
@@ -54,6 +58,16 @@ def _undefined(name: str, found: list[Undefined]) -> str:
         f"no change was made to {name}: the edit uses names defined nowhere in {name} and not "
         f"among Python's builtins, which would raise NameError when they run: {uses}. Use "
         "names the file has, or define or import them in the same edit."
+    )
+
+
+def _mismatched(name: str, found: Mismatch, ctx: ToolContext) -> str:
+    where = "" if found.source is None else f" in {ctx.workspace.display(found.source)}"
+    return (
+        f"no change was made to {name}: the call of {found.name} on line {found.line} "
+        f"{found.why}: it is defined{where} as {found.signature}, and the call would raise "
+        f"TypeError when it runs. Call {found.name} as it is defined; if it is to take more, "
+        "change its definition first."
     )
 
 

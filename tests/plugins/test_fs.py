@@ -14,6 +14,7 @@ from foehn_lsp import ToolContext
 from foehn_lsp.agent.chain import steps
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import EditPlan, FileAccess, Workspace
+from foehn_plugins._calls import new_mismatches
 from foehn_plugins._code_checks import parsed
 from foehn_plugins._matching import noted_lines, numbered_copies
 from foehn_plugins._names import new_undefined
@@ -483,6 +484,67 @@ async def test_an_edit_that_uses_a_name_defined_nowhere_is_refused(
         {"old_text": "'', word)", "new_text": "string.whitespace, word)"},
     ]
     assert (await call(registry, ctx, "edit_file", path="m.py", edits=imported)).ok
+
+
+CLI = (
+    "from weatherlog.report import line\n\n\ndef main(args):\n"
+    "    print(line(args.station, args.celsius))\n"
+)
+
+
+async def test_an_edit_that_calls_a_workspace_function_as_it_is_not_defined_is_refused(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: pa-kelvin): asked for a ``--kelvin`` flag, it wrote
+    ``line(args.station, args.celsius, '--kelvin')`` for ``def line(station, celsius)`` in
+    another module, and answered that the flag worked."""
+    (root / "src" / "weatherlog").mkdir(parents=True)
+    report = "def line(station, celsius):\n    return f'{station}: {celsius}'\n"
+    (root / "src" / "weatherlog" / "report.py").write_text(report)
+    (root / "src" / "weatherlog" / "cli.py").write_text(CLI)
+    await call(registry, ctx, "read_file", path="src/weatherlog/cli.py")
+    flag = {"old_text": "args.celsius))", "new_text": "args.celsius, '--kelvin'))"}
+    result = await call(registry, ctx, "edit_file", path="src/weatherlog/cli.py", edits=[flag])
+    assert result.output == (
+        "no change was made to src/weatherlog/cli.py: the call of line on line 5 gives 3 "
+        "positional arguments; it takes 2: it is defined in src/weatherlog/report.py as "
+        "line(station, celsius), and the call would raise TypeError when it runs. Call line as "
+        "it is defined; if it is to take more, change its definition first."
+    )
+    assert (root / "src" / "weatherlog" / "cli.py").read_text() == CLI
+    # Its definition changed first (in the editor's buffer, not yet saved), the call is taken.
+    wider = report.replace("celsius):", "celsius, unit='C'):")
+    buffers = {root / "src" / "weatherlog" / "report.py": wider}
+    ctx.files.buffers = buffers.get
+    result = await call(registry, ctx, "edit_file", path="src/weatherlog/cli.py", edits=[flag])
+    assert result.ok, result.output
+
+
+@pytest.mark.parametrize(
+    ("after", "found"),
+    [
+        ("def f(a, b=1):\n    pass\n\n\nf(1)\nf(1, 2)\nf(a=1, b=2)\n", []),
+        ("def f(a, b=1):\n    pass\n\n\nf()\n", [(5, "leaves out a, which it needs")]),
+        (
+            "def f(a):\n    pass\n\n\nf(1, c=2)\n",
+            [(5, "gives the keyword c, which it has no parameter for")],
+        ),
+        ("def f(x, *, y):\n    pass\n\n\nf(1)\n", [(5, "leaves out y, which it needs")]),
+        ("def f(*args, **kw):\n    pass\n\n\nf(1, 2, c=3)\n", []),
+        ("def f(a):\n    pass\n\n\nxs = [1, 2]\nf(*xs)\n", []),
+        ("import functools\n\n\n@functools.cache\ndef f(a):\n    pass\n\n\nf(1, 2)\n", []),
+        ("def f(a):\n    pass\n\n\ndef g(f):\n    return f(1, 2)\n", []),  # f rebound
+        ("print(len([1], 2))\n", []),  # not the workspace's
+    ],
+)
+def test_which_calls_their_function_does_not_take(
+    after: str, found: list[tuple[int, str]], root: Path
+) -> None:
+    mismatches = new_mismatches(*trees("m.py", "", after), root / "m.py", [root])
+    assert [(m.line, m.why) for m in mismatches] == found
+    assert new_mismatches(*trees("m.py", after, after + "\n"), root / "m.py", [root]) == [], (
+        "only the calls an edit brings in"
+    )
 
 
 @pytest.mark.parametrize(
