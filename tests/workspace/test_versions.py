@@ -86,7 +86,9 @@ async def test_an_edit_that_bumps_a_version_says_where_the_old_one_is_still_give
     assert (
         "[Foehn] The version 2.1.0 became 2.2.0 in pyproject.toml, but 2.1.0 is still given in "
         '1 place:\n  src/weatherlog/__init__.py:1: __version__ = "2.1.0"\n'
-        "Where that is the same version, change it to 2.2.0 there too (edit_file)."
+        "Where that is the same version, change it to 2.2.0 there too: edit_file with path "
+        "'src/weatherlog/__init__.py' and old_text '__version__ = \"2.1.0\"', new_text "
+        "'__version__ = \"2.2.0\"'."
     ) in first
     assert "[Foehn]" not in second
     assert (root / "pyproject.toml").read_text() == PYPROJECT.replace("2.1.0", "2.2.0", 1)

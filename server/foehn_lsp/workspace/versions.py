@@ -87,11 +87,23 @@ async def still_given(
 
 
 def note(found: Sequence[StillGiven]) -> str:
-    """Where the old versions of ``found`` are still given, and what to do about it."""
+    """Where the old versions of ``found`` are still given, and what to do about it: the edit
+    of the first place, written out (seen, bench: mo-version, pa-release: told only to change
+    the others "(edit_file)", the embedded model copied the note into ``write_file`` or into
+    its answer)."""
     return "\n".join(
         f"The version {f.bump.old} became {f.bump.new} in {f.bump.path}, but {f.bump.old} is "
         f"still given in {f.count} place{'s' if f.count != 1 else ''}:\n"
         f"{listed(f.places, f.count)}\n"
-        f"Where that is the same version, change it to {f.bump.new} there too (edit_file)."
+        f"Where that is the same version, change it to {f.bump.new} there too: " + _first_edit(f)
         for f in found
+    )
+
+
+def _first_edit(found: StillGiven) -> str:
+    place = found.places[0]
+    line = place.text.strip()
+    return (
+        f"edit_file with path {place.path!r} and old_text {line!r}, new_text "
+        f"{line.replace(found.bump.old, found.bump.new)!r}."
     )
