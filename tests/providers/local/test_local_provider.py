@@ -773,6 +773,30 @@ async def test_the_tests_run_as_a_program_count_as_the_same_run(
     assert "edit_file" in offered, " ".join(sorted(offered))
 
 
+async def test_right_after_an_edit_that_left_something_behind_write_file_is_not_offered(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen (bench: mo-version, pa-release): after an edit whose result said where the old
+    version was still given, the model wrote that result, diff and note, as the whole of the
+    file it had just edited. Without such a note write_file is offered as before."""
+    result = (
+        "edit pyproject.toml (1 block)\n--- a/pyproject.toml\n+++ b/pyproject.toml\n"
+        '@@ -1 +1 @@\n-version = "2.1.0"\n+version = "2.1.1"\n[Foehn] The version 2.1.0 '
+        "became 2.1.1 in pyproject.toml, but 2.1.0 is still given in 1 place:"
+    )
+    edit = {"path": "pyproject.toml", "edits": [{"old_text": "2.1.0", "new_text": "2.1.1"}]}
+    for output, offered_write in ((result, False), (result.split("\n[Foehn]")[0], True)):
+        provider = fake_provider(_call({"tool": "read_file", "arguments": {"path": "a.py"}}))
+        history: list[Message] = [
+            UserMessage(content="Release 2.1.1"),
+            *exchange("c1", "edit_file", edit, output),
+        ]
+        await provider.complete(history, registry.definitions())
+        offered = _offered(_chat_bodies(tmp_path / "states")[-1])
+        assert ("write_file" in offered) is offered_write
+        assert {"read_file", "read_symbol"} <= offered
+
+
 async def test_right_after_a_failing_run_the_fix_is_an_edit_not_a_whole_file(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:

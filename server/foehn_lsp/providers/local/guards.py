@@ -474,7 +474,11 @@ def step_tools(
     the person asked for that (``ASKED_FOR``): offered rename in fixes, the model renamed the
     function a failing test calls (``is_uuid``, ``humanize``) instead of fixing it; offered
     delete_path, it tried to delete the module whose test failed (boltons ``strutils.py``; the
-    test-driven rule refused it, and the step was lost)."""
+    test-driven rule refused it, and the step was lost). Right after an applied change whose
+    result ends with what it left behind (a ``[Foehn]`` note: a version still given, an old
+    name still used), not write_file either: offered it there, the model wrote the result, its
+    diff and note, as the whole of the file it had just edited (bench: mo-version,
+    pa-release)."""
     start = turn_start(messages)
     asked = _NAMES.sub(" ", str(messages[start - 1].content)) if start else ""
     offered = [
@@ -482,6 +486,13 @@ def step_tools(
     ]
     last = last_result(messages)
     if isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and last.is_error:
+        return [t for t in offered if t.name != WRITE_TOOL]
+    if (
+        isinstance(last, ToolResultMessage)
+        and not last.is_error
+        and changing(tools)(last.name)
+        and "\n[Foehn] " in last.content
+    ):
         return [t for t in offered if t.name != WRITE_TOOL]
     return offered
 
