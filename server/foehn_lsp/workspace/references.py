@@ -181,14 +181,12 @@ async def leftovers(
     old name appears nowhere are left out), reading a file's open editor buffer, if
     ``buffers`` has one, in place of the disk. Raises ``TimeoutError`` after
     ``SEARCH_SECONDS``."""
-    found: list[Leftovers] = []
-    for rename in dict.fromkeys(renames):
-        places = await appearances(workspace, rename.old, buffers)
-        if places:
-            found.append(
-                Leftovers(rename=rename, places=tuple(places[:MAX_LISTED]), count=len(places))
-            )
-    return found
+    where = await _where(workspace, [r.old for r in renames], buffers)
+    return [
+        Leftovers(rename=r, places=tuple(where[r.old][:MAX_LISTED]), count=len(where[r.old]))
+        for r in dict.fromkeys(renames)
+        if r.old in where
+    ]
 
 
 async def still_used(
@@ -196,13 +194,22 @@ async def still_used(
 ) -> list[StillUsed]:
     """For each of ``removed``, where its name still appears, as ``leftovers`` finds an old
     name."""
-    found: list[StillUsed] = []
-    for gone in dict.fromkeys(removed):
-        places = await appearances(workspace, gone.name, buffers)
-        if places:
-            found.append(
-                StillUsed(removed=gone, places=tuple(places[:MAX_LISTED]), count=len(places))
-            )
+    where = await _where(workspace, [r.name for r in removed], buffers)
+    return [
+        StillUsed(removed=r, places=tuple(where[r.name][:MAX_LISTED]), count=len(where[r.name]))
+        for r in dict.fromkeys(removed)
+        if r.name in where
+    ]
+
+
+async def _where(
+    workspace: Workspace, names: Sequence[str], buffers: BufferSource | None
+) -> dict[str, list[Place]]:
+    """Where each of ``names`` appears, those that appear nowhere left out."""
+    found: dict[str, list[Place]] = {}
+    for name in dict.fromkeys(names):
+        if places := await appearances(workspace, name, buffers):
+            found[name] = places
     return found
 
 
