@@ -398,7 +398,7 @@ _BACK = re.compile(
     r"\b(?:there|that (?:line|file|place|one)|those (?:lines|files|places)|in (?:it|them))\b",
     re.IGNORECASE,
 )
-"""Words of a clause that point back at what the sentence before it named."""
+"""Words of a sentence that point back at what the sentence before it named."""
 
 
 def same_file(named: str, changed: str) -> bool:
