@@ -51,15 +51,16 @@ def new_mismatches(
     an editor applies edits to its buffers before they are saved."""
     known = {_shape(name, call) for name, call in _named_calls(before)}
     once = _bound_once(after)
-    definitions = {
-        name: found
-        for name, found in _definitions(after, path, roots, buffers).items()
-        if name in once
-    }
+    calls = [
+        (name, call)
+        for name, call in _named_calls(after)
+        if name in once and _shape(name, call) not in known
+    ]
+    definitions = _definitions(after, {name for name, _ in calls}, path, roots, buffers)
     found: list[Mismatch] = []
-    for name, call in _named_calls(after):
+    for name, call in calls:
         definition, source = definitions.get(name, (None, None))
-        if definition is None or _shape(name, call) in known:
+        if definition is None:
             continue
         if (why := _misfit(definition.args, call)) is not None:
             signature = f"{definition.name}({ast.unparse(definition.args)})"
@@ -108,13 +109,20 @@ Definition = tuple[ast.FunctionDef | ast.AsyncFunctionDef, Path | None]
 
 
 def _definitions(
-    tree: ast.Module, path: Path, roots: Sequence[Path], buffers: BufferSource | None
+    tree: ast.Module,
+    names: set[str],
+    path: Path,
+    roots: Sequence[Path],
+    buffers: BufferSource | None,
 ) -> dict[str, Definition]:
-    """The plain top-level functions ``tree`` defines or imports by name from a workspace
-    module (with the file of those it imports), by the name the module calls them."""
+    """The plain top-level functions among ``names`` that ``tree`` defines or imports by name
+    from a workspace module (with the file of those it imports), by the name the module calls
+    them. Only a module that one of ``names`` is imported from is read."""
     found: dict[str, Definition] = {}
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
+        if isinstance(node, ast.ImportFrom) and any(
+            (alias.asname or alias.name) in names for alias in node.names
+        ):
             module = "." * node.level + (node.module or "")
             source = source_of(module, path, roots)
             if source is None:
@@ -124,7 +132,11 @@ def _definitions(
                 if alias.name in functions:
                     found[alias.asname or alias.name] = (functions[alias.name], source)
     for node in tree.body:  # the module's own definitions come last: they bind the name last
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not node.decorator_list:
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and not node.decorator_list
+            and node.name in names
+        ):
             found[node.name] = (node, None)
     return found
 

@@ -547,6 +547,28 @@ def test_which_calls_their_function_does_not_take(
     )
 
 
+def test_only_the_modules_a_new_call_is_imported_from_are_read(root: Path) -> None:
+    """Every edit of a Python file is checked: the modules it imports are not all read again."""
+    (root / "units.py").write_text("def c_to_f(c):\n    return c * 9 / 5 + 32\n")
+    (root / "report.py").write_text("def line(station, celsius):\n    return station\n")
+    before = "from units import c_to_f\nfrom report import line\n\nline('a', c_to_f(1))\n"
+    read: list[str] = []
+
+    def buffers(path: Path) -> str | None:
+        read.append(path.name)
+        return None
+
+    after = before + "c_to_f(1, 2)\n"
+    [mismatch] = new_mismatches(*trees("m.py", before, after), root / "m.py", [root], buffers)
+    assert (mismatch.name, read) == ("c_to_f", ["units.py"])
+    read.clear()
+    assert (
+        new_mismatches(*trees("m.py", before, before + "x = 1\n"), root / "m.py", [root], buffers)
+        == []
+    )
+    assert read == [], "an edit that brings in no call reads no module"
+
+
 @pytest.mark.parametrize(
     ("after", "undefined"),
     [
