@@ -178,7 +178,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``pale``, multi-step tasks written at stop 62 before any
+    """In neither half, reported apart: ``rill``, multi-step tasks written at stop 63 before any
+    met the model, run once there; ``pale``, multi-step tasks written at stop 62 before any
     met the model, run once there; ``nook``, fix tasks written at stop 61 after its changes;
     ``moor``, multi-step tasks written at stop 61 before any met the model, run once and read
     since; ``lark``, fix tasks written at stop 60 after a change made before was refused also
@@ -3294,6 +3295,183 @@ PALE_MULTI: list[Task] = [
 ]
 """Multi-step tasks written at stop 62 before any met the model, run once there."""
 
+RILL_MULTI: list[Task] = [
+    Task(
+        id="ri-freezing",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="tests/test_units.py fails. Fix the code, not the tests.",
+        setup=(
+            Edit(
+                path="src/weatherlog/units.py",
+                old="    return celsius * 9 / 5 + 32\n",
+                new="    return celsius * 5 / 9 + 32\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/units.py",
+                old="    return celsius * 5 / 9 + 32\n",
+                new="    return celsius * 9 / 5 + 32\n",
+            ),
+        ),
+        judge=every(passes("tests"), only_changed("src/weatherlog/units.py")),
+        apart="rill",
+    ),
+    Task(
+        id="ri-format-line",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Rename the function line in src/weatherlog/report.py to format_line and update "
+        "everything that uses it.",
+        solution=(
+            Edit(path="src/weatherlog/report.py", old="def line(", new="def format_line("),
+            Edit(
+                path="src/weatherlog/cli.py",
+                old="from weatherlog.report import line",
+                new="from weatherlog.report import format_line",
+            ),
+            Edit(
+                path="src/weatherlog/cli.py",
+                old="print(line(args",
+                new="print(format_line(args",
+            ),
+            Edit(
+                path="tests/test_report.py",
+                old="from weatherlog.report import line",
+                new="from weatherlog.report import format_line",
+            ),
+            Edit(path="tests/test_report.py", old="assert line(", new="assert format_line("),
+        ),
+        judge=every(
+            nowhere(r"\bline\(|import line\b", "src"),
+            nowhere(r"\bline\(|import line\b", "tests"),
+            has("src/weatherlog/report.py", "def format_line("),
+            passes("tests"),
+        ),
+        apart="rill",
+    ),
+    Task(
+        id="ri-to-kelvin",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Add a function to_kelvin(celsius) to src/weatherlog/units.py that returns the "
+        "temperature in kelvin (celsius + 273.15), and a test for it in tests/test_units.py.",
+        solution=(
+            Edit(
+                path="src/weatherlog/units.py",
+                old="    return celsius * 9 / 5 + 32\n",
+                new="    return celsius * 9 / 5 + 32\n\n\n"
+                "def to_kelvin(celsius):\n    return celsius + 273.15\n",
+            ),
+            Edit(
+                path="tests/test_units.py",
+                old="    assert c_to_f(100) == 212\n",
+                new="    assert c_to_f(100) == 212\n\n\ndef test_kelvin():\n"
+                "    from weatherlog.units import to_kelvin\n\n"
+                "    assert to_kelvin(0) == 273.15\n",
+            ),
+        ),
+        judge=every(
+            prints("from weatherlog.units import to_kelvin; print(to_kelvin(0))", "273.15"),
+            has("tests/test_units.py", "to_kelvin("),
+            passes("tests"),
+        ),
+        apart="rill",
+    ),
+    Task(
+        id="ri-station-env",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="In src/weatherlog/cli.py, take the default station from the environment "
+        "variable WEATHERLOG_STATION when it is set, and keep home when it is not.",
+        solution=(
+            Edit(
+                path="src/weatherlog/cli.py",
+                old="import argparse\n",
+                new="import argparse\nimport os\n",
+            ),
+            Edit(
+                path="src/weatherlog/cli.py",
+                old='default="home"',
+                new='default=os.environ.get("WEATHERLOG_STATION", "home")',
+            ),
+        ),
+        judge=every(
+            prints(
+                "import os; os.environ['WEATHERLOG_STATION'] = 'Bergen'; "
+                "from weatherlog.cli import main; main(['20'])",
+                "Bergen: 20.0C / 68.0F",
+            ),
+            prints("from weatherlog.cli import main; main(['20'])", "home: 20.0C / 68.0F"),
+            passes("tests"),
+        ),
+        apart="rill",
+    ),
+    Task(
+        id="ri-mean-empty",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="mean([]) in src/weatherlog/stats.py raises ZeroDivisionError. Make it return "
+        "None when there are no readings, and add a test for that to tests/test_stats.py.",
+        solution=(
+            Edit(
+                path="src/weatherlog/stats.py",
+                old="    return sum(values) / len(values)\n",
+                new="    if not values:\n        return None\n"
+                "    return sum(values) / len(values)\n",
+            ),
+            Edit(
+                path="tests/test_stats.py",
+                old="    assert mean([1, 2, 3]) == 2\n",
+                new="    assert mean([1, 2, 3]) == 2\n    assert mean([]) is None\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.stats import mean; print(mean([]), mean([1, 2, 3]))", "None 2.0"
+            ),
+            has("tests/test_stats.py", "mean([])"),
+            passes("tests"),
+        ),
+        apart="rill",
+    ),
+    Task(
+        id="ri-whole-degrees",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Make the report line show whole degrees, like Oslo: 20C / 68F, and update the "
+        "tests that expect the old format.",
+        solution=(
+            Edit(
+                path="src/weatherlog/report.py",
+                old="{celsius:.1f}C / {c_to_f(celsius):.1f}F",
+                new="{celsius:.0f}C / {c_to_f(celsius):.0f}F",
+            ),
+            Edit(path="tests/test_report.py", old="20.0C / 68.0F", new="20C / 68F"),
+            Edit(path="tests/test_cli.py", old="20.0C / 68.0F", new="20C / 68F"),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.report import line; print(line('Oslo', 20))", "Oslo: 20C / 68F"
+            ),
+            passes("tests"),
+        ),
+        apart="rill",
+    ),
+    Task(
+        id="ri-callers",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Which module of the package calls c_to_f, and in which function? Do not change "
+        "any file.",
+        answer="src/weatherlog/report.py calls it, in line().",
+        judge=every(only_changed(), says(r"report\.py", r"\bline\b")),
+        apart="rill",
+    ),
+]
+"""Multi-step tasks written at stop 63 before any met the model, run once there."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -3320,7 +3498,7 @@ GROUPS = {
         *LARK_REAL,
         *NOOK_REAL,
     ],
-    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI, *MOOR_MULTI, *PALE_MULTI],
+    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI, *MOOR_MULTI, *PALE_MULTI, *RILL_MULTI],
 }
 TESTS = {
     "inflection": (INFLECTION_TESTS,),
@@ -3367,6 +3545,7 @@ HALVES = (
     "moor",
     "nook",
     "pale",
+    "rill",
 )
 
 
