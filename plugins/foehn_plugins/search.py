@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, Field
@@ -112,6 +113,8 @@ async def _search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     if not capped and code == 2 and not matches:
         return ToolResult.failure(f"search failed: {errors or 'ripgrep exited with an error'}")
     what = f"{'regex' if arguments.regex else 'text'} {arguments.pattern!r}"
+    if not matches and arguments.glob and not await _names_a_file(rg, root, target, arguments, ctx):
+        return await _without_glob(arguments, ctx, what)
     if not matches:
         return ToolResult.success(_nothing_found(arguments, ctx, what))
     lines = [f"{matches}{'+' if capped else ''} matches for {what} in {len(groups)} files:"]
@@ -132,11 +135,53 @@ async def _search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     return ToolResult.success("\n".join(lines), data={"matches": matches, "capped": capped})
 
 
-def _nothing_found(arguments: SearchArguments, ctx: ToolContext, what: str) -> str:
+async def _names_a_file(
+    rg: str, root: Path, target: Path, arguments: SearchArguments, ctx: ToolContext
+) -> bool:
+    """Whether ``arguments.glob`` matches a file where the search looked."""
+    assert arguments.glob is not None
+    process = await asyncio.create_subprocess_exec(
+        *[rg, "--files", *common_args(ctx.workspace), "--glob", arguments.glob],
+        *["--", os.fspath(target.relative_to(root)) or "."],
+        cwd=root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert process.stdout is not None
+    try:
+        async with asyncio.timeout(SEARCH_SECONDS):
+            named = bool(await process.stdout.readline())
+    except TimeoutError:
+        named = True  # a folder too large to list in time: say nothing of the glob
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    return named
+
+
+async def _without_glob(arguments: SearchArguments, ctx: ToolContext, what: str) -> ToolResult:
+    """The search again without its glob, which matched no file: seen (bench: ri-callers),
+    ``glob='*/c_to_f.py'`` for the callers of ``c_to_f``, "no matches", and the answer that
+    nothing calls it."""
+    wider = await _search(arguments.model_copy(update={"glob": None}), ctx)
+    if wider.data and wider.data.get("matches"):
+        note = f"(no file's name matches glob {arguments.glob!r}, so every file was searched)"
+        return replace(wider, output=f"{note}\n{wider.output}")
+    return ToolResult.success(_nothing_found(arguments, ctx, what, named=False))
+
+
+def _nothing_found(
+    arguments: SearchArguments, ctx: ToolContext, what: str, *, named: bool = True
+) -> str:
     """What was searched, and the names nearest to what the model seems to look for: the glob
-    if it gave one, else the pattern (a model often searches contents for a file's name)."""
+    if it gave one, else the pattern (a model often searches contents for a file's name).
+    ``named``: the glob matched a file (else every file was searched)."""
     where = f" in {arguments.path}" if arguments.path else " in the workspace"
     glob = f" (files matching {arguments.glob!r})" if arguments.glob else ""
+    if not named:
+        glob = f" (no file's name matches glob {arguments.glob!r}, so every file was searched)"
     case = "case-sensitive" if arguments.case_sensitive else "ignoring case"
     text = f"no matches for {what}{where}{glob}, {case}, .gitignore honoured"
     near = suggestion(ctx.workspace, arguments.glob or arguments.pattern)

@@ -79,9 +79,33 @@ async def test_a_search_that_finds_nothing_says_what_was_searched_and_nearby_nam
     )
     assert result.ok
     assert result.output.startswith(
-        "no matches for text 'release' in the workspace (files matching 'Changelog'), ignoring case"
+        "no matches for text 'release' in the workspace (no file's name matches glob "
+        "'Changelog', so every file was searched), ignoring case"
     )
     assert "file names like it: CHANGELOG.md" in result.output
+    (root / "notes.txt").write_text("no release yet\n")  # a file the glob leaves out
+    result = await registry.call(
+        "search", {"pattern": "release", "glob": "*.md"}, ctx, steps=steps()
+    )
+    assert result.output.startswith(
+        "no matches for text 'release' in the workspace (files matching '*.md')"
+    )
+
+
+async def test_a_glob_that_names_no_file_is_left_out_and_every_file_searched(
+    tree: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: ri-callers): asked which module calls c_to_f, it
+    searched with ``glob='*/c_to_f.py'``, read "no matches", and answered that none does."""
+    result = await registry.call(
+        "search", {"pattern": "os.sep", "glob": "*/os.sep.py"}, ctx, steps=steps()
+    )
+    assert result.ok
+    assert result.output.splitlines()[:3] == [
+        "(no file's name matches glob '*/os.sep.py', so every file was searched)",
+        "1 matches for text 'os.sep' in 1 files:",
+        "src/a.py",
+    ]
 
 
 async def test_a_pattern_of_several_lines_looks_for_the_first_of_them_a_file_has(
