@@ -621,6 +621,71 @@ async def test_said_again_a_test_no_change_adds_is_left_out(app: Path, ctx: Tool
     assert not (app / "test_app.py").exists()
 
 
+DESCRIBED = "app.py defines main, which returns 1."
+NOTHING_DONE = (
+    "[Foehn] The task asks for a change, and this turn has changed no file. Make the change "
+    "with a tool call (where a test fails, run_tests shows the failure and the code it runs), "
+    "or answer with why it cannot be done."
+)
+FIX_MAIN = ("edit_file", {"path": "app.py", "edits": [{"old_text": "1", "new_text": "2"}]})
+
+
+async def test_a_task_to_change_answered_after_only_reading_goes_back_once(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen with the embedded model (bench: ri-freezing): "tests/test_units.py fails. Fix the
+    code, not the tests." was answered with what the tests check; no test ran, nothing
+    changed, and the answer stood."""
+    runner, provider = agent([calls(READ_APP), say(DESCRIBED), calls(FIX_MAIN), say("Done.")])
+    events = Recorder()
+    task = "test_app.py fails. Fix the code, not the tests."
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, events)
+    assert notes(provider, 2)[-1] == NOTHING_DONE
+    assert outcome.answer == "Done."
+    assert (app / "app.py").read_text() == "def main():\n    return 2\n"
+
+
+async def test_said_again_after_only_reading_the_answer_stands_with_what_the_turn_did(
+    app: Path, ctx: ToolContext
+) -> None:
+    runner, provider = agent([calls(READ_APP), say(DESCRIBED), say(DESCRIBED)])
+    outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, Recorder())
+    assert outcome.answer == f"{DESCRIBED}\n\n[Foehn] This turn changed no file."
+    assert len(provider.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("task", "answer"),
+    [
+        ("Make main return 2", "I could not find where main is called."),
+        ("Make main return 2", "main already returns what the tests expect."),
+        ("Make main return 2", "Nothing was changed: main is used by three callers."),
+        ("Make main return 2", "Should main also change in tasks.txt?"),
+        ("What does main return?", DESCRIBED),
+    ],
+)
+async def test_an_answer_that_says_why_nothing_changed_or_asks_is_not_sent_back(
+    app: Path, ctx: ToolContext, task: str, answer: str
+) -> None:
+    runner, provider = agent([calls(READ_APP), say(answer)])
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert outcome.answer == answer
+    assert len(provider.requests) == 2
+
+
+async def test_a_turn_that_tried_a_change_is_left_to_the_notes_of_its_failures(
+    app: Path, ctx: ToolContext
+) -> None:
+    missing = ("edit_file", {"path": "app.py", "edits": [{"old_text": "9", "new_text": "2"}]})
+    runner, provider = agent(
+        [calls(READ_APP), calls(missing), say("It did not land."), say("It did not land.")]
+    )
+    outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, Recorder())
+    assert notes(provider, 3)[-1].startswith("[Foehn] Your last change (edit_file) failed")
+    assert outcome.answer == "It did not land."
+    assert len(provider.requests) == 4
+
+
 @pytest.mark.parametrize(
     ("sentence", "claims"),
     [

@@ -497,12 +497,13 @@ class Agent:
         located = honesty.check_location_claim(answer, await _texts_named(answer, ctx))
         if not _claims_checked(state):
             return honesty.check_value_claim(answer, turn, state.tools) or located
+        changed = self._changed(state)
         return (
             honesty.check_claim(
-                answer,
-                changed=self._changed(state),
-                earlier=state.earlier,
-                restored=state.restored(),
+                answer, changed=changed, earlier=state.earlier, restored=state.restored()
+            )
+            or honesty.check_nothing_done(
+                answer, task=state.task, changed=changed, turn=turn, tools=state.tools
             )
             or honesty.check_test_claim(answer, turn, state.tools)
             or honesty.check_comment_claim(

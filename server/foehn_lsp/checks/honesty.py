@@ -11,6 +11,10 @@
   check applies when the task asks for a change or the turn tried one. A file whose changes in
   the turn touched only comments counts as unchanged for such a claim (``check_comment_claim``),
   unless the task or the claim speaks of comments.
+- An answer to a task that asks for a change, after a turn that only read (it changed no file
+  and called no tool that changes files and no program), goes back once unless it says that
+  nothing changed or why, or asks the person something; said again, it stands, with the
+  statement that the turn changed no file (``check_nothing_done``).
 - An answer that says what a run would show is checked against the turn's runs: "the tests
   pass" against its last test run (it ran none, that run failed, or a change came after it; a
   ``run_command`` of a test runner such as ``python -m pytest`` is a test run, other programs
@@ -45,6 +49,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from foehn_lsp.checks.claims import (
+    asks_for_change,
     claims_change,
     claims_every_use,
     claims_faster,
@@ -195,6 +200,44 @@ def check_test_claim(
         ),
         kept=_without(answer, false),
     )
+
+
+def check_nothing_done(
+    answer: str, *, task: str, changed: Sequence[str], turn: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when the ``task`` asks for a change and the ``turn`` only read: it
+    changed no file and called no tool that changes files and no program; and ``answer`` does
+    not say that nothing changed or why (it could not, something failed, it was already so)
+    and asks the person nothing. Seen (bench: ri-freezing): "tests/test_units.py fails. Fix
+    the code, not the tests." answered with what the tests check, with no test run and no
+    edit. A turn that tried a change is left to the notes of its failures and refusals. Said
+    again, the answer stands, with what the turn did after it."""
+    if changed or not asks_for_change(task) or _SAYS_WHY.search(answer):
+        return None
+    if tells_of_failure(answer) or answer.rstrip().endswith("?"):
+        return None
+    if any(tools.changes_files(c.name) or c.name == PROGRAM_TOOL for c in calls_in(turn)):
+        return None
+    return ClaimCheck(
+        note=(
+            "[Foehn] The task asks for a change, and this turn has changed no file. Make the "
+            "change with a tool call (where a test fails, run_tests shows the failure and the "
+            "code it runs), or answer with why it cannot be done."
+        ),
+        statement="[Foehn] This turn changed no file.",
+        kept=answer,
+    )
+
+
+_SAYS_WHY = re.compile(
+    r"\balready\b|\bno\s+(?:change|edit)s?\s+(?:is\s+|are\s+|was\s+|were\s+)?"
+    r"(?:needed|necessary|required|made)\b|\bnothing\s+(?:needs|needed|to\s+change)\b|"
+    r"\bnothing\s+(?:was\s+|has\s+been\s+|is\s+)?changed\b|\bno\s+(?:file|change)s?\s+"
+    r"(?:was|were|has|have)\s+(?:been\s+)?(?:made|changed)\b|\b(?:made|make)\s+no\s+change|"
+    r"\b(?:did|do|has|have|had|is|was)\s*(?:not|n't)\s+(?:been\s+)?(?:change|edit|modif)\w*",
+    re.IGNORECASE,
+)
+"""An answer that says nothing changed, or why: it was already so, no change is needed."""
 
 
 _TEST_FILE = re.compile(
