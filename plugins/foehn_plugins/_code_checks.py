@@ -8,6 +8,7 @@ and what to do instead. Only what the edit brings in counts."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path, PurePosixPath
 
 from foehn_lsp import ToolContext
@@ -25,7 +26,7 @@ def code_refusal(name: str, before: str, after: str, path: Path, ctx: ToolContex
     old, new = trees
     stub = PurePosixPath(name).suffix == ".pyi"  # names and code that runs mean nothing there
     if not stub and (undefined := new_undefined(old, new)):
-        return _undefined(name, undefined)
+        return _undefined(name, undefined, _first_import(old, before))
     roots, buffers = ctx.workspace.roots, ctx.files.buffers
     if not stub and (mismatched := new_mismatches(old, new, path, roots, buffers)):
         return _mismatched(name, mismatched[0], ctx)
@@ -49,16 +50,36 @@ def parsed(name: str, before: str, after: str) -> tuple[ast.Module, ast.Module] 
         return None
 
 
-def _undefined(name: str, found: list[Undefined]) -> str:
+def _undefined(name: str, found: list[Undefined], first_import: str | None) -> str:
     uses = "; ".join(
         f"{u.name} (line {u.line}{f'; did you mean {u.like}?' if u.like else ''})"
         for u in found[:3]
     )
-    return (
+    said = (
         f"no change was made to {name}: the edit uses names defined nowhere in {name} and not "
         f"among Python's builtins, which would raise NameError when they run: {uses}. Use "
         "names the file has, or define or import them in the same edit."
     )
+    modules = [u.name for u in found[:3] if u.name in sys.stdlib_module_names]
+    if not modules:
+        return said
+    imports = "\n".join(f"import {module}" for module in modules)
+    them = "it" if len(modules) == 1 else "them"
+    said += f" {', '.join(modules)}: Python's standard library; import {them} "
+    if first_import is None:
+        return said + f"at the top of the file ({imports!r}) in the same edit."
+    return said + (
+        f"in the same edit, with one more block: old_text {first_import!r}, new_text "
+        f"{first_import + chr(10) + imports!r}."
+    )
+
+
+def _first_import(tree: ast.Module, text: str) -> str | None:
+    """The line of the module's first top-level import of one line, as the file has it."""
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom) and node.end_lineno == node.lineno:
+            return text.splitlines()[node.lineno - 1]
+    return None
 
 
 def _mismatched(name: str, found: Mismatch, ctx: ToolContext) -> str:

@@ -486,6 +486,35 @@ async def test_an_edit_that_uses_a_name_defined_nowhere_is_refused(
     assert (await call(registry, ctx, "edit_file", path="m.py", edits=imported)).ok
 
 
+async def test_a_standard_module_used_without_its_import_is_refused_with_the_block_to_add(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen with the embedded model (bench: ri-station-env): it wrote
+    ``default=os.getenv('WEATHERLOG_STATION', 'home')`` in a file without ``import os``, was
+    refused, and answered without trying again."""
+    text = 'import argparse\n\n\ndef parser():\n    return argparse.ArgumentParser("home")\n'
+    (root / "cli.py").write_text(text)
+    await call(registry, ctx, "read_file", path="cli.py")
+    env = {"old_text": '("home")', "new_text": '(os.getenv("STATION", "home"))'}
+    result = await call(registry, ctx, "edit_file", path="cli.py", edits=[env])
+    assert result.output.endswith(
+        "or define or import them in the same edit. os: Python's standard library; import it "
+        "in the same edit, with one more block: old_text 'import argparse', new_text "
+        "'import argparse\\nimport os'."
+    )
+    block = {"old_text": "import argparse", "new_text": "import argparse\nimport os"}
+    assert (await call(registry, ctx, "edit_file", path="cli.py", edits=[block, env])).ok
+    assert (root / "cli.py").read_text().startswith("import argparse\nimport os\n")
+    (root / "plain.py").write_text("def f():\n    return 1\n")
+    await call(registry, ctx, "read_file", path="plain.py")
+    dumps = {"old_text": "return 1", "new_text": "return json.dumps(1)"}
+    result = await call(registry, ctx, "edit_file", path="plain.py", edits=[dumps])
+    assert result.output.endswith(
+        "json: Python's standard library; import it at the top of the file ('import json') in "
+        "the same edit."
+    )
+
+
 CLI = (
     "from weatherlog.report import line\n\n\ndef main(args):\n"
     "    print(line(args.station, args.celsius))\n"
