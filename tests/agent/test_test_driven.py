@@ -11,7 +11,6 @@ import pytest
 
 from agent.served import served_turn
 from foehn_lsp.agent.reads import replay_reads
-from foehn_lsp.agent.test_driven import fixes_code
 from foehn_lsp.events import ToolResultEvent
 from foehn_lsp.providers.local import repair
 from foehn_lsp.providers.messages import (
@@ -23,6 +22,7 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
+from foehn_lsp.workspace.testfiles import fixes_code
 from foehn_plugins._failures import parsed, sources, statement
 from foehn_plugins._tracing import Call, expected_of, parse
 from pytest_venv import pytest_venv

@@ -502,6 +502,47 @@ def test_the_tests_a_failing_run_names_are_read_whole_from_pytests_summary() -> 
     ]
 
 
+@pytest.mark.parametrize(
+    ("task", "paths"),
+    [
+        ("tests/test_units.py fails. Fix the code, not the tests.", ["tests/test_units.py"]),
+        (
+            "Fix the bug behind `tests/test_x.py::test_y[a-b]` and test_z.py.",
+            ["tests/test_x.py::test_y[a-b]", "test_z.py"],
+        ),
+    ],
+)
+async def test_a_fix_of_the_tests_a_task_names_starts_by_running_them(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path, task: str, paths: list[str]
+) -> None:
+    """Seen (bench: ri-freezing, pa-mean): asked to fix the code behind a failing test, the
+    model read the test file and answered with what the tests check, or changed the code it
+    guessed at, never running the test. The turn's first step is now the host's own: those
+    tests run, with no request to the model at all."""
+    response = await fake_provider().complete([UserMessage(content=task)], registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("run_tests", {"paths": paths})
+    assert _chat_bodies(tmp_path / "states") == []
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "Add a --kelvin flag and a test for it in tests/test_cli.py.",  # asks for a test
+        "The tests fail. Fix the code, not the tests.",  # names no test to run
+        "Rename line to format_line; tests/test_report.py must pass afterwards.",
+    ],
+)
+async def test_a_task_that_is_not_to_fix_named_failing_tests_starts_with_the_model(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path, task: str
+) -> None:
+    provider = fake_provider(_call({"tool": "scan", "arguments": {}}))
+    response = await provider.complete([UserMessage(content=task)], registry.definitions())
+    [call] = response.message.tool_calls
+    assert call.name == "scan"
+    assert len(_chat_bodies(tmp_path / "states")) == 1
+
+
 async def test_after_an_edit_the_failing_test_runs_again_before_anything_else(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:
@@ -1043,9 +1084,10 @@ async def test_rename_and_delete_are_offered_only_when_the_person_asks_for_them(
 ) -> None:
     """Offered in fixes, the model renamed the function the failing test calls (is_uuid) and
     deleted the module whose test failed (boltons strutils.py). A test's name is not a request
-    (``test_remove``)."""
+    (``test_remove``). (A step after the first: a fix's first step runs its tests.)"""
     provider = fake_provider(_call({"answer": "Done."}))
-    await provider.complete([UserMessage(content=task)], registry.definitions())
+    history = [UserMessage(content=task), *exchange("c0", "scan", {}, "text.py")]
+    await provider.complete(history, registry.definitions())
     tools = _offered(_chat_bodies(tmp_path / "states")[-1])
     assert "read_file" in tools
     assert ("rename" in tools) is renames

@@ -58,7 +58,7 @@ from foehn_lsp.providers.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from foehn_lsp.workspace.testfiles import SHORT_SUMMARY
+from foehn_lsp.workspace.testfiles import SHORT_SUMMARY, fixes_code, named_tests
 
 
 def canonical(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
@@ -152,6 +152,24 @@ def must_act(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bo
         and changing(tools)(last.name)
         and not refused(last)
     )
+
+
+def first_run(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> dict[str, object] | None:
+    """The arguments of the test run a turn's first step is, or ``None``: when the person's
+    task asks to fix the code behind failing tests it names (``fixes_code``; the test files or
+    node ids in its words) and the turn has made no call yet, the step runs those tests, as a
+    developer would before reading any code; its result shows the failing test, the traceback
+    and the code under test. Seen (bench: ri-freezing, pa-mean): asked to fix the code behind
+    a failing test, the model read the test file and answered with what the tests check, or
+    changed code it guessed at, never running the test."""
+    start = turn_start(messages)
+    if start == 0 or not any(t.name == TESTS_TOOL for t in tools) or calls_in(messages[start:]):
+        return None
+    task = str(messages[start - 1].content)
+    named = named_tests(task)
+    return {"paths": named} if named and fixes_code(task) else None
 
 
 def rerun_after_change(

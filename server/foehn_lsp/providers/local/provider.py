@@ -58,6 +58,7 @@ from foehn_lsp.providers.local.guards import (
     doubles,
     example_note,
     failed_after_changes,
+    first_run,
     instead_of,
     key,
     made_before,
@@ -349,7 +350,9 @@ class LocalProvider:
         said = "\n".join(m["content"] for m in chat)
         status = on_status or (lambda _: None)
         shown = on_text if stream and on_text is not None else None
-        rerun = rerun_after_change(messages, tools)
+        rerun = first_run(messages, tools)
+        if rerun is None:
+            rerun = rerun_after_change(messages, tools)
         if rerun is None:
             rerun = widen_after_pass(messages, tools)
         if rerun is not None:
