@@ -68,9 +68,9 @@ def _undefined(name: str, found: list[Undefined], first_import: str | None) -> s
     said += f" {', '.join(modules)}: Python's standard library; import {them} "
     if first_import is None:
         return said + f"at the top of the file ({imports!r}) in the same edit."
+    both = f"{first_import}\n{imports}"
     return said + (
-        f"in the same edit, with one more block: old_text {first_import!r}, new_text "
-        f"{first_import + chr(10) + imports!r}."
+        f"in the same edit, with one more block: old_text {first_import!r}, new_text {both!r}."
     )
 
 
