@@ -76,7 +76,12 @@ from foehn_lsp.providers.effects import (
     runs_tests,
     seconds_if_passed,
 )
-from foehn_lsp.providers.messages import AssistantMessage, Message, ToolResultMessage
+from foehn_lsp.providers.messages import (
+    AssistantMessage,
+    Message,
+    ToolResultMessage,
+    UserMessage,
+)
 from foehn_lsp.tools.registry import ToolRegistry
 from foehn_lsp.workspace import references
 from foehn_lsp.workspace.symbols import outline
@@ -211,10 +216,13 @@ def check_nothing_done(
     and asks the person nothing. Seen (bench: ri-freezing): "tests/test_units.py fails. Fix
     the code, not the tests." answered with what the tests check, with no test run and no
     edit. A turn that tried a change is left to the notes of its failures and refusals. Said
-    again, the answer stands, with what the turn did after it."""
-    if changed or not asks_for_change(task) or _SAYS_WHY.search(answer):
+    again, the answer stands, with what the turn did after it. A sentence that repeats one of
+    Foehn's notes says nothing of its own (seen, run 64: the note sent back as "this turn has
+    not changed any file", which reads as saying why)."""
+    if changed or not asks_for_change(task):
         return None
-    if tells_of_failure(answer) or answer.rstrip().endswith("?"):
+    own = _own_words(answer, turn)
+    if _SAYS_WHY.search(own) or tells_of_failure(own) or own.rstrip().endswith("?"):
         return None
     if any(tools.changes_files(c.name) or c.name == PROGRAM_TOOL for c in calls_in(turn)):
         return None
@@ -227,6 +235,23 @@ def check_nothing_done(
         statement="[Foehn] This turn changed no file.",
         kept=answer,
     )
+
+
+def _own_words(answer: str, turn: Sequence[Message]) -> str:
+    """``answer`` without its sentences that share five words in a row with a note of Foehn's
+    in the ``turn``."""
+    noted = {
+        gram
+        for m in turn
+        if isinstance(m, UserMessage) and m.content.startswith("[Foehn]")
+        for gram in _grams(m.content)
+    }
+    return " ".join(s for s in sentences(answer) if noted.isdisjoint(_grams(s)))
+
+
+def _grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    words = [w.lower() for w in _WORD.findall(text)]
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
 _SAYS_WHY = re.compile(
