@@ -65,6 +65,8 @@ async def search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
 async def _search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     target = ctx.workspace.resolve(arguments.path or ".")
     root = ctx.workspace.root_of(target) or ctx.workspace.root
+    if arguments.glob and target.is_file():  # ripgrep searches a file it is given by name
+        arguments = arguments.model_copy(update={"glob": None})
     rg = ripgrep()
     if rg is None:
         return ToolResult.failure("search is unavailable: ripgrep (rg) is not installed")

@@ -108,6 +108,29 @@ async def test_a_glob_that_names_no_file_is_left_out_and_every_file_searched(
     ]
 
 
+async def test_a_glob_with_a_path_is_judged_where_the_search_looks(
+    tree: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (tree / "notes.md").write_text("os.sep is not here\n")
+    in_src = await registry.call(
+        "search", {"pattern": "os.sep", "path": "src", "glob": "*.md"}, ctx, steps=steps()
+    )
+    assert in_src.output.splitlines()[:3] == [
+        "(no file's name matches glob '*.md', so every file was searched)",
+        "1 matches for text 'os.sep' in 1 files:",
+        "src/a.py",
+    ]
+    assert "notes.md" not in in_src.output  # the path still bounds the search
+    a_file = await registry.call(
+        "search", {"pattern": "os.sep", "path": "src/a.py", "glob": "*.md"}, ctx, steps=steps()
+    )
+    assert a_file.output.splitlines()[0] == "1 matches for text 'os.sep' in 1 files:"
+    absent = await registry.call(
+        "search", {"pattern": "absent", "path": "src/a.py", "glob": "*.md"}, ctx, steps=steps()
+    )
+    assert absent.output.startswith("no matches for text 'absent' in src/a.py, ignoring case")
+
+
 async def test_a_pattern_of_several_lines_looks_for_the_first_of_them_a_file_has(
     tree: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
