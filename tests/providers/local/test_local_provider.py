@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from foehn_lsp.agent.editor_context import editor_context
 from foehn_lsp.agent.execution import TurnExecutor
 from foehn_lsp.agent.investigate import investigate_tool, with_investigate
 from foehn_lsp.agent.loop import iterations_note, tokens_note
@@ -525,9 +526,28 @@ async def test_a_fix_of_the_tests_a_task_names_starts_by_running_them(
     assert _chat_bodies(tmp_path / "states") == []
 
 
+LOOKING = editor_context(
+    "tests/test_units.py", "def test_freezing():\n    assert c_to_f(0) == 32\n"
+)
+SELECTED = editor_context("tools/ci.py", "# run: pytest tests/test_units.py\n", lines=(0, 0))
+
+
+async def test_the_test_file_the_person_looks_at_is_the_one_named(
+    fake_provider: MakeProvider, registry: ToolRegistry
+) -> None:
+    task = f"The tests fail. Fix the code, not the tests.\n\n{LOOKING}"
+    response = await fake_provider().complete([UserMessage(content=task)], registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == (
+        "run_tests",
+        {"paths": ["tests/test_units.py"]},
+    )
+
+
 @pytest.mark.parametrize(
     "task",
     [
+        f"The tests fail. Fix the code, not the tests.\n\n{SELECTED}",  # a name in a selection
         "Add a --kelvin flag and a test for it in tests/test_cli.py.",  # asks for a test
         "The tests fail. Fix the code, not the tests.",  # names no test to run
         "Rename line to format_line; tests/test_report.py must pass afterwards.",

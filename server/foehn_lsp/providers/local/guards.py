@@ -167,9 +167,19 @@ def first_run(
     start = turn_start(messages)
     if start == 0 or not any(t.name == TESTS_TOOL for t in tools) or calls_in(messages[start:]):
         return None
-    task = str(messages[start - 1].content)
+    task = _asked(str(messages[start - 1].content))
     named = named_tests(task)
     return {"paths": named} if named and fixes_code(task) else None
+
+
+def _asked(message: str) -> str:
+    """A person's message without the lines they selected or the diagnostic they point at,
+    which ``agent.editor_context`` adds after their words and the file they look at: a
+    selection's code may name a test file the person does not ask about."""
+    return _SELECTION.split(message, maxsplit=1)[0]
+
+
+_SELECTION = re.compile(r"\n\n(?:Selected lines \d|Diagnostic\b)")
 
 
 def rerun_after_change(
