@@ -24,6 +24,7 @@ from foehn_lsp.providers.local.guards import (
     failed_after_changes,
     failing_tests,
     must_act,
+    passed_after_fix,
 )
 from foehn_lsp.providers.local.prompt import copies_tool_output_or_prompt
 from foehn_lsp.providers.local.provider import LEFT_OUT, LocalProvider, repeating
@@ -628,6 +629,54 @@ async def test_once_the_failing_test_passes_after_an_edit_its_file_runs_whole(
         response = await provider.complete(history, registry.definitions())
         assert response.message.tool_calls == (), history[-1]
     assert len(_chat_bodies(tmp_path / "states")) == 2
+
+
+async def test_once_the_named_tests_pass_after_a_fix_the_step_is_the_answer(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen (bench: mt-window, run 65): after a right fix and a passing run of the test file,
+    the model tried to add asserts to the test until its 15 iterations were spent."""
+    whole = {"paths": ["tests/test_text.py"]}
+    done = [
+        *SHOUT_FAILED,
+        *exchange("c2", "edit_file", EDIT, "edit text.py (1 block)"),
+        *exchange("c3", "run_tests", whole, "$ python -m pytest\n3 passed"),
+    ]
+    provider = fake_provider(_call({"answer": "shout now upper-cases; the tests pass."}))
+    response = await provider.complete(done, registry.definitions())
+    assert response.message.content == "shout now upper-cases; the tests pass."
+    [body] = _chat_bodies(tmp_path / "states")
+    assert body["response_format"]["json_schema"]["schema"]["required"] == ["answer"]
+    assert body["messages"][-1]["content"].startswith("[Foehn] The tests the task names pass")
+
+
+def test_a_fix_is_done_only_when_what_the_task_names_passed_after_a_change(
+    registry: ToolRegistry,
+) -> None:
+    tools = registry.definitions()
+    task = "Fix the bug behind tests/test_text.py::test_shout"
+    edit = exchange("c2", "edit_file", EDIT, "edit text.py (1 block)")
+    ran = exchange("c3", "run_tests", {"paths": ["tests/test_text.py"]}, "3 passed")
+    assert passed_after_fix([UserMessage(content=task), *edit, *ran], tools)
+    suite = exchange("c3", "run_tests", {}, "9 passed")
+    assert passed_after_fix([UserMessage(content=task), *edit, *suite], tools)
+    other = exchange("c3", "run_tests", {"paths": ["tests/test_other.py"]}, "1 passed")
+    read = exchange("c4", "read_file", {"path": "text.py"}, "text.py: lines 1-2 of 2")
+    failed = exchange("c3", "run_tests", {}, FAILING_RUN, failed=True)
+    for turn in (
+        [*ran],  # nothing changed
+        [*edit, *other],  # not the named test
+        [*edit, *failed],
+        [*edit, *ran, *read],  # the step after the run has been taken
+        [*ran, *edit],
+    ):
+        assert not passed_after_fix([UserMessage(content=task), *turn], tools), turn
+    for asks in (
+        f"{task} and add a changelog entry.",
+        f"{task}, then bump the version.",
+        "Add a test for shout in tests/test_text.py, then fix shout.",
+    ):
+        assert not passed_after_fix([UserMessage(content=asks), *edit, *ran], tools), asks
 
 
 async def test_an_identical_call_is_new_again_once_a_file_changed(

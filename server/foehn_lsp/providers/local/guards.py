@@ -28,6 +28,8 @@
   answer.
 - After ``FAILED_RUNS`` test runs of a turn that failed after a change, the step is the
   answer: what the model changed, what still fails, and what it would try next.
+- Once the tests a task to fix names pass after a change, and the task asks nothing more, the
+  step is the answer (``passed_after_fix``).
 
 Every note names the tools the model has, by name, and what to call them for.
 """
@@ -263,6 +265,52 @@ GIVE_UP_NOTE = (
     "two or three short sentences: what you changed, which test still fails and how, and what "
     "you would try next."
 )
+
+
+PASSED_NOTE = (
+    "[Foehn] The tests the task names pass after your change. The task is done: answer now in "
+    "two or three short sentences: what you changed, in which file, and what the run showed."
+)
+
+
+def passed_after_fix(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> bool:
+    """Whether the step is the answer because the fix is done: the person's task asks to fix
+    the code behind failing tests it names, and nothing more; the turn changed a file; and the
+    last result is a passing run since the change that took every test named (by file or node
+    id) or the whole suite. Seen (bench: mt-window, run 65): after a right fix and a passing
+    run of the test file, the model tried to add asserts to the test until its 15 iterations
+    were spent, and the person read "Stopped"."""
+    start = turn_start(messages)
+    if start == 0:
+        return False
+    task = _asked(str(messages[start - 1].content))
+    named = named_tests(task)
+    if not (named and fixes_code(task)) or _ASKS_MORE.search(task):
+        return False
+    changed = False
+    passed: ToolCall | None = None
+    for result, call, is_run in runs_and_changes(messages, tools):
+        if is_run:
+            passed = call if changed and not result.is_error else None
+        else:
+            changed, passed = True, None
+    last = last_result(messages)
+    if passed is None or not (isinstance(last, ToolResultMessage) and last.call_id == passed.id):
+        return False
+    paths = arguments_of(passed).get("paths") or []
+    if not isinstance(paths, list) or not paths:
+        return True  # the whole suite
+    files = {str(p).split("::", 1)[0] for p in paths}
+    return all(p in paths or p.split("::", 1)[0] in files for p in named)
+
+
+_ASKS_MORE = re.compile(
+    r"\b(?:also|then|afterwards)\b|\band\s+(?:add|update|write|bump|create|rename|remove|"
+    r"delete|document|note|mention|record)\b",
+    re.IGNORECASE,
+)
+"""A second thing the task asks for besides the fix: a turn that must go on after the tests
+pass."""
 
 
 def runs_and_changes(

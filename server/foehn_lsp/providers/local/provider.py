@@ -51,6 +51,7 @@ from foehn_lsp.providers.local.guards import (
     FAILED_RUNS,
     GIVE_UP_NOTE,
     MADE_NOTE,
+    PASSED_NOTE,
     SHRINK_NOTE,
     UNCHANGED_NOTE,
     announces,
@@ -63,6 +64,7 @@ from foehn_lsp.providers.local.guards import (
     key,
     made_before,
     must_act,
+    passed_after_fix,
     repeated_note,
     rerun_after_change,
     shrinks,
@@ -380,6 +382,10 @@ class LocalProvider:
         if tools and (failed := failed_after_changes(messages, catalogue)) >= FAILED_RUNS:
             # The tests failed after this many changes: the step is the answer, with a note.
             chat.append(note(GIVE_UP_NOTE.format(runs=failed)))
+            step, usage = await decide(step_schema([], answer_only=True), spent)
+            return await self._answer(step, usage, chat, decide, account)
+        if tools and passed_after_fix(messages, catalogue):
+            chat.append(note(PASSED_NOTE))
             step, usage = await decide(step_schema([], answer_only=True), spent)
             return await self._answer(step, usage, chat, decide, account)
         seen = seen_files(messages, catalogue)
