@@ -701,6 +701,58 @@ async def test_a_turn_that_tried_a_change_is_left_to_the_notes_of_its_failures(
     assert len(provider.requests) == 4
 
 
+TEST_ASKED = (
+    "[Foehn] The task asks for a test, and no change in this turn adds one (it changed only "
+    "app.py). Add the test now: edit_file in the tests' file (write_file for a new one), then "
+    "run_tests; or answer with why there is none."
+)
+ADD_TEST = ("write_file", {"path": "tests/test_app.py", "content": "def test_main():\n    pass\n"})
+
+
+async def test_a_task_that_asks_for_a_test_answered_without_one_goes_back_once(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen with the embedded model (bench: ri-mean-empty): "… with its test" answered "spread([])
+    now returns 0, and the test for that passes." after an edit of the code alone."""
+    answer = "main now returns 2, and the test for that passes."
+    runner, provider = agent(
+        [calls(READ_APP), calls(FIX_MAIN), say(answer), calls(ADD_TEST), say("Done.")]
+    )
+    task = "Make main return 2, with a test."
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert notes(provider, 3)[-1] == TEST_ASKED
+    assert outcome.answer == "Done."
+    assert (app / "tests" / "test_app.py").is_file()
+
+
+async def test_said_again_without_a_test_the_answer_stands_with_what_the_turn_did(
+    app: Path, ctx: ToolContext
+) -> None:
+    answer = "main now returns 2."
+    runner, provider = agent([calls(READ_APP), calls(FIX_MAIN), say(answer), say(answer)])
+    task = "Make main return 2 and add a test for it."
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert outcome.answer == f"{answer}\n\n[Foehn] This turn added no test."
+    assert len(provider.requests) == 4
+
+
+@pytest.mark.parametrize(
+    ("task", "answer"),
+    [
+        ("Make main return 2, with a test.", "main returns 2; I did not add a test: no tests run."),
+        ("Make main return 2, with a test.", "main returns 2, but there is no test folder."),
+        ("Make main return 2 so that the tests pass.", "main now returns 2."),
+    ],
+)
+async def test_an_answer_that_says_why_there_is_no_test_or_a_task_without_one_stands(
+    app: Path, ctx: ToolContext, task: str, answer: str
+) -> None:
+    runner, provider = agent([calls(READ_APP), calls(FIX_MAIN), say(answer)])
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert outcome.answer == answer
+    assert len(provider.requests) == 3
+
+
 @pytest.mark.parametrize(
     ("sentence", "claims"),
     [

@@ -506,6 +506,7 @@ class Agent:
                 answer, task=state.task, changed=changed, turn=turn, tools=state.tools
             )
             or honesty.check_test_claim(answer, turn, state.tools)
+            or honesty.check_test_asked(answer, task=state.task, turn=turn, tools=state.tools)
             or honesty.check_comment_claim(
                 answer, turn=turn, task=state.task, earlier=state.earlier, tools=state.tools
             )

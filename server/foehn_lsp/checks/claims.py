@@ -92,6 +92,20 @@ def asks_for_change(task: str) -> bool:
     return bool(_ASKS.search(first_line)) and not _QUESTION.match(first_line)
 
 
+def asks_for_test(task: str) -> bool:
+    """Whether the person's task asks for a new test ("… and a test for it", "with a test",
+    "write tests for …"); not one that names tests to pass or to change."""
+    return bool(_ASKS_TEST.search(task))
+
+
+_ASKS_TEST = re.compile(
+    r"\b(?:add|write|create)\s+(?:(?:a|an|one|new|unit|regression|some)\s+){0,2}tests?\b"
+    r"|\b(?:with|and|plus)\s+(?:a|an|its|their|one)\s+(?:(?:new|unit|regression)\s+)?tests?\b"
+    r"|\b(?:a|one)\s+(?:new\s+)?test\s+for\b",
+    re.IGNORECASE,
+)
+
+
 def claims_change(text: str) -> bool:
     """Whether ``text`` says a change was made, or what the code now does."""
     return any(kind == "change" for sentence in sentences(text) for kind, _ in clauses(sentence))

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 from foehn_lsp.checks.claims import (
     asks_for_change,
+    asks_for_test,
     claims_change,
     claims_every_use,
     claims_faster,
@@ -205,6 +206,43 @@ def check_test_claim(
         ),
         kept=_without(answer, false),
     )
+
+
+def check_test_asked(
+    answer: str, *, task: str, turn: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when the ``task`` asks for a test (``asks_for_test``), the ``turn``
+    changed files, every change shows its whole diff and none adds a test (no test's file, no
+    test's line), and ``answer`` does not say why there is none. Seen (bench: ri-mean-empty,
+    ri-to-kelvin): "… with its test" answered after an edit of the code alone. Said again,
+    the answer stands, with what the turn did after it."""
+    if not asks_for_test(task):
+        return None
+    diff = _diffs(turn, tools)
+    if not diff.files or not diff.whole or any(_TEST_FILE.search(f) for f in diff.files):
+        return None
+    if any(_TEST_LINE.match(line) for line in diff.added):
+        return None
+    own = _own_words(answer, turn)
+    if _NO_TEST.search(own) or tells_of_failure(own) or own.rstrip().endswith("?"):
+        return None
+    return ClaimCheck(
+        note=(
+            f"[Foehn] The task asks for a test, and no change in this turn adds one (it "
+            f"changed only {', '.join(diff.files)}). Add the test now: edit_file in the tests' "
+            "file (write_file for a new one), then run_tests; or answer with why there is none."
+        ),
+        statement="[Foehn] This turn added no test.",
+        kept=answer,
+    )
+
+
+_NO_TEST = re.compile(
+    r"(?:\b(?:not|cannot)\b|n't\b)[^.!?\n]*\b(?:add|writ|creat)\w*[^.!?\n]*\btests?\b"
+    r"|\b(?:no|without)\s+(?:a\s+|\w+\s+)?tests?\b",
+    re.IGNORECASE,
+)
+"""A sentence that says there is no test, or why."""
 
 
 def check_nothing_done(
