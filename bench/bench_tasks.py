@@ -178,9 +178,11 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``rill``, multi-step tasks written at stop 63 before any
-    met the model, run once there; ``pale``, multi-step tasks written at stop 62 before any
-    met the model, run once there; ``nook``, fix tasks written at stop 61 after its changes;
+    """In neither half, reported apart: ``tarn``, multi-step tasks written at stop 64 before any
+    met the model, run once there; ``ochre``, fix tasks written at stop 64 before any met the
+    model, run once there; ``rill``, multi-step tasks written at stop 63 before any met the
+    model, run once there; ``pale``, multi-step tasks written at stop 62 before any met the
+    model, run once there; ``nook``, fix tasks written at stop 61 after its changes;
     ``moor``, multi-step tasks written at stop 61 before any met the model, run once and read
     since; ``lark``, fix tasks written at stop 60 after a change made before was refused also
     when a later guard asked again; ``kite``, fix tasks written at stop 60 after blocks that
@@ -2467,6 +2469,79 @@ NOOK_REAL: list[Task] = [
 change reported without the failing run after it sent back, versions bumped and definitions
 taken out told where they are still used), checked without the model, and run once with it."""
 
+OCHRE_REAL: list[Task] = [
+    _fix(
+        "no-tz-right-join",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_right_outer_join fails. Fix toolz, not the test.",
+        "toolz/itertoolz.py",
+        "                    yield (right_default, match)\n",
+        "                    yield (match, right_default)\n",
+        "ochre",
+    ),
+    _fix(
+        "no-tz-sample",
+        "toolz",
+        "The test toolz/tests/test_itertoolz.py::test_random_sample fails. Find the bug in toolz "
+        "and fix it.",
+        "toolz/itertoolz.py",
+        "    return filter(lambda _: random_state.random() > prob, seq)\n",
+        "    return filter(lambda _: random_state.random() < prob, seq)\n",
+        "ochre",
+    ),
+    _fix(
+        "no-mi-divide",
+        "more-itertools",
+        "tests/test_more.py::DivideTest::test_basic fails. Fix more_itertools so that it passes.",
+        "more_itertools/more.py",
+        "        stop += q + 1 if i < r else q\n",
+        "        stop += q + 1 if i <= r else q\n",
+        "ochre",
+    ),
+    _fix(
+        "no-mi-substrings",
+        "more-itertools",
+        "The test tests/test_more.py::SubstringsTests::test_basic fails. Find the bug in "
+        "more_itertools and fix it.",
+        "more_itertools/more.py",
+        "        for i in range(item_count - n):\n",
+        "        for i in range(item_count - n + 1):\n",
+        "ochre",
+    ),
+    _fix(
+        "no-mi-zip-offset",
+        "more-itertools",
+        "tests/test_more.py::ZipOffsetTest::test_shortest fails. Fix more_itertools, not the test.",
+        "more_itertools/more.py",
+        "            staggered.append(chain(repeat(fillvalue, n), it))\n",
+        "            staggered.append(chain(repeat(fillvalue, -n), it))\n",
+        "ochre",
+    ),
+    _fix(
+        "no-bo-poplast",
+        "boltons",
+        "tests/test_dictutils.py::test_poplast fails. Fix boltons so that it passes.",
+        "boltons/dictutils.py",
+        "                k = self.root[NEXT][KEY]\n",
+        "                k = self.root[PREV][KEY]\n",
+        "ochre",
+    ),
+    _fix(
+        "no-bo-kurtosis",
+        "boltons",
+        "The test tests/test_statsutils.py::test_stats_basic fails. Find the bug in boltons and "
+        "fix it; do not change the test.",
+        "boltons/statsutils.py",
+        "                    float(len(data) * (s_dev ** 4)))\n",
+        "                    float((len(data) - 1) * (s_dev ** 4)))\n",
+        "ochre",
+    ),
+]
+"""Fix tasks written at stop 64 before any met the model, each in a function no earlier task
+mutated (toolz ``join`` and ``random_sample``, more-itertools ``divide``, ``substrings`` and
+``zip_offset``, boltons ``OrderedMultiDict.poplast`` and ``Stats.kurtosis``), checked without the
+model, and run once there."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2491,6 +2566,11 @@ RENAMED = {
         "line",
         "format_line",
         ("src/weatherlog/report.py", "src/weatherlog/cli.py", "tests/test_report.py"),
+    ),
+    "ta-warmup": (
+        "SETTLE_SECONDS",
+        "WARMUP_SECONDS",
+        ("src/weatherlog/sensor.py", "tests/test_sensor.py"),
     ),
     "mt-rename": (
         "c_to_f",
@@ -3472,6 +3552,190 @@ RILL_MULTI: list[Task] = [
 ]
 """Multi-step tasks written at stop 63 before any met the model, run once there."""
 
+TARN_MULTI: list[Task] = [
+    Task(
+        id="ta-recent-two",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="tests/test_window.py::test_recent_two is failing. The test is right: the bug is "
+        "in the code, so please fix it there.",
+        setup=(
+            Edit(
+                path="src/weatherlog/window.py",
+                old="    return readings[len(readings) - count :]\n",
+                new="    return readings[:count]\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/window.py",
+                old="    return readings[:count]\n",
+                new="    return readings[len(readings) - count :]\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.window import recent; print(recent([1, 2, 3, 4, 5], 3))",
+                "[3, 4, 5]",
+            ),
+            passes("tests"),
+            only_changed("src/weatherlog/window.py"),
+        ),
+        apart="tarn",
+    ),
+    Task(
+        id="ta-moving-average",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Add a function moving_average(readings, size) to src/weatherlog/window.py that "
+        "returns a list with the mean of every run of size consecutive readings, so "
+        "moving_average([1, 2, 3, 4], 2) == [1.5, 2.5, 3.5]. Add a test for it to "
+        "tests/test_window.py as well.",
+        solution=(
+            Edit(
+                path="src/weatherlog/window.py",
+                old="    return readings[len(readings) - count :]\n",
+                new="    return readings[len(readings) - count :]\n\n\n"
+                "def moving_average(readings, size):\n"
+                '    """The mean of every run of size consecutive readings, oldest first."""\n'
+                "    return [\n        sum(readings[i : i + size]) / size "
+                "for i in range(len(readings) - size + 1)\n    ]\n",
+            ),
+            Edit(
+                path="tests/test_window.py",
+                old="from weatherlog.window import recent\n",
+                new="from weatherlog.window import moving_average, recent\n\n\n"
+                "def test_moving_average():\n"
+                "    assert moving_average([1, 2, 3, 4], 2) == [1.5, 2.5, 3.5]\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.window import moving_average as m; "
+                "print(m([1, 2, 3, 4], 2) == [1.5, 2.5, 3.5], m([2, 4, 6], 3) == [4])",
+                "True True",
+            ),
+            has("tests/test_window.py", "moving_average("),
+            passes("tests"),
+        ),
+        apart="tarn",
+    ),
+    Task(
+        id="ta-warmup",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Please rename SETTLE_SECONDS in src/weatherlog/sensor.py to WARMUP_SECONDS, and "
+        "update everything that refers to it, the tests included.",
+        judge=every(
+            nowhere(r"\bSETTLE_SECONDS\b"),
+            prints("from weatherlog.sensor import WARMUP_SECONDS; print(WARMUP_SECONDS)", "2.0"),
+            has("tests/test_sensor.py", "WARMUP_SECONDS"),
+            passes("tests"),
+        ),
+        apart="tarn",
+    ),
+    Task(
+        id="ta-rounding",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="python -m weatherlog.cli --station Oslo 21.5 prints Oslo: 21.5C / 71.6F, but "
+        "21.5 °C is 70.7 °F. Can you fix that?",
+        setup=(
+            Edit(
+                path="src/weatherlog/units.py",
+                old="    return celsius * 9 / 5 + 32\n",
+                new="    return round(celsius) * 9 / 5 + 32\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/units.py",
+                old="    return round(celsius) * 9 / 5 + 32\n",
+                new="    return celsius * 9 / 5 + 32\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.units import c_to_f; from weatherlog.report import line; "
+                "print(round(c_to_f(21.5), 6), line('Oslo', 21.5))",
+                "70.7 Oslo: 21.5C / 70.7F",
+            ),
+            passes("tests"),
+            only_changed("src/weatherlog/units.py", "tests/test_units.py"),
+        ),
+        apart="tarn",
+    ),
+    Task(
+        id="ta-no-station",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="What does python -m weatherlog.cli 20 print when no --station is given? Just tell "
+        "me, don't change any files.",
+        answer="It prints home: 20.0C / 68.0F (the default station is home).",
+        judge=every(only_changed(), says(r"home: 20\.0C / 68\.0F")),
+        apart="tarn",
+    ),
+    Task(
+        id="ta-bergen",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Our station has moved: make Bergen the default station instead of home, in the "
+        "CLI and in the README.",
+        setup=(
+            Edit(
+                path="README.md",
+                old="    python -m weatherlog.cli --station Oslo 21.5\n",
+                new="    python -m weatherlog.cli --station Oslo 21.5\n\n"
+                "Without --station, the station is home.\n",
+            ),
+        ),
+        solution=(
+            Edit(path="src/weatherlog/cli.py", old='default="home"', new='default="Bergen"'),
+            Edit(path="README.md", old="the station is home.", new="the station is Bergen."),
+        ),
+        judge=every(
+            prints("from weatherlog.cli import main; main(['20'])", "Bergen: 20.0C / 68.0F"),
+            has("README.md", "Bergen", absent=("station is home",)),
+            passes("tests"),
+            only_changed("src/weatherlog/cli.py", "README.md", "tests/test_cli.py"),
+        ),
+        apart="tarn",
+    ),
+    Task(
+        id="ta-unit-label",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="The report labels the Fahrenheit value with a C (Oslo: 20.0C / 68.0C), and "
+        "tests/test_report.py fails because of it. Fix the code, and add a line about the fix "
+        "to CHANGELOG.md under a new ## Unreleased heading at the top.",
+        setup=(Edit(path="src/weatherlog/report.py", old=':.1f}F"', new=':.1f}C"'),),
+        solution=(
+            Edit(path="src/weatherlog/report.py", old=':.1f}C"', new=':.1f}F"'),
+            Edit(
+                path="CHANGELOG.md",
+                old="# Changes\n\n",
+                new="# Changes\n\n## Unreleased\n- The report labels Fahrenheit with F again\n\n",
+            ),
+        ),
+        judge=every(
+            passes("tests"),
+            lambda ws, _answer: bool(
+                re.search(
+                    r"## \[?(?i:unreleased)\]?\s*\n\s*[-*] \S[^#]*## 2\.1\.0",
+                    ws.text("CHANGELOG.md"),
+                )
+            ),
+            has("CHANGELOG.md", "Readings can be exported", "## 2.0.0", "A new storage format"),
+            only_changed("src/weatherlog/report.py", "CHANGELOG.md"),
+        ),
+        apart="tarn",
+    ),
+]
+"""Multi-step tasks written at stop 64 before any met the model (a failing test fixed in the
+code, a function with its test, a module-level name renamed with its test, a wrong value told by
+its symptom, what the command line prints, a default changed in the code and the README, a fix
+with its changelog entry), run once there."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -3497,8 +3761,17 @@ GROUPS = {
         *KITE_REAL,
         *LARK_REAL,
         *NOOK_REAL,
+        *OCHRE_REAL,
     ],
-    "multi": [*MULTI, *SEEN_MULTI, *FRESH_MULTI, *MOOR_MULTI, *PALE_MULTI, *RILL_MULTI],
+    "multi": [
+        *MULTI,
+        *SEEN_MULTI,
+        *FRESH_MULTI,
+        *MOOR_MULTI,
+        *PALE_MULTI,
+        *RILL_MULTI,
+        *TARN_MULTI,
+    ],
 }
 TESTS = {
     "inflection": (INFLECTION_TESTS,),
@@ -3514,6 +3787,7 @@ TESTS = {
         "tests/test_iterutils.py",
         "tests/test_statsutils.py",
         "tests/test_listutils.py",
+        "tests/test_dictutils.py",
     ),
     SYNTHETIC: ("tests",),
 }
@@ -3546,6 +3820,8 @@ HALVES = (
     "nook",
     "pale",
     "rill",
+    "ochre",
+    "tarn",
 )
 
 
