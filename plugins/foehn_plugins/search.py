@@ -78,13 +78,7 @@ async def _search(arguments: SearchArguments, ctx: ToolContext) -> ToolResult:
     if arguments.glob:
         args += ["--glob", arguments.glob]
     args += ["--regexp", arguments.pattern, "--", os.fspath(target.relative_to(root)) or "."]
-    process = await asyncio.create_subprocess_exec(
-        *args,
-        cwd=root,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await _ripgrep(args, root)
     assert process.stdout is not None
     assert process.stderr is not None
     groups: dict[str, list[str]] = {}
@@ -142,14 +136,9 @@ async def _names_a_file(
 ) -> bool:
     """Whether ``arguments.glob`` matches a file where the search looked."""
     assert arguments.glob is not None
-    process = await asyncio.create_subprocess_exec(
-        *[rg, "--files", *common_args(ctx.workspace), "--glob", arguments.glob],
-        *["--", os.fspath(target.relative_to(root)) or "."],
-        cwd=root,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
+    args = [rg, "--files", *common_args(ctx.workspace), "--glob", arguments.glob]
+    where = os.fspath(target.relative_to(root)) or "."
+    process = await _ripgrep([*args, "--", where], root, stderr=asyncio.subprocess.DEVNULL)
     assert process.stdout is not None
     try:
         async with asyncio.timeout(SEARCH_SECONDS):
@@ -161,6 +150,19 @@ async def _names_a_file(
             process.kill()
         await process.wait()
     return named
+
+
+async def _ripgrep(
+    args: list[str], root: Path, *, stderr: int = asyncio.subprocess.PIPE
+) -> asyncio.subprocess.Process:
+    """ripgrep run with ``args`` in ``root``, its matches (and errors) read as they come."""
+    return await asyncio.create_subprocess_exec(
+        *args,
+        cwd=root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+    )
 
 
 async def _without_glob(arguments: SearchArguments, ctx: ToolContext, what: str) -> ToolResult:
