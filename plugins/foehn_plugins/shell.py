@@ -232,9 +232,13 @@ async def run_command(arguments: CommandArguments, ctx: ToolContext) -> ToolResu
         return ToolResult.failure(f"{arguments.command[0]} was not run: {exc}")
     shown = Finished(**{**finished.__dict__, "argv": tuple(arguments.command)})
     result = as_result(shown, ctx.workspace.display(cwd))
-    if result.ok or (joined := _joined_options(arguments.command)) is None:
+    if result.ok:
         return result
-    return ToolResult.failure(f"{result.output}\n{joined}", data=result.data)
+    command = arguments.command
+    note = _joined_options(command) or _source_folder(command, result.output, ctx, cwd)
+    if note is None:
+        return result
+    return ToolResult.failure(f"{result.output}\n{note}", data=result.data)
 
 
 def _joined_options(command: Sequence[str]) -> str | None:
@@ -250,6 +254,33 @@ def _joined_options(command: Sequence[str]) -> str | None:
         f"{', '.join(repr(item) for item in joined)}: each item of command is one argument, so "
         f"this passed an option and its value as one. As separate items: {json.dumps(split)}"
     )
+
+
+def _source_folder(command: Sequence[str], output: str, ctx: ToolContext, cwd: Path) -> str | None:
+    """For a failed ``python -m``/``-c`` that did not find a module the workspace has in a
+    folder of its own (``src/``): where it finds it. Seen (bench: ta-no-station): ``python -m
+    weatherlog.cli 20`` in a project whose package is in ``src/`` and not installed, and the
+    answer that it must be installed first."""
+    if not _PYTHON.fullmatch(PurePosixPath(command[0]).name) or not {"-m", "-c"} & {*command}:
+        return None
+    missing = _NO_MODULE.search(output)
+    if missing is None:
+        return None
+    top = missing.group(1).split(".", 1)[0]
+    root = ctx.workspace.root
+    for folder in (root / "src", root / "lib"):
+        if folder != cwd and ((folder / top).is_dir() or (folder / f"{top}.py").is_file()):
+            shown = ctx.workspace.display(folder)
+            return (
+                f"{top} is the workspace's own, in {shown}/, and this Python has not installed "
+                f"it. python -m and -c find it when they run in that folder: the same command "
+                f'with cwd "{shown}".'
+            )
+    return None
+
+
+_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
 class TestArguments(BaseModel):

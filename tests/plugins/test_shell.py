@@ -61,6 +61,29 @@ async def call(registry: ToolRegistry, ctx: ToolContext, tool: str, **arguments:
     return await registry.call(tool, arguments, ctx, steps=steps())
 
 
+async def test_a_module_of_the_workspaces_src_folder_not_found_is_told_where_it_is_found(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen (bench: ta-no-station): ``python -m weatherlog.cli 20`` in a project whose package
+    is in ``src/`` and not installed, and the answer that it must be installed first."""
+    package = root / "src" / "weatherlog"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "cli.py").write_text("import sys\nprint('home:', sys.argv[1])\n")
+    command = [sys.executable, "-m", "weatherlog.cli", "20"]
+    failed = await call(registry, ctx, "run_command", command=command)
+    assert not failed.ok
+    assert failed.output.endswith(
+        "weatherlog is the workspace's own, in src/, and this Python has not installed it. "
+        'python -m and -c find it when they run in that folder: the same command with cwd "src".'
+    )
+    ran = await call(registry, ctx, "run_command", command=command, cwd="src")
+    assert ran.ok
+    assert ran.output.endswith("home: 20")
+    other = await call(registry, ctx, "run_command", command=[sys.executable, "-m", "absent"])
+    assert "the workspace's own" not in other.output
+
+
 async def test_a_command_runs_and_reports_exit_code_and_output(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
