@@ -11,6 +11,7 @@ where a client serves it, follows references instead.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import re
 from typing import Annotated
@@ -42,13 +43,49 @@ class RenameArguments(BaseModel):
 
 
 def _definitions(documents: dict[str, TextFile], name: str) -> list[str]:
-    """The files of ``documents`` that define ``name``, once per definition."""
+    """The files of ``documents`` that define ``name``, once per definition; a Python module's
+    names assigned at its top level (``SETTLE_SECONDS = 2.0``) once per file."""
     return [
-        shown
-        for shown, document in documents.items()
-        for symbol in outline(shown, document.text).symbols
-        if symbol.name.rsplit(".", 1)[-1] == name
+        *(
+            shown
+            for shown, document in documents.items()
+            for symbol in outline(shown, document.text).symbols
+            if symbol.name.rsplit(".", 1)[-1] == name
+        ),
+        *(
+            shown
+            for shown, document in documents.items()
+            if shown.endswith(".py") and name in _assigned(document.text)
+        ),
     ]
+
+
+def _assigned(text: str) -> set[str]:
+    """The names a Python module assigns at its top level (none if it does not parse). Seen
+    (bench: ta-warmup): the rename of a module's constant refused as defined nowhere."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                names |= _bound(target)
+        elif isinstance(node, ast.AnnAssign):
+            names |= _bound(node.target)
+    return names
+
+
+def _bound(target: ast.expr) -> set[str]:
+    """The names an assignment to ``target`` binds (``a``, ``a, b``; not ``a.b`` or ``a[0]``)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _bound(element)}
+    if isinstance(target, ast.Starred):
+        return _bound(target.value)
+    return set()
 
 
 async def _documents(ctx: ToolContext, name: str, *, write: bool) -> dict[str, TextFile]:

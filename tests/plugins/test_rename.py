@@ -51,6 +51,26 @@ async def test_every_whole_word_use_changes_in_one_call(
     assert "[Foehn]" not in result.output, "nothing of the old name is left to report"
 
 
+async def test_a_modules_constant_is_renamed_where_it_is_used(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen (bench: ta-warmup): the rename of ``SETTLE_SECONDS = 2.0`` was refused as a name
+    defined nowhere. An attribute set on a name (``units.OFFSET = 1``) defines nothing."""
+    (project / "units.py").write_text("FREEZING: float = 32\nSCALE, OFFSET = 9 / 5, 0\n")
+    (project / "report.py").write_text(
+        "import units\nfrom units import FREEZING\n\nunits.OFFSET = 1\nprint(FREEZING)\n"
+    )
+    result = await rename(registry, ctx, "FREEZING", "WATER_FREEZES")
+    assert result.ok, result.output
+    assert (project / "units.py").read_text().startswith("WATER_FREEZES: float = 32\n")
+    assert "FREEZING" not in (project / "report.py").read_text().replace("WATER_FREEZES", "")
+    assert (await rename(registry, ctx, "OFFSET", "SHIFT")).ok
+    assert (project / "report.py").read_text().endswith("units.SHIFT = 1\nprint(WATER_FREEZES)\n")
+    (project / "legacy.py").write_text("SCALE = 1.8\n")
+    twice = await rename(registry, ctx, "SCALE", "FACTOR")
+    assert "SCALE is defined 2 times (legacy.py, units.py)" in twice.output
+
+
 async def test_it_finishes_a_rename_begun_at_the_definition(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
