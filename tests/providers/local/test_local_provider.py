@@ -1134,26 +1134,32 @@ async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
 
 
 @pytest.mark.parametrize(
-    ("task", "renames", "deletes"),
+    ("task", "renames", "deletes", "moves", "makes"),
     [
-        ("Fix the bug behind tests/test_text.py::test_shout", False, False),
-        ("Rename shout to yell", True, False),
-        ("tests/test_text.py::test_remove fails. Fix text.py", False, False),
-        ("Delete old_utils.py; nothing uses it", False, True),
-        ("Remove the dead module", False, True),
+        ("Fix the bug behind tests/test_text.py::test_shout", False, False, False, False),
+        ("Rename shout to yell", True, False, True, False),
+        ("tests/test_text.py::test_remove fails. Fix text.py", False, False, False, False),
+        ("Delete old_utils.py; nothing uses it", False, True, False, False),
+        ("Remove the dead module", False, True, False, False),
+        ("Make Bergen the default station in the CLI and the README", False, False, False, False),
+        ("Move text.py into a new folder util", False, False, True, True),
     ],
 )
-async def test_rename_and_delete_are_offered_only_when_the_person_asks_for_them(
+async def test_rename_delete_move_and_mkdir_are_offered_only_when_the_person_asks_for_them(
     fake_provider: MakeProvider,
     registry: ToolRegistry,
     tmp_path: Path,
     task: str,
     renames: bool,
     deletes: bool,
+    moves: bool,
+    makes: bool,
 ) -> None:
     """Offered in fixes, the model renamed the function the failing test calls (is_uuid) and
-    deleted the module whose test failed (boltons strutils.py). A test's name is not a request
-    (``test_remove``). (A step after the first: a fix's first step runs its tests.)"""
+    deleted the module whose test failed (boltons strutils.py); asked to change a default in
+    the code and the README, it made a folder and moved the README into it (ta-bergen). A
+    test's name is not a request (``test_remove``). (A step after the first: a fix's first
+    step runs its tests.)"""
     provider = fake_provider(_call({"answer": "Done."}))
     history = [UserMessage(content=task), *exchange("c0", "scan", {}, "text.py")]
     await provider.complete(history, registry.definitions())
@@ -1161,6 +1167,8 @@ async def test_rename_and_delete_are_offered_only_when_the_person_asks_for_them(
     assert "read_file" in tools
     assert ("rename" in tools) is renames
     assert ("delete_path" in tools) is deletes
+    assert ("move_path" in tools) is moves
+    assert ("make_directory" in tools) is makes
 
 
 CUT = {

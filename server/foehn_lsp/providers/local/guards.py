@@ -8,8 +8,8 @@
   by ``run_command`` is a test run: it changes nothing, and it is the same call as any other.
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
-- rename and delete_path are offered only in a turn the person asked to rename or delete
-  something.
+- rename, delete_path, move_path and make_directory are offered only in a turn the person
+  asked to rename, delete or move something, or to make a folder.
 - A write_file of a file read, with less than half the lines shown of it, is asked once more,
   with a note (the rest of the file would be lost).
 - An edit whose every new_text is its old_text is asked once more, with a note, and written so
@@ -371,6 +371,8 @@ WRITE_TOOL = "write_file"
 ASKED_FOR: dict[str, re.Pattern[str]] = {
     "rename": re.compile(r"\brenam", re.IGNORECASE),
     "delete_path": re.compile(r"\b(?:delet|remov|get rid of|clean(?:s|ed)? up)", re.IGNORECASE),
+    "move_path": re.compile(r"\b(?:mov|renam|relocat)", re.IGNORECASE),
+    "make_directory": re.compile(r"\b(?:folder|director|mkdir|package)", re.IGNORECASE),
 }
 """Tools offered only in a turn whose request asks for what they do, in its words (names of
 files and tests in it left out: ``test_remove`` asks for no removal)."""
@@ -550,7 +552,9 @@ def step_tools(
     the person asked for that (``ASKED_FOR``): offered rename in fixes, the model renamed the
     function a failing test calls (``is_uuid``, ``humanize``) instead of fixing it; offered
     delete_path, it tried to delete the module whose test failed (boltons ``strutils.py``; the
-    test-driven rule refused it, and the step was lost). Right after an applied change whose
+    test-driven rule refused it, and the step was lost); ``move_path`` and ``make_directory``
+    likewise (asked to change a default in the code and the README, it made a folder ``cli``
+    and moved the README into it: bench ta-bergen). Right after an applied change whose
     result ends with what it left behind (a ``[Foehn]`` note: a version still given, an old
     name still used), not write_file either: offered it there, the model wrote the result, its
     diff and note, as the whole of the file it had just edited (bench: mo-version,
