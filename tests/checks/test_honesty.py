@@ -753,6 +753,58 @@ async def test_an_answer_that_says_why_there_is_no_test_or_a_task_without_one_st
     assert len(provider.requests) == 3
 
 
+FILE_ASKED = (
+    "[Foehn] The task asks for a change in `tasks.txt`, and this turn has not changed it. Make "
+    "that change now with a tool (edit_file; write_file for a new file), or answer with why not."
+)
+ASKS_TWO = "Make main return 2, and add the line lint to tasks.txt."
+
+
+async def test_a_file_the_task_asks_to_change_left_unchanged_goes_back_once(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen with the embedded model (bench: ta-unit-label): "Fix the code, and add a line
+    about the fix to CHANGELOG.md under a new ## Unreleased heading" answered after the fix
+    alone."""
+    runner, provider = agent(
+        [calls(READ_APP), calls(FIX_MAIN), say("main returns 2."), calls(READ), calls(GOOD_EDIT)]
+        + [say("Done.")]
+    )
+    outcome = await runner.run_turn(TurnRequest(task=ASKS_TWO), ctx, Recorder())
+    assert notes(provider, 3)[-1] == FILE_ASKED
+    assert outcome.answer == "Done."
+    assert (app / "tasks.txt").read_text() == "build\ntest\nlint\n"
+
+
+async def test_said_again_the_answer_stands_with_the_file_left_unchanged(
+    app: Path, ctx: ToolContext
+) -> None:
+    runner, provider = agent(
+        [calls(READ_APP), calls(FIX_MAIN), say("main returns 2."), say("main returns 2.")]
+    )
+    outcome = await runner.run_turn(TurnRequest(task=ASKS_TWO), ctx, Recorder())
+    assert outcome.answer == "main returns 2.\n\n[Foehn] This turn did not change `tasks.txt`."
+    assert len(provider.requests) == 4
+
+
+@pytest.mark.parametrize(
+    ("task", "answer"),
+    [
+        (ASKS_TWO, "main returns 2; tasks.txt was not changed: it lists no changes."),
+        (ASKS_TWO, "main returns 2, but I could not edit tasks.txt."),
+        ("Make main return 2; tasks.txt must still pass the linter.", "main returns 2."),
+        ("Make main return 2. Do not change tasks.txt.", "main returns 2."),
+    ],
+)
+async def test_an_answer_that_says_why_a_file_is_unchanged_or_a_file_not_asked_stands(
+    app: Path, ctx: ToolContext, task: str, answer: str
+) -> None:
+    runner, provider = agent([calls(READ_APP), calls(FIX_MAIN), say(answer)])
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert outcome.answer == answer
+    assert len(provider.requests) == 3
+
+
 @pytest.mark.parametrize(
     ("sentence", "claims"),
     [

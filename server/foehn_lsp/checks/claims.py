@@ -106,6 +106,33 @@ _ASKS_TEST = re.compile(
 )
 
 
+def files_asked(task: str) -> tuple[str, ...]:
+    """The files the person's ``task`` asks to change: those named after a verb that asks for
+    a change in them ("add a line to CHANGELOG.md", "bump the version in pyproject.toml and
+    in src/x/__init__.py"), up to the end of that part of the sentence; not after a negation
+    ("do not change tests/test_x.py") and not a failing test it names."""
+    names: list[str] = []
+    for sentence in sentences(task):
+        for verb in _ASKS_IN.finditer(sentence):
+            if _NOT_BEFORE.search(sentence[: verb.start()]):
+                continue
+            part = _PART_END.split(sentence[verb.end() :], maxsplit=1)[0]
+            names += [n for n in mentioned_files(part) if n not in names]
+    return tuple(n for n in names if not re.search(rf"{re.escape(n)}\S*\s+{_TO_PASS}", task))
+
+
+_ASKS_IN = re.compile(
+    r"\b(?:add|append|write|insert|put|note|mention|record|update|bump|change|set|edit|"
+    r"document)\b",
+    re.IGNORECASE,
+)
+_NOT_BEFORE = re.compile(r"(?:\b(?:not|never|without)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_PART_END = re.compile(r"[;:]|,?\s+(?:and\s+)?(?:then|so|but|because|since|while)\b")
+_TO_PASS = r"(?:must|should|has to|needs to|fails|passes|is failing|still)\b"
+"""After a file it names, words that make it a condition, not a file to change
+("tests/test_a.py must pass")."""
+
+
 def claims_change(text: str) -> bool:
     """Whether ``text`` says a change was made, or what the code now does."""
     return any(kind == "change" for sentence in sentences(text) for kind, _ in clauses(sentence))

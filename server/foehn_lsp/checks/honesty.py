@@ -60,8 +60,10 @@ from foehn_lsp.checks.claims import (
     claims_value,
     claims_whole_file,
     code_claims,
+    files_asked,
     files_by_sentence,
     locations,
+    mentioned_files,
     named_files,
     same_file,
     sentences,
@@ -243,6 +245,40 @@ _NO_TEST = re.compile(
     re.IGNORECASE,
 )
 """A sentence that says there is no test, or why."""
+
+
+def check_files_asked(
+    answer: str, *, task: str, changed: Sequence[str], turn: Sequence[Message]
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when the ``turn`` changed files but not every file the ``task`` asks
+    to change (``files_asked``), and ``answer`` does not say why (it names such a file in a
+    sentence that says it was not changed or could not be, or tells of a failure). Seen
+    (bench: ta-unit-label): "fix the code, and add a line about the fix to CHANGELOG.md"
+    answered with the fix alone. Said again, the answer stands, with what the turn did."""
+    if not changed:
+        return None
+    missing = [f for f in files_asked(task) if not any(same_file(f, c) for c in changed)]
+    if not missing:
+        return None
+    own = _own_words(answer, turn)
+    if tells_of_failure(own) or own.rstrip().endswith("?"):
+        return None
+    for sentence in sentences(own):
+        if _SAYS_WHY.search(sentence) and any(
+            same_file(f, n) for f in missing for n in mentioned_files(sentence)
+        ):
+            return None
+    names = _quoted(missing)
+    them = "it" if len(missing) == 1 else "them"
+    return ClaimCheck(
+        note=(
+            f"[Foehn] The task asks for a change in {names}, and this turn has not changed "
+            f"{them}. Make that change now with a tool (edit_file; write_file for a new file), "
+            "or answer with why not."
+        ),
+        statement=f"[Foehn] This turn did not change {names}.",
+        kept=answer,
+    )
 
 
 def check_nothing_done(
