@@ -766,10 +766,8 @@ async def test_a_file_the_task_asks_to_change_left_unchanged_goes_back_once(
     """Seen with the embedded model (bench: ta-unit-label): "Fix the code, and add a line
     about the fix to CHANGELOG.md under a new ## Unreleased heading" answered after the fix
     alone."""
-    runner, provider = agent(
-        [calls(READ_APP), calls(FIX_MAIN), say("main returns 2."), calls(READ), calls(GOOD_EDIT)]
-        + [say("Done.")]
-    )
+    first = [calls(READ_APP), calls(FIX_MAIN), say("main returns 2.")]
+    runner, provider = agent([*first, calls(READ), calls(GOOD_EDIT), say("Done.")])
     outcome = await runner.run_turn(TurnRequest(task=ASKS_TWO), ctx, Recorder())
     assert notes(provider, 3)[-1] == FILE_ASKED
     assert outcome.answer == "Done."
