@@ -22,7 +22,7 @@ from foehn_lsp.providers.messages import (
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
-from foehn_lsp.workspace.testfiles import fixes_code
+from foehn_lsp.workspace.testfiles import fixes_a_bug, fixes_code
 from foehn_plugins._failures import parsed, sources, statement
 from foehn_plugins._tracing import Call, expected_of, parse
 from pytest_venv import pytest_venv
@@ -139,6 +139,64 @@ async def test_a_turn_that_is_to_fix_the_code_does_not_change_the_test(
     )
     assert (project / "tests" / "test_listing.py").read_text() == before
     assert served.notes() == [], "a refusal is no failed change to act on"
+
+
+ADD_TEST = (
+    "edit_file",
+    {
+        "path": "tests/test_listing.py",
+        "edits": [
+            {
+                "old_text": "    assert last_n([], 2) == []\n",
+                "new_text": "    assert last_n([], 2) == []\n\n\ndef test_one():\n"
+                "    assert last_n([1], 1) == [1]\n",
+            }
+        ],
+    },
+)
+
+
+async def test_a_bug_told_without_tests_is_fixed_in_the_code_and_a_test_may_be_added(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: ta-rounding): asked to fix a wrong value, the embedded model changed the
+    test's expected line to the wrong value and answered that the test passed."""
+    test_file = project / "tests" / "test_listing.py"
+    before = test_file.read_text()
+    served = await served_turn(
+        model,
+        project,
+        "last_n([1, 2, 3, 4], 2) gives [2, 3, 4] but should give [3, 4]. Can you fix that?",
+        [
+            Turn(tool_calls=[("read_file", {"path": "tests/test_listing.py"})]),
+            Turn(tool_calls=[EDIT_TEST]),
+            Turn(tool_calls=[ADD_TEST]),
+            Turn(text="I added a test."),
+        ],
+    )
+    refused, added = served.results[1], served.results[2]
+    assert not refused.ok
+    assert refused.output.startswith(
+        "tests/test_listing.py was not changed: it is a test, this change takes away or "
+        "rewrites lines it has, and the task asks to fix a bug in the code"
+    )
+    assert added.ok, added.output
+    assert test_file.read_text().startswith(before)
+    assert "def test_one():" in test_file.read_text()
+
+
+@pytest.mark.parametrize(
+    ("task", "keeps"),
+    [
+        ("last_n gives three items, not two. Can you fix that?", True),
+        ("The total is wrong for an empty cart; fix it.", True),
+        ("Fix the test so it passes.", False),
+        ("Fix the bug and update the tests.", False),
+        ("Make the report show Fahrenheit.", False),
+    ],
+)
+def test_which_tasks_keep_what_existing_tests_expect(task: str, keeps: bool) -> None:
+    assert fixes_a_bug(task) is keeps
 
 
 async def _delete(model: ModelServer, project: Path, task: str, path: str) -> ToolResultEvent:

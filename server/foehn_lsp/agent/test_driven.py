@@ -16,12 +16,13 @@ way, says so in its answer, and the person decides in their next message.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from foehn_lsp.tools.contract import ToolResult
 from foehn_lsp.tools.plans import PlannedEdit
 from foehn_lsp.tools.registry import Handler, Invocation
-from foehn_lsp.workspace.edits import DeletePath, changed_paths
-from foehn_lsp.workspace.testfiles import fixes_code, is_test_file
+from foehn_lsp.workspace.edits import DeletePath, FileChange, MovePath, WriteFile, changed_paths
+from foehn_lsp.workspace.testfiles import fixes_a_bug, fixes_code, is_test_file
 
 _ASKS_TO_DELETE = re.compile(
     r"\b(?:delete|remove|drop|get rid of|clean up|prune)\b|\bdead (?:code|module|file)",
@@ -35,6 +36,16 @@ def refusal(path: str) -> str:
         "test passes. Change the code the failing test calls (run_tests shows it, with the "
         "traceback); if the test itself is wrong and cannot pass, leave it as it is and say "
         "why in your answer: the person decides."
+    )
+
+
+def expectation_refusal(path: str) -> str:
+    return (
+        f"{path} was not changed: it is a test, this change takes away or rewrites lines it "
+        "has, and the task asks to fix a bug in the code; what an existing test expects is how "
+        "the bug shows, not the bug. Change the code instead (run_tests shows what it does); a "
+        "new test may be added. If a test itself is wrong, say why in your answer: the person "
+        "decides."
     )
 
 
@@ -56,15 +67,29 @@ class TestGuard:
     def __init__(self) -> None:
         self.active = False
         self.deletes = False
+        self.keeps_tests = False
 
     def expect(self, task: str) -> None:
         """The turn's task: whether its changes to tests, and its deletions, are refused follows
-        from it (a task that also asks to delete or remove something may delete)."""
+        from it (a task that also asks to delete or remove something may delete); in a task to
+        fix a bug it describes without tests (``fixes_a_bug``), a change that takes lines from
+        a test file, or deletes one, is refused."""
         self.active = fixes_code(task)
         self.deletes = bool(_ASKS_TO_DELETE.search(task))
+        self.keeps_tests = fixes_a_bug(task)
 
     async def __call__(self, invocation: Invocation, next_step: Handler) -> ToolResult:
         planned = invocation.plan
+        if self.keeps_tests and isinstance(planned, PlannedEdit):
+            # Seen (bench: ta-rounding): asked to fix a wrong value, the embedded model changed
+            # the test's expected line to the wrong value, and answered that the test passed.
+            workspace = invocation.ctx.workspace
+            for change in planned.plan.changes:
+                shown = workspace.display(
+                    change.source if isinstance(change, MovePath) else change.path
+                )
+                if is_test_file(shown) and _takes_lines(change):
+                    return ToolResult.failure(expectation_refusal(shown))
         if self.active and isinstance(planned, PlannedEdit):
             workspace = invocation.ctx.workspace
             for path in changed_paths(planned.plan):
@@ -75,3 +100,20 @@ class TestGuard:
                 if isinstance(change, DeletePath) and not self.deletes:
                     return ToolResult.failure(deletion_refusal(workspace.display(change.path)))
         return await next_step(invocation)
+
+
+def _takes_lines(change: FileChange) -> bool:
+    """Whether ``change`` takes away or rewrites a line a file had (a deletion or a move takes
+    them all; a file written anew, none)."""
+    if isinstance(change, (DeletePath, MovePath)):
+        return True
+    if not isinstance(change, WriteFile) or change.old_text is None:
+        return False
+    kept = Counter(change.text.splitlines())
+    for line in change.old_text.splitlines():
+        if not line.strip():
+            continue
+        if kept[line] <= 0:
+            return True
+        kept[line] -= 1
+    return False

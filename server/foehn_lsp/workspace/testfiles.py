@@ -4,7 +4,8 @@ digest of ``run_tests`` reads the code under test from the other files, and the 
 guard keeps a turn that is to fix the code from changing these. ``NODE_ID`` is how a test is
 named in pytest's reports, and ``SHORT_SUMMARY`` a line of their short summary, for every
 reader of them. What a task asks of the tests is read here too: ``fixes_code`` (the code behind
-a failing test is to be fixed, not the test) and ``named_tests`` (the tests it names)."""
+a failing test is to be fixed, not the test), ``fixes_a_bug`` (a bug described without
+tests) and ``named_tests`` (the tests it names)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,14 @@ def fixes_code(task: str) -> bool:
     )
 
 
+def fixes_a_bug(task: str) -> bool:
+    """Whether ``task`` asks to fix a bug it describes without a word of tests ("21.5 °C
+    prints 71.6F, but it is 70.7 °F. Can you fix that?"): what an existing test expects is
+    not for such a task to change."""
+    return bool(_FIXES.search(task)) and not _NAMES_A_TEST.search(task)
+
+
+_FIXES = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect|repair\w*)\b", re.IGNORECASE)
 _NOT_THE_TEST = re.compile(
     r"\b(?:not|never|don't|do not|without)\s+(?:\w+\s+){0,2}(?:the\s+)?tests?\b", re.IGNORECASE
 )
