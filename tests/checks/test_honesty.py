@@ -803,6 +803,56 @@ async def test_an_answer_that_says_why_a_file_is_unchanged_or_a_file_not_asked_s
     assert len(provider.requests) == 3
 
 
+ADD_HELPER = (
+    "edit_file",
+    {
+        "path": "app.py",
+        "edits": [
+            {
+                "old_text": "    return 1\n",
+                "new_text": "    return 1\n\n\ndef helper():\n    return 2\n",
+            }
+        ],
+    },
+)
+DEFINITION_ASKED = (
+    "[Foehn] The task asks to add `double`, and no change in this turn defines it. Add the "
+    "definition now with edit_file (new_text: the lines around where it goes, with it added), "
+    "or answer with why not."
+)
+
+
+async def test_a_function_the_task_asks_for_that_no_change_defines_goes_back_once(
+    app: Path, ctx: ToolContext
+) -> None:
+    """Seen with the embedded model (bench: ta-moving-average): asked to add moving_average,
+    it rewrote recent beside it and answered that it had added the function."""
+    runner, provider = agent(
+        [calls(READ_APP), calls(FIX_MAIN), say("I added double."), say("I added double.")]
+    )
+    task = "Add a function double(x) to app.py that returns twice x."
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert notes(provider, 3)[-1] == DEFINITION_ASKED
+    assert outcome.answer == "I added double.\n\n[Foehn] No change in this turn defines `double`."
+
+
+@pytest.mark.parametrize(
+    ("task", "answer"),
+    [
+        ("Add a function helper to app.py.", "I added helper."),
+        ("Add a function double to app.py.", "double was not added: app.py has no room."),
+        ("Add a function to app.py that returns 2.", "I added helper."),
+    ],
+)
+async def test_a_definition_made_or_an_answer_that_says_why_stands(
+    app: Path, ctx: ToolContext, task: str, answer: str
+) -> None:
+    runner, provider = agent([calls(READ_APP), calls(ADD_HELPER), say(answer)])
+    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
+    assert outcome.answer == answer
+    assert len(provider.requests) == 3
+
+
 @pytest.mark.parametrize(
     ("sentence", "claims"),
     [

@@ -508,6 +508,9 @@ class Agent:
             or honesty.check_test_claim(answer, turn, state.tools)
             or honesty.check_test_asked(answer, task=state.task, turn=turn, tools=state.tools)
             or honesty.check_files_asked(answer, task=state.task, changed=changed, turn=turn)
+            or honesty.check_definitions_asked(
+                answer, task=state.task, turn=turn, tools=state.tools
+            )
             or honesty.check_comment_claim(
                 answer, turn=turn, task=state.task, earlier=state.earlier, tools=state.tools
             )

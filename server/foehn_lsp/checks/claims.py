@@ -133,6 +133,20 @@ _TO_PASS = r"(?:must|should|has to|needs to|fails|passes|is failing|still)\b"
 ("tests/test_a.py must pass")."""
 
 
+def definitions_asked(task: str) -> tuple[str, ...]:
+    """The functions, methods and classes the person's ``task`` asks to add, by name ("add a
+    function moving_average(readings, size) to …", "write a class Cache")."""
+    return tuple(dict.fromkeys(m.group("name") for m in _DEFINE.finditer(task)))
+
+
+_DEFINE = re.compile(
+    r"\b(?:add|write|create|implement|define)\s+(?:(?:a|an|the|new|small|helper)\s+){0,3}"
+    r"(?:function|method|class|helper)\s+(?:(?:called|named)\s+)?`?"
+    r"(?P<name>(?!(?:to|that|which|for|in|on|with|the|a|an|and|or|so)\b)[A-Za-z_]\w*)",
+    re.IGNORECASE,
+)
+
+
 def claims_change(text: str) -> bool:
     """Whether ``text`` says a change was made, or what the code now does."""
     return any(kind == "change" for sentence in sentences(text) for kind, _ in clauses(sentence))

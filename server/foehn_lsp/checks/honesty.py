@@ -60,6 +60,7 @@ from foehn_lsp.checks.claims import (
     claims_value,
     claims_whole_file,
     code_claims,
+    definitions_asked,
     files_asked,
     files_by_sentence,
     locations,
@@ -279,6 +280,45 @@ def check_files_asked(
         statement=f"[Foehn] This turn did not change {names}.",
         kept=answer,
     )
+
+
+def check_definitions_asked(
+    answer: str, *, task: str, turn: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when the ``turn`` changed files, every change shows its whole diff,
+    and no added line defines a function or class the ``task`` asks to add by name
+    (``definitions_asked``), and ``answer`` does not say why. Seen (bench:
+    ta-moving-average): asked to add ``moving_average``, the embedded model rewrote ``recent``
+    beside it and answered that it had added the function. Said again, the answer stands,
+    with what the turn did."""
+    asked = definitions_asked(task)
+    if not asked:
+        return None
+    diff = _diffs(turn, tools)
+    if not diff.files or not diff.whole:
+        return None
+    defined = {m.group(1) for line in diff.added for m in [_DEFINES.match(line)] if m}
+    missing = [name for name in asked if name not in defined]
+    own = _own_words(answer, turn)
+    if not missing or tells_of_failure(own) or own.rstrip().endswith("?"):
+        return None
+    if any(name in s and _NOT.search(s) for s in sentences(own) for name in missing):
+        return None
+    names = _quoted(missing)
+    return ClaimCheck(
+        note=(
+            f"[Foehn] The task asks to add {names}, and no change in this turn defines "
+            f"{'it' if len(missing) == 1 else 'them'}. Add the definition now with edit_file "
+            "(new_text: the lines around where it goes, with it added), or answer with why not."
+        ),
+        statement=f"[Foehn] No change in this turn defines {names}.",
+        kept=answer,
+    )
+
+
+_NOT = re.compile(r"\b(?:not|never|cannot|no)\b|n't\b", re.IGNORECASE)
+_DEFINES = re.compile(r"(?:async\s+def|def|class|function|fn|func)\s+([A-Za-z_]\w*)")
+"""An added line (stripped) that defines a function or class, and its name."""
 
 
 def check_nothing_done(
