@@ -178,32 +178,34 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``tarn``, multi-step tasks written at stop 64 before any
-    met the model, run once there; ``ochre``, fix tasks written at stop 64 before any met the
-    model, run once there; ``rill``, multi-step tasks written at stop 63 before any met the
-    model, run once there; ``pale``, multi-step tasks written at stop 62 before any met the
-    model, run once there; ``nook``, fix tasks written at stop 61 after its changes;
-    ``moor``, multi-step tasks written at stop 61 before any met the model, run once and read
-    since; ``lark``, fix tasks written at stop 60 after a change made before was refused also
-    when a later guard asked again; ``kite``, fix tasks written at stop 60 after blocks that
-    overlap on a line both keep became one edit; ``jade``, fix tasks written at stop 59 with
-    nothing changed for the model since ``isle``; ``isle``, fix tasks written at stop 58 with
-    nothing changed for the model since ``haze``; ``haze``, fix tasks written at stop 57 after
-    the advice for code that never runs was fitted to it; ``gale``, fix tasks written at stop 56
-    after claimed changes of comments were sent back and definitions hiding imports refused;
-    ``fen``, fix tasks written at stop 55 after failed runs were labelled as runs; ``dune``, fix
-    tasks written at stop 54 after the account of a turn whose answers only copied; ``vale``,
-    fix tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks written at stop 52
-    after its guard changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run;
-    ``ridge``, fix tasks written at stop 51 after its fix written as code; ``brink``, fix tasks
-    written at stop 50 after its changes; ``coda`` and ``close``, fix tasks written at stop 49,
-    each before it met the model and run once there; ``post``, fix tasks written at stop 48
-    after every change read from ``final``'s run; ``final``, fix tasks written at stop 48 before
-    any met the model and run once there; ``last``, fix tasks written after every change of stop
-    47 and run once there; ``after``, fix tasks written for stop 47's figures and run once
-    there; ``fresh``, written for stop 46's and run once there; ``seen``, written for stop 45's,
-    run once there, and its log read since (the ``rename`` tool came from two of its
-    renames)."""
+    """In neither half, reported apart: ``umber``, multi-step tasks written at stop 64 after its
+    changes, before any met the model, run once there; ``pith``, fix tasks written at stop 64
+    after its changes, before any met the model, run once there; ``tarn``, multi-step tasks
+    written at stop 64 before any met the model, run once there; ``ochre``, fix tasks written at
+    stop 64 before any met the model, run once there; ``rill``, multi-step tasks written at stop
+    63 before any met the model, run once there; ``pale``, multi-step tasks written at stop 62
+    before any met the model, run once there; ``nook``, fix tasks written at stop 61 after its
+    changes; ``moor``, multi-step tasks written at stop 61 before any met the model, run once
+    and read since; ``lark``, fix tasks written at stop 60 after a change made before was
+    refused also when a later guard asked again; ``kite``, fix tasks written at stop 60 after
+    blocks that overlap on a line both keep became one edit; ``jade``, fix tasks written at stop
+    59 with nothing changed for the model since ``isle``; ``isle``, fix tasks written at stop 58
+    with nothing changed for the model since ``haze``; ``haze``, fix tasks written at stop 57
+    after the advice for code that never runs was fitted to it; ``gale``, fix tasks written at
+    stop 56 after claimed changes of comments were sent back and definitions hiding imports
+    refused; ``fen``, fix tasks written at stop 55 after failed runs were labelled as runs;
+    ``dune``, fix tasks written at stop 54 after the account of a turn whose answers only
+    copied; ``vale``, fix tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks
+    written at stop 52 after its guard changes; ``crest``, fix tasks written at stop 51 after
+    ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix written as code;
+    ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and ``close``, fix tasks
+    written at stop 49, each before it met the model and run once there; ``post``, fix tasks
+    written at stop 48 after every change read from ``final``'s run; ``final``, fix tasks
+    written at stop 48 before any met the model and run once there; ``last``, fix tasks written
+    after every change of stop 47 and run once there; ``after``, fix tasks written for stop 47's
+    figures and run once there; ``fresh``, written for stop 46's and run once there; ``seen``,
+    written for stop 45's, run once there, and its log read since (the ``rename`` tool came from
+    two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -2542,6 +2544,82 @@ mutated (toolz ``join`` and ``random_sample``, more-itertools ``divide``, ``subs
 ``zip_offset``, boltons ``OrderedMultiDict.poplast`` and ``Stats.kurtosis``), checked without the
 model, and run once there."""
 
+PITH_REAL: list[Task] = [
+    _fix(
+        "nu-inf-plural-y",
+        "inflection",
+        f"{INFLECTION_TESTS}::test_pluralize_singular fails. Fix inflection, not the test.",
+        INFLECTION,
+        "    (r\"(?i)([aeiouy]|qu)y$\", r'\\1ies'),\n",
+        "    (r\"(?i)([^aeiouy]|qu)y$\", r'\\1ies'),\n",
+        "pith",
+    ),
+    _fix(
+        "nu-tz-memoize",
+        "toolz",
+        "The test toolz/tests/test_functoolz.py::test_memoize_key_signature fails. Find the bug "
+        "in toolz and fix it.",
+        "toolz/functoolz.py",
+        "            def key(args, kwargs):\n                return args\n"
+        "        elif may_have_kwargs:",
+        "            def key(args, kwargs):\n                return args[0]\n"
+        "        elif may_have_kwargs:",
+        "pith",
+    ),
+    _fix(
+        "nu-tz-excepts",
+        "toolz",
+        "toolz/tests/test_functoolz.py::test_excepts fails. Fix toolz so that it passes.",
+        "toolz/functoolz.py",
+        "            return '%s_excepting_%s' % (exc_name, self.func.__name__)\n",
+        "            return '%s_excepting_%s' % (self.func.__name__, exc_name)\n",
+        "pith",
+    ),
+    _fix(
+        "nu-mi-grouper",
+        "more-itertools",
+        "tests/test_recipes.py::GrouperTests::test_basic fails. Fix more_itertools, not the test.",
+        "more_itertools/recipes.py",
+        "def grouper(iterable, n, incomplete='ignore', fillvalue=None):\n",
+        "def grouper(iterable, n, incomplete='fill', fillvalue=None):\n",
+        "pith",
+    ),
+    _fix(
+        "nu-mi-minmax",
+        "more-itertools",
+        "The test tests/test_more.py::MinMaxTests::test_basic fails. Find the bug in "
+        "more_itertools and fix it.",
+        "more_itertools/more.py",
+        "            if hi > y:\n                hi = y\n",
+        "            if hi < y:\n                hi = y\n",
+        "pith",
+    ),
+    _fix(
+        "nu-bo-m2m-get",
+        "boltons",
+        "tests/test_dictutils.py::test_many_to_many fails. Fix boltons so that it passes.",
+        "boltons/dictutils.py",
+        "    def get(self, key, default=None):\n",
+        "    def get(self, key, default=frozenset()):\n",
+        "pith",
+    ),
+    _fix(
+        "nu-bo-priority",
+        "boltons",
+        "The test tests/test_queueutils.py::test_heap_queue fails. Find the bug in boltons and "
+        "fix it; do not change the test.",
+        "boltons/queueutils.py",
+        "    _default_priority_key = staticmethod(lambda p: float(p or 0))\n",
+        "    _default_priority_key = staticmethod(lambda p: -float(p or 0))\n",
+        "pith",
+    ),
+]
+"""Fix tasks written at stop 64 after its changes, before any met the model, each in code no
+earlier task mutated (inflection's plural rule for a word ending in y, a rule of its table, as
+every function of inflection was mutated before; toolz ``memoize`` and ``excepts``,
+more-itertools ``grouper`` and ``minmax``, boltons ``ManyToMany.get`` and the priority queues'
+default key), checked without the model, and run once there."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -3736,6 +3814,235 @@ code, a function with its test, a module-level name renamed with its test, a wro
 its symptom, what the command line prints, a default changed in the code and the README, a fix
 with its changelog entry), run once there."""
 
+ALERTS = (
+    '"""Alerts on readings."""\n\nFROST_CELSIUS = 0.0\n'
+    '"""At or below this, a reading warns of frost."""\n\n\n'
+    "def frost_warning(celsius):\n"
+    '    """True when the reading is at or below FROST_CELSIUS."""\n'
+    "    return celsius <= FROST_CELSIUS\n"
+)
+"""A module of alerts with a frost warning, which ``um-frost`` adds with its tests."""
+ALERTS_TESTS = (
+    "from weatherlog.alerts import frost_warning\n\n\n"
+    "def test_below_freezing():\n    assert frost_warning(-2.5)\n\n\n"
+    "def test_at_freezing():\n    assert frost_warning(0.0)\n\n\n"
+    "def test_above_freezing():\n    assert not frost_warning(3.0)\n"
+)
+
+UMBER_MULTI: list[Task] = [
+    Task(
+        id="um-sensor-value",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="tests/test_sensor.py::test_read_waits_for_the_sensor_to_settle fails. Please fix "
+        "the code and leave the tests as they are.",
+        setup=(
+            Edit(
+                path="src/weatherlog/sensor.py",
+                old="    return raw / 10\n",
+                new="    return raw // 10\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/sensor.py",
+                old="    return raw // 10\n",
+                new="    return raw / 10\n",
+            ),
+        ),
+        judge=every(
+            prints("from weatherlog.sensor import read; print(read(215), read(-33))", "21.5 -3.3"),
+            has("src/weatherlog/sensor.py", "SETTLE_SECONDS = 2.0"),
+            passes("tests"),
+            only_changed("src/weatherlog/sensor.py"),
+        ),
+        apart="umber",
+    ),
+    Task(
+        id="um-frost",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="tests/test_alerts.py fails. Find out why and fix it.",
+        setup=(
+            Edit(
+                path="src/weatherlog/alerts.py",
+                new=ALERTS.replace("celsius <= FROST", "celsius < FROST"),
+            ),
+            Edit(path="tests/test_alerts.py", new=ALERTS_TESTS),
+        ),
+        solution=(
+            Edit(
+                path="src/weatherlog/alerts.py",
+                old="    return celsius < FROST_CELSIUS\n",
+                new="    return celsius <= FROST_CELSIUS\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.alerts import frost_warning as f; "
+                "print(f(0.0), f(-0.5), f(0.05), f(3.0))",
+                "True True False False",
+            ),
+            has("src/weatherlog/alerts.py", "FROST_CELSIUS = 0.0"),
+            passes("tests"),
+            only_changed("src/weatherlog/alerts.py", "tests/test_alerts.py"),
+        ),
+        apart="umber",
+    ),
+    Task(
+        id="um-downsample",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Could you add a function downsample(readings, step) to src/weatherlog/window.py? "
+        "It should return a list of every step-th reading, starting with the first one, so "
+        "downsample([1, 2, 3, 4, 5], 2) gives [1, 3, 5]. Please add a test for it to "
+        "tests/test_window.py too.",
+        solution=(
+            Edit(
+                path="src/weatherlog/window.py",
+                old="    return readings[len(readings) - count :]\n",
+                new="    return readings[len(readings) - count :]\n\n\n"
+                "def downsample(readings, step):\n"
+                '    """Every step-th reading, starting with the first."""\n'
+                "    return list(readings[::step])\n",
+            ),
+            Edit(
+                path="tests/test_window.py",
+                old="from weatherlog.window import recent\n",
+                new="from weatherlog.window import downsample, recent\n\n\n"
+                "def test_downsample():\n"
+                "    assert downsample([1, 2, 3, 4, 5], 2) == [1, 3, 5]\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.window import downsample as d; "
+                "print(d([1, 2, 3, 4, 5], 2), d([4, 5, 6, 7], 3), d([1, 2], 1), d([], 2))",
+                "[1, 3, 5] [4, 7] [1, 2] []",
+            ),
+            has("tests/test_window.py", "downsample("),
+            passes("tests"),
+        ),
+        apart="umber",
+    ),
+    Task(
+        id="um-conversions",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Please rename the module weatherlog.units to weatherlog.conversions (the file "
+        "src/weatherlog/units.py becomes src/weatherlog/conversions.py) and update every "
+        "import of it, the tests' included.",
+        solution=(
+            Edit(path="src/weatherlog/units.py", new=None),
+            Edit(path="src/weatherlog/conversions.py", new=WEATHERLOG["src/weatherlog/units.py"]),
+            Edit(
+                path="src/weatherlog/report.py",
+                old="from weatherlog.units import",
+                new="from weatherlog.conversions import",
+            ),
+            Edit(
+                path="tests/test_units.py",
+                old="from weatherlog.units import",
+                new="from weatherlog.conversions import",
+            ),
+        ),
+        judge=every(
+            gone("src/weatherlog/units.py"),
+            prints("from weatherlog.conversions import c_to_f; print(c_to_f(100))", "212.0"),
+            nowhere(r"\bweatherlog\.units\b|\bfrom weatherlog import units\b"),
+            passes("tests"),
+            only_changed(
+                "src/weatherlog/units.py",
+                "src/weatherlog/conversions.py",
+                "src/weatherlog/report.py",
+                "tests/test_units.py",
+                "tests/test_conversions.py",
+            ),
+        ),
+        apart="umber",
+    ),
+    Task(
+        id="um-many-readings",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt='python -m weatherlog.cli --station Oslo 20 21.5 stops with "unrecognized '
+        'arguments: 21.5". I want it to take any number of readings and print one line for '
+        "each:\n\nOslo: 20.0C / 68.0F\nOslo: 21.5C / 70.7F",
+        solution=(
+            Edit(
+                path="src/weatherlog/cli.py",
+                old='parser.add_argument("celsius", type=float)',
+                new='parser.add_argument("celsius", type=float, nargs="+")',
+            ),
+            Edit(
+                path="src/weatherlog/cli.py",
+                old="    print(line(args.station, args.celsius))\n",
+                new="    for celsius in args.celsius:\n"
+                "        print(line(args.station, celsius))\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from weatherlog.cli import main; main(['--station', 'Oslo', '20', '21.5'])",
+                "Oslo: 20.0C / 68.0F\nOslo: 21.5C / 70.7F",
+            ),
+            prints("from weatherlog.cli import main; main(['20'])", "home: 20.0C / 68.0F"),
+            passes("tests"),
+            only_changed("src/weatherlog/cli.py", "tests/test_cli.py", "README.md"),
+        ),
+        apart="umber",
+    ),
+    Task(
+        id="um-legacy-parse",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Quick question: what do I get back from parse_v1('3.5;;-1') in "
+        "src/weatherlog/legacy_format.py? No need to change anything, I'm just curious.",
+        answer="It returns [3.5, -1.0]: the text is split on ';', the empty piece is skipped "
+        "and each other piece becomes a float.",
+        judge=every(only_changed(), says(r"\[\s*3\.5\s*,\s*-1\.0\s*\]")),
+        apart="umber",
+    ),
+    Task(
+        id="um-main-module",
+        kind="multi",
+        project=SYNTHETIC,
+        prompt="Make python -m weatherlog run the command line, the same as python -m "
+        "weatherlog.cli, and change the usage line in README.md to the shorter command.",
+        solution=(
+            Edit(
+                path="src/weatherlog/__main__.py",
+                new="from weatherlog.cli import main\n\nmain()\n",
+            ),
+            Edit(
+                path="README.md",
+                old="python -m weatherlog.cli --station",
+                new="python -m weatherlog --station",
+            ),
+        ),
+        judge=every(
+            prints(
+                "import subprocess, sys; print(subprocess.run([sys.executable, '-m', "
+                "'weatherlog', '--station', 'Oslo', '20'], capture_output=True, text=True, "
+                "check=True).stdout.strip())",
+                "Oslo: 20.0C / 68.0F",
+            ),
+            lambda ws, _answer: bool(
+                re.search(r"python -m weatherlog(?![.\w])", ws.text("README.md"))
+            ),
+            has("README.md", "# weatherlog", "Keeps a station's readings"),
+            passes("tests"),
+            only_changed("src/weatherlog/__main__.py", "src/weatherlog/cli.py", "README.md"),
+        ),
+        apart="umber",
+    ),
+]
+"""Multi-step tasks written at stop 64 after its changes, before any met the model (a sensor
+value fixed in the code with its tests left as they are, a frost warning's boundary told by its
+test file, a function with its test, a module renamed with its imports, several readings on
+the command line told by the output wanted, what a legacy parser returns, ``python -m
+weatherlog`` with the README's usage line), run once there."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -3762,6 +4069,7 @@ GROUPS = {
         *LARK_REAL,
         *NOOK_REAL,
         *OCHRE_REAL,
+        *PITH_REAL,
     ],
     "multi": [
         *MULTI,
@@ -3771,6 +4079,7 @@ GROUPS = {
         *PALE_MULTI,
         *RILL_MULTI,
         *TARN_MULTI,
+        *UMBER_MULTI,
     ],
 }
 TESTS = {
@@ -3788,6 +4097,7 @@ TESTS = {
         "tests/test_statsutils.py",
         "tests/test_listutils.py",
         "tests/test_dictutils.py",
+        "tests/test_queueutils.py",
     ),
     SYNTHETIC: ("tests",),
 }
@@ -3822,6 +4132,8 @@ HALVES = (
     "rill",
     "ochre",
     "tarn",
+    "pith",
+    "umber",
 )
 
 
