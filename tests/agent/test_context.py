@@ -69,6 +69,20 @@ def test_the_meter_counts_usage_and_cost() -> None:
     assert "$1.2000" in meter.describe()
 
 
+def test_the_window_is_measured_by_the_prompt_a_response_came_from() -> None:
+    """The embedded model asks again after a guard's note: a step's input tokens are two
+    prompts, and measured by their sum the window looked twice as full as it was, and was
+    compacted (bench: no-mi-divide, where each compaction cost a re-read of the conversation)."""
+    window = ContextWindow(
+        paths_of=REGISTRY.paths_of, provider=ScriptedProvider([], model="local"), window=16_384
+    )
+    sent: list[Message] = [UserMessage(content="x" * 4000), AssistantMessage(content="ok")]
+    meter = window.observe(sent, Usage(input_tokens=2_000, output_tokens=10, context_tokens=1_000))
+    assert meter.used == 1_010
+    assert meter.input_tokens == 2_000
+    assert window.count(sent[:1]) == 1_000, "calibrated by the one prompt, not the sum"
+
+
 def test_old_tool_results_become_a_note_and_the_last_stay() -> None:
     messages = conversation(6)
     trimmed, count = trim_results(messages, keep=2)

@@ -194,11 +194,12 @@ class ContextWindow:
         with ``tools``."""
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
-        if usage.input_tokens:
+        prompt = usage.context_tokens or usage.input_tokens
+        if prompt:
             guessed = estimate(messages[:-1], tools)
             if guessed:
-                self.scale = min(max(usage.input_tokens / guessed, 0.25), 4.0)
-            self.used = usage.input_tokens + usage.output_tokens
+                self.scale = min(max(prompt / guessed, 0.25), 4.0)
+            self.used = prompt + usage.output_tokens
         else:
             self.used = self.count(messages)
         return self.meter()

@@ -229,9 +229,9 @@ async def test_the_tools_it_misuses_are_in_neither_the_prompt_nor_the_schema(
     assert [c.name for c in response.message.tool_calls] == ["scan"]
     [body] = _chat_bodies(tmp_path / "states")
     offered = _offered(body)
-    # An edit only once a file has been read, a rename or a deletion only when the person asks
-    # for one.
-    assert offered == kept - {"edit_file", "rename", "delete_path"}
+    # An edit only once a file has been read, a rename, a deletion, a move or a new folder only
+    # when the person asks for one.
+    assert offered == kept - {"edit_file", "rename", "delete_path", "move_path", "make_directory"}
     assert _named(body["messages"]) == set()
 
 
@@ -1127,10 +1127,15 @@ async def test_an_answer_that_says_what_it_will_do_is_asked_again_for_the_call(
     response = await provider.complete(history, registry.definitions())
     [call] = response.message.tool_calls
     assert json.loads(call.arguments)["edits"] == [fixed]
-    last = _chat_bodies(tmp_path / "states")[-1]
+    bodies = _chat_bodies(tmp_path / "states")
+    last = bodies[-1]
     assert last["messages"][-1]["content"].startswith("[Foehn] That answer says what you will do")
     schema = last["response_format"]["json_schema"]["schema"]
     assert all("tool" in choice["properties"] for choice in schema["anyOf"]), "a call, no answer"
+    # The stand-in worker counts a prompt's messages as its tokens: the step read both
+    # prompts, and the window holds the last (the context meter measures by it).
+    assert response.usage.input_tokens == sum(len(b["messages"]) for b in bodies)
+    assert response.usage.context_tokens == len(last["messages"]) < response.usage.input_tokens
 
 
 @pytest.mark.parametrize(

@@ -224,6 +224,8 @@ class _Step:
     timings: Mapping[str, Any] | None = None
     rate_shown: float = 0.0
     repeated: bool = False
+    conversation: bool = True
+    """Whether the request holds the conversation (not the fix written as code)."""
 
     def __post_init__(self) -> None:
         self.usage = self.spent
@@ -236,7 +238,7 @@ class _Step:
         if isinstance(chunk.get("timings"), Mapping):
             self.timings = chunk["timings"]
         if isinstance(chunk.get("usage"), Mapping):
-            self.usage = _add(self.spent, chunk["usage"])
+            self.usage = _add(self.spent, chunk["usage"], conversation=self.conversation)
         choices = chunk.get("choices") or []
         if not choices or not isinstance(choices[0], Mapping):
             return ""
@@ -278,6 +280,8 @@ class LocalProvider:
         self._runtime = runtime
         self._catalogue: Sequence[ToolDefinition] = ()
         self._calls = 0
+        self._context_tokens = 0
+        """The prompt of the last request that held the conversation."""
         self.result_limit = window // 2
         """Characters of a tool result the model reads (about a sixth of the window)."""
         self.max_tokens = min(512, window // 32)
@@ -566,6 +570,7 @@ class LocalProvider:
         await engine.chat(self._body(fixed, chat, schema), on_chunk, fixed=fixed, on_status=status)
         step.answer.finish()
         self._record(step)
+        self._context_tokens = step.usage.context_tokens
         if step.repeated:
             return {"repeated": True}, step.usage
         if step.answer.copied:
@@ -580,8 +585,9 @@ class LocalProvider:
         engine = await self.engine()
         step = _Step(
             answer=AnswerStream(None, lambda _: False),
-            spent=Usage(),
+            spent=Usage(context_tokens=self._context_tokens),
             reading=PromptProgress(status, "reading the failing run", minimum=READ_REPORTED),
+            conversation=False,
         )
 
         def on_chunk(chunk: Mapping[str, Any]) -> bool:
@@ -665,8 +671,12 @@ class LocalProvider:
         )
 
 
-def _add(spent: Usage, usage: Mapping[str, Any]) -> Usage:
+def _add(spent: Usage, usage: Mapping[str, Any], *, conversation: bool) -> Usage:
+    """``spent`` and a request's ``usage``; a request with the ``conversation`` is the one the
+    context window is measured by (``Usage.context_tokens``), the last of a step."""
+    prompt = int(usage.get("prompt_tokens") or 0)
     return Usage(
-        input_tokens=spent.input_tokens + int(usage.get("prompt_tokens") or 0),
+        input_tokens=spent.input_tokens + prompt,
         output_tokens=spent.output_tokens + int(usage.get("completion_tokens") or 0),
+        context_tokens=prompt if conversation else spent.context_tokens,
     )
