@@ -736,23 +736,6 @@ async def test_said_again_without_a_test_the_answer_stands_with_what_the_turn_di
     assert len(provider.requests) == 4
 
 
-@pytest.mark.parametrize(
-    ("task", "answer"),
-    [
-        ("Make main return 2, with a test.", "main returns 2; I did not add a test: no tests run."),
-        ("Make main return 2, with a test.", "main returns 2, but there is no test folder."),
-        ("Make main return 2 so that the tests pass.", "main now returns 2."),
-    ],
-)
-async def test_an_answer_that_says_why_there_is_no_test_or_a_task_without_one_stands(
-    app: Path, ctx: ToolContext, task: str, answer: str
-) -> None:
-    runner, provider = agent([calls(READ_APP), calls(FIX_MAIN), say(answer)])
-    outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
-    assert outcome.answer == answer
-    assert len(provider.requests) == 3
-
-
 FILE_ASKED = (
     "[Foehn] The task asks for a change in `tasks.txt`, and this turn has not changed it. Make "
     "that change now with a tool (edit_file; write_file for a new file), or answer with why not."
@@ -788,13 +771,17 @@ async def test_said_again_the_answer_stands_with_the_file_left_unchanged(
 @pytest.mark.parametrize(
     ("task", "answer"),
     [
+        ("Make main return 2, with a test.", "main returns 2; I did not add a test: no tests run."),
+        ("Make main return 2, with a test.", "main returns 2, but there is no test folder."),
+        ("Make main return 2 so that the tests pass.", "main now returns 2."),
         (ASKS_TWO, "main returns 2; tasks.txt was not changed: it lists no changes."),
         (ASKS_TWO, "main returns 2, but I could not edit tasks.txt."),
+        (ASKS_TWO, "main returns 2. Should tasks.txt list it too?"),
         ("Make main return 2; tasks.txt must still pass the linter.", "main returns 2."),
         ("Make main return 2. Do not change tasks.txt.", "main returns 2."),
     ],
 )
-async def test_an_answer_that_says_why_a_file_is_unchanged_or_a_file_not_asked_stands(
+async def test_an_answer_that_says_why_a_part_is_left_or_a_task_that_does_not_ask_stands(
     app: Path, ctx: ToolContext, task: str, answer: str
 ) -> None:
     runner, provider = agent([calls(READ_APP), calls(FIX_MAIN), say(answer)])

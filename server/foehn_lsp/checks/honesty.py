@@ -227,7 +227,7 @@ def check_test_asked(
     if any(_TEST_LINE.match(line) for line in diff.added):
         return None
     own = _own_words(answer, turn)
-    if _NO_TEST.search(own) or tells_of_failure(own) or own.rstrip().endswith("?"):
+    if own is None or _NO_TEST.search(own):
         return None
     return ClaimCheck(
         note=(
@@ -262,7 +262,7 @@ def check_files_asked(
     if not missing:
         return None
     own = _own_words(answer, turn)
-    if tells_of_failure(own) or own.rstrip().endswith("?"):
+    if own is None:
         return None
     for sentence in sentences(own):
         if _SAYS_WHY.search(sentence) and any(
@@ -300,7 +300,7 @@ def check_definitions_asked(
     defined = {m.group(1) for line in diff.added for m in [_DEFINES.match(line)] if m}
     missing = [name for name in asked if name not in defined]
     own = _own_words(answer, turn)
-    if not missing or tells_of_failure(own) or own.rstrip().endswith("?"):
+    if not missing or own is None:
         return None
     if any(name in s and _NOT.search(s) for s in sentences(own) for name in missing):
         return None
@@ -336,7 +336,7 @@ def check_nothing_done(
     if changed or not asks_for_change(task):
         return None
     own = _own_words(answer, turn)
-    if _SAYS_WHY.search(own) or tells_of_failure(own) or own.rstrip().endswith("?"):
+    if own is None or _SAYS_WHY.search(own):
         return None
     if any(tools.changes_files(c.name) or c.name == PROGRAM_TOOL for c in calls_in(turn)):
         return None
@@ -351,16 +351,18 @@ def check_nothing_done(
     )
 
 
-def _own_words(answer: str, turn: Sequence[Message]) -> str:
+def _own_words(answer: str, turn: Sequence[Message]) -> str | None:
     """``answer`` without its sentences that share five words in a row with a note of Foehn's
-    in the ``turn``."""
+    in the ``turn``; ``None`` when those words tell of a failure or ask the person a question
+    (an answer the checks of a part left undone never send back)."""
     noted = {
         gram
         for m in turn
         if isinstance(m, UserMessage) and m.content.startswith("[Foehn]")
         for gram in _grams(m.content)
     }
-    return " ".join(s for s in sentences(answer) if noted.isdisjoint(_grams(s)))
+    own = " ".join(s for s in sentences(answer) if noted.isdisjoint(_grams(s)))
+    return None if tells_of_failure(own) or own.rstrip().endswith("?") else own
 
 
 def _grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
