@@ -280,7 +280,8 @@ def _source_folder(command: Sequence[str], output: str, ctx: ToolContext, cwd: P
 
 
 _PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?")
-_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+_NO_MODULE = re.compile(r"No module named '?([\w.]+)")
+"""Python's words for a module it did not find: quoted from an import, bare from ``-m``."""
 
 
 class TestArguments(BaseModel):

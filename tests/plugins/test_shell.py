@@ -77,6 +77,9 @@ async def test_a_module_of_the_workspaces_src_folder_not_found_is_told_where_it_
         "weatherlog is the workspace's own, in src/, and this Python has not installed it. "
         'python -m and -c find it when they run in that folder: the same command with cwd "src".'
     )
+    bare = await call(registry, ctx, "run_command", command=[sys.executable, "-m", "weatherlog"])
+    assert "No module named weatherlog\n" in bare.output  # -m names it without quotes
+    assert bare.output.endswith('the same command with cwd "src".')
     ran = await call(registry, ctx, "run_command", command=command, cwd="src")
     assert ran.ok
     assert ran.output.endswith("home: 20")
