@@ -754,6 +754,38 @@ async def test_only_a_program_that_could_write_makes_a_call_new_again(
     assert len(_chat_bodies(tmp_path / "states")) == (1 if new_again else 2)
 
 
+CLI = {"command": ["python", "-m", "weatherlog.cli", "20", "21.5"], "cwd": "src"}
+USAGE = "$ python -m weatherlog.cli 20 21.5\n(in src; exit 2; {s} s; sandbox workspace-write)\nusage: cli.py"
+
+
+async def test_a_program_that_showed_the_same_twice_is_not_run_a_third_time(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen (bench: um-many-readings): one failing command run eleven times, the same usage
+    error each time. A program may change files, so its run makes other calls new again; run
+    twice with the same output (its seconds aside), the same call is refused with what to do."""
+    provider = fake_provider(_call({"tool": "run_command", "arguments": CLI}), READ_SHOUT)
+    task = UserMessage(content="Make the command line take several readings")
+    twice = [
+        task,
+        *exchange("c1", "run_command", CLI, USAGE.format(s="0.1"), failed=True),
+        *exchange("c2", "run_command", CLI, USAGE.format(s="0.0"), failed=True),
+    ]
+    response = await provider.complete(twice, registry.definitions())
+    assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
+    told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
+    assert told.startswith(
+        "[Foehn] run_command with these arguments ran twice and showed the same both times, so "
+        "it would show the same. Next: read_file the code its output names"
+    )
+    edited = [*twice, *exchange("c3", "edit_file", EDIT, "edit text.py (1 block)")]
+    once = [task, *exchange("c1", "run_command", CLI, USAGE.format(s="0.1"), failed=True)]
+    for history in (edited, once):
+        again = fake_provider(_call({"tool": "run_command", "arguments": CLI}))
+        chosen = await again.complete(history, registry.definitions())
+        assert [c.name for c in chosen.message.tool_calls] == ["run_command"], history[-1]
+
+
 async def test_the_persons_next_message_makes_every_call_new_again(
     fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
 ) -> None:

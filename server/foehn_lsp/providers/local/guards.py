@@ -6,6 +6,8 @@
   again without that tool. Any change (an edit, a program that ran, the person's next message)
   makes every call new again: ``run_tests`` after an edit is never refused. A test runner run
   by ``run_command`` is a test run: it changes nothing, and it is the same call as any other.
+  A program that ran twice with the same output, nothing else changing, is not run a third
+  time (``same_again``).
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
 - rename, delete_path, move_path and make_directory are offered only in a turn the person
@@ -49,6 +51,7 @@ from foehn_lsp.providers.effects import (
     calls_since_change,
     last_change,
     may_have_changed,
+    output_of,
     ran,
     refused,
     runs_tests,
@@ -93,8 +96,37 @@ def changing(tools: Sequence[ToolDefinition]) -> ChangesFiles:
 
 
 def unchanged_calls(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> set[str]:
-    """The calls (``key``) made since the workspace last changed."""
-    return {key(c.name, c.arguments, tools) for c in calls_since_change(messages, changing(tools))}
+    """The calls (``key``) made since the workspace last changed, and the programs that ran
+    again with what they showed before (``same_again``)."""
+    since = calls_since_change(messages, changing(tools))
+    return {key(c.name, c.arguments, tools) for c in since} | same_again(messages, tools)
+
+
+def same_again(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> set[str]:
+    """The programs (``key``) of this turn whose last two runs showed the same, with nothing
+    else that may have changed the workspace between them or since: a program run may change
+    files, so it makes every call new again, but not itself once it has shown it does not.
+    Seen (bench: um-many-readings): one failing ``python -m weatherlog.cli …`` run eleven
+    times, the same usage error each time, until the iterations ran out."""
+    turn = messages[turn_start(messages) :]
+    calls = {c.id: c for c in calls_in(turn)}
+    changes = changing(tools)
+    shown: dict[str, str] = {}
+    same: set[str] = set()
+    for message in turn:
+        if not isinstance(message, ToolResultMessage):
+            continue
+        call = calls.get(message.call_id)
+        if message.name == PROGRAM_TOOL and call is not None and ran(message):
+            if runs_tests(call):
+                continue  # a test run changes nothing (``key``: any two are the same run)
+            program = key(call.name, call.arguments, tools)
+            output = output_of(message)
+            repeated = shown.get(program) == output
+            shown, same = {program: output}, {program} if repeated else set()
+        elif may_have_changed(message, call, changes):
+            shown, same = {}, set()
+    return same
 
 
 def key(name: str, arguments: str, tools: Sequence[ToolDefinition]) -> str:
@@ -604,6 +636,10 @@ NEXT_STEPS: dict[str, Sequence[tuple[str, str]]] = {
         ("read_symbol", "read_symbol the definition to change"),
     ),
     "write_file": (("read_file", "read_file the file, then edit_file it"),),
+    PROGRAM_TOOL: (
+        ("read_file", "read_file the code its output names"),
+        ("edit_file", "edit_file the code to change what it does"),
+    ),
 }
 """What to do after each tool instead of calling it again: (a tool the step needs, the words)."""
 
@@ -618,8 +654,10 @@ def repeated_note(tool: str, offered: Sequence[ToolDefinition], *, may_answer: b
     if may_answer:
         steps.append("or answer with what you found")
     then = "; ".join(steps) if steps else "call another tool"
-    ran = "The tests ran" if tool == TESTS_TOOL else f"{tool} with these arguments ran"
-    return (
-        f"[Foehn] {ran} already and no file has changed since, so it would show the same. "
-        f"Next: {then}."
-    )
+    if tool == PROGRAM_TOOL:
+        said = f"{tool} with these arguments ran twice and showed the same both times"
+    elif tool == TESTS_TOOL:
+        said = "The tests ran already and no file has changed since"
+    else:
+        said = f"{tool} with these arguments ran already and no file has changed since"
+    return f"[Foehn] {said}, so it would show the same. Next: {then}."
