@@ -22,6 +22,8 @@ from foehn_lsp.checks.claims import (
     claims_tests_pass,
     claims_whole_file,
     code_claims,
+    definitions_asked,
+    files_asked,
     locations,
 )
 from foehn_lsp.checks.comments import only_comments
@@ -838,6 +840,45 @@ async def test_a_definition_made_or_an_answer_that_says_why_stands(
     outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
     assert outcome.answer == answer
     assert len(provider.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("task", "names"),
+    [
+        ("Add a function moving_average(readings, size) to window.py.", ("moving_average",)),
+        ("Could you add a downsample(readings, step) function to window.py?", ("downsample",)),
+        (
+            "Write a small helper function called clamp, then implement the class Cache.",
+            ("clamp", "Cache"),
+        ),
+        ("Add a function to compute the mean.", ()),
+        ("Add a test for the function mean.", ()),
+    ],
+)
+def test_which_definitions_a_task_asks_for(task: str, names: tuple[str, ...]) -> None:
+    assert definitions_asked(task) == names
+
+
+@pytest.mark.parametrize(
+    ("task", "files"),
+    [
+        ("Fix the code, and add a line about the fix to CHANGELOG.md.", ("CHANGELOG.md",)),
+        (
+            "Bump the version to 2.2.0 in pyproject.toml and in src/weatherlog/__init__.py.",
+            ("pyproject.toml", "src/weatherlog/__init__.py"),
+        ),
+        (
+            "Add a function to_kelvin(celsius) to src/units.py, and a test for it in tests/test_units.py.",
+            ("src/units.py", "tests/test_units.py"),
+        ),
+        ("Add a test for shout, and tests/test_text.py must pass.", ()),
+        ("tests/test_units.py fails. Fix the code, not the tests.", ()),
+        ("Do not change tests/test_x.py. Fix src/a.py.", ()),
+        ("Update README.md, then run the tests in tests/test_a.py.", ("README.md",)),
+    ],
+)
+def test_which_files_a_task_asks_to_change(task: str, files: tuple[str, ...]) -> None:
+    assert files_asked(task) == files
 
 
 @pytest.mark.parametrize(

@@ -136,7 +136,8 @@ _TO_PASS = r"(?:must|should|has to|needs to|fails|passes|is failing|still)\b"
 def definitions_asked(task: str) -> tuple[str, ...]:
     """The functions, methods and classes the person's ``task`` asks to add, by name ("add a
     function moving_average(readings, size) to …", "write a class Cache")."""
-    return tuple(dict.fromkeys(m.group("name") for m in _DEFINE.finditer(task)))
+    found = [m for pattern in (_DEFINE, _DEFINE_CALLED) for m in pattern.finditer(task)]
+    return tuple(dict.fromkeys(m.group("name") for m in sorted(found, key=lambda m: m.start())))
 
 
 _DEFINE = re.compile(
@@ -145,6 +146,12 @@ _DEFINE = re.compile(
     r"(?P<name>(?!(?:to|that|which|for|in|on|with|the|a|an|and|or|so)\b)[A-Za-z_]\w*)",
     re.IGNORECASE,
 )
+_DEFINE_CALLED = re.compile(
+    r"\b(?:add|write|create|implement|define)\s+(?:(?:a|an|the|new)\s+)?`?"
+    r"(?P<name>[A-Za-z_]\w*)\([^()]*\)`?\s+(?:function|method)\b",
+    re.IGNORECASE,
+)
+"""The name written as its call before the word: "add a `downsample(readings, step)` function"."""
 
 
 def claims_change(text: str) -> bool:
