@@ -868,7 +868,8 @@ def test_which_definitions_a_task_asks_for(task: str, names: tuple[str, ...]) ->
             ("pyproject.toml", "src/weatherlog/__init__.py"),
         ),
         (
-            "Add a function to_kelvin(celsius) to src/units.py, and a test for it in tests/test_units.py.",
+            "Add a function to_kelvin(celsius) to src/units.py, and a test for it in "
+            "tests/test_units.py.",
             ("src/units.py", "tests/test_units.py"),
         ),
         ("Add a test for shout, and tests/test_text.py must pass.", ()),

@@ -755,7 +755,10 @@ async def test_only_a_program_that_could_write_makes_a_call_new_again(
 
 
 CLI = {"command": ["python", "-m", "weatherlog.cli", "20", "21.5"], "cwd": "src"}
-USAGE = "$ python -m weatherlog.cli 20 21.5\n(in src; exit 2; {s} s; sandbox workspace-write)\nusage: cli.py"
+USAGE = (
+    "$ python -m weatherlog.cli 20 21.5\n(in src; exit 2; {s} s; sandbox workspace-write)\n"
+    "usage: cli.py"
+)
 
 
 async def test_a_program_that_showed_the_same_twice_is_not_run_a_third_time(
