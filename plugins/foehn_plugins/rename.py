@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import re
+from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, Field
@@ -111,6 +112,8 @@ async def _documents(ctx: ToolContext, name: str, *, write: bool) -> dict[str, T
 async def plan_rename(arguments: RenameArguments, ctx: ToolContext) -> EditPlan | ToolResult:
     old = arguments.name.rsplit(".", 1)[-1]
     new = arguments.new_name
+    if (module := _module_file(ctx, arguments.name)) is not None:
+        return ToolResult.failure(_module_advice(arguments.name, new, module, ctx))
     for given in (old, new):
         if not _IDENTIFIER.fullmatch(given):
             return ToolResult.failure(f"{given!r} is not a name (letters, digits and _)")
@@ -125,6 +128,34 @@ async def plan_rename(arguments: RenameArguments, ctx: ToolContext) -> EditPlan 
     # Parsing every file the names appear in is CPU work: off the event loop the server
     # answers on.
     return await asyncio.to_thread(_planned, old, new, documents, with_new)
+
+
+def _module_file(ctx: ToolContext, dotted: str) -> Path | None:
+    """The workspace's module file ``dotted`` names (``weatherlog.units``: ``units.py`` in a
+    ``weatherlog`` package at the root or in ``src/``), if it names one."""
+    if "." not in dotted or not all(_IDENTIFIER.fullmatch(p) for p in dotted.split(".")):
+        return None
+    relative = Path(*dotted.split("."))
+    for folder in (ctx.workspace.root, ctx.workspace.root / "src"):
+        for candidate in (folder / f"{relative}.py", folder / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _module_advice(dotted: str, new: str, module: Path, ctx: ToolContext) -> str:
+    """How to rename the module ``dotted`` (its file ``module``) with the tools there are.
+    Seen (bench: um-conversions): ``rename`` of ``weatherlog.units`` to
+    ``weatherlog.conversions``, refused as "not a name", then an answer that nothing changed."""
+    moved = module.parent if module.name == "__init__.py" else module
+    last = new.rsplit(".", 1)[-1]
+    target = moved.with_name(last if moved.is_dir() else f"{last}.py")
+    shown, to = ctx.workspace.display(moved), ctx.workspace.display(target)
+    return (
+        f"{dotted} is a module ({shown}); rename changes names defined in code. To rename the "
+        f"module: move_path {shown} to {to}, then change each import of it (search for "
+        f"{dotted!r}) with edit_file."
+    )
 
 
 def _planned(

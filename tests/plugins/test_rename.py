@@ -71,6 +71,29 @@ async def test_a_modules_constant_is_renamed_where_it_is_used(
     assert "SCALE is defined 2 times (legacy.py, units.py)" in twice.output
 
 
+async def test_a_module_named_by_its_dotted_name_is_told_how_to_rename_it(
+    project: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    """Seen (bench: um-conversions): rename of weatherlog.units to weatherlog.conversions was
+    refused as "not a name", and the model answered that nothing changed."""
+    package = project / "src" / "weatherlog"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "units.py").write_text("def c_to_f(c):\n    return c\n")
+    before = snapshot(project)
+    result = await rename(registry, ctx, "weatherlog.units", "weatherlog.conversions")
+    assert not result.ok
+    assert result.output == (
+        "weatherlog.units is a module (src/weatherlog/units.py); rename changes names defined "
+        "in code. To rename the module: move_path src/weatherlog/units.py to "
+        "src/weatherlog/conversions.py, then change each import of it (search for "
+        "'weatherlog.units') with edit_file."
+    )
+    whole = await rename(registry, ctx, "weatherlog", "weatherdata.x")
+    assert "'weatherdata.x' is not a name" in whole.output  # no dot: not a module path
+    assert snapshot(project) == before
+
+
 async def test_it_finishes_a_rename_begun_at_the_definition(
     project: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
