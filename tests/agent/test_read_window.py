@@ -159,6 +159,18 @@ async def test_a_range_or_a_large_window_reads_what_was_asked(
     assert "Its definitions" not in large
 
 
+async def test_an_offset_without_a_limit_reads_a_page_in_a_small_window(
+    model: ModelServer, root: Path, long_file: Path
+) -> None:
+    """Seen (bench: nu-tz-excepts): offset=815 read the rest of a 1,049-line module."""
+    read = Turn(tool_calls=[("read_file", {"path": "dates.py", "offset": 300})])
+    [page] = await _read(model, root, SMALL, read)
+    assert page.startswith("dates.py: lines 300-339 of 441\n")
+    assert page.endswith("... 102 more lines; call read_file with offset=340 to continue")
+    [rest] = await _read(model, root, None, read)
+    assert rest.startswith("dates.py: lines 300-441 of 441\n")
+
+
 async def test_around_what_the_file_does_not_have_says_what_it_has(
     model: ModelServer, root: Path, long_file: Path
 ) -> None:
