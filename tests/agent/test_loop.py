@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,12 +57,15 @@ class Runner:
         ctx: ToolContext,
         emit: EventSink,
         stop: asyncio.Event | None = None,
+        *,
+        changed: Callable[[], Sequence[str]] | None = None,
     ) -> TurnOutcome:
+        """``changed``: the files the turn changed, as a session's checkpoint sees them."""
         gate = ApprovalGate(self.agent.settings.approval, self.approver, emit)
         executor = TurnExecutor(
             self.registry, ctx, emit, Parts(mode=ReadOnlyGuard(), approval=gate)
         )
-        return await self.agent.run_turn(request, executor, emit, stop)
+        return await self.agent.run_turn(request, executor, emit, stop, changed=changed)
 
 
 def agent(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -688,6 +689,31 @@ async def test_an_answer_that_says_why_nothing_changed_or_asks_is_not_sent_back(
     outcome = await runner.run_turn(TurnRequest(task=task), ctx, Recorder())
     assert outcome.answer == answer
     assert len(provider.requests) == 2
+
+
+RAN = ("run_command", {"command": ["cat", "app.py"]})
+FAILED_RUN = ("run_command", {"command": ["cat", "absent.py"]})
+
+
+@pytest.mark.parametrize(
+    ("program", "sees", "sent_back"),
+    [(RAN, True, True), (FAILED_RUN, True, False), (RAN, False, False)],
+)
+async def test_a_program_that_ran_is_no_change_where_the_session_sees_what_programs_change(
+    app: Path, ctx: ToolContext, program: tuple[str, Any], sees: bool, sent_back: bool
+) -> None:
+    """Seen (bench: ta-rounding): asked to fix a wrong value, the embedded model ran the command,
+    read the wrong value and answered that the program ran successfully. A program that failed,
+    or a session that cannot see what programs change, leaves the answer as it was."""
+    said = "The program ran successfully and printed main."
+    runner, provider = agent([calls(program), say(said), say(said)])
+    seen: Callable[[], list[str]] | None = (lambda: []) if sees else None
+    task = TurnRequest(task="Make main return 2")
+    outcome = await runner.run_turn(task, ctx, Recorder(), changed=seen)
+    assert len(provider.requests) == (3 if sent_back else 2)
+    if sent_back:
+        assert notes(provider, 2)[-1] == NOTHING_DONE
+    assert outcome.answer.startswith(said)
 
 
 async def test_a_turn_that_tried_a_change_is_left_to_the_notes_of_its_failures(

@@ -503,7 +503,12 @@ class Agent:
                 answer, changed=changed, earlier=state.earlier, restored=state.restored()
             )
             or honesty.check_nothing_done(
-                answer, task=state.task, changed=changed, turn=turn, tools=state.tools
+                answer,
+                task=state.task,
+                changed=changed,
+                turn=turn,
+                tools=state.tools,
+                sees_programs=state.changed is not None,
             )
             or honesty.check_test_claim(answer, turn, state.tools)
             or honesty.check_test_asked(answer, task=state.task, turn=turn, tools=state.tools)

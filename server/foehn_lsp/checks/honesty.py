@@ -322,7 +322,13 @@ _DEFINES = re.compile(r"(?:async\s+def|def|class|function|fn|func)\s+([A-Za-z_]\
 
 
 def check_nothing_done(
-    answer: str, *, task: str, changed: Sequence[str], turn: Sequence[Message], tools: ToolRegistry
+    answer: str,
+    *,
+    task: str,
+    changed: Sequence[str],
+    turn: Sequence[Message],
+    tools: ToolRegistry,
+    sees_programs: bool = False,
 ) -> ClaimCheck | None:
     """A ``ClaimCheck`` when the ``task`` asks for a change and the ``turn`` only read: it
     changed no file and called no tool that changes files and no program; and ``answer`` does
@@ -332,14 +338,21 @@ def check_nothing_done(
     edit. A turn that tried a change is left to the notes of its failures and refusals. Said
     again, the answer stands, with what the turn did after it. A sentence that repeats one of
     Foehn's notes says nothing of its own (seen, run 64: the note sent back as "this turn has
-    not changed any file", which reads as saying why)."""
+    not changed any file", which reads as saying why). Where ``changed`` sees what programs
+    changed (``sees_programs``: the session's checkpoint), a program that ran without failing
+    is no tried change (seen, bench: ta-rounding: asked to fix a wrong value, the model ran the
+    command, read the wrong value and answered that the program ran successfully)."""
     if changed or not asks_for_change(task):
         return None
     own = _own_words(answer, turn)
     if own is None or _SAYS_WHY.search(own):
         return None
-    if any(tools.changes_files(c.name) or c.name == PROGRAM_TOOL for c in calls_in(turn)):
-        return None
+    failed = {m.call_id for m in turn if isinstance(m, ToolResultMessage) and m.is_error}
+    for call in calls_in(turn):
+        if tools.changes_files(call.name):
+            return None
+        if call.name == PROGRAM_TOOL and (not sees_programs or call.id in failed):
+            return None
     return ClaimCheck(
         note=(
             "[Foehn] The task asks for a change, and this turn has changed no file. Make the "
