@@ -118,7 +118,7 @@ def files_asked(task: str) -> tuple[str, ...]:
                 continue
             part = _PART_END.split(sentence[verb.end() :], maxsplit=1)[0]
             names += [n for n in mentioned_files(part) if n not in names]
-    return tuple(n for n in names if not re.search(rf"{re.escape(n)}\S*\s+{_TO_PASS}", task))
+    return tuple(n for n in names if not re.search(rf"{re.escape(n)}\S*\s+{_CONDITION}", task))
 
 
 _ASKS_IN = re.compile(
@@ -128,7 +128,7 @@ _ASKS_IN = re.compile(
 )
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never|without)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _PART_END = re.compile(r"[;:]|,?\s+(?:and\s+)?(?:then|so|but|because|since|while)\b")
-_TO_PASS = r"(?:must|should|has to|needs to|fails|passes|is failing|still)\b"
+_CONDITION = r"(?:must|should|has to|needs to|fails|passes|is failing|still)\b"
 """After a file it names, words that make it a condition, not a file to change
 ("tests/test_a.py must pass")."""
 

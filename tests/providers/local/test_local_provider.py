@@ -778,8 +778,9 @@ async def test_a_program_that_showed_the_same_twice_is_not_run_a_third_time(
     assert [c.name for c in response.message.tool_calls] == ["read_symbol"]
     told = _chat_bodies(tmp_path / "states")[-1]["messages"][-1]["content"]
     assert told.startswith(
-        "[Foehn] run_command with these arguments ran twice and showed the same both times, so "
-        "it would show the same. Next: read_file the code its output names"
+        "[Foehn] run_command with these arguments ran already, and nothing that could change "
+        "what it shows has happened since, so it would show the same. Next: read_file the code "
+        "its output names"
     )
     edited = [*twice, *exchange("c3", "edit_file", EDIT, "edit text.py (1 block)")]
     once = [task, *exchange("c1", "run_command", CLI, USAGE.format(s="0.1"), failed=True)]

@@ -655,7 +655,10 @@ def repeated_note(tool: str, offered: Sequence[ToolDefinition], *, may_answer: b
         steps.append("or answer with what you found")
     then = "; ".join(steps) if steps else "call another tool"
     if tool == PROGRAM_TOOL:
-        said = f"{tool} with these arguments ran twice and showed the same both times"
+        said = (
+            f"{tool} with these arguments ran already, and nothing that could change what it "
+            "shows has happened since"
+        )
     elif tool == TESTS_TOOL:
         said = "The tests ran already and no file has changed since"
     else:
