@@ -105,12 +105,17 @@ def _not_needed(folder: str, names: list[str]) -> set[str]:
 def test_the_sandboxed_tests_pass_from_a_clone(where: str) -> None:
     repository = _repository()
     folder = _location(where)
+    # Its own root for pytest's temporary folders: pytests sharing one remove each other's
+    # ``pytest-current`` link at exit (seen: a CI run whose inner pytest passed every test and
+    # then failed on that unlink).
+    temproot = Path(tempfile.mkdtemp(prefix="foehn-anywhere-"))
     try:
         clone = folder / "foehn"
         subprocess.run(["git", "clone", "-q", str(repository), str(clone)], check=True, timeout=300)
         python = _environment(clone)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("FOEHN_", "PYTEST_"))}
         env[INSIDE] = "1"
+        env["PYTEST_DEBUG_TEMPROOT"] = str(temproot)
         done = subprocess.run(
             [str(python), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *TESTS],
             cwd=clone,
@@ -124,3 +129,4 @@ def test_the_sandboxed_tests_pass_from_a_clone(where: str) -> None:
         assert " passed" in done.stdout.splitlines()[-1]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(temproot, ignore_errors=True)
