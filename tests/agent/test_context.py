@@ -81,6 +81,11 @@ def test_the_window_is_measured_by_the_prompt_a_response_came_from() -> None:
     assert meter.used == 1_010
     assert meter.input_tokens == 2_000
     assert window.count(sent[:1]) == 1_000, "calibrated by the one prompt, not the sum"
+    # A response none of whose requests held the conversation (the embedded model's fix
+    # written as code) is estimated by that calibration, its tokens still counted.
+    meter = window.observe(sent, Usage(input_tokens=300, output_tokens=40, context_tokens=None))
+    assert meter.used == window.count(sent) > 1_000
+    assert meter.input_tokens == 2_300
 
 
 def test_old_tool_results_become_a_note_and_the_last_stay() -> None:

@@ -194,7 +194,7 @@ class ContextWindow:
         with ``tools``."""
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
-        prompt = usage.context_tokens or usage.input_tokens
+        prompt = 0 if usage.context_tokens is None else usage.context_tokens or usage.input_tokens
         if prompt:
             guessed = estimate(messages[:-1], tools)
             if guessed:

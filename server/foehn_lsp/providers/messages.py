@@ -59,10 +59,12 @@ FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"
 class Usage(_Record):
     input_tokens: int = 0
     output_tokens: int = 0
-    context_tokens: int = 0
+    context_tokens: int | None = 0
     """The prompt of the request the response came from, where a provider made several for
     one response (the embedded model asks again after a guard's note); 0: ``input_tokens``
-    is that prompt. The context window is measured by it, not by their sum."""
+    is that prompt; None: no request of the response held the conversation (the embedded
+    model's fix written as code), so the window is estimated. The context window is measured
+    by it, not by their sum."""
 
 
 class ModelResponse(_Record):

@@ -177,6 +177,10 @@ async def test_the_fix_is_asked_for_as_code_and_the_next_step_restores_the_fixed
             "new_text": "    total = sum(values)\n    return total / len(values)",
         }
     ]
+    # The step read the failing run, not the conversation: it does not measure the window,
+    # which one provider serving several sessions (the language server) would have taken
+    # from another session's last step.
+    assert response.usage.context_tokens is None
     sent = requests(tmp_path / "states")
     fix_request = sent[-1]["body"]
     assert "response_format" not in fix_request

@@ -280,8 +280,6 @@ class LocalProvider:
         self._runtime = runtime
         self._catalogue: Sequence[ToolDefinition] = ()
         self._calls = 0
-        self._context_tokens = 0
-        """The prompt of the last request that held the conversation."""
         self.result_limit = window // 2
         """Characters of a tool result the model reads (about a sixth of the window)."""
         self.max_tokens = min(512, window // 32)
@@ -570,7 +568,6 @@ class LocalProvider:
         await engine.chat(self._body(fixed, chat, schema), on_chunk, fixed=fixed, on_status=status)
         step.answer.finish()
         self._record(step)
-        self._context_tokens = step.usage.context_tokens
         if step.repeated:
             return {"repeated": True}, step.usage
         if step.answer.copied:
@@ -580,12 +577,13 @@ class LocalProvider:
 
     async def _write_fix(self, fix: repair.Focus, status: StatusSink) -> tuple[str, Usage]:
         """The model's reply to ``repair.request(fix)``, stopped once its code block is
-        whole, and its usage. The request takes the worker's slot: the engine holds the
-        conversation that was in it, and the next step restores that."""
+        whole, and its usage, which measures no context window (the request held the
+        failing run, not the conversation). The request takes the worker's slot: the engine
+        holds the conversation that was in it, and the next step restores that."""
         engine = await self.engine()
         step = _Step(
             answer=AnswerStream(None, lambda _: False),
-            spent=Usage(context_tokens=self._context_tokens),
+            spent=Usage(context_tokens=None),
             reading=PromptProgress(status, "reading the failing run", minimum=READ_REPORTED),
             conversation=False,
         )
