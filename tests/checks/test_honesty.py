@@ -902,6 +902,10 @@ def test_which_definitions_a_task_asks_for(task: str, names: tuple[str, ...]) ->
         ("tests/test_units.py fails. Fix the code, not the tests.", ()),
         ("Do not change tests/test_x.py. Fix src/a.py.", ()),
         ("Update README.md, then run the tests in tests/test_a.py.", ("README.md",)),
+        ("Add a --out flag and make the script write the report to report.csv.", ()),
+        ("Add to cli.py a flag that will write the totals to totals.txt.", ("cli.py",)),
+        ("Make sure to add a line to CHANGELOG.md.", ("CHANGELOG.md",)),
+        ("Could you update the docs in README.md?", ("README.md",)),
     ],
 )
 def test_which_files_a_task_asks_to_change(task: str, files: tuple[str, ...]) -> None:

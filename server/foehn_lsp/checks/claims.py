@@ -110,13 +110,19 @@ def files_asked(task: str) -> tuple[str, ...]:
     """The files the person's ``task`` asks to change: those named after a verb that asks for
     a change in them ("add a line to CHANGELOG.md", "bump the version in pyproject.toml and
     in src/x/__init__.py"), up to the end of that part of the sentence; not after a negation
-    ("do not change tests/test_x.py") and not a failing test it names."""
+    ("do not change tests/test_x.py"), not what a program is to do ("make the script write
+    the report to report.csv": the part ends where that begins) and not a failing test it
+    names."""
     names: list[str] = []
     for sentence in sentences(task):
-        for verb in _ASKS_IN.finditer(sentence):
-            if _NOT_BEFORE.search(sentence[: verb.start()]):
+        verbs = list(_ASKS_IN.finditer(sentence))
+        programs = [m.start() for v in verbs if (m := _DONE_BY.search(sentence[: v.start()]))]
+        for verb in verbs:
+            before = sentence[: verb.start()]
+            if _NOT_BEFORE.search(before) or _DONE_BY.search(before):
                 continue
-            part = _PART_END.split(sentence[verb.end() :], maxsplit=1)[0]
+            end = min([p for p in programs if p > verb.end()], default=len(sentence))
+            part = _PART_END.split(sentence[verb.end() : end], maxsplit=1)[0]
             names += [n for n in mentioned_files(part) if n not in names]
     return tuple(n for n in names if not re.search(rf"{re.escape(n)}\S*\s+{_CONDITION}", task))
 
@@ -127,6 +133,13 @@ _ASKS_IN = re.compile(
     re.IGNORECASE,
 )
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never|without)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_DONE_BY = re.compile(
+    r"(?:\b(?:it|that|which|who|will|shall|should)|\b(?:make|makes|let|lets)\s+(?!sure\b)"
+    r"(?:\w+\s+){1,3})\s*$",
+    re.IGNORECASE,
+)
+"""Before the verb, words that make a program its subject ("make the script write …", "a
+flag that will write …"), not the person asking for the change."""
 _PART_END = re.compile(r"[;:]|,?\s+(?:and\s+)?(?:then|so|but|because|since|while)\b")
 _CONDITION = r"(?:must|should|has to|needs to|fails|passes|is failing|still)\b"
 """After a file it names, words that make it a condition, not a file to change
