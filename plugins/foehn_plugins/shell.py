@@ -27,6 +27,7 @@ from foehn_lsp.sandbox import Finished, ProgramStartError, SandboxViewError, sys
 from foehn_lsp.sandbox.policy import SANDBOX_ORDER, SandboxPolicy
 from foehn_lsp.sandbox.project import NoRunner, ProjectRunner, find_runner
 from foehn_lsp.tools.contract import CallScope
+from foehn_lsp.workspace.ignored import ignored
 from foehn_lsp.workspace.testfiles import is_test_file
 from foehn_plugins import _tracing
 from foehn_plugins._failures import digest
@@ -258,9 +259,9 @@ def _joined_options(command: Sequence[str]) -> str | None:
 
 def _source_folder(command: Sequence[str], output: str, ctx: ToolContext, cwd: Path) -> str | None:
     """For a failed ``python -m``/``-c`` that did not find a module the workspace has in a
-    folder of its own (``src/``): where it finds it. Seen (bench: ta-no-station): ``python -m
-    weatherlog.cli 20`` in a project whose package is in ``src/`` and not installed, and the
-    answer that it must be installed first."""
+    folder of its own (``src/``, ``lib/`` or another top folder it does not ignore): where it
+    finds it. Seen (bench: ta-no-station): ``python -m weatherlog.cli 20`` in a project whose
+    package is in ``src/`` and not installed, and the answer that it must be installed first."""
     if not _PYTHON.fullmatch(PurePosixPath(command[0]).name) or not {"-m", "-c"} & {*command}:
         return None
     missing = _NO_MODULE.search(output)
@@ -268,14 +269,18 @@ def _source_folder(command: Sequence[str], output: str, ctx: ToolContext, cwd: P
         return None
     top = missing.group(1).split(".", 1)[0]
     root = ctx.workspace.root
-    for folder in (root / "src", root / "lib"):
-        if folder != cwd and ((folder / top).is_dir() or (folder / f"{top}.py").is_file()):
-            shown = ctx.workspace.display(folder)
-            return (
-                f"{top} is the workspace's own, in {shown}/, and this Python has not installed "
-                f"it. python -m and -c find it when they run in that folder: the same command "
-                f'with cwd "{shown}".'
-            )
+    tops = [d.name for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")]
+    for name in sorted(tops, key=lambda name: (name not in ("src", "lib"), name)):
+        folder = root / name
+        module = f"{name}/{top}/" if (folder / top).is_dir() else f"{name}/{top}.py"
+        if folder == cwd or not (root / module).exists() or ignored(root, [module]):
+            continue
+        shown = ctx.workspace.display(folder)
+        return (
+            f"{top} is the workspace's own, in {shown}/, and this Python has not installed "
+            f"it. python -m and -c find it when they run in that folder: the same command "
+            f'with cwd "{shown}".'
+        )
     return None
 
 

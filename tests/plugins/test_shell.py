@@ -87,6 +87,21 @@ async def test_a_module_of_the_workspaces_src_folder_not_found_is_told_where_it_
     assert "the workspace's own" not in other.output
 
 
+async def test_a_module_in_another_top_folder_is_told_where_it_is_found_unless_ignored(
+    root: Path, ctx: ToolContext, registry: ToolRegistry
+) -> None:
+    (root / "python").mkdir()
+    (root / "python" / "ledger.py").write_text("print('ledger')\n")
+    (root / "build").mkdir()
+    (root / "build" / "stale.py").write_text("")
+    (root / ".gitignore").write_text("build/\n")
+    command = [sys.executable, "-m", "ledger"]
+    failed = await call(registry, ctx, "run_command", command=command)
+    assert failed.output.endswith('the same command with cwd "python".')
+    built = await call(registry, ctx, "run_command", command=[sys.executable, "-m", "stale"])
+    assert "the workspace's own" not in built.output
+
+
 async def test_a_command_runs_and_reports_exit_code_and_output(
     root: Path, ctx: ToolContext, registry: ToolRegistry
 ) -> None:
