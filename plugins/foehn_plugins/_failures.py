@@ -21,7 +21,7 @@ import keyword
 import re
 import subprocess
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -121,6 +121,9 @@ class _Block:
     kind: Literal["test", "frame", "called"]
     why: str
     """Why it is shown, after its name: "which the traceback runs (line 12)"."""
+    failed_at: int | None = None
+    """For the failing test: the last line of the statement it failed on, when the lines after
+    it are left out (a line names them)."""
 
 
 class _Files:
@@ -217,6 +220,8 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
     if tracer is not None and (failing := await _in_the_test(first, files)) is not None:
         out += await tracer(*failing, first.errors)
     test = await _test_block(files, first.node)
+    if test is not None:
+        test = _up_to_failure(test, first.frames, files)
     ordered = _ordered(blocks, test)
     ordered += _ordered(await _callees(files, ordered), None)
     out += _shown_within(ordered, ctx, budget_for(ctx.window))
@@ -455,6 +460,20 @@ def _search(ctx: ToolContext, name: str) -> list[str]:
     return sorted(line.removeprefix("./") for line in done.stdout.splitlines() if line)
 
 
+def _up_to_failure(test: _Block, frames: tuple[tuple[str, int], ...], files: _Files) -> _Block:
+    """``test`` up to the statement it failed on (the first frame in it), when lines follow:
+    a long test repeated in full at every run was most of what the model read (bench:
+    nu-tz-excepts, 62 lines for a failure at the 28th)."""
+    start, end = test.symbol.start, test.symbol.end
+    for printed, line in frames:
+        if files.resolve(printed) == test.path and start <= line <= end:
+            last = files.statement(test.path, line)[1]
+            if last < end:
+                return replace(test, lines=test.lines[: last - start + 1], failed_at=last)
+            break
+    return test
+
+
 def _ordered(blocks: list[_Block], test: _Block | None) -> list[_Block]:
     """The test's own code first, then the code under test from the deepest frame up, then
     the functions the test calls; each definition once."""
@@ -487,7 +506,13 @@ def _shown_within(blocks: list[_Block], ctx: ToolContext, budget: int) -> list[s
         out.append(f"{symbol.name}, {block.why}:")
         out.append(f"{block.shown}: lines {symbol.start}-{symbol.end} of {block.total}")
         out += numbered
-        ctx.files.shown.saw_symbol(block.path, symbol.name)
+        if block.failed_at is None:
+            ctx.files.shown.saw_symbol(block.path, symbol.name)
+        else:
+            out.append(
+                f"        (lines {block.failed_at + 1}-{symbol.end}: after the statement it "
+                "failed on)"
+            )
     return out
 
 
@@ -516,7 +541,7 @@ def _numbered(lines: list[str], first: int) -> list[str]:
     return [*out[: header + 2], f"        (lines {start}-{end}: the docstring)", *out[closing:]]
 
 
-LEFT_OUT = re.compile(r"(\(lines \d+-\d+: the docstring\))")
-"""The words ``_numbered`` shows on a line of their own in place of a docstring it leaves out:
-not the file's, wherever they are copied (seen at the end of a docstring's first line, bench:
-nh-tz-partitionby)."""
+LEFT_OUT = re.compile(r"(\(lines \d+-\d+: (?:the docstring|after the statement it failed on)\))")
+"""The words ``_numbered`` shows on a line of their own in place of a docstring it leaves out,
+and ``_shown_within`` after a failing test's statement: not the file's, wherever they are
+copied (seen at the end of a docstring's first line, bench: nh-tz-partitionby)."""

@@ -425,8 +425,8 @@ class EditArguments(BaseModel):
 
 
 def _left_out(old: str, new: str, text: str) -> str | None:
-    """Which of ``old`` and ``new`` has the words a failure's digest shows in place of a
-    docstring (``_failures.LEFT_OUT``) that the file does not have, and those words."""
+    """Which of ``old`` and ``new`` has the words a failure's digest shows in place of lines
+    it leaves out (``_failures.LEFT_OUT``) that the file does not have, and those words."""
     for which, given in (("old_text", old), ("new_text", new)):
         for found in LEFT_OUT.finditer(given):
             if found[1] not in text:
@@ -506,8 +506,8 @@ async def plan_edit(arguments: EditArguments, ctx: ToolContext) -> EditPlan | To
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         if (marker := _left_out(old, new, text)) is not None:
             problems.append(
-                f"block {number}: {marker}, which Foehn showed in place of a docstring it left "
-                "out; the file does not have it. Leave those words out and give only the "
+                f"block {number}: {marker}, which Foehn showed in place of lines it left out; "
+                "the file does not have it. Leave those words out and give only the "
                 "file's own lines."
             )
             continue

@@ -353,12 +353,52 @@ async def test_a_long_docstring_is_left_out_of_the_failure_and_the_code_can_stil
     assert not marker.ok
     assert marker.output == (
         "no change was made to src/shop/listing.py:\n- block 1: new_text has "
-        "'(lines 6-12: the docstring)', which Foehn showed in place of a docstring it left out; "
-        "the file does not have it. Leave those words out and give only the file's own lines."
+        "'(lines 6-12: the docstring)', which Foehn showed in place of lines it left out; the "
+        "file does not have it. Leave those words out and give only the file's own lines."
     )
     assert at_the_end.output == marker.output, "seen (bench: nh-tz-partitionby): at a line's end"
     assert edit.ok, edit.output
     assert listing.read_text() == before.replace("items[-count - 1 :]", "items[-count:]")
+
+
+async def test_a_long_test_is_shown_up_to_the_statement_it_failed_on(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: nu-tz-excepts): a 62-line test that failed at its 28th line was shown whole
+    at every run, most of what the model read. The lines after the failing statement are
+    named, not shown (the test is not read for an edit), and the line that names them, copied
+    into an edit, is refused like a docstring's."""
+    _failing_line_becomes(
+        project,
+        "    assert last_n(\n        [1, 2, 3, 4], 2\n    ) == [3, 4]\n"
+        + "".join(f"    assert last_n([{i}], 1) == [{i}]\n" for i in range(8)),
+    )
+    marker = "    ) == [3, 4]\n        (lines 8-15: after the statement it failed on)"
+    edits = [{"old_text": marker, "new_text": "    ) == [3, 4]"}]
+    edit = ("edit_file", {"path": "tests/test_listing.py", "edits": edits})
+    served = await served_turn(
+        model,
+        project,
+        f"Fix the bug behind {TEST}",
+        [
+            Turn(tool_calls=[("run_tests", {"paths": [TEST]})]),
+            Turn(tool_calls=[edit]),
+            Turn(tool_calls=[("read_file", {"path": "tests/test_listing.py"})]),
+            Turn(tool_calls=[edit]),
+            Turn(text="ok"),
+        ],
+        window=16_384,
+    )
+    shown, unread, _, copied = (result.output for result in served.results[:4])
+    assert (
+        "test_last_two, the failing test:\ntests/test_listing.py: lines 4-15 of 19\n"
+        "     4\tdef test_last_two():\n     5\t    assert last_n(\n"
+        "     6\t        [1, 2, 3, 4], 2\n     7\t    ) == [3, 4]\n"
+        "        (lines 8-15: after the statement it failed on)\n"
+    ) in shown
+    assert "last_n([0], 1)" not in shown
+    assert "it has not been read in this session" in unread, "a test shown in part is not read"
+    assert "(lines 8-15: after the statement it failed on)', which Foehn showed in place" in copied
 
 
 async def _first_run(model: ModelServer, project: Path) -> str:
