@@ -73,8 +73,10 @@ TRACE: Path | None = None
 """Where ``--trace`` writes each task's events, or ``None``."""
 ITERATIONS = 15
 SYNTHETIC = "weatherlog"
+KITTY_PROJECT = "kitty"
+"""The second project written for this bench (``sleet``'s): shared expenses split in cents."""
 SYNTHETIC_VENV_FROM = "inflection"
-"""The real project whose pinned test environment the synthetic project's tests run in."""
+"""The real project whose pinned test environment the synthetic projects' tests run in."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,7 +167,7 @@ class Task:
     kind: str
     """fix, kwarg, rename, answer, cannot (a test that cannot pass), or multi."""
     project: str
-    """A project of ``bench/projects.py``, or ``SYNTHETIC``."""
+    """A project of ``bench/projects.py``, or one written for this bench (``SYNTHETICS``)."""
     prompt: str
     judge: Judge
     setup: tuple[Edit, ...] = ()
@@ -178,12 +180,14 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``umber``, multi-step tasks written at stop 64 after its
-    changes, before any met the model, run once there; ``pith``, fix tasks written at stop 64
-    after its changes, before any met the model, run once there; ``tarn``, multi-step tasks
-    written at stop 64 before any met the model, run once there; ``ochre``, fix tasks written at
-    stop 64 before any met the model, run once there; ``rill``, multi-step tasks written at stop
-    63 before any met the model, run once there; ``pale``, multi-step tasks written at stop 62
+    """In neither half, reported apart: ``sleet``, multi-step tasks written at stop 65 before
+    any met the model, run once there; ``quill``, fix tasks written at stop 65 before any met
+    the model, run once there; ``umber``, multi-step tasks written at stop 64 after its changes,
+    before any met the model, run once there; ``pith``, fix tasks written at stop 64 after its
+    changes, before any met the model, run once there; ``tarn``, multi-step tasks written at
+    stop 64 before any met the model, run once there; ``ochre``, fix tasks written at stop 64
+    before any met the model, run once there; ``rill``, multi-step tasks written at stop 63
+    before any met the model, run once there; ``pale``, multi-step tasks written at stop 62
     before any met the model, run once there; ``nook``, fix tasks written at stop 61 after its
     changes; ``moor``, multi-step tasks written at stop 61 before any met the model, run once
     and read since; ``lark``, fix tasks written at stop 60 after a change made before was
@@ -215,7 +219,7 @@ class Task:
 
     @property
     def group(self) -> str:
-        return "multi" if self.project == SYNTHETIC else "real"
+        return "multi" if self.project in SYNTHETICS else "real"
 
 
 # Judges --------------------------------------------------------------------------------------
@@ -822,11 +826,19 @@ FRESH_REAL: list[Task] = [
 
 
 def _fix(
-    task_id: str, project: str, prompt: str, path: str, bug: str, right: str, apart: str
+    task_id: str,
+    project: str,
+    prompt: str,
+    path: str,
+    bug: str,
+    right: str,
+    apart: str,
+    test: str = "",
 ) -> Task:
     """A fix task of the set ``apart``: ``right`` in ``path`` made ``bug``; right when the
-    project's tests of it pass and only ``path`` changed."""
-    test = prompt.split("::")[0].split()[-1]
+    project's tests of it pass (``test``, by default the file of the test the prompt names) and
+    only ``path`` changed."""
+    test = test or prompt.split("::")[0].split()[-1]
     return Task(
         id=task_id,
         kind="fix",
@@ -2620,6 +2632,91 @@ every function of inflection was mutated before; toolz ``memoize`` and ``excepts
 more-itertools ``grouper`` and ``minmax``, boltons ``ManyToMany.get`` and the priority queues'
 default key), checked without the model, and run once there."""
 
+QUILL_REAL: list[Task] = [
+    _fix(
+        "na-inf-singular-ves",
+        "inflection",
+        "inflection.singularize('halves') returns 'halfe', and 'elves' comes back as 'elfe'. "
+        f"The tests in {INFLECTION_TESTS} fail on it as well. Please fix inflection.",
+        INFLECTION,
+        "    (r\"(?i)([lr])ves$\", r'\\1fe'),\n",
+        "    (r\"(?i)([lr])ves$\", r'\\1f'),\n",
+        "quill",
+        test=INFLECTION_TESTS,
+    ),
+    _fix(
+        "na-tz-thread-first",
+        "toolz",
+        "toolz/tests/test_functoolz.py::test_thread_first fails. Fix toolz, not the test.",
+        "toolz/functoolz.py",
+        "            args = (val,) + args[1:]\n",
+        "            args = (val,) + args\n",
+        "quill",
+    ),
+    _fix(
+        "na-tz-curry-eq",
+        "toolz",
+        "In toolz, curry(f, 1, c=2) == curry(f, 1, c=3) is True: curried functions that differ "
+        "only in a keyword argument compare equal, and toolz/tests/test_functoolz.py fails "
+        "because of it. Can you fix toolz?",
+        "toolz/functoolz.py",
+        "                self.args == other.args)\n",
+        "                self.args == other.args and self.keywords == other.keywords)\n",
+        "quill",
+        test="toolz/tests/test_functoolz.py",
+    ),
+    _fix(
+        "na-mi-consecutive",
+        "more-itertools",
+        "tests/test_more.py::ConsecutiveGroupsTest::test_numbers fails. Fix more_itertools so "
+        "that it passes.",
+        "more_itertools/more.py",
+        "        key = lambda x: x[0] + x[1]\n",
+        "        key = lambda x: x[0] - x[1]\n",
+        "quill",
+    ),
+    _fix(
+        "na-mi-collapse",
+        "more-itertools",
+        "more_itertools.collapse([[1], 2, [[3], 4], [[[5]]]], levels=2) should give "
+        "[1, 2, 3, 4, [5]], but it stops one level short, and the collapse tests in "
+        "tests/test_more.py fail. Find the bug in more_itertools and fix it.",
+        "more_itertools/more.py",
+        "        if levels is not None and level >= levels:\n",
+        "        if levels is not None and level > levels:\n",
+        "quill",
+        test="tests/test_more.py",
+    ),
+    _fix(
+        "na-bo-one-to-one",
+        "boltons",
+        "The test tests/test_dictutils.py::test_one_to_one fails. Find the bug in boltons and "
+        "fix it; do not change the test.",
+        "boltons/dictutils.py",
+        "            dict.__delitem__(self.inv, self[key])\n"
+        "        dict.__setitem__(self, key, val)\n",
+        "            dict.__delitem__(self.inv, self[key])\n"
+        "        if val in self.inv:\n            del self.inv[val]\n"
+        "        dict.__setitem__(self, key, val)\n",
+        "quill",
+    ),
+    _fix(
+        "na-bo-lri",
+        "boltons",
+        "boltons' LRI(max_size=10) ends up holding 11 items before it starts evicting, and "
+        "tests/test_cacheutils.py::test_lri fails on it. Please fix boltons so that it passes.",
+        "boltons/cacheutils.py",
+        "                if len(self) <= self.max_size:\n",
+        "                if len(self) < self.max_size:\n",
+        "quill",
+    ),
+]
+"""Fix tasks written at stop 65 before any met the model, each in code no earlier task mutated
+(inflection's singular rule for a word ending in -lves or -rves, toolz ``thread_first`` and
+``curry.__eq__``, more-itertools ``consecutive_groups`` and ``collapse``, boltons
+``OneToOne.__setitem__`` and ``LRI.__setitem__``), three told by their symptom, checked without
+the model, and run once there."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2654,6 +2751,11 @@ RENAMED = {
         "c_to_f",
         "celsius_to_fahrenheit",
         ("src/weatherlog/units.py", "src/weatherlog/report.py", "tests/test_units.py"),
+    ),
+    "sl-parse-amount": (
+        "to_cents",
+        "parse_amount",
+        ("src/kitty/money.py", "src/kitty/cli.py", "tests/test_money.py"),
     ),
 }
 """Renames, whose intended solution ``check`` makes from the files themselves."""
@@ -4043,6 +4145,312 @@ test file, a function with its test, a module renamed with its imports, several 
 the command line told by the output wanted, what a legacy parser returns, ``python -m
 weatherlog`` with the README's usage line), run once there."""
 
+# The second synthetic project -----------------------------------------------------------------
+
+KITTY = {
+    "pyproject.toml": '[project]\nname = "kitty"\nversion = "0.4.0"\nrequires-python = ">=3.10"\n'
+    '\n[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    "README.md": "# kitty\n\n"
+    "Splits a shared bill among friends, in whole cents, and says who owes whom.\n\n"
+    "    python -m kitty.cli 90.00 ana ben cy\n",
+    "CHANGELOG.md": "# Changes\n\n## 0.4.0\n"
+    "- Balances over several expenses, and who pays whom to settle them\n\n## 0.3.0\n"
+    "- Amounts are kept in whole cents\n",
+    "src/kitty/__init__.py": '"""A shared bill split among friends."""\n\n__version__ = "0.4.0"\n',
+    "src/kitty/money.py": '"""Amounts of money, kept in whole cents."""\n\n\ndef to_cents(text):\n'
+    '    """The cents of an amount written like 12.50, 12.5 or 12."""\n'
+    '    whole, _, fraction = text.partition(".")\n    if len(fraction) > 2:\n'
+    '        raise ValueError(f"more than two decimals: {text}")\n'
+    '    return int(whole or "0") * 100 + int(fraction.ljust(2, "0"))\n\n\n'
+    "def format_cents(cents):\n"
+    '    """Cents written with two decimals: 1250 is 12.50, -5 is -0.05."""\n'
+    '    sign = "-" if cents < 0 else ""\n    whole, rest = divmod(abs(cents), 100)\n'
+    '    return f"{sign}{whole}.{rest:02d}"\n',
+    "src/kitty/split.py": '"""Splitting an amount among people."""\n\n\n'
+    "def split_evenly(cents, people):\n"
+    '    """Each person\'s share, in whole cents that add up to cents: the cents left\n'
+    '    over go one each to the first people named."""\n'
+    "    share, left = divmod(cents, len(people))\n"
+    "    return {person: share + (1 if i < left else 0) for i, person in enumerate(people)}\n",
+    "src/kitty/ledger.py": '"""Who paid what, and who owes whom."""\n\n'
+    "from dataclasses import dataclass\n\nfrom kitty.split import split_evenly\n\n\n"
+    "@dataclass(frozen=True)\nclass Expense:\n    payer: str\n    cents: int\n    between: tuple\n"
+    "\n\ndef balances(expenses):\n"
+    '    """Each person\'s balance in cents: what they paid less their shares (above zero,\n'
+    '    the others owe them)."""\n    totals = {}\n    for expense in expenses:\n'
+    "        totals[expense.payer] = totals.get(expense.payer, 0) + expense.cents\n"
+    "        for person, share in split_evenly(expense.cents, expense.between).items():\n"
+    "            totals[person] = totals.get(person, 0) - share\n    return totals\n\n\n"
+    "def _largest_first(pair):\n    return -pair[1], pair[0]\n\n\ndef settle(totals):\n"
+    '    """Payments (from, to, cents) that bring every balance to zero: the largest debt\n'
+    '    is paid to the largest credit first."""\n'
+    "    owing = sorted(([p, -c] for p, c in totals.items() if c < 0), key=_largest_first)\n"
+    "    owed = sorted(([p, c] for p, c in totals.items() if c > 0), key=_largest_first)\n"
+    "    payments = []\n    while owing and owed:\n        cents = min(owing[0][1], owed[0][1])\n"
+    "        payments.append((owing[0][0], owed[0][0], cents))\n        owing[0][1] -= cents\n"
+    "        owed[0][1] -= cents\n        if not owing[0][1]:\n            owing.pop(0)\n"
+    "        if not owed[0][1]:\n            owed.pop(0)\n    return payments\n",
+    "src/kitty/cli.py": "import argparse\n\nfrom kitty.money import format_cents, to_cents\n"
+    "from kitty.split import split_evenly\n\n\ndef main(argv=None):\n"
+    '    parser = argparse.ArgumentParser(description="Split a bill evenly.")\n'
+    '    parser.add_argument("amount", help="the bill, like 12.50")\n'
+    '    parser.add_argument("people", nargs="+")\n    args = parser.parse_args(argv)\n'
+    "    for person, cents in split_evenly(to_cents(args.amount), args.people).items():\n"
+    '        print(f"{person}: {format_cents(cents)}")\n\n\nif __name__ == "__main__":\n'
+    "    main()\n",
+    "tests/test_money.py": "from kitty.money import format_cents, to_cents\n\n\n"
+    'def test_whole_amount():\n    assert to_cents("12") == 1200\n\n\ndef test_two_decimals():\n'
+    '    assert to_cents("12.05") == 1205\n\n\ndef test_one_decimal():\n'
+    '    assert to_cents("12.5") == 1250\n\n\ndef test_format():\n'
+    '    assert format_cents(1250) == "12.50"\n\n\ndef test_format_negative():\n'
+    '    assert format_cents(-5) == "-0.05"\n',
+    "tests/test_split.py": "from kitty.split import split_evenly\n\n"
+    'FRIENDS = ["ana", "ben", "cy"]\n\n\ndef test_even():\n'
+    '    assert split_evenly(900, FRIENDS) == {"ana": 300, "ben": 300, "cy": 300}\n\n\n'
+    "def test_left_over_cents_go_to_the_first():\n"
+    '    assert split_evenly(1000, FRIENDS) == {"ana": 334, "ben": 333, "cy": 333}\n',
+    "tests/test_ledger.py": "from kitty.ledger import Expense, balances, settle\n\n"
+    'DINNER = Expense("ana", 900, ("ana", "ben", "cy"))\n'
+    'TAXI = Expense("ana", 300, ("ben", "cy"))\n\n\ndef test_payer_is_owed_the_others_shares():\n'
+    '    assert balances([DINNER]) == {"ana": 600, "ben": -300, "cy": -300}\n\n\n'
+    "def test_balances_add_up_over_expenses():\n"
+    '    assert balances([DINNER, TAXI]) == {"ana": 900, "ben": -450, "cy": -450}\n\n\n'
+    'def test_settle():\n    assert settle({"ana": 900, "ben": -450, "cy": -450}) == [\n'
+    '        ("ben", "ana", 450),\n        ("cy", "ana", 450),\n    ]\n',
+    "tests/test_cli.py": "from kitty.cli import main\n\n\ndef test_main(capsys):\n"
+    '    main(["90.00", "ana", "ben", "cy"])\n'
+    '    assert capsys.readouterr().out == "ana: 30.00\\nben: 30.00\\ncy: 30.00\\n"\n',
+}
+"""A second small package whose tests pass (``sleet``'s), in another domain than
+``WEATHERLOG``; each task gets a fresh copy with its own mutation."""
+
+SYNTHETICS = {SYNTHETIC: (WEATHERLOG, "weatherlog 2.1.0"), KITTY_PROJECT: (KITTY, "kitty 0.4.0")}
+"""The projects written for this bench: each one's files and its first commit's message."""
+
+EVEN_SHARES = (
+    r"cannot|can't|can ?not|impossible|not possible|isn't possible|no way|indivisible|"
+    r"not (?:evenly |exactly )?divisible|(?:doesn't|does not|don't|do not) divide"
+)
+"""Words of an answer that recognises that equal whole-cent shares cannot add up to every
+bill."""
+
+SLEET_MULTI: list[Task] = [
+    Task(
+        id="sl-one-decimal",
+        kind="multi",
+        project=KITTY_PROJECT,
+        prompt="The test suite of this project fails. Please fix the code so that all the tests "
+        "pass again, without changing the tests.",
+        setup=(
+            Edit(
+                path="src/kitty/money.py",
+                old='int(fraction.ljust(2, "0"))',
+                new='int(fraction.rjust(2, "0"))',
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/kitty/money.py",
+                old='int(fraction.rjust(2, "0"))',
+                new='int(fraction.ljust(2, "0"))',
+            ),
+        ),
+        judge=every(
+            prints(
+                "from kitty.money import to_cents as c; "
+                "print(c('7.5'), c('0.25'), c('3'), c('12.05'), c('.5'))",
+                "750 25 300 1205 50",
+            ),
+            passes("tests"),
+            only_changed("src/kitty/money.py"),
+        ),
+        apart="sleet",
+    ),
+    Task(
+        id="sl-same-payer",
+        kind="multi",
+        project=KITTY_PROJECT,
+        prompt="tests/test_ledger.py::test_balances_add_up_over_expenses fails. The test is "
+        "right; please find the bug in the code and fix it.",
+        setup=(
+            Edit(
+                path="src/kitty/ledger.py",
+                old="= totals.get(expense.payer, 0) + expense.cents\n",
+                new="= expense.cents\n",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/kitty/ledger.py",
+                old="totals[expense.payer] = expense.cents\n",
+                new="totals[expense.payer] = totals.get(expense.payer, 0) + expense.cents\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from kitty.ledger import Expense as E, balances; print(sorted(balances(["
+                "E('ben', 600, ('ana', 'ben')), E('ben', 200, ('ana', 'ben')), "
+                "E('ana', 100, ('ben',))]).items()))",
+                "[('ana', -300), ('ben', 300)]",
+            ),
+            passes("tests"),
+            only_changed("src/kitty/ledger.py"),
+        ),
+        apart="sleet",
+    ),
+    Task(
+        id="sl-by-shares",
+        kind="multi",
+        project=KITTY_PROJECT,
+        prompt="Please add a function split_by_shares(cents, shares) to src/kitty/split.py. "
+        "shares maps each person to a whole number of shares; each person gets cents times "
+        "their shares divided by the total shares, rounded down, and the cents left over go one "
+        "each to the people in the order they are given, as in split_evenly. For example "
+        "split_by_shares(1000, {'ana': 2, 'ben': 1, 'cy': 1}) gives "
+        "{'ana': 500, 'ben': 250, 'cy': 250}. Add a test for it to tests/test_split.py.",
+        solution=(
+            Edit(
+                path="src/kitty/split.py",
+                old="    return {person: share + (1 if i < left else 0) for i, person in "
+                "enumerate(people)}\n",
+                new="    return {person: share + (1 if i < left else 0) for i, person in "
+                "enumerate(people)}\n\n\n"
+                "def split_by_shares(cents, shares):\n"
+                '    """Each person\'s part by their shares, in whole cents that add up to '
+                'cents."""\n'
+                "    total = sum(shares.values())\n"
+                "    parts = {person: cents * count // total for person, count in "
+                "shares.items()}\n"
+                "    for person in list(parts)[: cents - sum(parts.values())]:\n"
+                "        parts[person] += 1\n"
+                "    return parts\n",
+            ),
+            Edit(
+                path="tests/test_split.py",
+                old="from kitty.split import split_evenly\n",
+                new="from kitty.split import split_by_shares, split_evenly\n",
+            ),
+            Edit(
+                path="tests/test_split.py",
+                old='{"ana": 334, "ben": 333, "cy": 333}\n',
+                new='{"ana": 334, "ben": 333, "cy": 333}\n\n\n'
+                "def test_split_by_shares():\n"
+                '    assert split_by_shares(1001, {"ana": 2, "ben": 1, "cy": 1}) == '
+                '{"ana": 501, "ben": 250, "cy": 250}\n',
+            ),
+        ),
+        judge=every(
+            prints(
+                "from kitty.split import split_by_shares as s; "
+                "print(s(1000, {'ana': 2, 'ben': 1, 'cy': 1}) == {'ana': 500, 'ben': 250, "
+                "'cy': 250}, s(1001, {'ana': 2, 'ben': 1, 'cy': 1}) == {'ana': 501, 'ben': 250, "
+                "'cy': 250}, s(100, {'a': 1, 'b': 1, 'c': 1}) == {'a': 34, 'b': 33, 'c': 33}, "
+                "s(10, {'a': 1, 'b': 2}) == {'a': 4, 'b': 6})",
+                "True True True True",
+            ),
+            has("tests/test_split.py", "split_by_shares("),
+            passes("tests"),
+        ),
+        apart="sleet",
+    ),
+    Task(
+        id="sl-parse-amount",
+        kind="multi",
+        project=KITTY_PROJECT,
+        prompt="Rename to_cents in src/kitty/money.py to parse_amount, and change every place "
+        "that uses it, the tests included.",
+        judge=every(
+            nowhere(r"\bto_cents\b"),
+            prints("from kitty.money import parse_amount; print(parse_amount('12.5'))", "1250"),
+            has("tests/test_money.py", "parse_amount("),
+            passes("tests"),
+            only_changed("src/kitty/money.py", "src/kitty/cli.py", "tests/test_money.py"),
+        ),
+        apart="sleet",
+    ),
+    Task(
+        id="sl-tip",
+        kind="multi",
+        project=KITTY_PROJECT,
+        prompt="Add a --tip PERCENT option to the command line: a tip of that many percent of "
+        "the bill, rounded to the nearest cent, is added to the bill before it is split. So "
+        "python -m kitty.cli --tip 10 90.00 ana ben cy should print ana: 33.00, ben: 33.00 and "
+        "cy: 33.00 on three lines. Without --tip it should work as it does now.",
+        solution=(
+            Edit(
+                path="src/kitty/cli.py",
+                old='    parser.add_argument("people", nargs="+")\n',
+                new='    parser.add_argument("people", nargs="+")\n'
+                '    parser.add_argument("--tip", type=float, default=0, metavar="PERCENT")\n',
+            ),
+            Edit(
+                path="src/kitty/cli.py",
+                old="    for person, cents in split_evenly(to_cents(args.amount), "
+                "args.people).items():\n",
+                new="    bill = to_cents(args.amount)\n"
+                "    bill += round(bill * args.tip / 100)\n"
+                "    for person, cents in split_evenly(bill, args.people).items():\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from kitty.cli import main; main(['--tip', '10', '90.00', 'ana', 'ben', 'cy'])",
+                "ana: 33.00\nben: 33.00\ncy: 33.00",
+            ),
+            prints(
+                "from kitty.cli import main; main(['--tip', '15', '20.00', 'ana', 'ben'])",
+                "ana: 11.50\nben: 11.50",
+            ),
+            prints(
+                "from kitty.cli import main; main(['100.00', 'ana', 'ben', 'cy'])",
+                "ana: 33.34\nben: 33.33\ncy: 33.33",
+            ),
+            passes("tests"),
+            only_changed(
+                "src/kitty/cli.py",
+                "src/kitty/money.py",
+                "src/kitty/split.py",
+                "tests/test_cli.py",
+                "README.md",
+                "CHANGELOG.md",
+            ),
+        ),
+        apart="sleet",
+    ),
+    Task(
+        id="sl-hundred",
+        kind="multi",
+        project=KITTY_PROJECT,
+        prompt="What exactly does python -m kitty.cli 100.00 ana ben cy print? Just tell me; "
+        "please don't change any files.",
+        answer="It prints three lines: ana: 33.34, ben: 33.33 and cy: 33.33 (the cent left "
+        "over goes to the first person named).",
+        judge=every(
+            only_changed(),
+            says(r"\bana\W{0,3}33\.34\b", r"\bben\W{0,3}33\.33\b", r"\bcy\W{0,3}33\.33\b"),
+        ),
+        apart="sleet",
+    ),
+    Task(
+        id="sl-equal-cents",
+        kind="multi",
+        project=KITTY_PROJECT,
+        prompt="People complain that kitty charges ana a cent more than the others when 100.00 "
+        "is split among ana, ben and cy. Change split_evenly so that everyone always pays "
+        "exactly the same number of cents and the shares still add up to the whole bill.",
+        answer="That cannot be done: 10000 cents do not divide by three, so equal whole-cent "
+        "shares cannot add up to the bill, and someone has to pay the cent left over. I "
+        "changed nothing.",
+        judge=every(only_changed(), says(EVEN_SHARES)),
+        apart="sleet",
+    ),
+]
+"""Multi-step tasks on ``KITTY_PROJECT`` written at stop 65 before any met the model (a bug
+fixed in the code with the tests left as they are, a failing test named, a function with its
+test, a function renamed across the package and its tests, a ``--tip`` flag, what the command
+line prints, and a change that cannot be made: equal whole-cent shares of every bill), run once
+there."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -4070,6 +4478,7 @@ GROUPS = {
         *NOOK_REAL,
         *OCHRE_REAL,
         *PITH_REAL,
+        *QUILL_REAL,
     ],
     "multi": [
         *MULTI,
@@ -4080,6 +4489,7 @@ GROUPS = {
         *RILL_MULTI,
         *TARN_MULTI,
         *UMBER_MULTI,
+        *SLEET_MULTI,
     ],
 }
 TESTS = {
@@ -4098,8 +4508,10 @@ TESTS = {
         "tests/test_listutils.py",
         "tests/test_dictutils.py",
         "tests/test_queueutils.py",
+        "tests/test_cacheutils.py",
     ),
     SYNTHETIC: ("tests",),
+    KITTY_PROJECT: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
 HALVES = (
@@ -4134,6 +4546,8 @@ HALVES = (
     "tarn",
     "pith",
     "umber",
+    "sleet",
+    "quill",
 )
 
 
@@ -4185,10 +4599,11 @@ def _git(root: Path, *args: str) -> None:
 def prepare(task: Task, parent: Path) -> Workspace:
     """A fresh workspace for ``task``, its mutation applied (a git history first, if it has
     one), the judge's view of it recorded."""
-    if task.project == SYNTHETIC:
+    files, first = SYNTHETICS.get(task.project, ({}, "weatherlog 2.1.0"))
+    if task.project in SYNTHETICS:
         prepared = projects.fresh_workspace(SYNTHETIC_VENV_FROM, parent)
         root = Path(tempfile.mkdtemp(prefix=f"{task.id}-", dir=parent))
-        for name, text in WEATHERLOG.items():
+        for name, text in files.items():
             Edit(path=name, new=text).apply(root)
     else:
         prepared = projects.fresh_workspace(task.project, parent)
@@ -4198,7 +4613,7 @@ def prepare(task: Task, parent: Path) -> Workspace:
             edit.apply(root)
         _git(root, "init", "-q", "-b", "main")
         _git(root, "add", "-A")
-        _git(root, "commit", "-q", "-m", "weatherlog 2.1.0")
+        _git(root, "commit", "-q", "-m", first)
         for message, edits in task.history:
             for edit in edits:
                 edit.apply(root)
