@@ -11,6 +11,7 @@ from agent.served import served_turn
 from foehn_lsp.checks.claims import claims_faster, claims_fixed, named_files
 from foehn_lsp.checks.honesty import slower
 from foehn_lsp.policy import Denied, FixedApprover
+from foehn_lsp.providers.effects import program_asked
 from foehn_lsp.providers.messages import ToolResultMessage
 from foehn_lsp.testing import ModelServer, Turn
 from foehn_lsp.tools import discover
@@ -275,3 +276,60 @@ async def test_a_denied_run_or_code_that_returns_is_no_failed_run_shown_nothing(
     )
     assert (served.outcome.answer, served.notes()) == (said, [])
     assert "the person denied this call" in served.results[0].output
+
+
+ASKED = "What exactly does `python -c \"import text_utils; print(text_utils.shout('hi'))\"` print?"
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_what_a_command_prints_said_before_it_ran_is_sent_back_then_stands_with_a_note(
+    model: ModelServer, project: Path, streaming: bool
+) -> None:
+    """Seen (bench: sl-hundred): "What exactly does python -m kitty.cli 100.00 ana ben cy
+    print?" answered at once, with no call, "… prints 'Hello, ana ben cy!'"."""
+    guess = "It prints Hello, hi!"
+    served = await served_turn(
+        model,
+        project,
+        ASKED,
+        [Turn(text=guess), Turn(text=f"From the name, I think {guess}")],
+        enable_streaming=streaming,
+    )
+    command = "python -c 'import text_utils; print(text_utils.shout('\"'\"'hi'\"'\"'))'"
+    assert served.notes() == [
+        f"[Foehn] The task asks what `{command}` prints, and this turn has not run it: run it "
+        "with run_command, then answer with what it showed."
+    ]
+    assert served.outcome.answer == (
+        f"From the name, I think {guess}\n\n[Foehn] This turn did not run `{command}`; what it "
+        "prints was not seen."
+    )
+    assert guess not in served.streamed.split("From the name")[0], "the guess never showed"
+
+
+async def test_what_a_command_prints_stands_after_it_ran_or_when_the_answer_says_it_could_not(
+    model: ModelServer, project: Path
+) -> None:
+    said = "It prints HI."
+    served = await served_turn(model, project, ASKED, [GOOD_RUN, Turn(text=said)])
+    assert (served.outcome.answer, served.notes()) == (said, [])
+    honest = "I could not run it here, so I cannot say what it prints."
+    served = await served_turn(model, project, ASKED, [Turn(text=honest)])
+    assert (served.outcome.answer, served.notes()) == (honest, [])
+
+
+@pytest.mark.parametrize(
+    ("task", "command"),
+    [
+        (
+            "What exactly does python -m kitty.cli 100.00 ana ben cy print? Just tell me.",
+            ["python", "-m", "kitty.cli", "100.00", "ana", "ben", "cy"],
+        ),
+        ("what will `make lint` output?", ["make", "lint"]),
+        ("What does ./run.sh show when the folder is empty?", ["./run.sh"]),
+        ("What does python print for 1/0?", None),
+        ("What does the function print?", None),
+    ],
+)
+def test_which_command_a_task_asks_the_output_of(task: str, command: list[str] | None) -> None:
+    assert program_asked(task) == command

@@ -186,12 +186,16 @@ def _claims_checked(state: _State) -> bool:
 
 def _held(state: _State, sentence: str) -> bool:
     """Whether ``sentence`` (and what follows it) waits for the answer's checks: a claim the
-    loop checks, where a definition is, or what code returns after a failed ``run_command``."""
+    loop checks, where a definition is, what code returns after a failed ``run_command``, or
+    any answer to what a command prints before it ran."""
     if claims.claims(sentence) and _claims_checked(state):
         return True
     if state.mode != "plan" and claims.locations(sentence):
         return True
     turn = state.messages[state.start :]
+    asked = honesty.check_program_asked(sentence, task=state.task, turn=turn, tools=state.tools)
+    if state.mode != "plan" and asked is not None:
+        return True
     return (
         claims.claims_value(sentence)
         and honesty.check_value_claim(sentence, turn, state.tools) is not None
@@ -495,8 +499,9 @@ class Agent:
         if state.mode == "plan":
             return None
         located = honesty.check_location_claim(answer, await _texts_named(answer, ctx))
+        asked = honesty.check_program_asked(answer, task=state.task, turn=turn, tools=state.tools)
         if not _claims_checked(state):
-            return honesty.check_value_claim(answer, turn, state.tools) or located
+            return honesty.check_value_claim(answer, turn, state.tools) or asked or located
         changed = self._changed(state)
         return (
             honesty.check_claim(
@@ -526,6 +531,7 @@ class Agent:
             )
             or honesty.check_whole_claim(answer, turn, state.tools)
             or honesty.check_value_claim(answer, turn, state.tools)
+            or asked
             or located
         )
 

@@ -45,6 +45,7 @@ is read in ``effects``; this module holds the claims against the turn's messages
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -75,6 +76,7 @@ from foehn_lsp.providers.effects import (
     PROGRAM_TOOL,
     TESTS_TOOL,
     calls_in,
+    program_asked,
     ran,
     refused,
     runs_tests,
@@ -904,6 +906,30 @@ def check_value_claim(
             + " left out."
         ),
         kept=_without(answer, false),
+    )
+
+
+def check_program_asked(
+    answer: str, *, task: str, turn: Sequence[Message], tools: ToolRegistry
+) -> ClaimCheck | None:
+    """A ``ClaimCheck`` when the ``task`` asks what a command prints (``program_asked``), the
+    ``turn`` started no program, and ``answer`` does not tell of a failure: what it says the
+    command prints was not seen. Seen (bench: sl-hundred): "What exactly does python -m
+    kitty.cli 100.00 ana ben cy print?" answered at once, with no call at all: "… prints
+    'Hello, ana ben cy!'". Said again, the answer stands, with what the turn did."""
+    command = program_asked(task)
+    if command is None or tells_of_failure(answer):
+        return None
+    if any(run.name == PROGRAM_TOOL for _, run in _runs(turn, tools)[0] if ran(run)):
+        return None
+    shown = shlex.join(command)
+    return ClaimCheck(
+        note=(
+            f"[Foehn] The task asks what `{shown}` prints, and this turn has not run it: run "
+            "it with run_command, then answer with what it showed."
+        ),
+        statement=f"[Foehn] This turn did not run `{shown}`; what it prints was not seen.",
+        kept=answer,
     )
 
 

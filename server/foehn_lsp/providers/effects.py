@@ -12,6 +12,9 @@ whether ``run_tests`` or a ``run_command`` of a test runner (``runs_tests``): wh
 writes (caches, reports) is not the project's code, and a test run repeated with nothing
 changed in between shows the same failures (the embedded model ran ``python -m pytest`` after
 each refused edit, and each run made the same refused edit new again until its 300 s ran out).
+
+The command a person's task asks the output of is read here too (``program_asked``): the
+answer checks hold an answer to it until it ran, and the embedded model's first step runs it.
 """
 
 from __future__ import annotations
@@ -179,3 +182,25 @@ def last_change(messages: Sequence[Message], changes_files: ChangesFiles) -> int
 def calls_since_change(messages: Sequence[Message], changes_files: ChangesFiles) -> list[ToolCall]:
     """The calls made since the workspace last changed: each would show what it showed."""
     return calls_in(messages[last_change(messages, changes_files) :])
+
+
+def program_asked(task: str) -> list[str] | None:
+    """The command the person's ``task`` asks what it prints ("What does python -m kitty.cli
+    100 ana ben print?", "what will `make lint` output?"), split as a shell splits it, or
+    ``None``. Unquoted, a command starts with ``python``, ``python3`` or ``./``."""
+    found = _PROGRAM_ASKED.search(task)
+    if found is None:
+        return None
+    try:
+        command = shlex.split(found["quoted"] or found["bare"])
+    except ValueError:
+        return None
+    return command or None
+
+
+_PROGRAM_ASKED = re.compile(
+    r"\bwhat\s+(?:exactly\s+)?(?:does|do|will|would)\s+(?:running\s+)?"
+    r"(?:`(?P<quoted>[^`]+)`|(?P<bare>(?:python3?\s|\./)[^?`]*?))\s+"
+    r"(?:print|output|show|display|say|write)\b",
+    re.IGNORECASE,
+)

@@ -527,6 +527,27 @@ async def test_a_fix_of_the_tests_a_task_names_starts_by_running_them(
     assert _chat_bodies(tmp_path / "states") == []
 
 
+async def test_a_question_about_what_a_command_prints_starts_by_running_it(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Seen (bench: sl-hundred): "What exactly does python -m kitty.cli 100.00 ana ben cy
+    print?" answered at once, with no call, with output the model made up. The turn's first
+    step is the host's own: the command runs (through the gate, as any call), with no request
+    to the model; a later step is the model's."""
+    task = "What exactly does python -m kitty.cli 100.00 ana ben cy print? Just tell me."
+    provider = fake_provider(_call({"answer": "It prints ana: 33.34."}))
+    response = await provider.complete([UserMessage(content=task)], registry.definitions())
+    [call] = response.message.tool_calls
+    assert (call.name, json.loads(call.arguments)) == (
+        "run_command",
+        {"command": ["python", "-m", "kitty.cli", "100.00", "ana", "ben", "cy"]},
+    )
+    assert _chat_bodies(tmp_path / "states") == []
+    ran = [UserMessage(content=task), *exchange("c0", "run_command", {"command": ["x"]}, "ok")]
+    answer = await provider.complete(ran, registry.definitions())
+    assert answer.message.content == "It prints ana: 33.34."
+
+
 LOOKING = editor_context(
     "tests/test_units.py", "def test_freezing():\n    assert c_to_f(0) == 32\n"
 )

@@ -32,6 +32,8 @@
   answer: what the model changed, what still fails, and what it would try next.
 - Once the tests a task to fix names pass after a change, and the task asks nothing more, the
   step is the answer (``passed_after_fix``).
+- A turn's first step is the run of the failing tests a task to fix names (``first_run``), or
+  of the command a task asks the output of (``first_program``).
 
 Every note names the tools the model has, by name, and what to call them for.
 """
@@ -52,6 +54,7 @@ from foehn_lsp.providers.effects import (
     last_change,
     may_have_changed,
     output_of,
+    program_asked,
     ran,
     refused,
     runs_tests,
@@ -204,6 +207,20 @@ def first_run(
     task = _asked(str(messages[start - 1].content))
     named = named_tests(task)
     return {"paths": named} if named and fixes_code(task) else None
+
+
+def first_program(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> dict[str, object] | None:
+    """The arguments of the program run a turn's first step is, or ``None``: when the person's
+    task asks what a command prints (``program_asked``) and the turn has made no call yet, the
+    step runs it. Seen (bench: sl-hundred): "What exactly does python -m kitty.cli 100.00 ana
+    ben cy print?" answered at once, with no call, with output the model made up."""
+    start = turn_start(messages)
+    if start == 0 or not any(t.name == PROGRAM_TOOL for t in tools) or calls_in(messages[start:]):
+        return None
+    command = program_asked(_asked(str(messages[start - 1].content)))
+    return {"command": command} if command else None
 
 
 def _asked(message: str) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 
 from foehn_lsp.config.folders import cache_folder
 from foehn_lsp.errors import ProviderProtocolError
-from foehn_lsp.providers.effects import TESTS_TOOL
+from foehn_lsp.providers.effects import PROGRAM_TOOL, TESTS_TOOL
 from foehn_lsp.providers.local import repair
 from foehn_lsp.providers.local.account import turn_account
 from foehn_lsp.providers.local.answer import AnswerStream
@@ -59,6 +59,7 @@ from foehn_lsp.providers.local.guards import (
     doubles,
     example_note,
     failed_after_changes,
+    first_program,
     first_run,
     instead_of,
     key,
@@ -361,6 +362,8 @@ class LocalProvider:
             rerun = widen_after_pass(messages, tools)
         if rerun is not None:
             return self._call("run_tests", rerun, Usage())
+        if (program := first_program(messages, tools)) is not None:
+            return self._call(PROGRAM_TOOL, program, Usage())
         catalogue = tools
         spent = Usage()
 
