@@ -76,6 +76,8 @@ ITERATIONS = 15
 SYNTHETIC = "weatherlog"
 KITTY_PROJECT = "kitty"
 """The second project written for this bench (``sleet``'s): shared expenses split in cents."""
+LADLE_PROJECT = "ladle"
+"""The third (``thaw``'s): recipes scaled to the servings wanted, and a shopping list."""
 SYNTHETIC_VENV_FROM = "inflection"
 """The real project whose pinned test environment the synthetic projects' tests run in."""
 
@@ -181,36 +183,37 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``sleet``, multi-step tasks written at stop 65 before
-    any met the model, run once there; ``quill``, fix tasks written at stop 65 before any met
-    the model, run once there; ``umber``, multi-step tasks written at stop 64 after its changes,
-    before any met the model, run once there; ``pith``, fix tasks written at stop 64 after its
-    changes, before any met the model, run once there; ``tarn``, multi-step tasks written at
-    stop 64 before any met the model, run once there; ``ochre``, fix tasks written at stop 64
-    before any met the model, run once there; ``rill``, multi-step tasks written at stop 63
-    before any met the model, run once there; ``pale``, multi-step tasks written at stop 62
-    before any met the model, run once there; ``nook``, fix tasks written at stop 61 after its
-    changes; ``moor``, multi-step tasks written at stop 61 before any met the model, run once
-    and read since; ``lark``, fix tasks written at stop 60 after a change made before was
-    refused also when a later guard asked again; ``kite``, fix tasks written at stop 60 after
-    blocks that overlap on a line both keep became one edit; ``jade``, fix tasks written at stop
-    59 with nothing changed for the model since ``isle``; ``isle``, fix tasks written at stop 58
-    with nothing changed for the model since ``haze``; ``haze``, fix tasks written at stop 57
-    after the advice for code that never runs was fitted to it; ``gale``, fix tasks written at
-    stop 56 after claimed changes of comments were sent back and definitions hiding imports
-    refused; ``fen``, fix tasks written at stop 55 after failed runs were labelled as runs;
-    ``dune``, fix tasks written at stop 54 after the account of a turn whose answers only
-    copied; ``vale``, fix tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks
-    written at stop 52 after its guard changes; ``crest``, fix tasks written at stop 51 after
-    ``ridge``'s run; ``ridge``, fix tasks written at stop 51 after its fix written as code;
-    ``brink``, fix tasks written at stop 50 after its changes; ``coda`` and ``close``, fix tasks
-    written at stop 49, each before it met the model and run once there; ``post``, fix tasks
-    written at stop 48 after every change read from ``final``'s run; ``final``, fix tasks
-    written at stop 48 before any met the model and run once there; ``last``, fix tasks written
-    after every change of stop 47 and run once there; ``after``, fix tasks written for stop 47's
-    figures and run once there; ``fresh``, written for stop 46's and run once there; ``seen``,
-    written for stop 45's, run once there, and its log read since (the ``rename`` tool came from
-    two of its renames)."""
+    """In neither half, reported apart: ``thaw``, multi-step tasks written at stop 65 after
+    ``sleet`` and ``quill``'s run, before any met the model, run once there; ``rime``, fix tasks
+    written at stop 65 after ``sleet`` and ``quill``'s run, before any met the model, run once
+    there; ``sleet``, multi-step tasks written at stop 65 before any met the model, run once there;
+    ``quill``, fix tasks written at stop 65 before any met the model, run once there; ``umber``,
+    multi-step tasks written at stop 64 after its changes, before any met the model, run once there;
+    ``pith``, fix tasks written at stop 64 after its changes, before any met the model, run once
+    there; ``tarn``, multi-step tasks written at stop 64 before any met the model, run once there;
+    ``ochre``, fix tasks written at stop 64 before any met the model, run once there; ``rill``,
+    multi-step tasks written at stop 63 before any met the model, run once there; ``pale``,
+    multi-step tasks written at stop 62 before any met the model, run once there; ``nook``, fix
+    tasks written at stop 61 after its changes; ``moor``, multi-step tasks written at stop 61 before
+    any met the model, run once and read since; ``lark``, fix tasks written at stop 60 after a
+    change made before was refused also when a later guard asked again; ``kite``, fix tasks written
+    at stop 60 after blocks that overlap on a line both keep became one edit; ``jade``, fix tasks
+    written at stop 59 with nothing changed for the model since ``isle``; ``isle``, fix tasks
+    written at stop 58 with nothing changed for the model since ``haze``; ``haze``, fix tasks
+    written at stop 57 after the advice for code that never runs was fitted to it; ``gale``, fix
+    tasks written at stop 56 after claimed changes of comments were sent back and definitions hiding
+    imports refused; ``fen``, fix tasks written at stop 55 after failed runs were labelled as runs;
+    ``dune``, fix tasks written at stop 54 after the account of a turn whose answers only copied;
+    ``vale``, fix tasks written at stop 53 after stop 52's guards; ``spur``, fix tasks written at
+    stop 52 after its guard changes; ``crest``, fix tasks written at stop 51 after ``ridge``'s run;
+    ``ridge``, fix tasks written at stop 51 after its fix written as code; ``brink``, fix tasks
+    written at stop 50 after its changes; ``coda`` and ``close``, fix tasks written at stop 49, each
+    before it met the model and run once there; ``post``, fix tasks written at stop 48 after every
+    change read from ``final``'s run; ``final``, fix tasks written at stop 48 before any met the
+    model and run once there; ``last``, fix tasks written after every change of stop 47 and run once
+    there; ``after``, fix tasks written for stop 47's figures and run once there; ``fresh``, written
+    for stop 46's and run once there; ``seen``, written for stop 45's, run once there, and its log
+    read since (the ``rename`` tool came from two of its renames)."""
 
     @property
     def half(self) -> str:
@@ -2718,6 +2721,92 @@ QUILL_REAL: list[Task] = [
 ``OneToOne.__setitem__`` and ``LRI.__setitem__``), three told by their symptom, checked without
 the model, and run once there."""
 
+RIME_REAL: list[Task] = [
+    _fix(
+        "nb-inf-singular-es",
+        "inflection",
+        "inflection.singularize('boxes') returns 'boxe', and 'matches' comes back as 'matche'. "
+        f"The tests in {INFLECTION_TESTS} fail on it too. Please fix inflection so that such "
+        "words lose their -es again.",
+        INFLECTION,
+        "    (r\"(?i)(x|ch|ss|sh)es$\", r'\\1e'),\n",
+        "    (r\"(?i)(x|ch|ss|sh)es$\", r'\\1'),\n",
+        "rime",
+        test=INFLECTION_TESTS,
+    ),
+    _fix(
+        "nb-tz-compose-left",
+        "toolz",
+        "toolz/tests/test_functoolz.py::test_compose_left fails. The test is right; please fix "
+        "toolz so that it passes.",
+        "toolz/functoolz.py",
+        "    return compose(*funcs)\n",
+        "    return compose(*reversed(funcs))\n",
+        "rime",
+    ),
+    _fix(
+        "nb-tz-do",
+        "toolz",
+        "toolz.do(inc, 1) returns 2, but do should only run the function for its effect and "
+        "give back 1, and toolz/tests/test_functoolz.py fails because of it. Can you fix toolz?",
+        "toolz/functoolz.py",
+        "    return func(x)\n",
+        "    func(x)\n    return x\n",
+        "rime",
+        test="toolz/tests/test_functoolz.py",
+    ),
+    _fix(
+        "nb-mi-split-before",
+        "more-itertools",
+        "list(more_itertools.split_before(range(8), lambda n: n % 3 == 0, maxsplit=1)) should "
+        "be [[0, 1, 2], [3, 4, 5, 6, 7]], but the 3 goes missing from the second list, and the "
+        "split_before tests in tests/test_more.py fail. Please find the bug in more_itertools "
+        "and fix it.",
+        "more_itertools/more.py",
+        "                yield [*it]\n",
+        "                yield [item, *it]\n",
+        "rime",
+        test="tests/test_more.py",
+    ),
+    _fix(
+        "nb-mi-sieve",
+        "more-itertools",
+        "tests/test_recipes.py::SieveTests::test_small_numbers fails. Fix more_itertools, not "
+        "the test.",
+        "more_itertools/recipes.py",
+        "    if n >= 2:\n        yield 2\n",
+        "    if n > 2:\n        yield 2\n",
+        "rime",
+    ),
+    _fix(
+        "nb-bo-rsub",
+        "boltons",
+        "In boltons, set('abc') - IndexedSet('bcd') gives {'b', 'c'} instead of {'a'}: taking "
+        "an IndexedSet away from a plain set keeps the wrong items, and tests/test_setutils.py "
+        "fails on it. Please fix boltons.",
+        "boltons/setutils.py",
+        "        vals = [x for x in other if x in self]\n",
+        "        vals = [x for x in other if x not in self]\n",
+        "rime",
+        test="tests/test_setutils.py",
+    ),
+    _fix(
+        "nb-bo-bits",
+        "boltons",
+        "The test tests/test_mathutils.py::test_bits fails. Find the bug in boltons and fix it; "
+        "do not change the test.",
+        "boltons/mathutils.py",
+        "return bool((1 << k) & self.val)",
+        "return bool((1 << (self.len - k - 1)) & self.val)",
+        "rime",
+    ),
+]
+"""Fix tasks written at stop 65 after ``sleet`` and ``quill``'s run, before any met the model,
+each in code no earlier task mutated (inflection's singular rule for a word ending in -xes,
+-ches, -sses or -shes, toolz ``compose_left`` and ``do``, more-itertools ``split_before`` with
+``maxsplit`` and ``sieve`` of 2, boltons ``IndexedSet.__rsub__`` and ``Bits.__getitem__``),
+three told by their symptom, checked without the model, and run once there."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -2757,6 +2846,11 @@ RENAMED = {
         "to_cents",
         "parse_amount",
         ("src/kitty/money.py", "src/kitty/cli.py", "tests/test_money.py"),
+    ),
+    "th-format-quantity": (
+        "format_amount",
+        "format_quantity",
+        ("src/ladle/fmt.py", "src/ladle/recipe.py", "src/ladle/cli.py", "tests/test_fmt.py"),
     ),
 }
 """Renames, whose intended solution ``check`` makes from the files themselves."""
@@ -4225,9 +4319,6 @@ KITTY = {
 """A second small package whose tests pass (``sleet``'s), in another domain than
 ``WEATHERLOG``; each task gets a fresh copy with its own mutation."""
 
-SYNTHETICS = {SYNTHETIC: (WEATHERLOG, "weatherlog 2.1.0"), KITTY_PROJECT: (KITTY, "kitty 0.4.0")}
-"""The projects written for this bench: each one's files and its first commit's message."""
-
 EVEN_SHARES = (
     r"cannot|can't|can ?not|impossible|not possible|isn't possible|no way|indivisible|"
     r"not (?:evenly |exactly )?divisible|(?:doesn't|does not|don't|do not) divide"
@@ -4452,6 +4543,376 @@ test, a function renamed across the package and its tests, a ``--tip`` flag, wha
 line prints, and a change that cannot be made: equal whole-cent shares of every bill), run once
 there."""
 
+# The third synthetic project ------------------------------------------------------------------
+
+LADLE = {
+    "pyproject.toml": '[project]\nname = "ladle"\nversion = "1.2.0"\nrequires-python = ">=3.10"\n'
+    '\n[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    "README.md": "# ladle\n\n"
+    "Scales a recipe to the servings wanted, and adds up one shopping list for several recipes.\n"
+    "\n    python -m ladle.cli recipes/pancakes.txt --serves 6\n\n"
+    "A recipe file starts with a line `serves N`, then one ingredient a line: `200 g flour`,\n"
+    "`1/2 l milk`, `2 eggs`.\n",
+    "CHANGELOG.md": "# Changes\n\n## 1.2.0\n"
+    "- The shopping list adds up amounts in grams and millilitres\n\n## 1.1.0\n"
+    "- Amounts like 1/2 are read as fractions\n",
+    "recipes/pancakes.txt": "serves 4\n200 g flour\n2 eggs\n1/2 l milk\n1 tbsp sugar\n"
+    "1 pinch salt\n",
+    "src/ladle/__init__.py": '"""Recipes scaled to the servings wanted, and one '
+    'shopping list for several."""\n\n__version__ = "1.2.0"\n',
+    "src/ladle/units.py": '"""Units of weight and volume, and amounts in grams or '
+    'millilitres."""\n\nGRAMS = {"g": 1, "kg": 1000}\n'
+    'MILLILITRES = {"ml": 1, "l": 1000, "tsp": 5, "tbsp": 15, "cup": 240}\n'
+    'COUNTED = ("pinch", "clove", "slice")\n\n\ndef is_unit(word):\n'
+    '    """Whether word is a unit this package knows."""\n'
+    "    return word in GRAMS or word in MILLILITRES or word in COUNTED\n\n\n"
+    "def to_base(amount, unit):\n"
+    '    """The amount and its unit in grams (a weight) or millilitres (a volume); an amount in\n'
+    '    any other unit is given back as it is."""\n    if unit in GRAMS:\n'
+    '        return amount * GRAMS[unit], "g"\n    if unit in MILLILITRES:\n'
+    '        return amount * MILLILITRES[unit], "ml"\n    return amount, unit\n',
+    "src/ladle/fmt.py": '"""Amounts written for people."""\n\n\ndef format_amount(amount):\n'
+    '    """At most two decimals, no trailing zeros: 2.0 is 2, 0.250 is 0.25, 1/3 is 0.33."""\n'
+    '    return f"{amount:.2f}".rstrip("0").rstrip(".")\n',
+    "src/ladle/recipe.py": '"""Recipes: ingredients read from lines like "200 g '
+    'flour", and scaled."""\n\nfrom dataclasses import dataclass\n\n'
+    "from ladle.fmt import format_amount\nfrom ladle.units import is_unit\n\n\n"
+    "@dataclass(frozen=True)\nclass Ingredient:\n    name: str\n    amount: float\n"
+    '    unit: str = ""\n\n    def __str__(self):\n'
+    '        unit = f" {self.unit}" if self.unit else ""\n'
+    '        return f"{format_amount(self.amount)}{unit} {self.name}"\n\n\n'
+    'def parse_number(text):\n    """A number written like 2, 1.5 or 1/2."""\n'
+    '    if "/" in text:\n        top, _, bottom = text.partition("/")\n'
+    "        return int(top) / int(bottom)\n    return float(text)\n\n\ndef parse_line(line):\n"
+    '    """The ingredient of a line like "200 g flour", "1/2 cup milk" or "2 eggs"."""\n'
+    '    amount, _, rest = line.strip().partition(" ")\n    unit, _, name = rest.partition(" ")\n'
+    '    if not is_unit(unit) or not name:\n        unit, name = "", rest\n'
+    "    return Ingredient(name, parse_number(amount), unit)\n\n\ndef read_recipe(text):\n"
+    '    """The servings and the ingredients of a recipe: a first line "serves N", then one\n'
+    '    ingredient a line (blank lines and lines starting with # are skipped)."""\n'
+    "    lines = [line for line in text.splitlines() if line.strip() and not "
+    'line.startswith("#")]\n    first = lines[0].split()\n    if first[0] != "serves":\n'
+    '        raise ValueError("a recipe starts with a line: serves N")\n'
+    "    return int(first[1]), [parse_line(line) for line in lines[1:]]\n\n\n"
+    "def scale(ingredients, factor):\n"
+    '    """The ingredients, each amount multiplied by factor."""\n'
+    "    return [Ingredient(i.name, i.amount * factor, i.unit) for i in ingredients]\n\n\n"
+    "def for_servings(ingredients, serves, wanted):\n"
+    '    """The ingredients of a recipe for serves people, scaled for wanted people."""\n'
+    "    return scale(ingredients, wanted / serves)\n",
+    "src/ladle/shopping.py": '"""One shopping list for several recipes."""\n\n'
+    "from ladle.recipe import Ingredient\nfrom ladle.units import to_base\n\n\n"
+    "def shopping_list(recipes):\n"
+    '    """Each ingredient of the recipes (lists of ingredients) once a unit, its amounts added\n'
+    '    up in grams or millilitres (amounts in other units are added up in their own)."""\n'
+    "    totals = {}\n    for ingredients in recipes:\n        for item in ingredients:\n"
+    "            amount, unit = to_base(item.amount, item.unit)\n"
+    "            key = (item.name, unit)\n            totals[key] = totals.get(key, 0) + amount\n"
+    "    return [Ingredient(name, amount, unit) for (name, unit), amount in "
+    "sorted(totals.items())]\n",
+    "src/ladle/cli.py": "import argparse\nfrom pathlib import Path\n\n"
+    "from ladle.fmt import format_amount\nfrom ladle.recipe import for_servings, read_recipe\n\n\n"
+    'def main(argv=None):\n    parser = argparse.ArgumentParser(description="Scale a recipe.")\n'
+    '    parser.add_argument("recipe", help="a recipe file")\n'
+    '    parser.add_argument("--serves", type=int, help="the servings wanted (default: '
+    "the recipe's)\")\n    args = parser.parse_args(argv)\n"
+    "    serves, ingredients = read_recipe(Path(args.recipe).read_text())\n"
+    "    wanted = args.serves or serves\n"
+    '    print(f"serves {wanted} (x{format_amount(wanted / serves)})")\n'
+    "    for item in for_servings(ingredients, serves, wanted):\n        print(item)\n\n\n"
+    'if __name__ == "__main__":\n    main()\n',
+    "tests/test_fmt.py": "from ladle.fmt import format_amount\n\n\ndef test_whole():\n"
+    '    assert format_amount(2.0) == "2"\n\n\ndef test_two_decimals():\n'
+    '    assert format_amount(0.25) == "0.25"\n\n\ndef test_rounded():\n'
+    '    assert format_amount(1 / 3) == "0.33"\n\n\ndef test_trailing_zero():\n'
+    '    assert format_amount(1.5) == "1.5"\n',
+    "tests/test_units.py": "from ladle.units import is_unit, to_base\n\n\ndef test_kilograms():\n"
+    '    assert to_base(1.5, "kg") == (1500, "g")\n\n\ndef test_spoons():\n'
+    '    assert to_base(2, "tbsp") == (30, "ml")\n\n\ndef test_other_units_kept():\n'
+    '    assert to_base(3, "pinch") == (3, "pinch")\n\n\ndef test_is_unit():\n'
+    '    assert is_unit("cup") and is_unit("clove") and not is_unit("eggs")\n',
+    "tests/test_recipe.py": "from ladle.recipe import Ingredient, for_servings, "
+    "parse_line, read_recipe, scale\n\n\ndef test_line():\n"
+    '    assert parse_line("200 g flour") == Ingredient("flour", 200, "g")\n\n\n'
+    'def test_line_without_unit():\n    assert parse_line("2 eggs") == Ingredient("eggs", 2)\n\n\n'
+    "def test_fraction():\n"
+    '    assert parse_line("1/4 cup milk") == Ingredient("milk", 0.25, "cup")\n\n\n'
+    "def test_name_of_several_words():\n"
+    '    assert parse_line("1 tbsp brown sugar") == Ingredient("brown sugar", 1, "tbsp")\n\n\n'
+    'def test_read_recipe():\n    text = "serves 2\\n\\n# the dough\\n100 g flour\\n1 egg\\n"\n'
+    '    assert read_recipe(text) == (2, [Ingredient("flour", 100, "g"), Ingredient("egg", 1)])\n'
+    "\n\ndef test_scale():\n"
+    '    assert scale([Ingredient("eggs", 3)], 0.5) == [Ingredient("eggs", 1.5)]\n\n\n'
+    'def test_for_servings():\n    assert for_servings([Ingredient("flour", 200, "g")], 4, 6) == '
+    '[Ingredient("flour", 300, "g")]\n\n\ndef test_str():\n'
+    '    assert str(Ingredient("milk", 0.5, "l")) == "0.5 l milk"\n'
+    '    assert str(Ingredient("eggs", 2)) == "2 eggs"\n',
+    "tests/test_shopping.py": "from ladle.recipe import Ingredient\n"
+    "from ladle.shopping import shopping_list\n\n\ndef test_added_up_in_grams():\n"
+    '    flour = [[Ingredient("flour", 1, "kg")], [Ingredient("flour", 250, "g")]]\n'
+    '    assert shopping_list(flour) == [Ingredient("flour", 1250, "g")]\n\n\n'
+    "def test_weights_and_volumes_kept_apart():\n"
+    '    sugar = [[Ingredient("sugar", 100, "g"), Ingredient("sugar", 1, "tbsp")]]\n'
+    '    assert shopping_list(sugar) == [Ingredient("sugar", 100, "g"), '
+    'Ingredient("sugar", 15, "ml")]\n',
+    "tests/test_cli.py": "from ladle.cli import main\n\n"
+    'BREAD = "serves 2\\n100 g flour\\n1 egg\\n"\n\n\ndef test_as_written(tmp_path, capsys):\n'
+    '    recipe = tmp_path / "bread.txt"\n    recipe.write_text(BREAD)\n    main([str(recipe)])\n'
+    '    assert capsys.readouterr().out == "serves 2 (x1)\\n100 g flour\\n1 egg\\n"\n\n\n'
+    'def test_doubled(tmp_path, capsys):\n    recipe = tmp_path / "bread.txt"\n'
+    '    recipe.write_text(BREAD)\n    main([str(recipe), "--serves", "4"])\n'
+    '    assert capsys.readouterr().out == "serves 4 (x2)\\n200 g flour\\n2 egg\\n"\n',
+}
+"""A third small package whose tests pass (``thaw``'s): recipes scaled to the servings wanted,
+and one shopping list for several, in another domain than ``WEATHERLOG`` and ``KITTY``; each
+task gets a fresh copy with its own mutation."""
+
+SYNTHETICS = {
+    SYNTHETIC: (WEATHERLOG, "weatherlog 2.1.0"),
+    KITTY_PROJECT: (KITTY, "kitty 0.4.0"),
+    LADLE_PROJECT: (LADLE, "ladle 1.2.0"),
+}
+"""The projects written for this bench: each one's files and its first commit's message."""
+
+WHOLE_EGGS = (
+    '    assert str(Ingredient("eggs", 2)) == "2 eggs"\n',
+    '    assert str(Ingredient("eggs", 2)) == "2 eggs"\n\n\n'
+    "def test_eggs_are_whole():\n"
+    '    assert scale([Ingredient("eggs", 3)], 0.5) == [Ingredient("eggs", 2)]\n',
+)
+"""The end of ``tests/test_recipe.py``, and the same with a test that contradicts
+``test_scale`` (the same call, another result)."""
+
+METRIC_LINES = (
+    "import contextlib, io\nfrom ladle.cli import main\n\n\ndef lines(*argv):\n"
+    "    out = io.StringIO()\n    with contextlib.redirect_stdout(out):\n"
+    "        main(list(argv))\n    return out.getvalue().splitlines()[1:]\n\n\n"
+)
+"""A helper for a judge: the ingredient lines ``python -m ladle.cli`` prints (its first line,
+the servings, left out)."""
+
+THAW_MULTI: list[Task] = [
+    Task(
+        id="th-format",
+        kind="multi",
+        project=LADLE_PROJECT,
+        prompt="Since my last change the test suite of this project fails. Please fix the code "
+        "so that all the tests pass again; leave the tests as they are.",
+        setup=(
+            Edit(
+                path="src/ladle/fmt.py",
+                old='.rstrip("0").rstrip(".")',
+                new='.rstrip(".").rstrip("0")',
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/ladle/fmt.py",
+                old='.rstrip(".").rstrip("0")',
+                new='.rstrip("0").rstrip(".")',
+            ),
+        ),
+        judge=every(
+            prints(
+                "from ladle.fmt import format_amount as f; "
+                "print(f(2.0), f(0.25), f(1 / 3), f(100), f(0.5), f(0))",
+                "2 0.25 0.33 100 0.5 0",
+            ),
+            passes("tests"),
+            only_changed("src/ladle/fmt.py"),
+        ),
+        apart="thaw",
+    ),
+    Task(
+        id="th-fraction",
+        kind="multi",
+        project=LADLE_PROJECT,
+        prompt="tests/test_recipe.py::test_fraction fails. The test is right: please find the "
+        "bug in the code and fix it.",
+        setup=(
+            Edit(
+                path="src/ladle/recipe.py",
+                old="return int(top) / int(bottom)",
+                new="return int(bottom) / int(top)",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/ladle/recipe.py",
+                old="return int(bottom) / int(top)",
+                new="return int(top) / int(bottom)",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from ladle.recipe import parse_line as p; "
+                "print(p('3/4 cup milk').amount, p('1/2 l water').amount, p('2 eggs').amount)",
+                "0.75 0.5 2.0",
+            ),
+            passes("tests"),
+            only_changed("src/ladle/recipe.py"),
+        ),
+        apart="thaw",
+    ),
+    Task(
+        id="th-convert",
+        kind="multi",
+        project=LADLE_PROJECT,
+        prompt="Please add a function convert(amount, unit, to) to src/ladle/units.py: it "
+        "converts an amount from one unit to another of the same kind, weight or volume, so "
+        "convert(3, 'tsp', 'tbsp') is 1.0 and convert(1.5, 'kg', 'g') is 1500.0. Between a "
+        "weight and a volume, or with a unit it does not know, it raises ValueError. Add tests "
+        "for it to tests/test_units.py.",
+        solution=(
+            Edit(
+                path="src/ladle/units.py",
+                old='        return amount * MILLILITRES[unit], "ml"\n    return amount, unit\n',
+                new='        return amount * MILLILITRES[unit], "ml"\n    return amount, unit\n'
+                "\n\ndef convert(amount, unit, to):\n"
+                '    """The amount in unit, converted to the unit to of the same kind."""\n'
+                "    for table in (GRAMS, MILLILITRES):\n"
+                "        if unit in table and to in table:\n"
+                "            return amount * table[unit] / table[to]\n"
+                '    raise ValueError(f"cannot convert {unit} to {to}")\n',
+            ),
+            Edit(
+                path="tests/test_units.py",
+                old="from ladle.units import is_unit, to_base\n",
+                new="import pytest\n\nfrom ladle.units import convert, is_unit, to_base\n",
+            ),
+            Edit(
+                path="tests/test_units.py",
+                old='not is_unit("eggs")\n',
+                new='not is_unit("eggs")\n\n\ndef test_convert():\n'
+                '    assert convert(3, "tsp", "tbsp") == 1\n'
+                '    assert convert(1.5, "kg", "g") == 1500\n\n\n'
+                "def test_convert_weight_to_volume():\n"
+                "    with pytest.raises(ValueError):\n"
+                '        convert(100, "g", "ml")\n',
+            ),
+        ),
+        judge=every(
+            prints(
+                "from ladle.units import convert as c\n\n\ndef err(*a):\n    try:\n"
+                "        c(*a)\n    except ValueError:\n        return 'ValueError'\n"
+                "    return 'no error'\n\n\n"
+                "print(c(3, 'tsp', 'tbsp') == 1, c(1.5, 'kg', 'g') == 1500, "
+                "c(480, 'ml', 'cup') == 2, c(2, 'l', 'ml') == 2000, err(1, 'g', 'ml'), "
+                "err(1, 'pinch', 'g'))",
+                "True True True True ValueError ValueError",
+            ),
+            has("tests/test_units.py", "convert("),
+            passes("tests"),
+            only_changed("src/ladle/units.py", "tests/test_units.py", "README.md", "CHANGELOG.md"),
+        ),
+        apart="thaw",
+    ),
+    Task(
+        id="th-format-quantity",
+        kind="multi",
+        project=LADLE_PROJECT,
+        prompt="Rename format_amount in src/ladle/fmt.py to format_quantity, and change every "
+        "place that uses it, the tests included.",
+        judge=every(
+            nowhere(r"\bformat_amount\b"),
+            prints("from ladle.fmt import format_quantity; print(format_quantity(2.50))", "2.5"),
+            has("tests/test_fmt.py", "format_quantity("),
+            passes("tests"),
+            only_changed(
+                "src/ladle/fmt.py", "src/ladle/recipe.py", "src/ladle/cli.py", "tests/test_fmt.py"
+            ),
+        ),
+        apart="thaw",
+    ),
+    Task(
+        id="th-metric",
+        kind="multi",
+        project=LADLE_PROJECT,
+        prompt="Add a --metric option to the command line: with it, every amount in kilograms, "
+        "litres, cups or spoons is printed in grams or millilitres instead (1/2 l milk as 500 "
+        "ml milk, 1 tbsp sugar as 15 ml sugar); other amounts are printed as they are. It must "
+        "work together with --serves, as in python -m ladle.cli recipes/pancakes.txt --metric "
+        "--serves 2, and without --metric nothing changes.",
+        solution=(
+            Edit(
+                path="src/ladle/cli.py",
+                old="from ladle.recipe import for_servings, read_recipe\n",
+                new="from ladle.recipe import Ingredient, for_servings, read_recipe\n"
+                "from ladle.units import to_base\n",
+            ),
+            Edit(
+                path="src/ladle/cli.py",
+                old="    args = parser.parse_args(argv)\n",
+                new='    parser.add_argument("--metric", action="store_true", help="grams and '
+                'millilitres")\n    args = parser.parse_args(argv)\n',
+            ),
+            Edit(
+                path="src/ladle/cli.py",
+                old="        print(item)\n",
+                new="        if args.metric:\n"
+                "            item = Ingredient(item.name, *to_base(item.amount, item.unit))\n"
+                "        print(item)\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                METRIC_LINES + "print(lines('recipes/pancakes.txt', '--metric'))\n"
+                "print(lines('recipes/pancakes.txt', '--metric', '--serves', '2'))\n"
+                "print(lines('recipes/pancakes.txt', '--serves', '6'))",
+                "['200 g flour', '2 eggs', '500 ml milk', '15 ml sugar', '1 pinch salt']\n"
+                "['100 g flour', '1 eggs', '250 ml milk', '7.5 ml sugar', '0.5 pinch salt']\n"
+                "['300 g flour', '3 eggs', '0.75 l milk', '1.5 tbsp sugar', '1.5 pinch salt']",
+            ),
+            passes("tests"),
+            only_changed(
+                "src/ladle/cli.py",
+                "src/ladle/recipe.py",
+                "src/ladle/units.py",
+                "src/ladle/fmt.py",
+                "tests/test_cli.py",
+                "README.md",
+                "CHANGELOG.md",
+            ),
+        ),
+        apart="thaw",
+    ),
+    Task(
+        id="th-shopping",
+        kind="multi",
+        project=LADLE_PROJECT,
+        prompt="If one recipe has 1 cup milk and 200 g flour, and another has 2 tbsp milk, 1/2 l "
+        "milk and 1 cup flour, what does shopping_list give for the milk and for the flour? "
+        "Just tell me; please don't change any files.",
+        answer="The milk is added up to 770 ml milk (240 + 30 + 500 ml). The flour is not: it "
+        "stays two entries, 200 g flour and 240 ml flour, since grams and millilitres are kept "
+        "apart.",
+        judge=every(
+            only_changed(),
+            says(r"\b770(?:\.0+)?\s*(?:ml|millilit)", r"\b240(?:\.0+)?\s*(?:ml|millilit)"),
+        ),
+        apart="thaw",
+    ),
+    Task(
+        id="th-whole-eggs",
+        kind="multi",
+        project=LADLE_PROJECT,
+        prompt="tests/test_recipe.py::test_eggs_are_whole fails. Please make it pass, and keep "
+        "all the other tests passing.",
+        setup=(Edit(path="tests/test_recipe.py", old=WHOLE_EGGS[0], new=WHOLE_EGGS[1]),),
+        answer="That cannot be done: test_scale expects scale([Ingredient('eggs', 3)], 0.5) to "
+        "give 1.5 eggs and test_eggs_are_whole expects 2 eggs from the very same call, so the "
+        "two tests contradict each other. I changed nothing.",
+        judge=every(only_changed(), says(CANNOT)),
+        apart="thaw",
+    ),
+]
+"""Multi-step tasks on ``LADLE_PROJECT`` written at stop 65 after ``sleet`` and ``quill``'s
+run, before any met the model (the tests' failure fixed in the code with the tests left as they
+are, a failing test named, a function with its tests, a function renamed across four files, a
+``--metric`` flag, what the shopping list gives, read from the code or run, and a test that
+cannot pass beside another, where the right answer says so and changes nothing), run once
+there."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -4480,6 +4941,7 @@ GROUPS = {
         *OCHRE_REAL,
         *PITH_REAL,
         *QUILL_REAL,
+        *RIME_REAL,
     ],
     "multi": [
         *MULTI,
@@ -4491,6 +4953,7 @@ GROUPS = {
         *TARN_MULTI,
         *UMBER_MULTI,
         *SLEET_MULTI,
+        *THAW_MULTI,
     ],
 }
 TESTS = {
@@ -4510,9 +4973,12 @@ TESTS = {
         "tests/test_dictutils.py",
         "tests/test_queueutils.py",
         "tests/test_cacheutils.py",
+        "tests/test_setutils.py",
+        "tests/test_mathutils.py",
     ),
     SYNTHETIC: ("tests",),
     KITTY_PROJECT: ("tests",),
+    LADLE_PROJECT: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
 HALVES = (
@@ -4549,6 +5015,8 @@ HALVES = (
     "umber",
     "sleet",
     "quill",
+    "thaw",
+    "rime",
 )
 
 
