@@ -223,6 +223,8 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
     if test is not None:
         test = _up_to_failure(test, first.frames, files)
     ordered = _ordered(blocks, test)
+    if test is not None and all(is_test_file(block.shown) for block in ordered):
+        ordered += await _called_by_test(files, test)
     ordered += _ordered(await _callees(files, ordered), None)
     out += _shown_within(ordered, ctx, budget_for(ctx.window))
     if "::" in first.node:
@@ -458,6 +460,22 @@ def _search(ctx: ToolContext, name: str) -> list[str]:
     except (OSError, subprocess.TimeoutExpired):
         return []
     return sorted(line.removeprefix("./") for line in done.stdout.splitlines() if line)
+
+
+async def _called_by_test(files: _Files, test: _Block) -> list[_Block]:
+    """The definitions outside the tests that the lines of ``test`` shown call, the first
+    ``MAX_TEST_CALLS`` names: for a failure none of whose frames or failing statement reaches
+    the code under test (seen, bench: na-bo-one-to-one: the failing line called ``ck(…)``, a
+    helper defined in the test, and ``OneToOne`` was called on the lines before it)."""
+    found: list[_Block] = []
+    for name in _called("\n".join(test.lines))[:MAX_TEST_CALLS]:
+        found += await _definitions(files, name, test.shown)
+    return _ordered(found, None)
+
+
+MAX_TEST_CALLS = 4
+"""Names the test's own lines call that are looked up when nothing else shows the code under
+test (each is a search of the workspace)."""
 
 
 def _up_to_failure(test: _Block, frames: tuple[tuple[str, int], ...], files: _Files) -> _Block:

@@ -401,6 +401,25 @@ async def test_a_long_test_is_shown_up_to_the_statement_it_failed_on(
     assert "(lines 8-15: after the statement it failed on)', which Foehn showed in place" in copied
 
 
+async def test_code_the_test_calls_before_a_helper_of_its_own_fails_is_shown(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: na-bo-one-to-one): the failing line called a helper defined in the test
+    (``ck(…)``, whose assertion failed) and the code under test was called on the lines before
+    it; the digest said "The code the test runs is not shown" and the model tried read_symbol
+    on the package's folder. The definitions the test's own lines call are shown instead."""
+    _failing_line_becomes(
+        project,
+        "    def check(expected):\n        assert got == expected\n\n"
+        "    got = last_n([1, 2, 3, 4], 2)\n    check([3, 4])\n",
+    )
+    shown = await _first_run(model, project)
+    assert "last_n, which the test calls:\nsrc/shop/listing.py: lines 8-10 of" in shown
+    assert "tail, which last_n calls:" in shown
+    assert "Fix the code above with edit_file" in shown
+    assert "The code the test runs is not shown" not in shown
+
+
 async def _first_run(model: ModelServer, project: Path) -> str:
     """What the model is shown by one run of the failing test, in the embedded model's window."""
     served = await served_turn(
