@@ -278,3 +278,35 @@ def test_no_fix_is_asked_for_when_the_first_code_shown_does_not_fit() -> None:
         "stats/core.py: lines 10-17 of 40\n", "stats/core.py: lines 10-50 of 90\n"
     ).replace("    10\tdef mean(values):\n", f"    10\tdef mean(values):\n{long}")
     assert repair.focus(_turn(run)) is None
+
+
+async def test_a_fix_set_aside_once_in_a_turn_is_not_asked_for_again(
+    fake_provider: MakeProvider, registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """In the bench's traces, after a fix written as code was set aside (the code came back
+    unchanged, or as an edit made before), the next failing run's ask gave no usable fix in 7
+    of 9 turns, each costing 30-110 s of reading the failing run twice."""
+    read = ToolCall(id="local0002", name="read_symbol", arguments='{"path": "stats/core.py"}')
+    again = ToolCall(id="r2", name="run_tests", arguments=json.dumps({"paths": [TEST]}))
+    set_aside = [
+        *_turn(),
+        AssistantMessage(tool_calls=(read,)),
+        ToolResultMessage(call_id="local0002", name="read_symbol", content=SHOWN),
+        AssistantMessage(tool_calls=(again,)),
+        ToolResultMessage(call_id="r2", name="run_tests", content=RUN, is_error=True),
+    ]
+    assert repair.focus(set_aside) is not None
+    assert repair.set_aside(set_aside)
+    provider = fake_provider({"chunks": [json.dumps({"answer": "The mean is off by one."})]})
+    response = await provider.complete(set_aside, registry.definitions())
+    assert response.message.content == "The mean is off by one."
+    [step] = requests(tmp_path / "states")[-1:]
+    assert "response_format" in step["body"], "a step of the conversation, no fix asked for"
+    made = ToolCall(id=f"{repair.FIX_ID}0001", name="edit_file", arguments="{}")
+    fixed_before = [
+        *_turn(),
+        AssistantMessage(tool_calls=(made,)),
+        ToolResultMessage(call_id=made.id, name="edit_file", content="edit stats/core.py"),
+        *set_aside[-2:],
+    ]
+    assert not repair.set_aside(fixed_before), "a fix that was made is not one set aside"

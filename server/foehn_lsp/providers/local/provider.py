@@ -394,7 +394,11 @@ class LocalProvider:
             step, usage = await decide(step_schema([], answer_only=True), spent)
             return await self._answer(step, usage, chat, decide, account)
         seen = seen_files(messages, catalogue)
-        if any(t.name == EDIT_TOOL for t in tools) and (fix := repair.focus(messages)):
+        if (
+            any(t.name == EDIT_TOOL for t in tools)
+            and (fix := repair.focus(messages))
+            and not repair.set_aside(messages)
+        ):
             # The fix a failing run calls for, written as code (``repair``).
             reply, spent = await self._write_fix(fix, status)
             fixed_code = repair.edit(fix, reply)
@@ -403,7 +407,7 @@ class LocalProvider:
                 and not made_before(EDIT_TOOL, json.dumps(fixed_code), messages, catalogue)
                 and not doubles({"tool": EDIT_TOOL, "arguments": fixed_code}, seen, messages)
             ):
-                return self._call(EDIT_TOOL, fixed_code, spent)
+                return self._call(EDIT_TOOL, fixed_code, spent, made_by=repair.FIX_ID)
         files = {path: old_text_choices(runs) for path, runs in seen.items()}
         earlier = unchanged_calls(messages, catalogue)
         tools = step_tools(messages, catalogue)
@@ -524,9 +528,11 @@ class LocalProvider:
             answer = str(step.get("answer", "")).strip() or no_answer(account())
         return ModelResponse(message=AssistantMessage(content=answer), usage=usage)
 
-    def _call(self, name: str, arguments: Any, usage: Usage) -> ModelResponse:
+    def _call(
+        self, name: str, arguments: Any, usage: Usage, *, made_by: str = "local"
+    ) -> ModelResponse:
         self._calls += 1
-        call = ToolCall(id=f"local{self._calls:04}", name=name, arguments=json.dumps(arguments))
+        call = ToolCall(id=f"{made_by}{self._calls:04}", name=name, arguments=json.dumps(arguments))
         return ModelResponse(
             message=AssistantMessage(tool_calls=(call,)), usage=usage, finish_reason="tool_calls"
         )
