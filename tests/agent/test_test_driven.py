@@ -283,6 +283,13 @@ async def test_a_task_that_asks_for_a_test_may_change_the_tests(
         ),
         ("Make tests/test_greet.py pass.", True),
         ("Make the failing test pass.", True),
+        (  # bench: th-format; "my last change the test suite" is no request to change a test
+            "Since my last change the test suite of this project fails. Please fix the code so "
+            "that all the tests pass again; leave the tests as they are.",
+            True,
+        ),
+        ("The build is red. Fix it, and keep the tests unchanged.", True),
+        ("Update the test suite config and fix the failing test.", False),
     ],
 )
 def test_which_tasks_are_to_fix_the_code(task: str, fixes: bool) -> None:

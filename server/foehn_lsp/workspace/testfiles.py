@@ -53,7 +53,10 @@ def fixes_a_bug(task: str) -> bool:
 
 _FIXES = re.compile(r"\b(?:fix\w*|bug\w*|broken|wrong|incorrect|repair\w*)\b", re.IGNORECASE)
 _NOT_THE_TEST = re.compile(
-    r"\b(?:not|never|don't|do not|without)\s+(?:\w+\s+){0,2}(?:the\s+)?tests?\b", re.IGNORECASE
+    r"\b(?:not|never|don't|do not|without)\s+(?:\w+\s+){0,2}(?:the\s+)?tests?\b"
+    r"|\b(?:leave|keep)\s+(?:the\s+|all\s+|its\s+)?tests?\s+(?:as\s+they\s+are|alone|as\s+is|"
+    r"unchanged|untouched)\b",
+    re.IGNORECASE,
 )
 _NAMES_A_TEST = re.compile(r"\btests?\b|::|test_\w+", re.IGNORECASE)
 _TO_PASS = re.compile(
@@ -64,8 +67,9 @@ _TO_PASS = re.compile(
 condition on other work (seen, bench: mo-format-line, a rename whose edit of a test was
 refused as if the task were to fix the code behind it)."""
 _WRITES_A_TEST = re.compile(
+    r"(?<!\bmy\s)(?<!\blast\s)(?<!\ba\s)(?<!\bthis\s)(?<!\bthat\s)(?<!\bour\s)"
     r"\b(?:add|write|create|update|change|edit|adjust|rename|extend|fix|delete|remove)\s+"
-    r"(?:(?:a|an|the|its|their|one|new|failing|unit|that|this)\s+){0,3}tests?\b"
+    r"(?:(?:a|an|the|its|their|one|new|failing|unit|that|this)\s+){0,3}tests?\b(?!\s+suite)"
     r"|\b(?:with|and)\s+(?:a|an|its|their)\s+(?:\w+\s+)?tests?\b"
     r"|\bin\s+(?:its|their)\s+tests\b",
     re.IGNORECASE,
