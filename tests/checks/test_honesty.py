@@ -457,6 +457,14 @@ def test_what_counts_as_a_claim(text: str, claims: bool) -> None:
         ("What changed in version 0.4.1?", False),
         ("How do I add a flag?", False),
         ("Which file defines restock?", False),
+        (  # bench: th-shopping, sent back for changing no file
+            "If one recipe has 1 cup milk, what does shopping_list give for the milk? Just tell "
+            "me; please don't change any files.",
+            False,
+        ),
+        ("Quick question: what does parse_v1('3.5;;-1') give? No need to change anything.", False),
+        ("21.5 °C is 70.7 °F, but it prints 71.6F. Can you fix that?", True),
+        ("The output is wrong. Please don't touch the tests, but fix the rounding.", True),
     ],
 )
 def test_what_counts_as_a_change_request(task: str, asks: bool) -> None:

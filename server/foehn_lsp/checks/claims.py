@@ -87,9 +87,25 @@ _CODE = re.compile(
 
 
 def asks_for_change(task: str) -> bool:
-    """Whether the person's task asks for a change (an imperative, not a question about one)."""
+    """Whether the person's task asks for a change: a verb of change in its first line, not in
+    a question (one that starts with a question word, or a sentence that ends with "?" and
+    does not ask for something: "Can you fix that?" does) and not negated ("please don't
+    change any files"; seen, bench: th-shopping, a question that began "If one recipe has …"
+    and ended so, sent back for changing no file)."""
     first_line = task.strip().splitlines()[0] if task.strip() else ""
-    return bool(_ASKS.search(first_line)) and not _QUESTION.match(first_line)
+    if _QUESTION.match(first_line):
+        return False
+    return any(
+        not _NEGATED_VERB.search(sentence[: verb.start()])
+        for sentence in sentences(first_line)
+        if not sentence.rstrip().endswith("?") or _REQUEST.search(sentence)
+        for verb in _ASKS.finditer(sentence)
+    )
+
+
+_NEGATED_VERB = re.compile(r"(?:\b(?:not|never|without|no\s+need\s+to)|n't)\s+(?:\w+\s+)?$", re.I)
+_REQUEST = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b", re.IGNORECASE)
+"""A question that asks for something ("Can you fix that?")."""
 
 
 def asks_for_test(task: str) -> bool:
