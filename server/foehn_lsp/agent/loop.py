@@ -193,8 +193,10 @@ def _held(state: _State, sentence: str) -> bool:
     if state.mode != "plan" and claims.locations(sentence):
         return True
     turn = state.messages[state.start :]
-    asked = honesty.check_program_asked(sentence, task=state.task, turn=turn, tools=state.tools)
-    if state.mode != "plan" and asked is not None:
+    if state.mode != "plan" and (
+        honesty.check_program_asked(sentence, task=state.task, turn=turn, tools=state.tools)
+        is not None
+    ):
         return True
     return (
         claims.claims_value(sentence)

@@ -96,14 +96,13 @@ def asks_for_change(task: str) -> bool:
     if _QUESTION.match(first_line):
         return False
     return any(
-        not _NEGATED_VERB.search(sentence[: verb.start()])
+        not _NOT_BEFORE.search(sentence[: verb.start()])
         for sentence in sentences(first_line)
         if not sentence.rstrip().endswith("?") or _REQUEST.search(sentence)
         for verb in _ASKS.finditer(sentence)
     )
 
 
-_NEGATED_VERB = re.compile(r"(?:\b(?:not|never|without|no\s+need\s+to)|n't)\s+(?:\w+\s+)?$", re.I)
 _REQUEST = re.compile(r"\b(?:(?:can|could|would|will)\s+you|please)\b", re.IGNORECASE)
 """A question that asks for something ("Can you fix that?")."""
 
@@ -148,7 +147,10 @@ _ASKS_IN = re.compile(
     r"document)\b",
     re.IGNORECASE,
 )
-_NOT_BEFORE = re.compile(r"(?:\b(?:not|never|without)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_NOT_BEFORE = re.compile(
+    r"(?:\b(?:not|never|without|no\s+need\s+to)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE
+)
+"""Before a verb, words that negate it ("do not change", "please don't", "no need to")."""
 _DONE_BY = re.compile(
     r"(?:\b(?:it|that|which|who|will|shall|should)|\b(?:make|makes|let|lets)\s+(?!sure\b)"
     r"(?:\w+\s+){1,3})\s*$",
