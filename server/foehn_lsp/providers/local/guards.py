@@ -201,12 +201,9 @@ def first_run(
     and the code under test. Seen (bench: ri-freezing, pa-mean): asked to fix the code behind
     a failing test, the model read the test file and answered with what the tests check, or
     changed code it guessed at, never running the test."""
-    start = turn_start(messages)
-    if start == 0 or not any(t.name == TESTS_TOOL for t in tools) or calls_in(messages[start:]):
-        return None
-    task = _asked(str(messages[start - 1].content))
-    named = named_tests(task)
-    return {"paths": named} if named and fixes_code(task) else None
+    task = _before_any_call(messages, tools, TESTS_TOOL)
+    named = named_tests(task) if task is not None else []
+    return {"paths": named} if task is not None and named and fixes_code(task) else None
 
 
 def first_program(
@@ -216,11 +213,20 @@ def first_program(
     task asks what a command prints (``program_asked``) and the turn has made no call yet, the
     step runs it. Seen (bench: sl-hundred): "What exactly does python -m kitty.cli 100.00 ana
     ben cy print?" answered at once, with no call, with output the model made up."""
-    start = turn_start(messages)
-    if start == 0 or not any(t.name == PROGRAM_TOOL for t in tools) or calls_in(messages[start:]):
-        return None
-    command = program_asked(_asked(str(messages[start - 1].content)))
+    task = _before_any_call(messages, tools, PROGRAM_TOOL)
+    command = program_asked(task) if task is not None else None
     return {"command": command} if command else None
+
+
+def _before_any_call(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition], tool: str
+) -> str | None:
+    """The person's words for this turn (``_asked``), while the turn has made no call and
+    ``tool`` is offered: what a host-made first step reads."""
+    start = turn_start(messages)
+    if start == 0 or not any(t.name == tool for t in tools) or calls_in(messages[start:]):
+        return None
+    return _asked(str(messages[start - 1].content))
 
 
 def _asked(message: str) -> str:
