@@ -168,7 +168,7 @@ async def raw_server(
 ) -> AsyncIterator[RawClient]:
     """``foehn serve`` in ``root``, forked from the preloaded interpreter (``preloaded.py``); a
     new interpreter of its own with ``own_process``, for a test that reads the process by its
-    id (memory, descendants)."""
+    id (its descendants)."""
     command = [*FOEHN_ARGV, "serve"] if own_process else foehn_argv("serve")
     process = await asyncio.create_subprocess_exec(
         *command,
