@@ -174,9 +174,10 @@ def budget_for(window: int | None) -> int:
     return SMALL_BUDGET if is_small(window) else LARGE_BUDGET
 
 
-Tracer = Callable[[str, tuple[int, int], Sequence[str]], Awaitable[list[str]]]
+Tracer = Callable[[str, tuple[int, int], int, Sequence[str]], Awaitable[list[str]]]
 """Given a failing test's node id (its file as an absolute path), the first and last line of
-the statement of that file it failed on and its ``E`` lines, what that statement ran, as digest
+the statements of that file that it failed on and that set what it reads (``sources``), the
+first line of the one it failed on, and its ``E`` lines, what those statements ran, as digest
 lines (``_tracing.trace``)."""
 
 
@@ -240,10 +241,10 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
     return "\n".join(out)
 
 
-async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int, int]] | None:
-    """The failure's node id (its file absolute) and the lines of the test file's statement it
-    failed on, when the traceback ends in the test file itself (an assertion, not an error in
-    the code)."""
+async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int, int], int] | None:
+    """The failure's node id (its file absolute), the lines of the test file's statements it
+    failed on and that set what it reads, and the first line of the one it failed on, when the
+    traceback ends in the test file itself (an assertion, not an error in the code)."""
     if "::" not in failure.node or not failure.frames:
         return None
     printed, line = failure.frames[-1]
@@ -252,9 +253,8 @@ async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int,
         return None
     if await files.get(path) is None:
         return None
-    return f"{path}::{failure.node.partition('::')[2]}", files.sources(
-        path, files.statement(path, line)
-    )
+    node = f"{path}::{failure.node.partition('::')[2]}"
+    return node, files.sources(path, files.statement(path, line)), line
 
 
 def parsed(text: list[str]) -> ast.Module | None:

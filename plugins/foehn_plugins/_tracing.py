@@ -1,5 +1,6 @@
 """What the code under test did on a test's failing line: the test run once more, read-only,
-with a line tracer on the calls that line makes into the workspace's own code. For
+with a line tracer on the calls that line (and the lines that set what it reads) makes into the
+workspace's own code, and on the calls those of the failing statement make themselves. For
 ``run_tests`` to show, under a failed assertion, what each such call was given, which of its
 lines ran, what each line set the first time it ran, and where it returned (and what), or
 raised: the return that gave the wrong value is usually next to the bug, the values say at
@@ -27,9 +28,10 @@ from foehn_lsp.sandbox.runner import SandboxViewError
 SECONDS = 30.0
 """How long the traced run may take."""
 MAX_CALLS = 3
-"""Calls of the failing line shown at most (the first ones of its last run: in a loop, the
-run that failed; seen, bench: np-tz-compose, where the digest showed the first two passes of
-the test's loop, which passed, and not the third)."""
+"""Calls shown at most: the failing statement's first, each with those it made, then those of
+the lines before it, all from the last run of the failing lines (in a loop, the run that
+failed; seen, bench: np-tz-compose, where the digest showed the first two passes of the test's
+loop, which passed, and not the third)."""
 MAX_LINES = 24
 """Lines shown for one call at most."""
 MAX_ARGUMENTS = 4
@@ -38,16 +40,17 @@ MARKER = "@@foehn-trace@@"
 SNAPSHOTS = 2_000
 """Line events of one call after which what each line set is no longer read (a long loop)."""
 
-# Run as ``python -c TRACER TEST_FILE FIRST LAST NODE`` from the workspace's root, the workspace
-# first on the module path as the tests' own run had it: pytest runs the one node with a tracer
-# that follows only the frames the test file's lines FIRST to LAST call directly (and that live
-# under the root, outside any environment), then prints what they did after MARKER.
+# Run as ``python -c TRACER TEST_FILE FIRST LAST NODE FOCUS`` from the workspace's root, the
+# workspace first on the module path as the tests' own run had it: pytest runs the one node with
+# a tracer that follows only the frames the test file's lines FIRST to LAST call directly, and
+# those that the calls from line FOCUS on (the failing statement) call directly, all of them
+# living under the root, outside any environment; then it prints what they did after MARKER.
 TRACER = r"""
 import copy, itertools, json, os, re, reprlib, sys, warnings
 sys.path.insert(0, os.getcwd())  # as ``python -m pytest`` has it; the read-only sandbox does not
 import pytest
 test_file, node = os.path.abspath(sys.argv[1]), sys.argv[4]
-first, last = int(sys.argv[2]), int(sys.argv[3])
+first, last, focus = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5])
 root = os.getcwd() + os.sep
 calls = []
 def shown(value, limit=120):
@@ -102,28 +105,36 @@ def values(frame):
             if n != "_" and not (callable(v) or type(v).__name__ == "module")}
 run = {"caller": None, "at": -1}
 resumable = set()  # generators' frames seen: a generator resumed is no new call
+followed = {}  # id() of the running frame of a call from the failing statement: its index
 def tracer(frame, event, arg):
     caller = frame.f_back
-    if caller is None or not first <= caller.f_lineno <= last:
+    if caller is None:
         return None
-    if caller.f_code.co_filename != test_file:
+    within = followed.get(id(caller))
+    from_test = caller.f_code.co_filename == test_file and first <= caller.f_lineno <= last
+    if within is None and not from_test:
         return None
     name = frame.f_code.co_filename
     if name == test_file or not name.startswith(root) or "site-packages" in name:
         return None
-    if id(frame) not in resumable:
+    if within is None and id(frame) not in resumable:
         # A call from the same place as an earlier one, or from before it, is the failing
         # lines run again (a loop in the test): only their last run, the one that failed, is
         # kept.
         if run["caller"] == id(caller) and caller.f_lasti <= run["at"]:
             calls.clear()
+            followed.clear()
         run["caller"], run["at"] = id(caller), caller.f_lasti
         if frame.f_code.co_flags & 0x2A0:  # a generator, coroutine or async generator
             resumable.add(id(frame))
-    if len(calls) >= 20:
+    failing = within is not None or caller.f_lineno >= focus
+    if len(calls) >= (40 if failing else 20):  # the lines before may not crowd out the failing
         return None
     call = {"file": name[len(root):], "name": frame.f_code.co_name, "args": arguments(frame),
-            "lines": {}, "sets": {}, "end": None}
+            "lines": {}, "sets": {}, "end": None, "at": caller.f_lineno, "within": within}
+    index = len(calls)
+    if within is None and failing:
+        followed[id(frame)] = index
     calls.append(call)
     lines = call["lines"]  # a dict: each line once, in the order it first ran, looked up fast
     sets = call["sets"]
@@ -145,6 +156,8 @@ def tracer(frame, event, arg):
             call["end"] = ["raised", frame.f_lineno, type(arg[1]).__name__ + ": " + shown(arg[1])]
         elif event == "return" and not (arg is None and call["end"]):
             call["end"] = ["returned", frame.f_lineno, shown(arg)]
+        if event == "return" and followed.get(id(frame)) == index:
+            del followed[id(frame)]  # the frame's id may be another's later
         return local
     return local
 sys.settrace(tracer)
@@ -171,6 +184,10 @@ class Call:
     """What a line set the first time it ran: (local name, new value as shown, cut at 60)."""
     end: tuple[str, int, str] | None
     """``("returned", line, value)`` or ``("raised", line, "Error: message")``."""
+    at: int = 0
+    """The line it was called from: of the test file, for a call the test made."""
+    within: int | None = None
+    """For a call another call made: that call's index among those the tracer printed."""
 
 
 def parse(output: str) -> list[Call]:
@@ -191,6 +208,8 @@ def parse(output: str) -> list[Call]:
                     for n, changed in c.get("sets", ())
                 },
                 end=(str(c["end"][0]), int(c["end"][1]), str(c["end"][2])) if c["end"] else None,
+                at=int(c.get("at") or 0),
+                within=None if c.get("within") is None else int(c["within"]),
             )
             for c in raw
         ]
@@ -203,17 +222,18 @@ async def trace(
     environment: Mapping[str, str] | None,
     node: str,
     lines: tuple[int, int],
+    focus: int,
     errors: Sequence[str],
     ctx: ToolContext,
 ) -> list[str]:
-    """What the failing statement (its first and last ``lines``) of ``node``'s test file ran,
-    as digest lines, or none; a call whose value is one side of the failed comparison in
-    ``errors`` (the ``E`` lines) is said to have given it where the test expects the other
-    side."""
+    """What the first to the last of ``lines`` of ``node``'s test file ran, the failing
+    statement (from line ``focus``) first, as digest lines, or none; a call whose value is one
+    side of the failed comparison in ``errors`` (the ``E`` lines) is said to have given it where
+    the test expects the other side."""
     test_file = node.partition("::")[0]
     try:
         finished = await system_sandbox().run(
-            [python, "-c", TRACER, test_file, str(lines[0]), str(lines[1]), node],
+            [python, "-c", TRACER, test_file, str(lines[0]), str(lines[1]), node, str(focus)],
             workspace=ctx.workspace,
             cwd=ctx.workspace.root,
             policy="read-only",
@@ -224,11 +244,12 @@ async def trace(
         )
     except (SandboxUnavailableError, SandboxViewError, ProgramStartError):
         return []
-    calls = [c for c in parse(finished.output) if c.lines][:MAX_CALLS]
     test = node.partition("::")[2]  # the test's name, as the ledger keys it: its file is absolute
     out: list[str] = []
-    for call in calls:
-        block = await _shown(call, expected_of(call, errors), ctx)
+    pointing = True  # at the first call's end, or at the end of the last call it made shown
+    for call, by in _ordered(parse(finished.output), focus)[:MAX_CALLS]:
+        pointing = pointing and (not out or by is not None)
+        block = await _shown(call, by, expected_of(call, errors), ctx, point=pointing)
         if block and call.end is not None:
             before = ctx.files.shown.end_of(test, (call.file, call.name))
             same = before is not None and (before[0], before[2]) == (call.end[0], call.end[2])
@@ -240,6 +261,27 @@ async def trace(
         which = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]}"
         out.insert(0, f"What {which} of the test ran (the test run once more, traced):")
     return out
+
+
+def _ordered(calls: Sequence[Call], focus: int) -> list[tuple[Call, str | None]]:
+    """The calls to show, each with the name of the call that made it (``None`` for the test's
+    own): the failing statement's (called from line ``focus`` on) first, each followed by those
+    it made, then the others in the order they ran; a call that ran no line of its own, or ran
+    as one already kept did (same function, arguments, lines and end), is left out."""
+    made = [(i, c) for i, c in enumerate(calls) if c.within is None]
+    made.sort(key=lambda made: made[1].at < focus)  # stable: each group in the order it ran
+    kept: list[tuple[Call, str | None]] = []
+    for index, call in made:
+        kept.append((call, None))
+        kept += [(c, call.name) for c in calls if c.within == index]
+    seen: set[tuple[object, ...]] = set()
+    ordered: list[tuple[Call, str | None]] = []
+    for call, by in kept:
+        alike = (call.file, call.name, call.arguments, call.lines, call.end)
+        if call.lines and alike not in seen:
+            seen.add(alike)
+            ordered.append((call, by))
+    return ordered
 
 
 _COMPARED = re.compile(r"^(?:AssertionError: )?(?:assert |\w+ differ: )?(.+?) (==|!=) (.+)$")
@@ -269,20 +311,24 @@ def expected_of(call: Call, errors: Sequence[str]) -> str | None:
     return right if value == left else left
 
 
-async def _shown(call: Call, expected: str | None, ctx: ToolContext) -> list[str]:
+async def _shown(
+    call: Call, by: str | None, expected: str | None, ctx: ToolContext, *, point: bool
+) -> list[str]:
     """``call``'s lines that ran, numbered as read_file numbers them, the one it returned or
-    raised at marked; with what the test expects instead, when that is known."""
+    raised at marked; with the call that made it (``by``), and what the test expects instead,
+    when that is known. With ``point``, the next read of its file opens where it ended."""
     try:
         path = ctx.workspace.resolve(call.file)
         text = (await ctx.files.read(path)).text.splitlines()
     except (FileReadError, OSError, ValueError):
         return []
-    if call.end is not None:
-        ctx.files.shown.point(path, call.end[1])  # a read of the file opens where it ended
+    if point and call.end is not None:
+        ctx.files.shown.point(path, call.end[1])
     how = f" and {call.end[0]} {call.end[2]} at line {call.end[1]}" if call.end else ""
     if expected is not None:
         how += f"; the test expects {expected}"
-    out = [f"{call.name}({_given(call.arguments)}) ({call.file}) ran these lines{how}:"]
+    made = f", which {by} called," if by else ""
+    out = [f"{call.name}({_given(call.arguments)}) ({call.file}){made} ran these lines{how}:"]
     ran = sorted(n for n in call.lines if 0 < n <= len(text))
     for number in _kept(ran, call.end[1] if call.end else None):
         if call.end and number == call.end[1]:

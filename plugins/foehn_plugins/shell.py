@@ -425,9 +425,11 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
         return result
     python = _tracing.pytest_python(argv)
 
-    async def tracer(node: str, lines: tuple[int, int], errors: Sequence[str]) -> list[str]:
+    async def tracer(
+        node: str, lines: tuple[int, int], focus: int, errors: Sequence[str]
+    ) -> list[str]:
         assert python is not None
-        return await _tracing.trace(python, variables, node, lines, errors, ctx)
+        return await _tracing.trace(python, variables, node, lines, focus, errors, ctx)
 
     if (found := await digest(finished.output, ctx, tracer if python else None)) is not None:
         head = "\n".join(result.output.split("\n", 2)[:2])

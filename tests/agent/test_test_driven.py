@@ -579,6 +579,12 @@ async def test_a_rerun_whose_call_returns_what_it_returned_before_says_where_the
         10,
         "[1, 2, 3, 4]",
     )
+    assert "tail(items=[1, 2, 3, 4], count=2) (src/shop/listing.py), which last_n" in changed
+    assert ledger.end_of("test_last_two", ("src/shop/listing.py", "tail")) == (
+        "returned",
+        5,
+        "[1, 2, 3, 4]",
+    )
 
 
 async def test_a_parametrized_test_whose_id_has_a_space_is_read_like_any_other(
@@ -860,6 +866,54 @@ async def test_a_constructor_that_returned_none_again_is_not_said_to_be_where_th
     assert "__init__ returned None in the run before too" not in again
 
 
+async def test_the_failing_statements_calls_and_what_they_call_are_shown_before_the_setters(
+    model: ModelServer, project: Path
+) -> None:
+    """Seen (bench: na-tz-curry-eq): ``assert f1 != g1`` failed after four lines that built
+    curried functions; the traced run showed three ``__init__`` calls (two of them alike) and
+    not ``__ne__``, nor the ``__eq__`` it calls, where the bug was. The failing statement's
+    calls come first, each with the calls into the workspace it made itself, and a call
+    shown once is not shown again."""
+    listing = project / "src" / "shop" / "listing.py"
+    listing.write_text(
+        listing.read_text()
+        + "class Pair:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n\n"
+        "    def __eq__(self, other):\n        return self.a == other.a\n\n"
+        "    def __ne__(self, other):\n        return not self.__eq__(other)\n"
+    )
+    _failing_line_becomes(
+        project,
+        "    from shop.listing import Pair\n    p = Pair(1, 2)\n    q = Pair(1, 2)\n"
+        "    r = Pair(1, 3)\n    assert p == q\n    assert p != r\n",
+    )
+    shown = await _first_run(model, project)
+    ne = shown.index("__ne__(other=<shop.listing.Pair object>) (src/shop/listing.py) ran these")
+    eq = shown.index(
+        "__eq__(other=<shop.listing.Pair object>) (src/shop/listing.py), which __ne__ called, "
+        "ran these lines and returned True"
+    )
+    assert ne < eq < shown.index("__init__(a=1, b=2)"), shown
+    assert shown.count("__init__(a=1, b=2)") == 1, shown
+
+
+async def test_many_calls_of_the_lines_before_do_not_crowd_out_the_failing_statements(
+    model: ModelServer, project: Path
+) -> None:
+    """The traced run keeps the first 20 calls of the lines before the failing statement, and
+    the failing statement's calls after them."""
+    calls = ", ".join(f"unrelated_1({x})" for x in range(25))
+    _failing_line_becomes(
+        project,
+        f"    from shop.listing import unrelated_1\n    items = [{calls}]\n"
+        "    assert last_n(items, 2) == items[-2:]\n",
+    )
+    shown = await _first_run(model, project)
+    assert (
+        "last_n(items=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 1..., n=2)" in shown
+    )
+    assert "unrelated_1(x=0)" in shown, shown
+
+
 async def test_a_traced_call_that_returned_an_iterator_shows_what_it_yields_and_the_test_still_runs(
     model: ModelServer, project: Path
 ) -> None:
@@ -935,7 +989,9 @@ async def test_a_read_after_a_traced_failure_opens_where_the_call_returned(
     model: ModelServer, project: Path
 ) -> None:
     """Seen (bench: nw-tz-keyfilter): after the failing run the model read the module without
-    a range and was shown its first lines, not the function the failure ran."""
+    a range and was shown its first lines, not the function the failure ran. It opens where the
+    last call shown of those the failing line made returned: ``tail``, which ``last_n`` called,
+    and where the bug is."""
     listing = project / "src" / "shop" / "listing.py"
     text = listing.read_text()
     unrelated = "".join(
@@ -957,11 +1013,15 @@ async def test_a_read_after_a_traced_failure_opens_where_the_call_returned(
         window=16_384,
     )
     ran, shown = (r.output for r in served.results)
-    returned = next(line for line in ran.splitlines() if line.endswith("<- returned [2, 3, 4]"))
-    number = returned.split("\t")[0].strip()
+    returned = [line for line in ran.splitlines() if line.endswith("<- returned [2, 3, 4]")]
+    assert [line.split("\t")[1] for line in returned] == [
+        "    return tail(items, n)   <- returned [2, 3, 4]",
+        "    return items[-count - 1 :]   <- returned [2, 3, 4]",
+    ]
+    number = returned[1].split("\t")[0].strip()
     assert int(number) > 200
     assert not shown.startswith("src/shop/listing.py: lines 1-"), shown[:200]
-    assert f"{number:>6}\t    return tail(items, n)" in shown
+    assert f"{number:>6}\t    return items[-count - 1 :]" in shown
 
 
 async def test_the_embedded_models_fix_as_code_reads_a_real_run_and_its_edit_fits_the_file(

@@ -32,11 +32,12 @@ DIGEST_BLOCK = re.compile(
 FIRST_FAILURE = re.compile(rf"^The first failure, ({NODE_ID}), from the test", re.MULTILINE)
 """The test a failing run's digest is about."""
 CALL_END = re.compile(
-    r"^(\S+?)\(.*?\) \(([^()\s]+)\) ran these lines and (returned|raised) (.*) at line (\d+)"
-    r"(?:; the test expects .*)?:$",
+    r"^(\S+?)\(.*?\) \(([^()\s]+)\)(?:, which \S+ called,)? ran these lines and "
+    r"(returned|raised) (.*) at line (\d+)(?:; the test expects .*)?:$",
     re.MULTILINE,
 )
-"""How a call the failing statement made ended, as the traced run shows it."""
+"""How a call the failing statement (or a call it made) made ended, as the traced run shows
+it."""
 
 
 def replay_reads(
