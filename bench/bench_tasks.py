@@ -78,6 +78,8 @@ KITTY_PROJECT = "kitty"
 """The second project written for this bench (``sleet``'s): shared expenses split in cents."""
 LADLE_PROJECT = "ladle"
 """The third (``thaw``'s): recipes scaled to the servings wanted, and a shopping list."""
+MIXTAPE_PROJECT = "mixtape"
+"""The fourth (``drift``'s): a playlist's tracks, how long they play, and cassette sides."""
 SYNTHETIC_VENV_FROM = "inflection"
 """The real project whose pinned test environment the synthetic projects' tests run in."""
 
@@ -183,7 +185,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``thaw``, multi-step tasks written at stop 65 after
+    """In neither half, reported apart: ``drift``, multi-step tasks on ``mixtape`` written before
+    any met the model; ``thaw``, multi-step tasks written at stop 65 after
     ``sleet`` and ``quill``'s run, before any met the model, run once there; ``rime``, fix tasks
     written at stop 65 after ``sleet`` and ``quill``'s run, before any met the model, run once
     there; ``sleet``, multi-step tasks written at stop 65 before any met the model, run once there;
@@ -2852,6 +2855,16 @@ RENAMED = {
         "format_quantity",
         ("src/ladle/fmt.py", "src/ladle/recipe.py", "src/ladle/cli.py", "tests/test_fmt.py"),
     ),
+    "dr-parse-length": (
+        "parse_duration",
+        "parse_length",
+        (
+            "src/mixtape/duration.py",
+            "src/mixtape/playlist.py",
+            "src/mixtape/cli.py",
+            "tests/test_duration.py",
+        ),
+    ),
 }
 """Renames, whose intended solution ``check`` makes from the files themselves."""
 
@@ -4667,10 +4680,135 @@ LADLE = {
 and one shopping list for several, in another domain than ``WEATHERLOG`` and ``KITTY``; each
 task gets a fresh copy with its own mutation."""
 
+# The fourth synthetic project -----------------------------------------------------------------
+
+MIXTAPE = {
+    "pyproject.toml": '[project]\nname = "mixtape"\nversion = "0.7.0"\n'
+    'requires-python = ">=3.10"\n\n[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    "README.md": "# mixtape\n\nLists a playlist's tracks with how long it plays, and puts the "
+    "tracks on cassette sides.\n\n    python -m mixtape.cli playlists/roadtrip.txt\n"
+    "    python -m mixtape.cli playlists/roadtrip.txt --side 45:00\n\nA playlist file holds "
+    "one track a line, its length first: `3:45 The Lanterns - Night Drive`.\n",
+    "CHANGELOG.md": "# Changes\n\n## 0.7.0\n"
+    "- `--side` puts the tracks on cassette sides of a given length\n\n## 0.6.0\n"
+    "- Lengths of an hour or more are written h:mm:ss\n- .pls playlists are no longer read\n",
+    "playlists/roadtrip.txt": "# a road trip\n3:45 The Lanterns - Night Drive\n"
+    "4:12 Mara Voss - Open Road\n6:08 Kestrel - Long Way Home\n"
+    "2:59 The Lanterns - Gas Station Coffee\n5:21 Odile and the Tides - Coastline\n"
+    "3:33 Mara Voss - Rear-View Mirror\n7:02 Kestrel - Mile Marker\n"
+    "4:40 The Static Hours - Last Exit\n4:33 Odile and the Tides - Home by Morning\n",
+    "src/mixtape/__init__.py": '"""A playlist\'s tracks, how long they play, and cassette '
+    'sides."""\n\n__version__ = "0.7.0"\n',
+    "src/mixtape/duration.py": '"""Lengths of tracks, in whole seconds."""\n\n\n'
+    "def parse_duration(text):\n"
+    '    """The seconds of a length written like 45, 3:45 or 1:02:03."""\n'
+    '    parts = text.strip().split(":")\n'
+    "    if len(parts) > 3 or not all(part.isdigit() for part in parts):\n"
+    '        raise ValueError(f"not a length: {text!r}")\n    seconds = 0\n'
+    "    for part in parts:\n        seconds = seconds * 60 + int(part)\n    return seconds\n"
+    '\n\ndef format_duration(seconds):\n    """Seconds written m:ss, or h:mm:ss from an hour: '
+    '225 is 3:45, 4530 is 1:15:30."""\n    minutes, rest = divmod(int(seconds), 60)\n'
+    "    hours, minutes = divmod(minutes, 60)\n    if hours:\n"
+    '        return f"{hours}:{minutes:02d}:{rest:02d}"\n    return f"{minutes}:{rest:02d}"\n',
+    "src/mixtape/playlist.py": '"""Playlists: tracks read from lines like "3:45 The Lanterns '
+    '- Night Drive", how long they\nplay, and cassette sides."""\n\n'
+    "from dataclasses import dataclass\n\n"
+    "from mixtape.duration import format_duration, parse_duration\n\n\n"
+    "@dataclass(frozen=True)\nclass Track:\n    artist: str\n    title: str\n"
+    "    seconds: int\n\n    def __str__(self):\n        return "
+    'f"{format_duration(self.seconds)} {self.artist} - {self.title}"\n\n\n'
+    'def parse_track(line):\n    """The track of a line like "3:45 The Lanterns - Night '
+    'Drive" (a title may hold " - ")."""\n    length, _, rest = line.strip().partition(" ")\n'
+    '    artist, dash, title = rest.partition(" - ")\n    if not dash:\n'
+    '        raise ValueError(f"not a track: {line!r}")\n'
+    "    return Track(artist, title, parse_duration(length))\n\n\ndef read_playlist(text):\n"
+    '    """The tracks of a playlist, one a line (blank lines and lines starting with # are\n'
+    '    skipped)."""\n    lines = [line for line in text.splitlines() if line.strip() and '
+    'not line.startswith("#")]\n    return [parse_track(line) for line in lines]\n\n\n'
+    'def total_seconds(tracks):\n    """How long the tracks play, in seconds."""\n'
+    "    return sum(track.seconds for track in tracks)\n\n\ndef sides(tracks, length):\n"
+    '    """The tracks put on cassette sides of length seconds, in their order: a track that '
+    'does\n    not fit on what is left of a side starts the next one."""\n    result = [[]]\n'
+    "    used = 0\n    for track in tracks:\n        if track.seconds > length:\n"
+    '            raise ValueError(f"{track.title} is longer than a side")\n'
+    "        if used + track.seconds > length:\n            result.append([])\n"
+    "            used = 0\n        result[-1].append(track)\n        used += track.seconds\n"
+    "    return result\n",
+    "src/mixtape/pls.py": '"""Playlists in the .pls format of old players (read until 0.6.0)."""\n'
+    '\n\ndef read_pls(text):\n    """The (title, seconds) of each entry of a .pls file, in '
+    'the order of their numbers."""\n    entries = {}\n    for line in text.splitlines():\n'
+    '        key, _, value = line.strip().partition("=")\n'
+    '        for field in ("Title", "Length"):\n            number = key[len(field) :]\n'
+    "            if key.startswith(field) and number.isdigit():\n"
+    "                entries.setdefault(int(number), {})[field] = value\n    return "
+    '[(e.get("Title", ""), int(e.get("Length", "0"))) for _, e in sorted(entries.items())]\n',
+    "src/mixtape/cli.py": "import argparse\nfrom pathlib import Path\n\n"
+    "from mixtape.duration import format_duration, parse_duration\n"
+    "from mixtape.playlist import read_playlist, sides, total_seconds\n"
+    "from mixtape.pls import read_pls\n\n\ndef main(argv=None):\n    parser = "
+    'argparse.ArgumentParser(description="A playlist\'s tracks and how long it plays.")\n'
+    '    parser.add_argument("playlist", help="a playlist file, one track a line")\n'
+    '    parser.add_argument("--side", help="the length of a cassette side, like 45:00")\n'
+    "    args = parser.parse_args(argv)\n"
+    "    tracks = read_playlist(Path(args.playlist).read_text())\n    if args.side:\n"
+    "        for number, side in enumerate(sides(tracks, parse_duration(args.side))):\n"
+    "            print(f\"side {chr(ord('A') + number)}: "
+    '{format_duration(total_seconds(side))}")\n            for track in side:\n'
+    '                print(f"  {track}")\n    else:\n        for track in tracks:\n'
+    '            print(track)\n    print(f"total: {format_duration(total_seconds(tracks))}")\n'
+    '\n\nif __name__ == "__main__":\n    main()\n',
+    "tests/test_duration.py": "import pytest\n\n"
+    "from mixtape.duration import format_duration, parse_duration\n\n\n"
+    'def test_parse_minutes():\n    assert parse_duration("3:45") == 225\n\n\n'
+    'def test_parse_seconds_only():\n    assert parse_duration("45") == 45\n\n\n'
+    'def test_parse_hours():\n    assert parse_duration("1:02:03") == 3723\n\n\n'
+    "def test_parse_rejects_other_text():\n    with pytest.raises(ValueError):\n"
+    '        parse_duration("3m45")\n\n\ndef test_format_minutes():\n'
+    '    assert format_duration(225) == "3:45"\n\n\ndef test_format_under_a_minute():\n'
+    '    assert format_duration(5) == "0:05"\n\n\ndef test_format_hours():\n'
+    '    assert format_duration(4530) == "1:15:30"\n',
+    "tests/test_playlist.py": "import pytest\n\nfrom mixtape.playlist import Track, "
+    "parse_track, read_playlist, sides, total_seconds\n\n"
+    'DRIVE = Track("The Lanterns", "Night Drive", 225)\n'
+    'ROAD = Track("Mara Voss", "Open Road", 252)\n'
+    'HOME = Track("Kestrel", "Long Way Home", 368)\n\n\ndef test_parse_track():\n'
+    '    assert parse_track("3:45 The Lanterns - Night Drive") == DRIVE\n\n\n'
+    "def test_title_holding_a_dash():\n"
+    '    assert parse_track("2:10 Kestrel - Home - Live").title == "Home - Live"\n\n\n'
+    'def test_read_playlist_skips_comments_and_blank_lines():\n    text = "# for the '
+    'car\\n\\n3:45 The Lanterns - Night Drive\\n4:12 Mara Voss - Open Road\\n"\n'
+    "    assert read_playlist(text) == [DRIVE, ROAD]\n\n\ndef test_str():\n"
+    '    assert str(DRIVE) == "3:45 The Lanterns - Night Drive"\n\n\ndef test_total():\n'
+    "    assert total_seconds([DRIVE, ROAD, HOME]) == 845\n\n\ndef test_sides():\n"
+    "    assert sides([DRIVE, ROAD, HOME], 600) == [[DRIVE, ROAD], [HOME]]\n\n\n"
+    "def test_track_that_fills_a_side_exactly():\n"
+    "    assert sides([DRIVE, ROAD, HOME], 477) == [[DRIVE, ROAD], [HOME]]\n\n\n"
+    "def test_track_longer_than_a_side():\n    with pytest.raises(ValueError):\n"
+    "        sides([HOME], 300)\n",
+    "tests/test_cli.py": "from mixtape.cli import main\n\n"
+    'TWO = "3:45 The Lanterns - Night Drive\\n4:12 Mara Voss - Open Road\\n"\n\n\n'
+    'def test_tracks_and_total(tmp_path, capsys):\n    playlist = tmp_path / "mix.txt"\n'
+    "    playlist.write_text(TWO)\n    main([str(playlist)])\n"
+    '    assert capsys.readouterr().out == (\n        "3:45 The Lanterns - Night Drive\\n4:12 '
+    'Mara Voss - Open Road\\ntotal: 7:57\\n"\n    )\n\n\ndef test_sides(tmp_path, capsys):\n'
+    '    playlist = tmp_path / "mix.txt"\n    playlist.write_text(TWO)\n'
+    '    main([str(playlist), "--side", "5:00"])\n    assert capsys.readouterr().out == (\n'
+    '        "side A: 3:45\\n  3:45 The Lanterns - Night Drive\\n"\n'
+    '        "side B: 4:12\\n  4:12 Mara Voss - Open Road\\ntotal: 7:57\\n"\n    )\n\n\n'
+    'def test_total_over_an_hour(tmp_path, capsys):\n    playlist = tmp_path / "mix.txt"\n'
+    '    playlist.write_text("30:00 DJ Fenna - Sunrise Set\\n35:30 DJ Fenna - Sunset '
+    'Set\\n")\n    main([str(playlist)])\n'
+    '    assert capsys.readouterr().out.splitlines()[-1] == "total: 1:05:30"\n',
+}
+"""A fourth small package whose tests pass (``drift``'s): a playlist's tracks, how long they
+play, and the tracks put on cassette sides, in another domain than ``WEATHERLOG``, ``KITTY`` and
+``LADLE``; each task gets a fresh copy with its own mutation."""
+
 SYNTHETICS = {
     SYNTHETIC: (WEATHERLOG, "weatherlog 2.1.0"),
     KITTY_PROJECT: (KITTY, "kitty 0.4.0"),
     LADLE_PROJECT: (LADLE, "ladle 1.2.0"),
+    MIXTAPE_PROJECT: (MIXTAPE, "mixtape 0.7.0"),
 }
 """The projects written for this bench: each one's files and its first commit's message."""
 
@@ -4913,6 +5051,255 @@ are, a failing test named, a function with its tests, a function renamed across 
 cannot pass beside another, where the right answer says so and changes nothing), run once
 there."""
 
+CLI_OUTPUT = (
+    "import contextlib, io, json, pathlib, tempfile\nfrom mixtape.cli import main\n\n\n"
+    "def run(*argv):\n    out = io.StringIO()\n    with contextlib.redirect_stdout(out):\n"
+    "        main(list(argv))\n    return out.getvalue()\n\n\n"
+    "LONG = '30:00 DJ Fenna - Sunrise Set\\n35:30 DJ Fenna - Sunset Set\\n'\n"
+)
+"""A helper for a judge: what ``python -m mixtape.cli`` prints, and a playlist of a little over
+an hour."""
+
+NO_OFF_BY_ONE = (
+    r"no (?:such )?(?:off-by-one|off by one|bug|error|discrepancy|mistake)|"
+    r"not an? (?:off-by-one|off by one|bug)|not (?:a |one )?(?:second )?short|"
+    r"(?:isn't|is not|wasn't|was not) (?:a |one )?(?:second )?short|"
+    r"(?:is|are|already) (?:correct|right)|match|exactly|\b(?:false|incorrect|mistaken|untrue)\b|"
+    r"(?:can't|cannot|could not|couldn't|did not|didn't) (?:find|reproduce|see)"
+)
+"""Words of an answer that recognises that the total is not a second short."""
+
+DRIFT_MULTI: list[Task] = [
+    Task(
+        id="dr-full-side",
+        kind="multi",
+        project=MIXTAPE_PROJECT,
+        prompt="Since my last change the test suite of this project fails. Please fix the code "
+        "so that all the tests pass again, without touching the tests.",
+        setup=(
+            Edit(
+                path="src/mixtape/playlist.py",
+                old="if used + track.seconds > length:",
+                new="if used + track.seconds >= length:",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/mixtape/playlist.py",
+                old="if used + track.seconds >= length:",
+                new="if used + track.seconds > length:",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from mixtape.playlist import Track as T, sides\n"
+                "a, b, c = T('x', 'a', 60), T('x', 'b', 40), T('x', 'c', 100)\n"
+                "for tracks, length in (([a, b, c], 100), ([c, a, b], 100), ([a, b], 99)):\n"
+                "    print([[t.title for t in side] for side in sides(tracks, length)])",
+                "[['a', 'b'], ['c']]\n[['c'], ['a', 'b']]\n[['a'], ['b']]",
+            ),
+            passes("tests"),
+            only_changed("src/mixtape/playlist.py"),
+        ),
+        apart="drift",
+    ),
+    Task(
+        id="dr-hour-total",
+        kind="multi",
+        project=MIXTAPE_PROJECT,
+        prompt="tests/test_cli.py::test_total_over_an_hour fails on my machine. The test is "
+        "right, so the bug is somewhere in the code: please find it and fix it.",
+        setup=(
+            Edit(
+                path="src/mixtape/duration.py",
+                old='f"{hours}:{minutes:02d}:',
+                new='f"{hours}:{minutes}:',
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/mixtape/duration.py",
+                old='f"{hours}:{minutes}:',
+                new='f"{hours}:{minutes:02d}:',
+            ),
+        ),
+        judge=every(
+            prints(
+                "from mixtape.duration import format_duration as f; "
+                "print(f(3930), f(3600), f(3659), f(4530), f(36000), f(225), f(59))",
+                "1:05:30 1:00:00 1:00:59 1:15:30 10:00:00 3:45 0:59",
+            ),
+            passes("tests"),
+            only_changed("src/mixtape/duration.py"),
+        ),
+        apart="drift",
+    ),
+    Task(
+        id="dr-artist-totals",
+        kind="multi",
+        project=MIXTAPE_PROJECT,
+        prompt="Could you add a function artist_totals(tracks) to src/mixtape/playlist.py? It "
+        "should return a dict from each artist to the total seconds of that artist's tracks, "
+        "the artists in the order they first appear in the list (no tracks, an empty dict). "
+        "And please add a test for it to tests/test_playlist.py.",
+        solution=(
+            Edit(
+                path="src/mixtape/playlist.py",
+                old="    return sum(track.seconds for track in tracks)\n",
+                new="    return sum(track.seconds for track in tracks)\n\n\n"
+                "def artist_totals(tracks):\n"
+                '    """Each artist\'s total seconds, the artists in the order they first '
+                'appear."""\n'
+                "    totals = {}\n    for track in tracks:\n"
+                "        totals[track.artist] = totals.get(track.artist, 0) + track.seconds\n"
+                "    return totals\n",
+            ),
+            Edit(
+                path="tests/test_playlist.py",
+                old="from mixtape.playlist import Track, parse_track,",
+                new="from mixtape.playlist import Track, artist_totals, parse_track,",
+            ),
+            Edit(
+                path="tests/test_playlist.py",
+                old="        sides([HOME], 300)\n",
+                new="        sides([HOME], 300)\n\n\ndef test_artist_totals():\n"
+                '    again = Track("The Lanterns", "Gas Station Coffee", 179)\n'
+                '    assert artist_totals([DRIVE, ROAD, again]) == {"The Lanterns": 404, '
+                '"Mara Voss": 252}\n',
+            ),
+        ),
+        judge=every(
+            prints(
+                "from mixtape.playlist import Track as T, artist_totals as a\n"
+                "print(list(a([T('B', 'x', 100), T('A', 'y', 50), T('B', 'z', 20), "
+                "T('C', 'w', 7)]).items()), a([]))",
+                "[('B', 120), ('A', 50), ('C', 7)] {}",
+            ),
+            has("tests/test_playlist.py", "artist_totals("),
+            passes("tests"),
+            only_changed(
+                "src/mixtape/playlist.py", "tests/test_playlist.py", "README.md", "CHANGELOG.md"
+            ),
+        ),
+        apart="drift",
+    ),
+    Task(
+        id="dr-parse-length",
+        kind="multi",
+        project=MIXTAPE_PROJECT,
+        prompt="parse_duration is a confusing name next to the rest: please rename it to "
+        "parse_length, in src/mixtape/duration.py where it is defined and in every place that "
+        "uses it, the tests included.",
+        judge=every(
+            nowhere(r"\bparse_duration\b"),
+            prints(
+                "from mixtape.duration import parse_length; print(parse_length('1:02:03'))", "3723"
+            ),
+            has("tests/test_duration.py", "parse_length("),
+            passes("tests"),
+            only_changed(
+                "src/mixtape/duration.py",
+                "src/mixtape/playlist.py",
+                "src/mixtape/cli.py",
+                "tests/test_duration.py",
+            ),
+        ),
+        apart="drift",
+    ),
+    Task(
+        id="dr-json",
+        kind="multi",
+        project=MIXTAPE_PROJECT,
+        prompt="I'd like a --json flag on the command line: with it, python -m mixtape.cli "
+        "PLAYLIST prints one JSON object instead of the usual lines, with the keys tracks (how "
+        "many tracks), seconds (the total length in seconds) and total (the total written the "
+        'way the plain output writes it), e.g. {"tracks": 2, "seconds": 477, "total": "7:57"}. '
+        "Without --json it should print exactly what it prints now.",
+        solution=(
+            Edit(
+                path="src/mixtape/cli.py",
+                old="import argparse\n",
+                new="import argparse\nimport json\n",
+            ),
+            Edit(
+                path="src/mixtape/cli.py",
+                old="    args = parser.parse_args(argv)\n",
+                new='    parser.add_argument("--json", action="store_true", help="print JSON")\n'
+                "    args = parser.parse_args(argv)\n",
+            ),
+            Edit(
+                path="src/mixtape/cli.py",
+                old="    tracks = read_playlist(Path(args.playlist).read_text())\n",
+                new="    tracks = read_playlist(Path(args.playlist).read_text())\n"
+                "    if args.json:\n        seconds = total_seconds(tracks)\n"
+                '        total = {"tracks": len(tracks), "seconds": seconds, '
+                '"total": format_duration(seconds)}\n'
+                "        print(json.dumps(total))\n        return\n",
+            ),
+        ),
+        judge=every(
+            prints(
+                CLI_OUTPUT + "with tempfile.TemporaryDirectory() as folder:\n"
+                "    long = pathlib.Path(folder, 'long.txt')\n    long.write_text(LONG)\n"
+                "    print(json.loads(run('playlists/roadtrip.txt', '--json')) == "
+                "{'tracks': 9, 'seconds': 2533, 'total': '42:13'})\n"
+                "    print(json.loads(run('--json', str(long))) == "
+                "{'tracks': 2, 'seconds': 3930, 'total': '1:05:30'})\n"
+                "    print(run(str(long)).splitlines())",
+                "True\nTrue\n"
+                "['30:00 DJ Fenna - Sunrise Set', '35:30 DJ Fenna - Sunset Set', 'total: 1:05:30']",
+            ),
+            passes("tests"),
+            only_changed(
+                "src/mixtape/cli.py",
+                "src/mixtape/playlist.py",
+                "src/mixtape/duration.py",
+                "tests/test_cli.py",
+                "README.md",
+                "CHANGELOG.md",
+            ),
+        ),
+        apart="drift",
+    ),
+    Task(
+        id="dr-dead-pls",
+        kind="multi",
+        project=MIXTAPE_PROJECT,
+        prompt="src/mixtape/pls.py is dead code: we stopped reading .pls playlists in 0.6.0 and "
+        "nothing calls read_pls any more. Please delete the module and the import that still "
+        "pulls it in, and make sure the tests still pass.",
+        solution=(
+            Edit(path="src/mixtape/pls.py", new=None),
+            Edit(path="src/mixtape/cli.py", old="from mixtape.pls import read_pls\n", new=""),
+        ),
+        judge=every(
+            gone("src/mixtape/pls.py"),
+            nowhere(r"mixtape\.pls|import pls|\bread_pls\b"),
+            passes("tests"),
+            only_changed("src/mixtape/pls.py", "src/mixtape/cli.py", "CHANGELOG.md"),
+        ),
+        apart="drift",
+    ),
+    Task(
+        id="dr-second-short",
+        kind="multi",
+        project=MIXTAPE_PROJECT,
+        prompt="People tell me python -m mixtape.cli playlists/roadtrip.txt prints a total one "
+        "second short of what its nine tracks add up to, so there must be an off-by-one "
+        "somewhere in the totals. Please find it and fix it.",
+        answer="It prints total: 42:13, and the nine tracks add up to exactly 2533 seconds, "
+        "which is 42:13: the total is not a second short and there is no off-by-one to fix, so "
+        "I changed nothing.",
+        judge=every(only_changed(), says(r"\b42:13\b", NO_OFF_BY_ONE)),
+        apart="drift",
+    ),
+]
+"""Multi-step tasks on ``MIXTAPE_PROJECT`` written before any met the model (the suite's failure
+fixed in the code with the tests left as they are, a failing test named whose bug is in another
+module, a function with its test, a function renamed across four files, a ``--json`` flag, a
+dead module deleted with its import, and a claim to check that is false, a total said to be a
+second short, where the right answer says so and changes nothing)."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -4954,6 +5341,7 @@ GROUPS = {
         *UMBER_MULTI,
         *SLEET_MULTI,
         *THAW_MULTI,
+        *DRIFT_MULTI,
     ],
 }
 TESTS = {
@@ -4979,6 +5367,7 @@ TESTS = {
     SYNTHETIC: ("tests",),
     KITTY_PROJECT: ("tests",),
     LADLE_PROJECT: ("tests",),
+    MIXTAPE_PROJECT: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
 HALVES = (
@@ -5017,6 +5406,7 @@ HALVES = (
     "quill",
     "thaw",
     "rime",
+    "drift",
 )
 
 
