@@ -186,7 +186,8 @@ class Task:
     the history."""
     apart: str = ""
     """In neither half, reported apart: ``drift``, multi-step tasks on ``mixtape`` written before
-    any met the model; ``thaw``, multi-step tasks written at stop 65 after
+    any met the model; ``glint``, fix tasks written before any met the model; ``thaw``,
+    multi-step tasks written at stop 65 after
     ``sleet`` and ``quill``'s run, before any met the model, run once there; ``rime``, fix tasks
     written at stop 65 after ``sleet`` and ``quill``'s run, before any met the model, run once
     there; ``sleet``, multi-step tasks written at stop 65 before any met the model, run once there;
@@ -2810,6 +2811,96 @@ each in code no earlier task mutated (inflection's singular rule for a word endi
 ``maxsplit`` and ``sieve`` of 2, boltons ``IndexedSet.__rsub__`` and ``Bits.__getitem__``),
 three told by their symptom, checked without the model, and run once there."""
 
+GLINT_REAL: list[Task] = [
+    _fix(
+        "nt-inf-parameterize",
+        "inflection",
+        "inflection.parameterize('Hello, world!') returns 'hello-world-' with a dash left at the "
+        "end, and parameterize('Fish & Chips?', '_') gives 'fish_chips_'. A separator at the "
+        f"start is removed fine. {INFLECTION_TESTS} fails on it. Please fix inflection.",
+        INFLECTION,
+        "        string = re.sub(r\"(?i)^{sep}\".format(sep=re_sep), '', string)\n",
+        "        string = re.sub(r\"(?i)^{sep}|{sep}$\".format(sep=re_sep), '', string)\n",
+        "glint",
+        test=INFLECTION_TESTS,
+    ),
+    _fix(
+        "nt-tz-merge-sorted-key",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_merge_sorted fails. The test is right; please fix "
+        "the code.",
+        "toolz/itertoolz.py",
+        "        key1 = key(val1)\n        if key2 <= key1:\n",
+        "        key1 = key(val1)\n        if key2 < key1:\n",
+        "glint",
+    ),
+    _fix(
+        "nt-tz-curry-keywords",
+        "toolz",
+        "With toolz, a keyword given to a curried function later does not override the one "
+        "given before: with def greet(name, greeting='Hello'): return f'{greeting}, {name}' and "
+        "hi = curry(greet, greeting='Hi'), hi(greeting='Hey')('Ann') returns 'Hi, Ann' instead "
+        "of 'Hey, Ann'. toolz/tests/test_functoolz.py fails because of it. Can you fix toolz?",
+        "toolz/functoolz.py",
+        "            _kwargs.update(kwargs)\n            if func.keywords:\n"
+        "                _kwargs.update(func.keywords)\n",
+        "            if func.keywords:\n                _kwargs.update(func.keywords)\n"
+        "            _kwargs.update(kwargs)\n",
+        "glint",
+        test="toolz/tests/test_functoolz.py",
+    ),
+    _fix(
+        "nt-mi-unique-in-window",
+        "more-itertools",
+        "tests/test_more.py::UniqueInWindowTests::test_key fails. Fix more_itertools so that it "
+        "passes; the test is right.",
+        "more_itertools/more.py",
+        "        counts[k] += 1\n        window.append(item)\n",
+        "        counts[k] += 1\n        window.append(k)\n",
+        "glint",
+    ),
+    _fix(
+        "nt-mi-nth-combination",
+        "more-itertools",
+        "The test tests/test_recipes.py::NthCombinationTests::test_basic fails. Find the bug in "
+        "more_itertools and fix it; do not change the test.",
+        "more_itertools/recipes.py",
+        "        while index > c:\n",
+        "        while index >= c:\n",
+        "glint",
+    ),
+    _fix(
+        "nt-bo-navigate",
+        "boltons",
+        "In boltons, URL('https://example.com/docs/index.html').navigate('intro.html') gives "
+        "https://example.com/docs/index.html/intro.html, but a relative link should resolve "
+        "against the page's folder: https://example.com/docs/intro.html. tests/test_urlutils.py "
+        "fails on it. Please fix boltons.",
+        "boltons/urlutils.py",
+        "                new_path_parts = list(self.path_parts) \\\n",
+        "                new_path_parts = list(self.path_parts[:-1]) \\\n",
+        "glint",
+        test="tests/test_urlutils.py",
+    ),
+    _fix(
+        "nt-bo-format-args",
+        "boltons",
+        "boltons.formatutils.infer_positional_format_args('{} and {}') returns '{1} and {2}', so "
+        "formatting the result with two arguments raises IndexError; it should give "
+        "'{0} and {1}'. tests/test_formatutils.py fails. Can you fix boltons?",
+        "boltons/formatutils.py",
+        "    ret, max_anon = '', 1\n",
+        "    ret, max_anon = '', 0\n",
+        "glint",
+        test="tests/test_formatutils.py",
+    ),
+]
+"""Fix tasks written before any met the model, each in code no earlier task mutated (inflection
+``parameterize``'s trailing separator, toolz ``merge_sorted`` with a key and ``curry``'s merging
+of keywords, more-itertools ``unique_in_window`` with a key and ``nth_combination``, and, in
+boltons modules no earlier set used, ``URL.navigate`` to a relative path and
+``infer_positional_format_args``), four told by their symptom, checked without the model."""
+
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
     """The edits of a rename, read from the files (for ``check``)."""
@@ -5329,6 +5420,7 @@ GROUPS = {
         *PITH_REAL,
         *QUILL_REAL,
         *RIME_REAL,
+        *GLINT_REAL,
     ],
     "multi": [
         *MULTI,
@@ -5363,6 +5455,8 @@ TESTS = {
         "tests/test_cacheutils.py",
         "tests/test_setutils.py",
         "tests/test_mathutils.py",
+        "tests/test_urlutils.py",
+        "tests/test_formatutils.py",
     ),
     SYNTHETIC: ("tests",),
     KITTY_PROJECT: ("tests",),
@@ -5407,6 +5501,7 @@ HALVES = (
     "thaw",
     "rime",
     "drift",
+    "glint",
 )
 
 
