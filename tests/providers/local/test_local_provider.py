@@ -1233,6 +1233,34 @@ async def test_rename_delete_move_and_mkdir_are_offered_only_when_the_person_ask
     assert ("make_directory" in tools) is makes
 
 
+@pytest.mark.parametrize(
+    ("task", "deleted", "offered"),
+    [
+        ("Delete src/mixtape/pls.py and the import of it", ["src/mixtape/pls.py"], False),
+        ("Delete pls.py and the import that pulls it in (gone in 0.6.0)", ["src/pls.py"], False),
+        ("Delete a.py and b.py", ["a.py"], True),
+        ("Delete the dead module and its import", ["src/mixtape/pls.py"], True),
+        ("Delete src/mixtape/pls.py", [], True),
+    ],
+)
+async def test_delete_path_is_not_offered_once_the_files_the_person_named_are_deleted(
+    fake_provider: MakeProvider,
+    registry: ToolRegistry,
+    tmp_path: Path,
+    task: str,
+    deleted: list[str],
+    offered: bool,
+) -> None:
+    """Seen (bench: dr-dead-pls): asked to delete a module and the import that still pulled it
+    in, the model deleted the module, then the whole file with the import."""
+    provider = fake_provider(_call({"answer": "Done."}))
+    history: list[Message] = [UserMessage(content=task), *exchange("c0", "scan", {}, "a.py")]
+    for n, path in enumerate(deleted, start=1):
+        history += exchange(f"c{n}", "delete_path", {"path": path}, f"delete {path}")
+    await provider.complete(history, registry.definitions())
+    assert ("delete_path" in _offered(_chat_bodies(tmp_path / "states")[-1])) is offered
+
+
 CUT = {
     "chunks": ['{"tool": "write_file", "arguments": {"path": "a.py", "content": "x'],
     "finish": "length",

@@ -11,7 +11,8 @@
 - Right after a change that failed (not one the person denied), the step must be a tool call.
 - Right after a failing test run, write_file is not offered: the fix is an edit.
 - rename, delete_path, move_path and make_directory are offered only in a turn the person
-  asked to rename, delete or move something, or to make a folder.
+  asked to rename, delete or move something, or to make a folder; delete_path no longer once
+  every file the request names is deleted (``deleted_all_named``).
 - A write_file of a file read, with less than half the lines shown of it, is asked once more,
   with a note (the rest of the file would be lost).
 - An edit whose every new_text is its old_text is asked once more, with a note, and written so
@@ -619,6 +620,8 @@ def step_tools(
     offered = [
         t for t in tools if t.name not in ASKED_FOR or ASKED_FOR[t.name].search(asked) is not None
     ]
+    if deleted_all_named(messages):
+        offered = [t for t in offered if t.name != DELETE_TOOL]
     last = last_result(messages)
     if isinstance(last, ToolResultMessage) and last.name == TESTS_TOOL and last.is_error:
         return [t for t in offered if t.name != WRITE_TOOL]
@@ -630,6 +633,33 @@ def step_tools(
     ):
         return [t for t in offered if t.name != WRITE_TOOL]
     return offered
+
+
+def deleted_all_named(messages: Sequence[Message]) -> bool:
+    """Whether the person's request for this turn names files (``src/pls.py``, ``pls.py``)
+    and this turn's delete_path calls have deleted each of them. Seen (bench: dr-dead-pls):
+    asked to delete a module and the import that still pulled it in, the model deleted the
+    module, then the whole file with the import."""
+    start = turn_start(messages)
+    named = _FILE_NAMED.findall(_asked(str(messages[start - 1].content))) if start else []
+    if not named:
+        return False
+    calls = {c.id: c for c in calls_in(messages[start:])}
+    deleted = [
+        str(arguments_of(calls[m.call_id]).get("path", "")).removeprefix("./")
+        for m in messages[start:]
+        if isinstance(m, ToolResultMessage)
+        and m.name == DELETE_TOOL
+        and not m.is_error
+        and m.call_id in calls
+    ]
+    return all(any(path == name or path.endswith(f"/{name}") for path in deleted) for name in named)
+
+
+DELETE_TOOL = "delete_path"
+_FILE_NAMED = re.compile(r"(?<![\w./-])(?:[\w.-]+/)*[A-Za-z_][\w-]*\.[A-Za-z]\w*\b(?!\.?[\w/(])")
+"""A file a request names: a path or a file name with an extension that starts with a letter
+(not ``0.6.0``), not part of a longer dotted name or a call (not ``os.path.join(``)."""
 
 
 NEXT_STEPS: dict[str, Sequence[tuple[str, str]]] = {
