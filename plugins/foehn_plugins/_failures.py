@@ -162,6 +162,10 @@ class _Files:
         """``sources`` of a file already read, its source parsed once."""
         return sources(self._parsed(path), lines)
 
+    def output_from(self, path: Path, line: int) -> int | None:
+        """``output_from`` of a file already read, its source parsed once."""
+        return output_from(self._parsed(path), line)
+
     def _parsed(self, path: Path) -> ast.Module | None:
         if path not in self._statements:
             read = self._read.get(path)
@@ -254,7 +258,11 @@ async def _in_the_test(failure: Failure, files: _Files) -> tuple[str, tuple[int,
     if await files.get(path) is None:
         return None
     node = f"{path}::{failure.node.partition('::')[2]}"
-    return node, files.sources(path, files.statement(path, line)), line
+    first, last = files.sources(path, files.statement(path, line))
+    written = files.output_from(path, line)
+    if written is None:
+        return node, (first, last), line
+    return node, (min(first, written), last), written
 
 
 def parsed(text: list[str]) -> ast.Module | None:
@@ -288,27 +296,11 @@ def sources(tree: ast.Module | None, lines: tuple[int, int]) -> tuple[int, int]:
     ``t = mi.take(5, range(10))`` then ``self.assertEqual(t, [0, 1, 2, 3, 4])``. Seen (bench:
     nd-mi-take, nd-bo-research): the failing line called only the assertion, the call whose
     value failed was on a line before it, and the digest showed none of the code under test."""
-    if tree is None:
-        return lines
     first, last = lines
-    functions = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.lineno <= first <= (node.end_lineno or node.lineno)
-    ]
-    if not functions:
+    function = _function(tree, first)
+    if function is None:
         return lines
-    function = max(functions, key=lambda node: node.lineno)  # the innermost
-    failing = [
-        node for node in ast.walk(function) if isinstance(node, ast.stmt) and node.lineno == first
-    ]
-    read = {
-        name.id
-        for node in failing
-        for name in ast.walk(node)
-        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)
-    }
+    read = _reads(function, first)
     latest: dict[str, int] = {}
     for node in ast.walk(function):
         if (
@@ -319,6 +311,63 @@ def sources(tree: ast.Module | None, lines: tuple[int, int]) -> tuple[int, int]:
         ):
             latest[node.id] = max(latest.get(node.id, 0), node.lineno)
     return min([first, *latest.values()]), last
+
+
+def output_from(tree: ast.Module | None, line: int) -> int | None:
+    """For a failing statement (its first ``line``) that reads what pytest captured
+    (``capsys.readouterr()``, ``capfd``, ``caplog``): the first line of the statements of its
+    test that wrote it, those after the last one that read the capture before; else ``None``.
+    Seen (bench: dr-hour-total): ``main([str(playlist)])``, then ``assert
+    capsys.readouterr().out.splitlines()[-1] == "total: 1:05:30"``; nothing showed the
+    ``format_duration`` that printed ``1:5:30``."""
+    function = _function(tree, line)
+    captures = _reads(function, line) & CAPTURES if function is not None else set()
+    if function is None or not captures:
+        return None
+    since = None
+    for node in function.body:
+        if node.lineno >= line:
+            break
+        if since is None:
+            since = node.lineno
+        if _reads_in(node) & captures:
+            since = None
+    return since
+
+
+CAPTURES = frozenset({"capsys", "capfd", "capsysbinary", "capfdbinary", "caplog"})
+"""pytest's fixtures that hold what the code under test printed or logged."""
+
+
+def _function(tree: ast.Module | None, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function of ``tree`` that ``line`` is in."""
+    if tree is None:
+        return None
+    functions = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return max(functions, key=lambda node: node.lineno, default=None)
+
+
+def _reads(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> set[str]:
+    """The names the statements of ``function`` that start on ``line`` read."""
+    return {
+        name
+        for node in ast.walk(function)
+        if isinstance(node, ast.stmt) and node.lineno == line
+        for name in _reads_in(node)
+    }
+
+
+def _reads_in(node: ast.AST) -> set[str]:
+    return {
+        name.id
+        for name in ast.walk(node)
+        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)
+    }
 
 
 async def _callees(files: _Files, blocks: list[_Block]) -> list[_Block]:

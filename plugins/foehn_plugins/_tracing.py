@@ -246,10 +246,8 @@ async def trace(
         return []
     test = node.partition("::")[2]  # the test's name, as the ledger keys it: its file is absolute
     out: list[str] = []
-    pointing = True  # at the first call's end, or at the end of the last call it made shown
-    for call, by in _ordered(parse(finished.output), focus)[:MAX_CALLS]:
-        pointing = pointing and (not out or by is not None)
-        block = await _shown(call, by, expected_of(call, errors), ctx, point=pointing)
+    for call, by in _ordered(parse(finished.output), focus, errors)[:MAX_CALLS]:
+        block = await _shown(call, by, expected_of(call, errors), ctx, point=not out)
         if block and call.end is not None:
             before = ctx.files.shown.end_of(test, (call.file, call.name))
             same = before is not None and (before[0], before[2]) == (call.end[0], call.end[2])
@@ -263,11 +261,15 @@ async def trace(
     return out
 
 
-def _ordered(calls: Sequence[Call], focus: int) -> list[tuple[Call, str | None]]:
+def _ordered(
+    calls: Sequence[Call], focus: int, errors: Sequence[str]
+) -> list[tuple[Call, str | None]]:
     """The calls to show, each with the name of the call that made it (``None`` for the test's
-    own): the failing statement's (called from line ``focus`` on) first, each followed by those
-    it made, then the others in the order they ran; a call that ran no line of its own, or ran
-    as one already kept did (same function, arguments, lines and end), is left out."""
+    own): those that returned a value the failed assertion shows (``errors``, its ``E``
+    lines), then the failing statement's (called from line ``focus`` on), each followed by
+    those it made, then the others, each group in the order they ran; a call that ran no line
+    of its own, or ran as one already kept did (same function, arguments, lines and end), is
+    left out."""
     made = [(i, c) for i, c in enumerate(calls) if c.within is None]
     made.sort(key=lambda made: made[1].at < focus)  # stable: each group in the order it ran
     kept: list[tuple[Call, str | None]] = []
@@ -281,7 +283,20 @@ def _ordered(calls: Sequence[Call], focus: int) -> list[tuple[Call, str | None]]
         if call.lines and alike not in seen:
             seen.add(alike)
             ordered.append((call, by))
+    ordered.sort(key=lambda kept: not _shows(errors, kept[0]))
     return ordered
+
+
+def _shows(errors: Sequence[str], call: Call) -> bool:
+    """Whether the first ``E`` line shows the value ``call`` returned (a string without its
+    quotes): ``'1:5:30'`` in ``assert 'total: 1:5:30' == 'total: 1:05:30'``. Not a value too
+    short to tell (``None``, ``True``, ``0``, ``''``)."""
+    if not errors or call.end is None or call.end[0] != "returned":
+        return False
+    value = call.end[2]
+    if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    return len(value) >= 3 and value not in ("None", "True", "False") and value in errors[0]
 
 
 _COMPARED = re.compile(r"^(?:AssertionError: )?(?:assert |\w+ differ: )?(.+?) (==|!=) (.+)$")
