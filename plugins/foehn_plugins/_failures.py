@@ -30,6 +30,7 @@ from foehn_lsp.errors import FileReadError, PathRefusedError
 from foehn_lsp.workspace.listing import common_args, ripgrep
 from foehn_lsp.workspace.symbols import Outline, Symbol, outline
 from foehn_lsp.workspace.testfiles import SHORT_SUMMARY, is_test_file
+from foehn_plugins._tracing import Traced
 from foehn_plugins._window import is_small
 
 SMALL_BUDGET = 3_000
@@ -118,7 +119,7 @@ class _Block:
     symbol: Symbol
     total: int
     lines: list[str]
-    kind: Literal["test", "frame", "called"]
+    kind: Literal["test", "returned", "frame", "called"]
     why: str
     """Why it is shown, after its name: "which the traceback runs (line 12)"."""
     failed_at: int | None = None
@@ -178,11 +179,11 @@ def budget_for(window: int | None) -> int:
     return SMALL_BUDGET if is_small(window) else LARGE_BUDGET
 
 
-Tracer = Callable[[str, tuple[int, int], int, Sequence[str]], Awaitable[list[str]]]
+Tracer = Callable[[str, tuple[int, int], int, Sequence[str]], Awaitable[Traced]]
 """Given a failing test's node id (its file as an absolute path), the first and last line of
 the statements of that file that it failed on and that set what it reads (``sources``), the
-first line of the one it failed on, and its ``E`` lines, what those statements ran, as digest
-lines (``_tracing.trace``)."""
+first line of the one it failed on, and its ``E`` lines, what those statements ran
+(``_tracing.trace``)."""
 
 
 async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) -> str | None:
@@ -219,11 +220,15 @@ async def digest(output: str, ctx: ToolContext, tracer: Tracer | None = None) ->
             blocks.append(_block(path, files.shown(path), symbol, text, "frame", why))
         if in_test:
             start, end = files.sources(path, (first_line, last_line))
+            start = min(start, files.output_from(path, first_line) or start)
             for name in _called("\n".join(text[start - 1 : end])):
                 blocks += await _definitions(files, name, files.shown(path))
     out += [f"  E {error}" for error in first.errors[:MAX_ERROR_LINES]]
     if tracer is not None and (failing := await _in_the_test(first, files)) is not None:
-        out += await tracer(*failing, first.errors)
+        traced = await tracer(*failing, first.errors)
+        out += traced.lines
+        if traced.returned is not None:
+            blocks += await _returned(files, *traced.returned)
     test = await _test_block(files, first.node)
     if test is not None:
         test = _up_to_failure(test, first.frames, files)
@@ -427,7 +432,7 @@ def _block(
     shown: str,
     symbol: Symbol,
     text: list[str],
-    kind: Literal["test", "frame", "called"],
+    kind: Literal["test", "returned", "frame", "called"],
     why: str,
 ) -> _Block:
     return _Block(
@@ -457,6 +462,20 @@ async def _test_block(files: _Files, node: str) -> _Block | None:
 
 MAX_PLACES = 6
 """Files defining a name the test calls that are read to choose its definition."""
+
+
+async def _returned(files: _Files, shown: str, line: int) -> list[_Block]:
+    """The definition in ``shown`` (a workspace-relative file, not a test) that returned at
+    ``line`` a value the failed assertion shows. Seen (bench: dr-hour-total): the traced run
+    showed ``format_duration`` return ``'1:5:30'``, but the code shown whole, and so the fix
+    written as code, was the ``main`` the test calls, and the model changed a line of it."""
+    path = files.resolve(shown)
+    read = await files.get(path) if path is not None and not is_test_file(shown) else None
+    symbol = read[1].enclosing(line) if read is not None else None
+    if path is None or read is None or symbol is None:
+        return []
+    why = "whose value the failed assertion shows"
+    return [_block(path, files.shown(path), symbol, read[0], "returned", why)]
 
 
 async def _definitions(files: _Files, called: str, test_file: str) -> list[_Block]:
@@ -542,12 +561,19 @@ def _up_to_failure(test: _Block, frames: tuple[tuple[str, int], ...], files: _Fi
 
 
 def _ordered(blocks: list[_Block], test: _Block | None) -> list[_Block]:
-    """The test's own code first, then the code under test from the deepest frame up, then
-    the functions the test calls; each definition once."""
+    """The test's own code first, then the function whose return value the failed assertion
+    shows (said as a frame or a called function when it is one too), then the code under test
+    from the deepest frame up, then the functions the test calls; each definition once."""
     frames = [b for b in blocks if b.kind == "frame" and not is_test_file(b.shown)]
     called = [b for b in blocks if b.kind == "called"]
+    why = {(b.path, b.symbol.name): b.why for b in [*reversed(called), *frames]}  # first wins
+    returned = [
+        replace(b, why=why.get((b.path, b.symbol.name), b.why))  # said as it was found first
+        for b in blocks
+        if b.kind == "returned"
+    ]
     ordered: list[_Block] = []
-    for block in [*([test] if test else []), *reversed(frames), *called]:
+    for block in [*([test] if test else []), *returned, *reversed(frames), *called]:
         key = (block.path, block.symbol.name)
         if key not in {(b.path, b.symbol.name) for b in ordered}:
             ordered.append(block)

@@ -190,6 +190,15 @@ class Call:
     """For a call another call made: that call's index among those the tracer printed."""
 
 
+@dataclass(frozen=True)
+class Traced:
+    """What the traced run showed: the digest's lines, and where the call shown first returned
+    (its file, workspace-relative, and line) when the failed assertion shows its value."""
+
+    lines: list[str]
+    returned: tuple[str, int] | None = None
+
+
 def parse(output: str) -> list[Call]:
     """The calls the tracer printed after its marker, or none."""
     _, found, printed = output.rpartition(MARKER)
@@ -225,7 +234,7 @@ async def trace(
     focus: int,
     errors: Sequence[str],
     ctx: ToolContext,
-) -> list[str]:
+) -> Traced:
     """What the first to the last of ``lines`` of ``node``'s test file ran, the failing
     statement (from line ``focus``) first, as digest lines, or none; a call whose value is one
     side of the failed comparison in ``errors`` (the ``E`` lines) is said to have given it where
@@ -243,10 +252,11 @@ async def trace(
             keep_tail=20_000,
         )
     except (SandboxUnavailableError, SandboxViewError, ProgramStartError):
-        return []
+        return Traced([])
     test = node.partition("::")[2]  # the test's name, as the ledger keys it: its file is absolute
     out: list[str] = []
-    for call, by in _ordered(parse(finished.output), focus, errors)[:MAX_CALLS]:
+    shown = _ordered(parse(finished.output), focus, errors)[:MAX_CALLS]
+    for call, by in shown:
         block = await _shown(call, by, expected_of(call, errors), ctx, point=not out)
         if block and call.end is not None:
             before = ctx.files.shown.end_of(test, (call.file, call.name))
@@ -255,10 +265,14 @@ async def trace(
                 block.append(_unchanged(call.name, *call.end))
             ctx.files.shown.saw_end(test, (call.file, call.name), call.end)
         out += block
-    if out:
-        which = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]}"
-        out.insert(0, f"What {which} of the test ran (the test run once more, traced):")
-    return out
+    if not out:
+        return Traced([])
+    which = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]}"
+    out.insert(0, f"What {which} of the test ran (the test run once more, traced):")
+    first = shown[0][0]
+    if first.end is None or not _shows(errors, first):
+        return Traced(out)
+    return Traced(out, (first.file, first.end[1]))
 
 
 def _ordered(

@@ -427,7 +427,7 @@ async def run_tests(arguments: TestArguments, ctx: ToolContext) -> ToolResult:
 
     async def tracer(
         node: str, lines: tuple[int, int], focus: int, errors: Sequence[str]
-    ) -> list[str]:
+    ) -> _tracing.Traced:
         assert python is not None
         return await _tracing.trace(python, variables, node, lines, focus, errors, ctx)
 

@@ -921,7 +921,8 @@ async def test_a_failing_assertion_on_printed_output_traces_the_lines_that_print
     ``capsys.readouterr()``; the digest showed ``main`` and nothing of the function that made
     the wrong text in another module. The lines since the capture was last read are traced,
     the calls they made followed, and the call that returned the text the assertion shows
-    comes first."""
+    comes first, and its code is the first shown after the test's (a fix written as code
+    takes the first)."""
     (project / "src" / "shop" / "show.py").write_text(
         "from shop.listing import last_n\n\n\ndef words(items, n):\n"
         '    return " ".join(str(item) for item in last_n(items, n))\n\n\n'
@@ -939,6 +940,10 @@ async def test_a_failing_assertion_on_printed_output_traces_the_lines_that_print
         "and returned '2 3 4' at line 5:"
     )
     assert words < shown.index("show(items=[1, 2, 3, 4], n=2) (src/shop/show.py) ran these")
+    code = shown.index(
+        "words, whose value the failed assertion shows:\nsrc/shop/show.py: lines 4-5"
+    )
+    assert shown.index("test_last_two, the failing test:") < code < shown.index("show, which")
 
 
 async def test_a_traced_call_that_returned_an_iterator_shows_what_it_yields_and_the_test_still_runs(
