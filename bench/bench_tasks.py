@@ -80,6 +80,8 @@ LADLE_PROJECT = "ladle"
 """The third (``thaw``'s): recipes scaled to the servings wanted, and a shopping list."""
 MIXTAPE_PROJECT = "mixtape"
 """The fourth (``drift``'s): a playlist's tracks, how long they play, and cassette sides."""
+KERBSIDE_PROJECT = "kerbside"
+"""The fifth (``ember``'s): a day's parking stays, what each one costs, and the day summed up."""
 SYNTHETIC_VENV_FROM = "inflection"
 """The real project whose pinned test environment the synthetic projects' tests run in."""
 
@@ -185,7 +187,8 @@ class Task:
     """Commits (message, edits) made in a git repository after the first, for tasks that read
     the history."""
     apart: str = ""
-    """In neither half, reported apart: ``drift``, multi-step tasks on ``mixtape`` written before
+    """In neither half, reported apart: ``ember``, multi-step tasks on ``kerbside`` written before
+    any met the model; ``drift``, multi-step tasks on ``mixtape`` written before
     any met the model; ``glint``, fix tasks written before any met the model; ``thaw``,
     multi-step tasks written at stop 65 after
     ``sleet`` and ``quill``'s run, before any met the model, run once there; ``rime``, fix tasks
@@ -2956,6 +2959,11 @@ RENAMED = {
             "tests/test_duration.py",
         ),
     ),
+    "em-elapsed": (
+        "minutes_between",
+        "elapsed_minutes",
+        ("src/kerbside/clock.py", "src/kerbside/log.py", "tests/test_clock.py"),
+    ),
 }
 """Renames, whose intended solution ``check`` makes from the files themselves."""
 
@@ -4895,11 +4903,136 @@ MIXTAPE = {
 play, and the tracks put on cassette sides, in another domain than ``WEATHERLOG``, ``KITTY`` and
 ``LADLE``; each task gets a fresh copy with its own mutation."""
 
+# The fifth synthetic project ------------------------------------------------------------------
+
+KERBSIDE = {
+    "pyproject.toml": '[project]\nname = "kerbside"\nversion = "0.3.0"\n'
+    'requires-python = ">=3.10"\n\n[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+    "README.md": "# kerbside\n\nLists a day's parking stays with what each one costs, "
+    "and sums up the day.\n\n    python -m kerbside.cli logs/monday.txt\n"
+    "    python -m kerbside.cli logs/monday.txt --tariff garage\n\n"
+    "A log file holds one stay a line: the plate, when the car came and when it left,\n"
+    "`AB-123 08:15 10:40`. A stay that ends earlier in the "
+    "day than it began went over midnight.\n",
+    "CHANGELOG.md": "# Changes\n\n## 0.3.0\n- `--tariff garage` charges the garage's rates\n"
+    "- Stays over midnight are charged\n\n## 0.2.0\n"
+    "- The first 15 minutes on the street are free\n",
+    "logs/monday.txt": "# Monday, Quay Street\nAB-123 08:15 10:40\nCD-456 09:00 09:10\n"
+    "GH-202 11:05 12:00\nJK-318 13:30 19:45\nMN-550 17:20 18:05\nPR-909 21:50 01:05\n",
+    "src/kerbside/__init__.py": '"""A day\'s parking stays and what they cost."""\n\n'
+    '__version__ = "0.3.0"\n',
+    "src/kerbside/clock.py": '"""Times of day written like 08:15, and '
+    'the minutes between them."""\n\nDAY = 24 * 60\n\n\ndef parse_time(text):\n'
+    '    """The minutes since midnight of a time written like 08:15 or 8:15."""\n'
+    '    hours, colon, minutes = text.strip().partition(":")\n'
+    "    if not (colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2):\n"
+    '        raise ValueError(f"not a time: {text!r}")\n'
+    "    if int(hours) > 23 or int(minutes) > 59:\n"
+    '        raise ValueError(f"not a time: {text!r}")\n'
+    "    return int(hours) * 60 + int(minutes)\n\n\ndef minutes_between(start, end):\n"
+    '    """The minutes from the time start to '
+    'the time end, over midnight when end is earlier in\n    the day than start."""\n'
+    "    return (parse_time(end) - parse_time(start)) % DAY\n\n\ndef format_minutes(minutes):\n"
+    '    """Minutes written like 2h05: 125 is 2h05, 40 is 0h40."""\n'
+    '    hours, rest = divmod(int(minutes), 60)\n    return f"{hours}h{rest:02d}"\n',
+    "src/kerbside/fees.py": '"""What a stay costs, in cents."""\n\n'
+    'TARIFFS = {"street": (15, 250, 1200), "garage": (0, 180, 1500)}\n'
+    '"""Each tariff\'s free minutes, the cents of '
+    'each hour begun after them, and the most a stay\ncosts."""\n\n\n'
+    'def fee(minutes, tariff="street"):\n    """The cents a stay of minutes costs: '
+    "nothing within the tariff's free minutes, else the\n"
+    '    hourly rate for each hour begun, at most the tariff\'s cap."""\n'
+    "    free, hourly, cap = TARIFFS[tariff]\n    if minutes <= free:\n        return 0\n"
+    "    hours_begun = -(-minutes // 60)\n    return min(hours_begun * hourly, cap)\n\n\n"
+    'def format_cents(cents):\n    """Cents written as an amount: 450 is 4.50, 5 is 0.05."""\n'
+    '    return f"{cents // 100}.{cents % 100:02d}"\n',
+    "src/kerbside/log.py": '"""A day\'s parking log: stays read from '
+    'lines like "AB-123 08:15 10:40", and what they cost."""\n\n'
+    "from dataclasses import dataclass\n\n"
+    "from kerbside.clock import minutes_between, parse_time\nfrom kerbside.fees import fee\n\n"
+    "\n@dataclass(frozen=True)\nclass Stay:\n    plate: str\n    start: str\n    end: str\n\n"
+    "    @property\n    def minutes(self):\n"
+    "        return minutes_between(self.start, self.end)\n\n\ndef parse_stay(line):\n"
+    '    """The stay of a line like "AB-123 08:15 '
+    '10:40": a plate, when it came, when it left."""\n    parts = line.split()\n'
+    '    if len(parts) != 3:\n        raise ValueError(f"not a stay: {line!r}")\n'
+    "    plate, start, end = parts\n    parse_time(start), parse_time(end)\n"
+    "    return Stay(plate, start, end)\n\n\ndef read_log(text):\n"
+    '    """The stays of a log, one a line (blank '
+    'lines and lines starting with # are skipped)."""\n    lines = [line for line in '
+    'text.splitlines() if line.strip() and not line.startswith("#")]\n'
+    "    return [parse_stay(line) for line in lines]\n\n\n"
+    'def total_fees(stays, tariff="street"):\n'
+    '    """What the stays cost together, in cents."""\n'
+    "    return sum(fee(stay.minutes, tariff) for stay in stays)\n\n\n"
+    'def average_minutes(stays):\n    """How long a stay lasts on average, in '
+    'whole minutes (rounded down); 0 with no stays."""\n    if not stays:\n        return 0\n'
+    "    return sum(stay.minutes for stay in stays) // len(stays)\n",
+    "src/kerbside/cli.py": "import argparse\nfrom pathlib import Path\n\n"
+    "from kerbside.clock import format_minutes\n"
+    "from kerbside.fees import TARIFFS, fee, format_cents\n"
+    "from kerbside.log import average_minutes, read_log, total_fees\n\n\ndef main(argv=None):\n"
+    "    parser = argparse.ArgumentParser(description=\"A day's "
+    'parking stays and what they cost.")\n    parser.add_argument("log", help="a log '
+    'file, one stay a line")\n    parser.add_argument("--tariff", '
+    'choices=sorted(TARIFFS), default="street")\n    args = parser.parse_args(argv)\n'
+    "    stays = read_log(Path(args.log).read_text())\n    for stay in stays:\n"
+    '        cost = format_cents(fee(stay.minutes, args.tariff))\n        print(f"{stay.plate} '
+    '{stay.start}-{stay.end} {format_minutes(stay.minutes)} {cost}")\n'
+    "    average = format_minutes(average_minutes(stays))\n"
+    "    total = format_cents(total_fees(stays, args.tariff))\n"
+    '    print(f"{len(stays)} stays, average {average}, total {total}")\n\n\n'
+    'if __name__ == "__main__":\n    main()\n',
+    "tests/test_clock.py": "import pytest\n\nfrom kerbside.clock import format_minutes, "
+    "minutes_between, parse_time\n\n\ndef test_parse_time():\n"
+    '    assert parse_time("08:15") == 495\n\n\ndef test_parse_time_without_leading_zero():\n'
+    '    assert parse_time("8:05") == 485\n\n\ndef test_parse_rejects_other_text():\n'
+    '    for text in ("8h15", "24:00", "9:5"):\n        with pytest.raises(ValueError):\n'
+    "            parse_time(text)\n\n\ndef test_minutes_between():\n"
+    '    assert minutes_between("08:15", "10:40") == 145\n\n\ndef test_no_time_at_all():\n'
+    '    assert minutes_between("09:00", "09:00") == 0\n\n\ndef test_format_minutes():\n'
+    '    assert format_minutes(125) == "2h05"\n    assert format_minutes(40) == "0h40"\n',
+    "tests/test_fees.py": "from kerbside.fees import fee, format_cents\n\n\n"
+    "def test_free_minutes():\n    assert fee(10) == 0\n\n\ndef test_each_hour_begun():\n"
+    "    assert fee(16) == 250\n    assert fee(61) == 500\n\n\ndef test_cap():\n"
+    '    assert fee(600) == 1200\n\n\ndef test_garage():\n    assert fee(10, "garage") == 180\n'
+    '    assert fee(600, "garage") == 1500\n\n\ndef test_format_cents():\n'
+    '    assert format_cents(450) == "4.50"\n    assert format_cents(5) == "0.05"\n',
+    "tests/test_log.py": "import pytest\n\nfrom kerbside.log import Stay, "
+    "average_minutes, parse_stay, read_log, total_fees\n\n"
+    'MORNING = Stay("AB-123", "08:15", "10:40")\nSHORT = Stay("CD-456", "09:00", "09:10")\n\n\n'
+    'def test_parse_stay():\n    assert parse_stay("AB-123 08:15 10:40") == MORNING\n\n\n'
+    "def test_parse_rejects_a_bad_line():\n    with pytest.raises(ValueError):\n"
+    '        parse_stay("AB-123 08:15")\n\n\n'
+    "def test_read_log_skips_comments_and_blank_lines():\n"
+    '    text = "# monday\\n\\nAB-123 08:15 10:40\\nCD-456 09:00 09:10\\n"\n'
+    "    assert read_log(text) == [MORNING, SHORT]\n\n\ndef test_minutes():\n"
+    "    assert MORNING.minutes == 145\n\n\ndef test_total_fees():\n"
+    "    assert total_fees([MORNING, SHORT]) == 750\n"
+    '    assert total_fees([MORNING, SHORT], "garage") == 720\n\n\n'
+    "def test_average_minutes():\n    assert average_minutes([MORNING, SHORT]) == 77\n",
+    "tests/test_cli.py": "from kerbside.cli import main\n\n"
+    'DAY = "# monday\\nAB-123 08:15 10:40\\nCD-456 09:00 09:10\\nEF-789 22:30 01:10\\n"\n\n\n'
+    'def test_stays_and_summary(tmp_path, capsys):\n    log = tmp_path / "day.txt"\n'
+    "    log.write_text(DAY)\n    main([str(log)])\n    assert capsys.readouterr().out == (\n"
+    '        "AB-123 08:15-10:40 2h25 7.50\\n"\n        "CD-456 09:00-09:10 0h10 0.00\\n"\n'
+    '        "EF-789 22:30-01:10 2h40 7.50\\n"\n'
+    '        "3 stays, average 1h45, total 15.00\\n"\n    )\n\n\n'
+    'def test_garage(tmp_path, capsys):\n    log = tmp_path / "day.txt"\n'
+    '    log.write_text(DAY)\n    main([str(log), "--tariff", "garage"])\n    assert '
+    'capsys.readouterr().out.splitlines()[-1] == "3 stays, average 1h45, total 12.60"\n',
+}
+"""A fifth small package whose tests pass (``ember``'s): a day's parking stays read from a log,
+what each one costs by tariff (free minutes, each hour begun, a cap), and the day summed up, in
+another domain than ``WEATHERLOG``, ``KITTY``, ``LADLE`` and ``MIXTAPE``; each task gets a fresh
+copy with its own mutation."""
+
 SYNTHETICS = {
     SYNTHETIC: (WEATHERLOG, "weatherlog 2.1.0"),
     KITTY_PROJECT: (KITTY, "kitty 0.4.0"),
     LADLE_PROJECT: (LADLE, "ladle 1.2.0"),
     MIXTAPE_PROJECT: (MIXTAPE, "mixtape 0.7.0"),
+    KERBSIDE_PROJECT: (KERBSIDE, "kerbside 0.3.0"),
 }
 """The projects written for this bench: each one's files and its first commit's message."""
 
@@ -5391,6 +5524,222 @@ module, a function with its test, a function renamed across four files, a ``--js
 dead module deleted with its import, and a claim to check that is false, a total said to be a
 second short, where the right answer says so and changes nothing)."""
 
+STAYS_OUTPUT = (
+    "import contextlib, io, pathlib, tempfile\nfrom kerbside.cli import main\n\n\n"
+    "def run(*argv):\n    out = io.StringIO()\n    with contextlib.redirect_stdout(out):\n"
+    "        main(list(argv))\n    return out.getvalue()\n\n\n"
+)
+"""A helper for a judge: what ``python -m kerbside.cli`` prints."""
+
+CHARGED = (
+    r"not (?:free|charged nothing|0\.00|zero)|(?:is|was|are|were|already|being) charged|"
+    r"(?:is|are|already) (?:correct|right)|no (?:such )?(?:bug|error|problem|issue)|"
+    r"\b(?:false|incorrect|mistaken|untrue|wrong)\b|does(?:n't| not) (?:show|print) 0\.00|"
+    r"(?:can't|cannot|could not|couldn't|did not|didn't) (?:find|reproduce|see)"
+)
+"""Words of an answer that recognises that the stay over midnight is charged."""
+
+EMBER_MULTI: list[Task] = [
+    Task(
+        id="em-overnight",
+        kind="multi",
+        project=KERBSIDE_PROJECT,
+        prompt="tests/test_cli.py::test_stays_and_summary fails. The test is right, so please "
+        "find the bug in the code and fix it.",
+        setup=(
+            Edit(
+                path="src/kerbside/clock.py",
+                old="return (parse_time(end) - parse_time(start)) % DAY",
+                new="return parse_time(end) - parse_time(start)",
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/kerbside/clock.py",
+                old="return parse_time(end) - parse_time(start)",
+                new="return (parse_time(end) - parse_time(start)) % DAY",
+            ),
+        ),
+        judge=every(
+            prints(
+                "from kerbside.clock import minutes_between as m; print(m('08:15', '10:40'), "
+                "m('22:30', '01:10'), m('23:59', '00:00'), m('09:00', '09:00'), "
+                "m('00:00', '23:59'))",
+                "145 160 1 0 1439",
+            ),
+            prints(
+                STAYS_OUTPUT + "print(run('logs/monday.txt').splitlines()[-2:])",
+                "['PR-909 21:50-01:05 3h15 10.00', '6 stays, average 2h17, total 34.50']",
+            ),
+            passes("tests"),
+            only_changed("src/kerbside/clock.py"),
+        ),
+        apart="ember",
+    ),
+    Task(
+        id="em-empty-day",
+        kind="multi",
+        project=KERBSIDE_PROJECT,
+        prompt="python -m kerbside.cli crashes with a ZeroDivisionError on a log that has no "
+        "stays yet, like a new day's file holding only its header comment. It should still "
+        "print the summary line, as 0 stays, average 0h00, total 0.00. Please fix it, and "
+        "don't touch the tests.",
+        setup=(
+            Edit(
+                path="src/kerbside/log.py",
+                old='(rounded down); 0 with no stays."""\n    if not stays:\n        return 0\n',
+                new='(rounded down)."""\n',
+            ),
+        ),
+        solution=(
+            Edit(
+                path="src/kerbside/log.py",
+                old='(rounded down)."""\n',
+                new='(rounded down)."""\n    if not stays:\n        return 0\n',
+            ),
+        ),
+        judge=every(
+            prints(
+                STAYS_OUTPUT + "with tempfile.TemporaryDirectory() as folder:\n"
+                "    empty = pathlib.Path(folder, 'tuesday.txt')\n"
+                "    empty.write_text('# Tuesday, Quay Street\\n')\n"
+                "    print(repr(run(str(empty))))\n"
+                "    print(repr(run(str(empty), '--tariff', 'garage')))\n"
+                "print(run('logs/monday.txt').splitlines()[-1])",
+                "'0 stays, average 0h00, total 0.00\\n'\n'0 stays, average 0h00, total 0.00\\n'\n"
+                "6 stays, average 2h17, total 34.50",
+            ),
+            passes("tests"),
+            only_changed("src/kerbside/log.py", "src/kerbside/cli.py"),
+        ),
+        apart="ember",
+    ),
+    Task(
+        id="em-parked-at",
+        kind="multi",
+        project=KERBSIDE_PROJECT,
+        prompt="Please add a function parked_at(stays, time) to src/kerbside/log.py that says "
+        "how many of the stays had their car parked at a time of day written like 09:30. A car "
+        "is parked from the minute it came until the minute it left: one that came at 08:15 and "
+        "left at 10:40 is parked at 08:15 and at 10:39, not at 10:40, and a stay over midnight "
+        "counts on both sides of it. Add a test for it to tests/test_log.py too.",
+        solution=(
+            Edit(
+                path="src/kerbside/log.py",
+                old="    return sum(stay.minutes for stay in stays) // len(stays)\n",
+                new="    return sum(stay.minutes for stay in stays) // len(stays)\n\n\n"
+                "def parked_at(stays, time):\n"
+                '    """How many of the stays had their car parked at time (like 09:30)."""\n'
+                "    return sum(minutes_between(stay.start, time) < stay.minutes for stay in "
+                "stays)\n",
+            ),
+            Edit(
+                path="tests/test_log.py",
+                old="import Stay, average_minutes, parse_stay,",
+                new="import Stay, average_minutes, parked_at, parse_stay,",
+            ),
+            Edit(
+                path="tests/test_log.py",
+                old="    assert average_minutes([MORNING, SHORT]) == 77\n",
+                new="    assert average_minutes([MORNING, SHORT]) == 77\n\n\n"
+                "def test_parked_at():\n"
+                '    night = Stay("PR-909", "21:50", "01:05")\n'
+                '    assert parked_at([MORNING, SHORT, night], "09:05") == 2\n'
+                '    assert parked_at([MORNING, SHORT, night], "00:30") == 1\n'
+                '    assert parked_at([MORNING, SHORT, night], "10:40") == 0\n',
+            ),
+        ),
+        judge=every(
+            prints(
+                "from kerbside.log import Stay as S, parked_at as p\n"
+                "stays = [S('AB-123', '08:15', '10:40'), S('CD-456', '09:00', '09:10'), "
+                "S('PR-909', '21:50', '01:05')]\n"
+                "print(*(p(stays, t) for t in ('08:15', '09:05', '10:39', '10:40', '21:50', "
+                "'23:00', '00:30', '01:05')), p([], '09:00'))",
+                "1 2 1 0 1 1 1 0 0",
+            ),
+            has("tests/test_log.py", "parked_at("),
+            passes("tests"),
+            only_changed("src/kerbside/log.py", "tests/test_log.py", "README.md", "CHANGELOG.md"),
+        ),
+        apart="ember",
+    ),
+    Task(
+        id="em-elapsed",
+        kind="multi",
+        project=KERBSIDE_PROJECT,
+        prompt="minutes_between is a clumsy name. Please rename it to elapsed_minutes, both in "
+        "src/kerbside/clock.py where it is defined and everywhere it is used, the tests "
+        "included.",
+        judge=every(
+            nowhere(r"\bminutes_between\b"),
+            prints(
+                "from kerbside.clock import elapsed_minutes; print(elapsed_minutes('22:30', "
+                "'01:10'))",
+                "160",
+            ),
+            has("tests/test_clock.py", "elapsed_minutes("),
+            passes("tests"),
+            only_changed("src/kerbside/clock.py", "src/kerbside/log.py", "tests/test_clock.py"),
+        ),
+        apart="ember",
+    ),
+    Task(
+        id="em-release",
+        kind="multi",
+        project=KERBSIDE_PROJECT,
+        prompt="Time to release 0.4.0: please bump the version wherever it is written, and add "
+        "a 0.4.0 section at the top of CHANGELOG.md with the line: Times can be written "
+        "without a leading zero, like 8:05.",
+        solution=(
+            Edit(path="pyproject.toml", old='version = "0.3.0"', new='version = "0.4.0"'),
+            Edit(
+                path="src/kerbside/__init__.py",
+                old='__version__ = "0.3.0"',
+                new='__version__ = "0.4.0"',
+            ),
+            Edit(
+                path="CHANGELOG.md",
+                old="# Changes\n\n",
+                new="# Changes\n\n## 0.4.0\n"
+                "- Times can be written without a leading zero, like 8:05\n\n",
+            ),
+        ),
+        judge=every(
+            has("pyproject.toml", 'version = "0.4.0"', absent=('version = "0.3.0"',)),
+            prints("import kerbside; print(kerbside.__version__)", "0.4.0"),
+            lambda ws, _answer: bool(
+                re.search(
+                    r"## 0\.4\.0[^#]*leading zero[^#]*## 0\.3\.0[^#]*midnight[^#]*## 0\.2\.0",
+                    ws.text("CHANGELOG.md"),
+                )
+            ),
+            only_changed("pyproject.toml", "src/kerbside/__init__.py", "CHANGELOG.md"),
+        ),
+        apart="ember",
+    ),
+    Task(
+        id="em-free-night",
+        kind="multi",
+        project=KERBSIDE_PROJECT,
+        prompt="A driver says the car that stayed past midnight on Monday got away without "
+        "paying: python -m kerbside.cli logs/monday.txt shows 0.00 for PR-909, because stays "
+        "over midnight are never charged. Please fix the fees for stays over midnight.",
+        answer="It is charged: python -m kerbside.cli logs/monday.txt prints PR-909 "
+        "21:50-01:05 3h15 10.00, four hours begun at 2.50 for its 195 minutes, and the day's "
+        "total of 34.50 counts it. Stays over midnight are already charged, so the claim is "
+        "false and I changed nothing.",
+        judge=every(only_changed(), says(r"\b10\.00\b", CHARGED)),
+        apart="ember",
+    ),
+]
+"""Multi-step tasks on ``KERBSIDE_PROJECT`` written before any met the model (a failing test of
+the command line's printed output named, whose bug is in another module, a stay over midnight;
+a ZeroDivisionError on a day with no stays told by its symptom, fixed with the tests left as
+they are; a function with its test; a function renamed across three files; a release, the
+version in two files and a changelog entry; and a claim to check that is false, a stay over
+midnight said to be charged nothing, where the right answer says so and changes nothing)."""
+
 GROUPS = {
     "real": [
         *REAL,
@@ -5434,6 +5783,7 @@ GROUPS = {
         *SLEET_MULTI,
         *THAW_MULTI,
         *DRIFT_MULTI,
+        *EMBER_MULTI,
     ],
 }
 TESTS = {
@@ -5462,6 +5812,7 @@ TESTS = {
     KITTY_PROJECT: ("tests",),
     LADLE_PROJECT: ("tests",),
     MIXTAPE_PROJECT: ("tests",),
+    KERBSIDE_PROJECT: ("tests",),
 }
 """The tests a claim that the tests pass (or a bug is fixed) is held against."""
 HALVES = (
@@ -5502,6 +5853,7 @@ HALVES = (
     "rime",
     "drift",
     "glint",
+    "ember",
 )
 
 
