@@ -188,8 +188,9 @@ class Task:
     the history."""
     apart: str = ""
     """In neither half, reported apart: ``ember``, multi-step tasks on ``kerbside`` written before
-    any met the model; ``drift``, multi-step tasks on ``mixtape`` written before
-    any met the model; ``glint``, fix tasks written before any met the model; ``thaw``,
+    any met the model; ``flint``, fix tasks written before any met the model; ``drift``,
+    multi-step tasks on ``mixtape`` written before any met the model; ``glint``, fix tasks
+    written before any met the model; ``thaw``,
     multi-step tasks written at stop 65 after
     ``sleet`` and ``quill``'s run, before any met the model, run once there; ``rime``, fix tasks
     written at stop 65 after ``sleet`` and ``quill``'s run, before any met the model, run once
@@ -2903,6 +2904,85 @@ GLINT_REAL: list[Task] = [
 of keywords, more-itertools ``unique_in_window`` with a key and ``nth_combination``, and, in
 boltons modules no earlier set used, ``URL.navigate`` to a relative path and
 ``infer_positional_format_args``), four told by their symptom, checked without the model."""
+
+
+FLINT_REAL: list[Task] = [
+    _fix(
+        "nx-inf-irregular-case",
+        "inflection",
+        "inflection.pluralize('cow') returns 'cows', but it should give 'kine', and "
+        "singularize('kine') gives back 'kine' instead of 'cow'. The other irregular words, "
+        f"like person and people, still work. {INFLECTION_TESTS} fails on it. Please fix "
+        "inflection.",
+        INFLECTION,
+        "        return ''.join('[' + char + char.upper() + ']' for char in string[1:])\n",
+        "        return ''.join('[' + char + char.upper() + ']' for char in string)\n",
+        "flint",
+        test=INFLECTION_TESTS,
+    ),
+    _fix(
+        "nx-tz-isiterable",
+        "toolz",
+        "toolz/tests/test_itertoolz.py::test_isiterable fails. The test is right; please fix "
+        "the code.",
+        "toolz/itertoolz.py",
+        "    return hasattr(x, '__iter__')\n",
+        "    try:\n        iter(x)\n        return True\n"
+        "    except TypeError:\n        return False\n",
+        "flint",
+    ),
+    _fix(
+        "nx-mi-split-after",
+        "more-itertools",
+        "tests/test_more.py::SplitAfterTest::test_max_split fails. The test is right; please "
+        "fix more_itertools so that it passes.",
+        "more_itertools/more.py",
+        "            if maxsplit == 0:\n                buf = list(it)\n",
+        "            if maxsplit == 1:\n                buf = list(it)\n",
+        "flint",
+    ),
+    _fix(
+        "nx-mi-map-reduce",
+        "more-itertools",
+        "With more_itertools, d = map_reduce('abc', str.upper) and then d['x'] returns [] and "
+        "quietly adds 'x' to d, where it should raise KeyError like a plain dict: the result "
+        "still behaves as a defaultdict. tests/test_more.py fails because of it. Can you fix "
+        "more_itertools?",
+        "more_itertools/more.py",
+        "    return ret\n\n\ndef rlocate(",
+        "    ret.default_factory = None\n    return ret\n\n\ndef rlocate(",
+        "flint",
+        test="tests/test_more.py",
+    ),
+    _fix(
+        "nx-bo-most-common",
+        "boltons",
+        "In boltons, after tc = ThresholdCounter(threshold=0.1) and tc.update('aaaaabbbc'), "
+        "tc.most_common(2) gives [('c', 1), ('b', 3)], the least common first, instead of "
+        "[('a', 5), ('b', 3)]. tests/test_cacheutils.py fails on it. Please fix boltons.",
+        "boltons/cacheutils.py",
+        "        ret = sorted(self.iteritems(), key=lambda x: x[1])\n",
+        "        ret = sorted(self.iteritems(), key=lambda x: x[1], reverse=True)\n",
+        "flint",
+        test="tests/test_cacheutils.py",
+    ),
+    _fix(
+        "nx-bo-apparent-index",
+        "boltons",
+        "The test tests/test_setutils.py::test_iset_index_method fails. Find the bug in boltons "
+        "and fix it; do not change the test.",
+        "boltons/setutils.py",
+        "            apparent_index -= 1\n",
+        "            apparent_index -= d_stop - d_start\n",
+        "flint",
+    ),
+]
+"""Fix tasks written before any met the model, each in code no earlier task mutated (inflection
+``_irregular``'s helper ``caseinsensitive``, which made the rules for cow and kine, toolz
+``isiterable``, more-itertools ``split_after`` with ``maxsplit`` and ``map_reduce``'s result
+left a defaultdict, boltons ``ThresholdCounter.most_common`` and ``IndexedSet``'s
+``_get_apparent_index`` past a run of removed items), three told by their symptom, checked
+without the model."""
 
 
 def _renames(old: str, new: str, paths: Sequence[str], root: Path) -> tuple[Edit, ...]:
@@ -5770,6 +5850,7 @@ GROUPS = {
         *QUILL_REAL,
         *RIME_REAL,
         *GLINT_REAL,
+        *FLINT_REAL,
     ],
     "multi": [
         *MULTI,
@@ -5854,6 +5935,7 @@ HALVES = (
     "drift",
     "glint",
     "ember",
+    "flint",
 )
 
 
