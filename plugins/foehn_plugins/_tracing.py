@@ -193,7 +193,8 @@ class Call:
 @dataclass(frozen=True)
 class Traced:
     """What the traced run showed: the digest's lines, and where the call shown first returned
-    (its file, workspace-relative, and line) when the failed assertion shows its value."""
+    (its file, workspace-relative, and line) when its value is the failure's
+    (``shows_difference``)."""
 
     lines: list[str]
     returned: tuple[str, int] | None = None
@@ -270,7 +271,7 @@ async def trace(
     which = f"line {lines[0]}" if lines[0] == lines[1] else f"lines {lines[0]}-{lines[1]}"
     out.insert(0, f"What {which} of the test ran (the test run once more, traced):")
     first = shown[0][0]
-    if first.end is None or not _shows(errors, first):
+    if first.end is None or not shows_difference(errors, first):
         return Traced(out)
     return Traced(out, (first.file, first.end[1]))
 
@@ -279,11 +280,10 @@ def _ordered(
     calls: Sequence[Call], focus: int, errors: Sequence[str]
 ) -> list[tuple[Call, str | None]]:
     """The calls to show, each with the name of the call that made it (``None`` for the test's
-    own): those that returned a value the failed assertion shows (``errors``, its ``E``
-    lines), then the failing statement's (called from line ``focus`` on), each followed by
-    those it made, then the others, each group in the order they ran; a call that ran no line
-    of its own, or ran as one already kept did (same function, arguments, lines and end), is
-    left out."""
+    own): those whose value is the failure's (``shows_difference``), then the failing
+    statement's (called from line ``focus`` on), each followed by those it made, then the
+    others, each group in the order they ran; a call that ran no line of its own, or ran as one
+    already kept did (same function, arguments, lines and end), is left out."""
     made = [(i, c) for i, c in enumerate(calls) if c.within is None]
     made.sort(key=lambda made: made[1].at < focus)  # stable: each group in the order it ran
     kept: list[tuple[Call, str | None]] = []
@@ -297,20 +297,52 @@ def _ordered(
         if call.lines and alike not in seen:
             seen.add(alike)
             ordered.append((call, by))
-    ordered.sort(key=lambda kept: not _shows(errors, kept[0]))
+    ordered.sort(key=lambda kept: not shows_difference(errors, kept[0]))
     return ordered
 
 
-def _shows(errors: Sequence[str], call: Call) -> bool:
-    """Whether the first ``E`` line shows the value ``call`` returned (a string without its
-    quotes): ``'1:5:30'`` in ``assert 'total: 1:5:30' == 'total: 1:05:30'``. Not a value too
-    short to tell (``None``, ``True``, ``0``, ``''``)."""
-    if not errors or call.end is None or call.end[0] != "returned":
+def shows_difference(errors: Sequence[str], call: Call) -> bool:
+    """Whether the value ``call`` returned covers where the two sides of the failed comparison
+    the first ``E`` line shows differ: ``'1:5:30'`` in ``assert 'total: 1:5:30' == 'total:
+    1:05:30'``. Not when pytest cut a side short (``...``): seen (bench: em-overnight), a
+    correct ``'7.50'`` was in a cut side, and the code shown first was the wrong function; not
+    a value too short to tell (``None``, ``True``, ``0``)."""
+    compared = _compared(errors)
+    if compared is None or call.end is None or call.end[0] != "returned":
         return False
-    value = call.end[2]
-    if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
-        value = value[1:-1]
-    return len(value) >= 3 and value not in ("None", "True", "False") and value in errors[0]
+    left, right = (_unquoted(side) for side in compared)
+    value = _unquoted(call.end[2])
+    if "..." in left + right + value or len(value) < 3 or value in ("None", "True", "False"):
+        return False
+    return _covers(left, right, value) or _covers(right, left, value)
+
+
+def _covers(side: str, other: str, value: str) -> bool:
+    """Whether ``value`` occurs in ``side`` over all of where ``side`` differs from ``other``
+    (between their common start and their common end)."""
+    start = _common(side, other)
+    end = len(side) - _common(side[start:][::-1], other[start:][::-1])
+    at = side.find(value)
+    while at >= 0:
+        if at <= start and at + len(value) >= end:
+            return True
+        at = side.find(value, at + 1)
+    return False
+
+
+def _common(one: str, other: str) -> int:
+    """How many characters ``one`` and ``other`` begin with alike."""
+    return next(
+        (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b),
+        min(len(one), len(other)),
+    )
+
+
+def _unquoted(shown: str) -> str:
+    """A value as ``repr`` shows it, a string without its quotes."""
+    if len(shown) > 1 and shown[0] == shown[-1] and shown[0] in "'\"":
+        return shown[1:-1]
+    return shown
 
 
 _COMPARED = re.compile(r"^(?:AssertionError: )?(?:assert |\w+ differ: )?(.+?) (==|!=) (.+)$")

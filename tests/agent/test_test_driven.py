@@ -24,7 +24,7 @@ from foehn_lsp.tools import ToolRegistry
 from foehn_lsp.workspace import Workspace
 from foehn_lsp.workspace.testfiles import fixes_a_bug, fixes_code
 from foehn_plugins._failures import output_from, parsed, sources, statement
-from foehn_plugins._tracing import Call, expected_of, parse
+from foehn_plugins._tracing import Call, expected_of, parse, shows_difference
 from pytest_venv import pytest_venv
 
 TEST = "tests/test_listing.py::test_last_two"
@@ -682,6 +682,35 @@ def test_what_the_test_expects_is_said_only_when_the_value_is_one_side_of_it(
 ) -> None:
     call = Call(file="a.py", name="f", arguments=(), lines=(1,), end=("returned", 1, value))
     assert expected_of(call, errors) == expected
+
+
+@pytest.mark.parametrize(
+    ("error", "value", "shows"),
+    [
+        ("AssertionError: assert 'total: 1:5:30' == 'total: 1:05:30'", "'1:5:30'", True),
+        (
+            "assert 'trailing-bad-characters' == 'trailing-bad-characters-'",
+            "'trailing-bad-characters-'",
+            True,
+        ),
+        ("assert [2, 3, 4] == [3, 4]", "[2, 3, 4]", True),
+        ("assert 'total: 1:5:30' == 'total: 1:05:30'", "'total'", False),
+        (
+            "assert 'AB-123 08:15... total 7.50\\n' == 'AB-123 08:15...total 15.00\\n'",
+            "'7.50'",
+            False,
+        ),
+        ("assert 'a b c' == 'a b d'", "'a b'", False),
+        ("assert None == 3", "None", False),
+    ],
+)
+def test_a_value_is_said_to_be_the_failures_when_it_covers_where_the_sides_differ(
+    error: str, value: str, shows: bool
+) -> None:
+    """Seen (bench: em-overnight): a correct '7.50', in a side pytest had cut short, was put
+    first, and the code shown first was the wrong function."""
+    call = Call(file="a.py", name="f", arguments=(), lines=(1,), end=("returned", 1, value))
+    assert shows_difference([error], call) is shows
 
 
 async def test_a_failing_statement_over_several_lines_is_read_and_traced_whole(
