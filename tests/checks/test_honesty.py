@@ -669,15 +669,20 @@ async def test_the_note_copied_back_as_the_answer_does_not_say_why(
     app: Path, ctx: ToolContext
 ) -> None:
     """Seen with the embedded model (bench: ri-freezing, run 64): the answer to the note was
-    the note in other words, "this turn has not changed any file", and stood as saying why."""
+    the note in other words, "this turn has not changed any file", and stood as saying why.
+    Seen again (bench: em-free-night): it stood as the model's answer, telling the person to
+    "make the change with a tool call"; the sentences that copy the note are left out."""
     copied = (
         "The task asks for a change, but this turn has not changed any file. Make the change "
         "with a tool call, or answer with why it cannot be done."
     )
     runner, provider = agent([calls(READ_APP), say(DESCRIBED), say(copied)])
     outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, Recorder())
-    assert outcome.answer == f"{copied}\n\n[Foehn] This turn changed no file."
+    assert outcome.answer == "[Foehn] This turn changed no file."
     assert len(provider.requests) == 3
+    runner, provider = agent([calls(READ_APP), say(DESCRIBED), say(f"main returns 1. {copied}")])
+    outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, Recorder())
+    assert outcome.answer == "main returns 1.\n\n[Foehn] This turn changed no file."
 
 
 @pytest.mark.parametrize(

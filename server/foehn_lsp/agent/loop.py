@@ -186,13 +186,16 @@ def _claims_checked(state: _State) -> bool:
 
 def _held(state: _State, sentence: str) -> bool:
     """Whether ``sentence`` (and what follows it) waits for the answer's checks: a claim the
-    loop checks, where a definition is, what code returns after a failed ``run_command``, or
-    any answer to what a command prints before it ran."""
+    loop checks, where a definition is, what code returns after a failed ``run_command``, any
+    answer to what a command prints before it ran, or words copied from a note of Foehn's
+    (an answer that only copies the note is shown without them)."""
     if claims.claims(sentence) and _claims_checked(state):
         return True
     if state.mode != "plan" and claims.locations(sentence):
         return True
     turn = state.messages[state.start :]
+    if honesty.copies_note(sentence, turn):
+        return True
     if state.mode != "plan" and (
         honesty.check_program_asked(sentence, task=state.task, turn=turn, tools=state.tools)
         is not None

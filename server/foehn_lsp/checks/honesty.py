@@ -362,22 +362,32 @@ def check_nothing_done(
             "code it runs), or answer with why it cannot be done."
         ),
         statement="[Foehn] This turn changed no file.",
-        kept=answer,
+        kept=own,
     )
 
 
 def _own_words(answer: str, turn: Sequence[Message]) -> str | None:
-    """``answer`` without its sentences that share five words in a row with a note of Foehn's
-    in the ``turn``; ``None`` when those words tell of a failure or ask the person a question
+    """``answer`` without its sentences that copy a note of Foehn's in the ``turn``
+    (``copies_note``); ``None`` when those words tell of a failure or ask the person a question
     (an answer the checks of a part left undone never send back)."""
-    noted = {
+    noted = _noted(turn)
+    own = " ".join(s for s in sentences(answer) if noted.isdisjoint(_grams(s)))
+    return None if tells_of_failure(own) or own.rstrip().endswith("?") else own
+
+
+def copies_note(sentence: str, turn: Sequence[Message]) -> bool:
+    """Whether ``sentence`` shares five words in a row with a note of Foehn's in the
+    ``turn``."""
+    return not _noted(turn).isdisjoint(_grams(sentence))
+
+
+def _noted(turn: Sequence[Message]) -> set[tuple[str, ...]]:
+    return {
         gram
         for m in turn
         if isinstance(m, UserMessage) and m.content.startswith("[Foehn]")
         for gram in _grams(m.content)
     }
-    own = " ".join(s for s in sentences(answer) if noted.isdisjoint(_grams(s)))
-    return None if tells_of_failure(own) or own.rstrip().endswith("?") else own
 
 
 def _grams(text: str, n: int = 5) -> set[tuple[str, ...]]:
