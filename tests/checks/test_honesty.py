@@ -663,6 +663,10 @@ async def test_said_again_after_only_reading_the_answer_stands_with_what_the_tur
     outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, Recorder())
     assert outcome.answer == f"{DESCRIBED}\n\n[Foehn] This turn changed no file."
     assert len(provider.requests) == 3
+    listed = f"{DESCRIBED}\n\n- It is called once.\n- It takes no argument."
+    runner, provider = agent([calls(READ_APP), say(listed), say(listed)])
+    outcome = await runner.run_turn(TurnRequest(task="Make main return 2"), ctx, Recorder())
+    assert outcome.answer == f"{listed}\n\n[Foehn] This turn changed no file.", "as written"
 
 
 async def test_the_note_copied_back_as_the_answer_does_not_say_why(

@@ -362,7 +362,7 @@ def check_nothing_done(
             "code it runs), or answer with why it cannot be done."
         ),
         statement="[Foehn] This turn changed no file.",
-        kept=own,
+        kept=own if any(copies_note(s, turn) for s in sentences(answer)) else answer,
     )
 
 
